@@ -1,0 +1,57 @@
+"""The ``pagewise`` command.
+
+Each subcommand lives in ``app/commands/<name>.py`` with two functions:
+``register(subparsers)`` adds its parser (cheap: no heavy imports at module level) and
+``run(args) -> int`` does the work. Heavy libraries (torch, llama_cpp, PySide6) are only
+imported inside ``run`` so that ``pagewise --help`` and a search start fast.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Sequence
+
+from app import output
+
+# Order is the order shown in --help.
+COMMANDS = (
+    "ingest",
+    "list",
+    "remove",
+    "search",
+    "plan",
+    "bench",
+    "doctor",
+)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="pagewise",
+        description="Ask questions about long PDFs with a local language model.",
+    )
+    parser.add_argument("--selftest", action="store_true", help="run the installation self-test and exit")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name in COMMANDS:
+        module = importlib.import_module(f"app.commands.{name.replace('-', '_')}")
+        module.register(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.selftest:
+        from app.selftest import run_selftest
+
+        return run_selftest()
+    if not args.command:
+        parser.print_help()
+        return 0
+    return output.run_command(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

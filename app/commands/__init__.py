@@ -1,0 +1,1 @@
+"""One module per `pagewise` subcommand (see app/cli.py)."""

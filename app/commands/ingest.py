@@ -1,0 +1,65 @@
+"""``pagewise ingest PATH...``: add PDFs (or folders of PDFs) to the library."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from app.output import TerminalProgress, add_json_flag, emit_json
+
+
+def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    parser = sub.add_parser("ingest", help="add PDF files (or folders of them) to the library")
+    parser.add_argument("paths", nargs="+", metavar="PATH", help="PDF files or folders")
+    parser.add_argument("--password", help="password of encrypted PDFs")
+    parser.add_argument("--max-tokens", type=int, default=None, help="passage size in embedding tokens")
+    add_json_flag(parser)
+    parser.set_defaults(handler=run)
+
+
+def expand(paths: list[str]) -> list[Path]:
+    files: list[Path] = []
+    for raw in paths:
+        path = Path(raw).expanduser()
+        if path.is_dir():
+            files.extend(sorted(p for p in path.rglob("*") if p.suffix.lower() == ".pdf" and p.is_file()))
+        else:
+            files.append(path)
+    return files
+
+
+def run(args: argparse.Namespace) -> int:
+    from inference.errors import PagewiseError
+    from summarizer.ingest import IngestOptions, ingest_path
+    from summarizer.library import Library
+    from summarizer.passages import DEFAULT_MAX_TOKENS
+
+    options = IngestOptions(password=args.password, max_tokens=args.max_tokens or DEFAULT_MAX_TOKENS)
+    failures = 0
+    progress = TerminalProgress(enabled=not args.json)
+    with Library.open() as library:
+        for path in expand(args.paths):
+            try:
+                result = ingest_path(library, path, options, progress=progress)
+            except PagewiseError as error:
+                # One bad file does not stop the others.
+                failures += 1
+                progress.close()
+                if args.json:
+                    emit_json({"error": str(error), "path": str(path)})
+                else:
+                    sys.stderr.write(f"pagewise: {error}\n")
+                continue
+            progress.close()
+            if args.json:
+                emit_json(result.to_json())
+            else:
+                line = (
+                    f"{result.status:<9} {result.doc_id}  {result.title}  "
+                    f"({result.pages} pages, {result.passages} passages)"
+                )
+                print(line)
+                for warning in result.warnings:
+                    print(f"          warning: {warning}")
+    return 1 if failures else 0

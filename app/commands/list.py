@@ -1,0 +1,30 @@
+"""``pagewise list``: the documents in the library."""
+
+from __future__ import annotations
+
+import argparse
+
+from app.output import add_json_flag, emit_json
+
+
+def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    parser = sub.add_parser("list", help="list the documents in the library")
+    add_json_flag(parser)
+    parser.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from summarizer.library import Library
+
+    with Library.open() as library:
+        documents = library.documents()
+    if args.json:
+        for document in documents:
+            emit_json(document.to_json())
+        return 0
+    if not documents:
+        print("The library is empty. Add PDFs with: pagewise ingest FILE.pdf")
+        return 0
+    for d in documents:
+        print(f"{d.doc_id}  {d.status:<9} {d.pages:>5} p {d.passages:>6} passages  {d.title}")
+    return 0

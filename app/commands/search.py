@@ -1,0 +1,54 @@
+"""``pagewise search DOC_ID|--all "QUERY"``: hybrid search with page numbers."""
+
+from __future__ import annotations
+
+import argparse
+import textwrap
+
+from app.output import add_json_flag, emit_json
+
+
+def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    parser = sub.add_parser("search", help="search one document (or --all) for passages")
+    parser.add_argument("target", nargs="?", metavar="DOC_ID", help="the document to search")
+    parser.add_argument("query", nargs="?", metavar="QUERY")
+    parser.add_argument("--all", action="store_true", help="search every document")
+    parser.add_argument("-k", type=int, default=3, help="how many passages (default 3)")
+    add_json_flag(parser)
+    parser.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from app.output import fail
+    from summarizer.library import Library
+    from summarizer.retrieval import search
+
+    if args.all:
+        # `pagewise search --all "QUERY"`: the one positional is the query.
+        query = args.query if args.query is not None else args.target
+        doc_ids = None
+        if args.query is not None and args.target is not None:
+            return fail(args, "give either a DOC_ID or --all, not both")
+    else:
+        query, doc_ids = args.query, [args.target] if args.target else None
+        if not args.target:
+            return fail(args, 'give a DOC_ID (see `pagewise list`) or --all, then the query', 2)
+    if not query or not query.strip():
+        return fail(args, "the query is empty", 2)
+    if args.k < 1:
+        return fail(args, "-k must be at least 1", 2)
+    with Library.open() as library:
+        results = search(library, query, doc_ids=doc_ids, k=args.k)
+        titles = {d.doc_id: d.title for d in library.documents()} if not args.json else {}
+    if args.json:
+        emit_json({"results": [r.to_json() for r in results]})
+        return 0
+    if not results:
+        print("No matching passages.")
+        return 0
+    for n, r in enumerate(results, start=1):
+        pages = f"p. {r.page_start}" if r.page_start == r.page_end else f"pp. {r.page_start}-{r.page_end}"
+        print(f"[{n}] {titles.get(r.doc_id, r.doc_id)} ({r.doc_id}), {pages}  score {r.score:.4f}")
+        body = " ".join(r.text.split())
+        print(textwrap.indent(textwrap.fill(body[:600] + ("…" if len(body) > 600 else ""), 100), "    "))
+    return 0

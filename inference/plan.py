@@ -1,0 +1,63 @@
+"""The Plan: how a model is loaded (the planner's output, the engine's input).
+
+This module only holds the value types; ``inference.planner`` computes them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any, Literal
+
+KvType = Literal["f16", "q8_0", "q4_0"]
+
+# GGML type ids as llama.cpp expects them in type_k / type_v.
+GGML_TYPE_IDS: dict[str, int] = {"f16": 1, "q4_0": 2, "q8_0": 8}
+
+GIB = 1024**3
+MIB = 1024**2
+
+
+@dataclass(frozen=True, slots=True)
+class MemoryBreakdown:
+    """Predicted GPU memory in bytes."""
+
+    weights_gpu: int = 0
+    kv_cache: int = 0
+    compute_buffers: int = 0
+    cuda_overhead: int = 0
+
+    @property
+    def total(self) -> int:
+        return self.weights_gpu + self.kv_cache + self.compute_buffers + self.cuda_overhead
+
+
+@dataclass(frozen=True, slots=True)
+class Plan:
+    """Everything needed to load a GGUF model, and what the planner predicted for it."""
+
+    model_path: str
+    n_gpu_layers: int
+    n_ctx: int
+    type_k: KvType = "f16"
+    type_v: KvType = "f16"
+    flash_attn: bool = False
+    n_batch: int = 512
+    n_ubatch: int = 512
+    n_seq_max: int = 1
+    swa_full: bool = False
+    n_threads: int | None = None
+    budget_bytes: int | None = None
+    predicted: MemoryBreakdown = field(default_factory=MemoryBreakdown)
+    notes: tuple[str, ...] = ()
+    # Added by the planner (inference.planner); readers may ignore them.
+    model_name: str = ""
+    model_quant: str = ""
+    n_layers_total: int = 0  # repeating layers + the output layer (llama.cpp's n_gpu_layers maximum)
+    n_cpu_moe: int = 0  # MoE: experts of layers [0, n_cpu_moe) kept in CPU memory (tensor_buft_overrides)
+    predicted_host_bytes: int = 0  # weights and KV cache left in CPU memory
+
+    def to_json(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["predicted"]["total"] = self.predicted.total
+        data["notes"] = list(self.notes)
+        return data

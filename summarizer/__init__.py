@@ -1,0 +1,1 @@
+"""Pagewise's document floor: PDF ingest, passages, the library, retrieval, summaries."""

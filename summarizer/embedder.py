@@ -1,0 +1,60 @@
+"""Sentence embeddings with sentence-transformers (torch is imported only here, lazily)."""
+
+from __future__ import annotations
+
+import threading
+from functools import lru_cache
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from inference.errors import ModelError
+from summarizer.embedding_model import canonical_name, configured_model_name, resolve_model_dir, set_hub_offline
+
+Vectors = npt.NDArray[np.float32]
+
+
+class Embedder:
+    """A loaded embedding model. ``encode`` returns L2-normalized float32 rows."""
+
+    def __init__(self, name: str) -> None:
+        self.name = canonical_name(name)
+        folder = resolve_model_dir(self.name)
+        set_hub_offline()
+        try:
+            import transformers
+            from sentence_transformers import SentenceTransformer
+
+            transformers.logging.set_verbosity_error()
+            transformers.logging.disable_progress_bar()
+
+            self._model: Any = SentenceTransformer(str(folder), device="cpu", local_files_only=True)
+        except Exception as error:
+            raise ModelError(
+                f"The embedding model in {folder} could not be loaded ({error}). Reinstall it.", path=folder
+            ) from None
+        get_dim = getattr(self._model, "get_embedding_dimension", None) or (
+            self._model.get_sentence_embedding_dimension
+        )
+        self.dim = int(get_dim())
+        self.max_seq_length = int(self._model.max_seq_length)
+        self._lock = threading.Lock()  # torch modules are not safe to call from two threads at once
+
+    def encode(self, texts: list[str], batch_size: int = 32) -> Vectors:
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        with self._lock:
+            vectors = self._model.encode(
+                texts,
+                batch_size=batch_size,
+                normalize_embeddings=True,
+                convert_to_numpy=True,
+                show_progress_bar=False,
+            )
+        return np.ascontiguousarray(vectors, dtype=np.float32)
+
+
+@lru_cache(maxsize=2)
+def load_embedder(name: str | None = None) -> Embedder:
+    return Embedder(name or configured_model_name())

@@ -1,0 +1,30 @@
+"""Turning whatever a user typed into a safe FTS5 query.
+
+Every word becomes a quoted string term, so quotes, hyphens, ``AND``/``OR``/``NOT``, ``*``,
+parentheses, ``§`` and column filters are never read as FTS5 syntax. Terms are joined with
+OR and BM25 ranks passages holding more (and rarer) terms higher.
+"""
+
+from __future__ import annotations
+
+import re
+
+_WORD = re.compile(r"\w+", re.UNICODE)
+MAX_TERMS = 64
+
+
+def fts_terms(text: str) -> list[str]:
+    seen: dict[str, None] = {}
+    for match in _WORD.finditer(text):
+        word = match.group(0).lower()
+        if word not in seen:
+            seen[word] = None
+    return list(seen)[:MAX_TERMS]
+
+
+def fts_query(text: str) -> str | None:
+    """An FTS5 MATCH expression for ``text``, or None when it holds no searchable word."""
+    terms = fts_terms(text)
+    if not terms:
+        return None
+    return " OR ".join('"' + t.replace('"', '""') + '"' for t in terms)

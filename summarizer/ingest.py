@@ -1,0 +1,364 @@
+"""Adding a PDF to the library: extract → passages → embeddings → vector index.
+
+Every step commits in small transactions and records how far it got in the document's
+``state``, so a process killed at any moment leaves a consistent library, and running the
+same ingest again resumes where it stopped (no duplicates, no gaps).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from inference.cancel import NEVER_CANCELLED, CancelToken
+from inference.errors import DocumentError
+from inference.progress import Progress, ProgressCallback, no_progress
+from summarizer.library import DocumentRecord, Library, now_iso, transaction
+from summarizer.passages import DEFAULT_MAX_TOKENS, DEFAULT_OVERLAP_TOKENS, split_passages
+from summarizer.pdf_extract import PdfPages, has_text
+
+PAGE_BATCH = 16  # pages written per transaction
+EMBED_BATCH = 64  # passages embedded per transaction
+
+
+@dataclass(frozen=True, slots=True)
+class IngestOptions:
+    password: str | None = None
+    max_tokens: int = DEFAULT_MAX_TOKENS
+    overlap_tokens: int = DEFAULT_OVERLAP_TOKENS
+    embedding_model: str | None = None
+    embed: bool = True
+
+
+@dataclass(slots=True)
+class IngestResult:
+    doc_id: str
+    content_sha256: str
+    title: str
+    pages: int
+    passages: int
+    status: str  # indexed | unchanged | needs_ocr | partial
+    warnings: list[str] = field(default_factory=list)
+    path: str = ""
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "doc_id": self.doc_id,
+            "content_sha256": self.content_sha256,
+            "title": self.title,
+            "pages": self.pages,
+            "passages": self.passages,
+            "status": self.status,
+            "warnings": list(self.warnings),
+        }
+
+
+def _new_doc_id(library: Library, sha256: str) -> str:
+    for length in (12, 16, 24, 64):
+        candidate = sha256[:length]
+        if library.db.execute("SELECT 1 FROM documents WHERE doc_id = ?", [candidate]).fetchone() is None:
+            return candidate
+    return hashlib.sha256(sha256.encode() + now_iso().encode()).hexdigest()[:16]
+
+
+def _page_list(pages: list[int]) -> str:
+    """``[1, 2, 3, 7]`` → ``"1-3, 7"``."""
+    parts: list[str] = []
+    start = prev = None
+    for page in sorted(pages):
+        if start is None:
+            start = prev = page
+        elif prev is not None and page == prev + 1:
+            prev = page
+        else:
+            parts.append(f"{start}-{prev}" if start != prev else str(start))
+            start = prev = page
+    if start is not None:
+        parts.append(f"{start}-{prev}" if start != prev else str(start))
+    return ", ".join(parts)
+
+
+def _page_warnings(total: int, ocr_pages: list[int], bad_pages: list[int]) -> list[str]:
+    warnings: list[str] = []
+    if bad_pages:
+        warnings.append(f"pages that could not be read: {_page_list(bad_pages)}")
+    if ocr_pages and len(ocr_pages) + len(bad_pages) >= total:
+        warnings.append(
+            "no text layer on any page: this looks like a scan. OCR it (for example with ocrmypdf) "
+            "and add it again."
+        )
+    elif ocr_pages:
+        warnings.append(f"pages with no text layer (need OCR): {_page_list(ocr_pages)}")
+    return warnings
+
+
+def final_status(total: int, ocr_pages: list[int], bad_pages: list[int]) -> str:
+    """indexed, partial (some pages failed to parse) or needs_ocr (no page has text)."""
+    if ocr_pages and len(ocr_pages) + len(bad_pages) >= total:
+        return "needs_ocr"
+    if bad_pages:
+        return "partial"
+    return "indexed"
+
+
+class Ingestor:
+    def __init__(
+        self,
+        library: Library,
+        options: IngestOptions | None = None,
+        progress: ProgressCallback = no_progress,
+        cancel: CancelToken = NEVER_CANCELLED,
+    ) -> None:
+        self.library = library
+        self.options = options or IngestOptions()
+        self.progress = progress
+        self.cancel = cancel
+        self.db = library.db
+
+    # --- entry point ----------------------------------------------------------------
+    def ingest(self, path: Path) -> IngestResult:
+        path = Path(path).expanduser()
+        try:
+            path = path.resolve()
+        except OSError:
+            pass
+        pdf = PdfPages(path, password=self.options.password)  # raises DocumentError for bad input
+        sha = pdf.content_sha256
+        existing = self.library.find(sha256=sha)
+        if existing is not None and existing.state == "ready":
+            return IngestResult(
+                existing.doc_id, sha, existing.title, existing.pages, existing.passages, "unchanged",
+                [], existing.path,
+            )
+        record = existing or self.library.find(path=str(path))
+        doc_id = self._start(record, pdf, path)
+        self._extract(doc_id, pdf)
+        self._chunk(doc_id)
+        if self.options.embed:
+            self._embed(doc_id)
+        self._finish(doc_id)
+        return self._result(self.library.document(doc_id))
+
+    # --- steps ----------------------------------------------------------------------
+    def _start(self, record: DocumentRecord | None, pdf: PdfPages, path: Path) -> str:
+        """Create the document row, or reset a changed one; keep an unfinished one as it is."""
+        now = now_iso()
+        sha = pdf.content_sha256
+        if record is not None and record.content_sha256 == sha:
+            return record.doc_id  # an interrupted ingest of this very file: resume it
+        with transaction(self.db):
+            if record is None:
+                doc_id = _new_doc_id(self.library, sha)
+                self.db.execute(
+                    "INSERT INTO documents (doc_id, path, title, pages, content_sha256, status, state, "
+                    "pages_done, added_at, updated_at) VALUES (?, ?, ?, ?, ?, 'indexing', 'extracting', 0, ?, ?)",
+                    [doc_id, str(path), pdf.title, pdf.page_count, sha, now, now],
+                )
+            else:
+                # A changed version of a file we have: re-index it under the same doc_id.
+                doc_id = record.doc_id
+                self.db.execute("DELETE FROM passages WHERE doc_id = ?", [doc_id])
+                self.db.execute("DELETE FROM pages WHERE doc_id = ?", [doc_id])
+                self.db.execute(
+                    "UPDATE documents SET path = ?, title = ?, pages = ?, content_sha256 = ?, "
+                    "status = 'indexing', state = 'extracting', pages_done = 0, warnings = '[]', "
+                    "ocr_pages = '[]', bad_pages = '[]', updated_at = ? WHERE doc_id = ?",
+                    [str(path), pdf.title, pdf.page_count, sha, now, doc_id],
+                )
+        return doc_id
+
+    def _state(self, doc_id: str) -> tuple[str, int]:
+        row = self.db.execute("SELECT state, pages_done FROM documents WHERE doc_id = ?", [doc_id]).fetchone()
+        return str(row[0]), int(row[1])
+
+    def _extract(self, doc_id: str, pdf: PdfPages) -> None:
+        state, done = self._state(doc_id)
+        if state != "extracting":
+            return
+        total = pdf.page_count
+        started = time.monotonic()
+        batch: list[tuple[str, int, str, str | None]] = []
+
+        def commit() -> None:
+            with transaction(self.db):
+                self.db.conn.executemany(
+                    "INSERT OR REPLACE INTO pages (doc_id, page, text, error) VALUES (?, ?, ?, ?)", batch
+                )
+                self.db.execute(
+                    "UPDATE documents SET pages_done = ?, updated_at = ? WHERE doc_id = ?",
+                    [batch[-1][1], now_iso(), doc_id],
+                )
+            batch.clear()
+
+        for page in pdf.pages(start=done + 1):
+            self.cancel.raise_if_cancelled()
+            batch.append((doc_id, page.number, page.text, page.error))
+            if len(batch) >= PAGE_BATCH:
+                commit()
+            elapsed = time.monotonic() - started
+            count = page.number - done
+            self.progress(Progress("Reading pages", page.number, total, pdf.path.name, count / elapsed if elapsed else None))
+        if batch:
+            commit()
+        with transaction(self.db):
+            self.db.execute("UPDATE documents SET state = 'chunking' WHERE doc_id = ?", [doc_id])
+
+    def _pages(self, doc_id: str) -> Iterator[tuple[int, str]]:
+        cursor = self.db.conn.execute(
+            "SELECT page, text FROM pages WHERE doc_id = ? AND error IS NULL ORDER BY page", [doc_id]
+        )
+        while rows := cursor.fetchmany(64):
+            yield from ((int(r[0]), str(r[1])) for r in rows)
+
+    def _chunk(self, doc_id: str) -> None:
+        from summarizer.chunk_tokenizer import chunk_tokenizer
+
+        state, _ = self._state(doc_id)
+        if state != "chunking":
+            return
+        self.progress(Progress("Cutting passages", 0, None))
+        tokenizer = chunk_tokenizer(self.options.embedding_model)
+        pages = list(self._pages(doc_id))  # page texts of one document; passages stream below
+        ocr_pages = [n for n, text in pages if not has_text(text)]
+        bad_pages = [
+            int(r[0])
+            for r in self.db.execute("SELECT page FROM pages WHERE doc_id = ? AND error IS NOT NULL", [doc_id])
+        ]
+        total = int(self.db.execute("SELECT pages FROM documents WHERE doc_id = ?", [doc_id]).fetchone()[0])
+        warnings = _page_warnings(total, ocr_pages, bad_pages)
+        with transaction(self.db):
+            self.db.execute("DELETE FROM passages WHERE doc_id = ?", [doc_id])
+            rows = (
+                (
+                    doc_id,
+                    p.seq,
+                    p.text,
+                    p.search_text,
+                    json.dumps([[s.page, s.start, s.end] for s in p.spans]),
+                    p.page_start,
+                    p.page_end,
+                    p.n_tokens,
+                )
+                for p in split_passages(
+                    ((n, t) for n, t in pages if has_text(t)),
+                    tokenizer,
+                    max_tokens=self.options.max_tokens,
+                    overlap_tokens=self.options.overlap_tokens,
+                )
+            )
+            self.db.conn.executemany(
+                "INSERT INTO passages (doc_id, seq, text, search_text, spans, page_start, page_end, n_tokens) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                rows,
+            )
+            self.db.execute(
+                "UPDATE documents SET state = 'embedding', warnings = ?, ocr_pages = ?, "
+                "bad_pages = ?, chunk_tokenizer = ?, chunk_max_tokens = ?, chunk_overlap = ?, updated_at = ? "
+                "WHERE doc_id = ?",
+                [
+                    json.dumps(warnings),
+                    json.dumps(ocr_pages),
+                    json.dumps(bad_pages),
+                    tokenizer.name,
+                    self.options.max_tokens,
+                    self.options.overlap_tokens,
+                    now_iso(),
+                    doc_id,
+                ],
+            )
+
+    def _embed(self, doc_id: str) -> None:
+        embed_missing(self.library, [doc_id], self.options.embedding_model, self.progress, self.cancel)
+
+    def _finish(self, doc_id: str) -> None:
+        from summarizer.vector_index import refresh_index
+
+        state, _ = self._state(doc_id)
+        if state == "embedding":
+            record = self.library.document(doc_id)
+            status = final_status(record.pages, record.ocr_pages, record.bad_pages)
+            with transaction(self.db):
+                self.db.execute(
+                    "UPDATE documents SET state = 'ready', status = ?, updated_at = ? WHERE doc_id = ?",
+                    [status, now_iso(), doc_id],
+                )
+        if self.options.embed:
+            self.progress(Progress("Updating the vector index", 0, None))
+            refresh_index(self.library)
+
+    def _result(self, record: DocumentRecord) -> IngestResult:
+        return IngestResult(
+            record.doc_id,
+            record.content_sha256,
+            record.title,
+            record.pages,
+            record.passages,
+            record.status,
+            record.warnings,
+            record.path,
+        )
+
+
+def embed_missing(
+    library: Library,
+    doc_ids: list[str] | None,
+    model_name: str | None = None,
+    progress: ProgressCallback = no_progress,
+    cancel: CancelToken = NEVER_CANCELLED,
+) -> int:
+    """Embed the passages that have no vector from the current model. Returns how many."""
+    from summarizer.embedder import load_embedder
+
+    embedder = load_embedder(model_name)
+    where = ""
+    args: list[Any] = [embedder.name]
+    if doc_ids:
+        where = f" AND p.doc_id IN ({','.join('?' * len(doc_ids))})"
+        args += doc_ids
+    # Vectors from another model are replaced: the model's name is stored with each vector.
+    with transaction(library.db):
+        library.db.execute(
+            "DELETE FROM embeddings WHERE model != ? AND passage_id IN "
+            f"(SELECT p.passage_id FROM passages p WHERE 1{where})",
+            args,
+        )
+    todo = library.db.execute(
+        "SELECT p.passage_id, p.search_text FROM passages p LEFT JOIN embeddings e "
+        f"ON e.passage_id = p.passage_id WHERE e.passage_id IS NULL{where} "
+        "ORDER BY length(p.search_text)",
+        args[1:],
+    ).fetchall()
+    total = len(todo)
+    started = time.monotonic()
+    for start in range(0, total, EMBED_BATCH):
+        cancel.raise_if_cancelled()
+        chunk = todo[start : start + EMBED_BATCH]
+        vectors = embedder.encode([r[1] for r in chunk])
+        with transaction(library.db):
+            library.db.conn.executemany(
+                "INSERT OR REPLACE INTO embeddings (passage_id, model, dim, vector) VALUES (?, ?, ?, ?)",
+                [(r[0], embedder.name, embedder.dim, v.tobytes()) for r, v in zip(chunk, vectors, strict=True)],
+            )
+        done = start + len(chunk)
+        elapsed = time.monotonic() - started
+        progress(Progress("Embedding passages", done, total, "", done / elapsed if elapsed else None))
+    library.set_meta("embedding_model", embedder.name)
+    return total
+
+
+def ingest_path(
+    library: Library,
+    path: Path,
+    options: IngestOptions | None = None,
+    progress: ProgressCallback = no_progress,
+    cancel: CancelToken = NEVER_CANCELLED,
+) -> IngestResult:
+    return Ingestor(library, options, progress, cancel).ingest(path)
+
+
+__all__ = ["DocumentError", "IngestOptions", "IngestResult", "embed_missing", "ingest_path"]

@@ -1,0 +1,35 @@
+"""Where Pagewise keeps its data: the user data folder, or ``$PAGEWISE_HOME``."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+ENV_HOME = "PAGEWISE_HOME"
+
+
+def data_home() -> Path:
+    """The data folder (library database, vector index, models). Created on first use."""
+    override = os.environ.get(ENV_HOME)
+    if override:
+        home = Path(override).expanduser()
+    else:
+        import platformdirs
+
+        home = Path(platformdirs.user_data_dir("Pagewise", appauthor=False))
+    home.mkdir(parents=True, exist_ok=True)
+    return home
+
+
+def library_path() -> Path:
+    return data_home() / "library.sqlite"
+
+
+def vector_index_path() -> Path:
+    return data_home() / "vectors.faiss"
+
+
+def models_dir() -> Path:
+    path = data_home() / "models"
+    path.mkdir(parents=True, exist_ok=True)
+    return path

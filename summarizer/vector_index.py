@@ -1,0 +1,137 @@
+"""The FAISS inner-product index next to the database: a cache of the embeddings table.
+
+The file records the embeddings generation it was built from and a checksum. It is rebuilt
+from SQLite when missing, damaged or stale, and always written atomically (temp file, fsync,
+rename), so a process killed while writing leaves either the old file or the new one.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import struct
+import zlib
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from summarizer.library import Library
+
+MAGIC = b"PWFAISS1"
+_HEADER = struct.Struct("<8sQI")  # magic, header-json length, crc32 of header json + payload
+
+
+class VectorIndex:
+    """Vectors of all passages, searchable by inner product (cosine: vectors are normalized)."""
+
+    def __init__(self, index: Any, generation: int, model: str | None) -> None:
+        self.index = index
+        self.generation = generation
+        self.model = model
+
+    @property
+    def size(self) -> int:
+        return int(self.index.ntotal)
+
+    def search(
+        self, query: npt.NDArray[np.float32], k: int, allowed_ids: list[int] | None = None
+    ) -> list[tuple[int, float]]:
+        import faiss
+
+        if self.size == 0 or k <= 0:
+            return []
+        params = None
+        if allowed_ids is not None:
+            if not allowed_ids:
+                return []
+            selector = faiss.IDSelectorBatch(np.asarray(allowed_ids, dtype=np.int64))
+            params = faiss.SearchParameters(sel=selector)
+        scores, ids = self.index.search(query.reshape(1, -1), min(k, self.size), params=params)
+        return [(int(i), float(s)) for i, s in zip(ids[0], scores[0], strict=True) if i >= 0]
+
+
+def _build(library: Library) -> VectorIndex:
+    import faiss
+
+    generation = library.embeddings_generation()
+    row = library.db.execute("SELECT dim, model FROM embeddings LIMIT 1").fetchone()
+    dim = int(row[0]) if row else 384
+    model = str(row[1]) if row else None
+    index = faiss.IndexIDMap2(faiss.IndexFlatIP(dim))
+    cursor = library.db.execute("SELECT passage_id, vector FROM embeddings ORDER BY passage_id")
+    while True:
+        rows = cursor.fetchmany(8192)
+        if not rows:
+            break
+        ids = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
+        vectors = np.frombuffer(b"".join(r[1] for r in rows), dtype=np.float32).reshape(len(rows), dim)
+        index.add_with_ids(vectors, ids)
+    return VectorIndex(index, generation, model)
+
+
+def _write(path: Path, built: VectorIndex) -> None:
+    import faiss
+
+    payload = faiss.serialize_index(built.index).tobytes()
+    header = json.dumps({"generation": built.generation, "model": built.model}).encode()
+    crc = zlib.crc32(payload, zlib.crc32(header))
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    with tmp.open("wb") as handle:
+        handle.write(_HEADER.pack(MAGIC, len(header), crc))
+        handle.write(header)
+        handle.write(payload)
+        handle.flush()
+        os.fsync(handle.fileno())
+    os.replace(tmp, path)
+
+
+def _read(path: Path) -> VectorIndex | None:
+    """The cached index, or None when the file is missing or damaged."""
+    import faiss
+
+    try:
+        data = path.read_bytes()
+        magic, header_len, crc = _HEADER.unpack_from(data)
+        if magic != MAGIC:
+            return None
+        start = _HEADER.size
+        header = data[start : start + header_len]
+        payload = data[start + header_len :]
+        if zlib.crc32(payload, zlib.crc32(header)) != crc:
+            return None
+        meta = json.loads(header)
+        index = faiss.deserialize_index(np.frombuffer(payload, dtype=np.uint8))
+        return VectorIndex(index, int(meta["generation"]), meta.get("model"))
+    except (OSError, ValueError, struct.error, KeyError, RuntimeError):
+        return None
+
+
+def index_path_for(library: Library) -> Path:
+    return library.path.with_name("vectors.faiss")
+
+
+def load_index(library: Library, *, rebuild_if_stale: bool = True) -> VectorIndex:
+    """The FAISS index for ``library``, rebuilt from SQLite if missing, damaged or stale."""
+    path = index_path_for(library)
+    cached = _read(path)
+    if cached is not None and cached.generation == library.embeddings_generation():
+        return cached
+    built = _build(library)
+    if rebuild_if_stale:
+        save_index(library, built)
+    return built
+
+
+def save_index(library: Library, built: VectorIndex) -> None:
+    try:
+        _write(index_path_for(library), built)
+    except OSError:
+        # The index is only a cache: a full disk costs a rebuild next time, nothing more.
+        pass
+
+
+def refresh_index(library: Library) -> VectorIndex:
+    """Bring the cached file up to date with the embeddings table."""
+    return load_index(library)

