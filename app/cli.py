@@ -21,9 +21,6 @@ COMMANDS = (
     "list",
     "remove",
     "search",
-    "plan",
-    "bench",
-    "doctor",
 )
 
 

@@ -10,7 +10,12 @@ import numpy as np
 import numpy.typing as npt
 
 from inference.errors import ModelError
-from summarizer.embedding_model import canonical_name, configured_model_name, resolve_model_dir, set_hub_offline
+from summarizer.embedding_model import (
+    canonical_name,
+    configured_model_name,
+    resolve_model_dir,
+    set_hub_offline,
+)
 
 Vectors = npt.NDArray[np.float32]
 
@@ -23,13 +28,15 @@ class Embedder:
         folder = resolve_model_dir(self.name)
         set_hub_offline()
         try:
-            import transformers
-            from sentence_transformers import SentenceTransformer
+            import importlib
 
+            transformers: Any = importlib.import_module("transformers")
             transformers.logging.set_verbosity_error()
             transformers.logging.disable_progress_bar()
-
-            self._model: Any = SentenceTransformer(str(folder), device="cpu", local_files_only=True)
+            sentence_transformers: Any = importlib.import_module("sentence_transformers")
+            self._model: Any = sentence_transformers.SentenceTransformer(
+                str(folder), device="cpu", local_files_only=True
+            )
         except Exception as error:
             raise ModelError(
                 f"The embedding model in {folder} could not be loaded ({error}). Reinstall it.", path=folder

@@ -7,6 +7,7 @@ same ingest again resumes where it stopped (no duplicates, no gaps).
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import time
@@ -30,9 +31,15 @@ EMBED_BATCH = 64  # passages embedded per transaction
 class IngestOptions:
     password: str | None = None
     max_tokens: int = DEFAULT_MAX_TOKENS
-    overlap_tokens: int = DEFAULT_OVERLAP_TOKENS
+    overlap_tokens: int | None = None  # default: DEFAULT_OVERLAP_TOKENS, at most a quarter of a passage
     embedding_model: str | None = None
     embed: bool = True
+
+    @property
+    def overlap(self) -> int:
+        if self.overlap_tokens is not None:
+            return self.overlap_tokens
+        return min(DEFAULT_OVERLAP_TOKENS, self.max_tokens // 4)
 
 
 @dataclass(slots=True)
@@ -89,8 +96,7 @@ def _page_warnings(total: int, ocr_pages: list[int], bad_pages: list[int]) -> li
         warnings.append(f"pages that could not be read: {_page_list(bad_pages)}")
     if ocr_pages and len(ocr_pages) + len(bad_pages) >= total:
         warnings.append(
-            "no text layer on any page: this looks like a scan. OCR it (for example with ocrmypdf) "
-            "and add it again."
+            "no text layer on any page: this looks like a scan. OCR it (for example with ocrmypdf) and add it again."
         )
     elif ocr_pages:
         warnings.append(f"pages with no text layer (need OCR): {_page_list(ocr_pages)}")
@@ -123,17 +129,21 @@ class Ingestor:
     # --- entry point ----------------------------------------------------------------
     def ingest(self, path: Path) -> IngestResult:
         path = Path(path).expanduser()
-        try:
+        with contextlib.suppress(OSError):
             path = path.resolve()
-        except OSError:
-            pass
         pdf = PdfPages(path, password=self.options.password)  # raises DocumentError for bad input
         sha = pdf.content_sha256
         existing = self.library.find(sha256=sha)
         if existing is not None and existing.state == "ready":
             return IngestResult(
-                existing.doc_id, sha, existing.title, existing.pages, existing.passages, "unchanged",
-                [], existing.path,
+                existing.doc_id,
+                sha,
+                existing.title,
+                existing.pages,
+                existing.passages,
+                "unchanged",
+                [],
+                existing.path,
             )
         record = existing or self.library.find(path=str(path))
         doc_id = self._start(record, pdf, path)
@@ -202,7 +212,9 @@ class Ingestor:
                 commit()
             elapsed = time.monotonic() - started
             count = page.number - done
-            self.progress(Progress("Reading pages", page.number, total, pdf.path.name, count / elapsed if elapsed else None))
+            self.progress(
+                Progress("Reading pages", page.number, total, pdf.path.name, count / elapsed if elapsed else None)
+            )
         if batch:
             commit()
         with transaction(self.db):
@@ -248,7 +260,7 @@ class Ingestor:
                     ((n, t) for n, t in pages if has_text(t)),
                     tokenizer,
                     max_tokens=self.options.max_tokens,
-                    overlap_tokens=self.options.overlap_tokens,
+                    overlap_tokens=self.options.overlap,
                 )
             )
             self.db.conn.executemany(
@@ -266,7 +278,7 @@ class Ingestor:
                     json.dumps(bad_pages),
                     tokenizer.name,
                     self.options.max_tokens,
-                    self.options.overlap_tokens,
+                    self.options.overlap,
                     now_iso(),
                     doc_id,
                 ],

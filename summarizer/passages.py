@@ -17,6 +17,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+from typing import Protocol
 
 from summarizer.normalize import PARAGRAPH_BREAK, NormalizedText, normalize
 
@@ -29,12 +30,12 @@ PARAGRAPH_FLUSH_SHARE = 0.6
 _SENTENCE_END = re.compile(r"(?<=[.!?;:])\s+(?=[\"'“‘(\[A-Z0-9§])")
 
 
-class Tokenizer:  # the part of ChunkTokenizer this module needs (a Protocol would do too)
-    def count_many(self, texts: list[str]) -> list[int]:
-        raise NotImplementedError
+class Tokenizer(Protocol):
+    """The part of ``ChunkTokenizer`` this module needs."""
 
-    def offsets(self, text: str) -> list[tuple[int, int]]:
-        raise NotImplementedError
+    def count_many(self, texts: list[str]) -> list[int]: ...
+
+    def offsets(self, text: str) -> list[tuple[int, int]]: ...
 
 
 @dataclass(frozen=True, slots=True)

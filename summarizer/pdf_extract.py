@@ -130,9 +130,7 @@ class PdfPages:
             raise PasswordRequired(
                 f"{self.path}: wrong password. Check it and try again.", path=self.path, wrong_password=True
             )
-        raise PasswordRequired(
-            f"{self.path} is encrypted. Give its password (--password) to add it.", path=self.path
-        )
+        raise PasswordRequired(f"{self.path} is encrypted. Give its password (--password) to add it.", path=self.path)
 
     def pages(self, start: int = 1) -> Iterator[PageText]:
         """Yield pages from ``start`` (1-based). A page that fails to parse has ``error`` set."""

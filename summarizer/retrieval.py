@@ -69,8 +69,7 @@ def vector_ranking(library: Library, query: str, doc_ids: Sequence[str] | None, 
     if doc_ids:
         where, args = _doc_filter(doc_ids)
         allowed = [
-            int(r[0])
-            for r in library.db.execute(f"SELECT passage_id FROM passages p WHERE 1{where}", args).fetchall()
+            int(r[0]) for r in library.db.execute(f"SELECT passage_id FROM passages p WHERE 1{where}", args).fetchall()
         ]
     vector = embedder.encode([query])[0]
     return [pid for pid, _ in index.search(vector, limit, allowed)]

@@ -156,9 +156,7 @@ def applied_version(db: sqlite_utils.Database) -> int:
 
 def migrate(db: sqlite_utils.Database) -> list[int]:
     """Apply the migrations not yet recorded, each in its own transaction. Returns those applied."""
-    db.execute(
-        "CREATE TABLE IF NOT EXISTS migrations (version INTEGER PRIMARY KEY, name TEXT, applied_at TEXT)"
-    )
+    db.execute("CREATE TABLE IF NOT EXISTS migrations (version INTEGER PRIMARY KEY, name TEXT, applied_at TEXT)")
     done = applied_version(db)
     applied: list[int] = []
     for version, name, apply in MIGRATIONS:

@@ -7,12 +7,14 @@ rename), so a process killed while writing leaves either the old file or the new
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import struct
+import time
 import zlib
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 import numpy as np
 import numpy.typing as npt
@@ -47,7 +49,8 @@ class VectorIndex:
             if not allowed_ids:
                 return []
             selector = faiss.IDSelectorBatch(np.asarray(allowed_ids, dtype=np.int64))
-            params = faiss.SearchParameters(sel=selector)
+            params = faiss.SearchParameters()
+            params.sel = selector
         scores, ids = self.index.search(query.reshape(1, -1), min(k, self.size), params=params)
         return [(int(i), float(s)) for i, s in zip(ids[0], scores[0], strict=True) if i >= 0]
 
@@ -81,10 +84,22 @@ def _write(path: Path, built: VectorIndex) -> None:
     with tmp.open("wb") as handle:
         handle.write(_HEADER.pack(MAGIC, len(header), crc))
         handle.write(header)
-        handle.write(payload)
+        half = len(payload) // 2
+        handle.write(payload[:half])
+        _test_pause_mid_write(handle)
+        handle.write(payload[half:])
         handle.flush()
         os.fsync(handle.fileno())
     os.replace(tmp, path)
+
+
+def _test_pause_mid_write(handle: BinaryIO) -> None:
+    """Test hook: the kill-and-resume test stops the process half way through this write."""
+    pause = os.environ.get("PAGEWISE_TEST_PAUSE_INDEX_WRITE")
+    if pause:
+        handle.flush()
+        Path(pause.split(":", 1)[1]).touch()
+        time.sleep(float(pause.split(":", 1)[0]))
 
 
 def _read(path: Path) -> VectorIndex | None:
@@ -125,11 +140,9 @@ def load_index(library: Library, *, rebuild_if_stale: bool = True) -> VectorInde
 
 
 def save_index(library: Library, built: VectorIndex) -> None:
-    try:
+    # The index is only a cache: a full disk costs a rebuild next time, nothing more.
+    with contextlib.suppress(OSError):
         _write(index_path_for(library), built)
-    except OSError:
-        # The index is only a cache: a full disk costs a rebuild next time, nothing more.
-        pass
 
 
 def refresh_index(library: Library) -> VectorIndex:

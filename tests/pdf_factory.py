@@ -95,7 +95,9 @@ def make_pdf_with_broken_page(path: Path, good_pages: int = 3, broken_page: int 
     pages.insert(broken_page - 1, marker)
     make_pdf(path, pages)
     data = path.read_bytes()
-    data = data.replace(b"<< /Length %d >>\nstream\n" % len(marker) + marker,
-                        b"<< /Length %d /Filter /FlateDecode >>\nstream\n" % len(marker) + marker)
+    data = data.replace(
+        b"<< /Length %d >>\nstream\n" % len(marker) + marker,
+        b"<< /Length %d /Filter /FlateDecode >>\nstream\n" % len(marker) + marker,
+    )
     path.write_bytes(data)
     return path

@@ -31,8 +31,8 @@ def run(args: argparse.Namespace) -> int:
             return fail(args, "give either a DOC_ID or --all, not both")
     else:
         query, doc_ids = args.query, [args.target] if args.target else None
-        if not args.target:
-            return fail(args, 'give a DOC_ID (see `pagewise list`) or --all, then the query', 2)
+        if not args.target or args.query is None:
+            return fail(args, 'give a DOC_ID (see `pagewise list`) and a QUERY, or --all "QUERY"', 2)
     if not query or not query.strip():
         return fail(args, "the query is empty", 2)
     if args.k < 1:

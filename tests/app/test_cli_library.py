@@ -1,0 +1,106 @@
+"""The CLI contract for the library commands: names, JSON keys, errors, exit codes."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from app.cli import main
+from tests.conftest import CONTRACTS
+from tests.pdf_factory import make_pdf
+
+
+def run_json(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, list[dict[str, object]]]:
+    code = main([*argv, "--json"])
+    out = capsys.readouterr().out
+    return code, [json.loads(line) for line in out.splitlines() if line.strip()]
+
+
+def test_ingest_list_search_remove(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    code, rows = run_json(capsys, "ingest", str(CONTRACTS / "endorsement-8p.pdf"))
+    assert code == 0
+    (doc,) = rows
+    assert set(doc) == {"doc_id", "content_sha256", "title", "pages", "passages", "status", "warnings"}
+    assert doc["status"] == "indexed" and doc["pages"] == 8 and doc["warnings"] == []
+
+    code, rows = run_json(capsys, "ingest", str(CONTRACTS / "endorsement-8p.pdf"))
+    assert rows[0]["status"] == "unchanged"
+
+    code, rows = run_json(capsys, "list")
+    assert code == 0
+    assert rows == [
+        {
+            "doc_id": doc["doc_id"],
+            "title": doc["title"],
+            "pages": 8,
+            "passages": doc["passages"],
+            "status": "indexed",
+            "path": str((CONTRACTS / "endorsement-8p.pdf").resolve()),
+        }
+    ]
+
+    code, rows = run_json(capsys, "search", str(doc["doc_id"]), "endorsement fee payment", "-k", "2")
+    assert code == 0
+    results = rows[0]["results"]
+    assert isinstance(results, list) and len(results) == 2
+    for r in results:
+        assert set(r) == {"passage_id", "doc_id", "text", "page_start", "page_end", "score"}
+        assert 1 <= r["page_start"] <= r["page_end"] <= 8
+
+    code, rows = run_json(capsys, "search", "--all", "endorsement")
+    assert code == 0 and rows[0]["results"]
+
+    assert main(["remove", str(doc["doc_id"])]) == 0
+    capsys.readouterr()
+    code, rows = run_json(capsys, "list")
+    assert rows == []
+
+
+def test_a_bad_file_among_good_ones(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    bad = tmp_path / "broken.pdf"
+    bad.write_bytes(b"%PDF-1.4\nthis is not really a pdf")
+    good = make_pdf(tmp_path / "good.pdf", [["Hello world. This is a small contract page with words."]])
+    code, rows = run_json(capsys, "ingest", str(bad), str(good))
+    assert code == 1
+    assert "broken.pdf" in str(rows[0]["error"]) and rows[0]["path"] == str(bad)
+    assert rows[1]["status"] == "indexed"
+
+
+def test_errors_are_one_line_on_stderr(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    code = main(["ingest", str(tmp_path / "nope.pdf")])
+    err = capsys.readouterr().err
+    assert code == 1
+    assert err.count("\n") == 1 and "nope.pdf: no such file" in err
+
+    code = main(["search", "deadbeef", "anything"])
+    captured = capsys.readouterr()
+    assert code == 1 and "No document 'deadbeef'" in captured.err and captured.out == ""
+
+    code, rows = run_json(capsys, "search", "deadbeef", "anything")
+    assert code == 1 and "deadbeef" in str(rows[0]["error"])
+
+    code = main(["remove", "deadbeef"])
+    assert code == 1 and "deadbeef" in capsys.readouterr().err
+
+
+def test_encrypted_pdf_password_option(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    from pypdf import PdfWriter
+
+    writer = PdfWriter(clone_from=make_pdf(tmp_path / "p.pdf", [["Secret terms of the deal are here."]]))
+    writer.encrypt(user_password="pw", algorithm="AES-256")
+    locked = tmp_path / "locked.pdf"
+    with locked.open("wb") as handle:
+        writer.write(handle)
+    code, rows = run_json(capsys, "ingest", str(locked))
+    assert code == 1 and "--password" in str(rows[0]["error"])
+    code, rows = run_json(capsys, "ingest", str(locked), "--password", "bad")
+    assert "wrong password" in str(rows[0]["error"])
+    code, rows = run_json(capsys, "ingest", str(locked), "--password", "pw")
+    assert code == 0 and rows[0]["status"] == "indexed"
+
+
+def test_search_needs_a_target(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["search", "onlyquery"]) == 2
+    assert "--all" in capsys.readouterr().err

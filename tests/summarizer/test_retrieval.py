@@ -1,0 +1,116 @@
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from inference.errors import DocumentNotFound
+from summarizer.fts_query import fts_query
+from summarizer.ingest import ingest_path
+from summarizer.library import Library
+from summarizer.retrieval import bm25_ranking, search
+from tests.conftest import CONTRACTS
+
+
+@pytest.fixture(scope="module")
+def library(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Library, dict[str, str]]]:
+    folder = tmp_path_factory.mktemp("library")
+    with Library.open(folder / "library.sqlite") as lib:
+        ids = {
+            name: ingest_path(lib, CONTRACTS / f"{name}.pdf").doc_id
+            for name in ("license-17p", "supply-16p", "endorsement-8p")
+        }
+        yield lib, ids
+
+
+NASTY_QUERIES = [
+    '"unbalanced quote',
+    "non-compete",
+    "AND",
+    "OR NOT AND",
+    "term* OR",
+    "(indemnification",
+    "§ 12.3(b)",
+    "NEAR(a b)",
+    "search_text: licensor",
+    "^start",
+    "a + b - c",
+    "'single' \"double\" `back`",
+    "",
+    "   ",
+    "***",
+    "\u00e9t\u00e9 caf\u00e9",
+    "北京新浪",
+    "{col1 col2}: x",
+]
+
+
+@pytest.mark.parametrize("query", NASTY_QUERIES)
+def test_user_text_never_breaks_fts(library: tuple[Library, dict[str, str]], query: str) -> None:
+    lib, _ = library
+    bm25_ranking(lib, query, None, 10)  # must not raise
+    search(lib, query, k=3)
+
+
+def test_fts_query_quotes_every_term() -> None:
+    assert fts_query('termination AND "for" convenience*') == '"termination" OR "and" OR "for" OR "convenience"'
+    assert fts_query("§ ( ) *") is None
+
+
+def test_exact_clause_phrase_finds_its_passage(library: tuple[Library, dict[str, str]]) -> None:
+    lib, ids = library
+    phrase = "Licensor may terminate this Agreement by providing prior written notice to Licensee"
+    results = search(lib, phrase, doc_ids=[ids["license-17p"]], k=3)
+    top = results[0]
+    assert " ".join(phrase.split()) in " ".join(top.text.split())
+    assert top.page_start == top.page_end == 8
+    assert top.doc_id == ids["license-17p"]
+
+
+def test_paraphrase_finds_the_clause(library: tuple[Library, dict[str, str]]) -> None:
+    lib, ids = library
+    # The contract says: "Either Party may immediately terminate this Agreement in the event that
+    # the other Party (a) becomes insolvent or unable to pay its debts as they mature".
+    question = "Can one side end the deal straight away if the other goes broke?"
+    results = search(lib, question, doc_ids=[ids["license-17p"]], k=3)
+    assert any("insolvent" in r.text for r in results), [r.text[:80] for r in results]
+    assert all(r.page_start <= 8 <= r.page_end for r in results if "insolvent" in r.text)
+
+
+def test_vector_side_alone_finds_a_paraphrase(library: tuple[Library, dict[str, str]]) -> None:
+    lib, ids = library
+    results = search(lib, "bankrupt counterparty", doc_ids=[ids["license-17p"]], k=5)
+    hit = next(r for r in results if "insolvent" in r.text)
+    assert hit.vector_rank is not None
+
+
+def test_filter_by_document(library: tuple[Library, dict[str, str]]) -> None:
+    lib, ids = library
+    only = search(lib, "termination of the agreement", doc_ids=[ids["supply-16p"]], k=5)
+    assert only and {r.doc_id for r in only} == {ids["supply-16p"]}
+    two = search(lib, "termination of the agreement", doc_ids=[ids["supply-16p"], ids["endorsement-8p"]], k=10)
+    assert {r.doc_id for r in two} <= {ids["supply-16p"], ids["endorsement-8p"]}
+    everywhere = search(lib, "termination of the agreement", k=10)
+    assert len({r.doc_id for r in everywhere}) >= 2
+
+
+def test_results_carry_scores_and_page_ranges(library: tuple[Library, dict[str, str]]) -> None:
+    lib, _ = library
+    results = search(lib, "governing law", k=4)
+    assert len(results) == 4
+    assert [r.score for r in results] == sorted((r.score for r in results), reverse=True)
+    for r in results:
+        assert 1 <= r.page_start <= r.page_end
+        assert set(r.to_json()) == {"passage_id", "doc_id", "text", "page_start", "page_end", "score"}
+
+
+def test_unknown_document(library: tuple[Library, dict[str, str]]) -> None:
+    lib, _ = library
+    with pytest.raises(DocumentNotFound, match="nope"):
+        search(lib, "anything", doc_ids=["nope"])
+
+
+def test_empty_library_returns_nothing(tmp_path: Path) -> None:
+    with Library.open(tmp_path / "empty.sqlite") as lib:
+        assert search(lib, "termination", k=3) == []
