@@ -10,18 +10,20 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import pkgutil
 import sys
 from collections.abc import Sequence
 
+import app.commands
 from app import output
 
-# Order is the order shown in --help.
-COMMANDS = (
-    "ingest",
-    "list",
-    "remove",
-    "search",
-)
+# The order shown in --help; any other module in app/commands/ follows, alphabetically.
+ORDER = ("ingest", "list", "remove", "search", "summarize", "ask", "plan", "bench", "doctor")
+
+
+def command_modules() -> list[str]:
+    found = {m.name for m in pkgutil.iter_modules(app.commands.__path__) if not m.name.startswith("_")}
+    return [n for n in ORDER if n in found] + sorted(found - set(ORDER))
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -31,8 +33,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--selftest", action="store_true", help="run the installation self-test and exit")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for name in COMMANDS:
-        module = importlib.import_module(f"app.commands.{name.replace('-', '_')}")
+    for name in command_modules():
+        module = importlib.import_module(f"app.commands.{name}")
         module.register(sub)
     return parser
 

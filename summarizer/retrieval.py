@@ -58,20 +58,21 @@ def bm25_ranking(library: Library, query: str, doc_ids: Sequence[str] | None, li
 
 
 def vector_ranking(library: Library, query: str, doc_ids: Sequence[str] | None, limit: int) -> list[int]:
-    from summarizer.embedder import load_embedder
+    from summarizer.embedding_model import configured_model_name
+    from summarizer.query_encoder import load_query_encoder
     from summarizer.vector_index import load_index
 
     index = load_index(library)
     if index.size == 0:
         return []
-    embedder = load_embedder(index.model)
+    encoder = load_query_encoder(index.model or configured_model_name())
     allowed: list[int] | None = None
     if doc_ids:
         where, args = _doc_filter(doc_ids)
         allowed = [
             int(r[0]) for r in library.db.execute(f"SELECT passage_id FROM passages p WHERE 1{where}", args).fetchall()
         ]
-    vector = embedder.encode([query])[0]
+    vector = encoder.encode_query(query)
     return [pid for pid, _ in index.search(vector, limit, allowed)]
 
 
