@@ -48,7 +48,7 @@ class Embedder:
         self.max_seq_length = int(self._model.max_seq_length)
         self._lock = threading.Lock()  # torch modules are not safe to call from two threads at once
 
-    def encode(self, texts: list[str], batch_size: int = 32) -> Vectors:
+    def encode(self, texts: list[str], batch_size: int = 64) -> Vectors:
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
         with self._lock:

@@ -11,6 +11,13 @@ import re
 
 _WORD = re.compile(r"\w+", re.UNICODE)
 MAX_TERMS = 64
+# Words so common that matching them ranks nothing but costs a scan of most passages.
+# Dropped unless the query has no other word.
+STOPWORDS = frozenset(
+    "a an and are as at be been but by can do does for from had has have he her his how i if in into is it its "
+    "may me my no not of on or our she so such that the their them then there these they this those to was we "
+    "were what when where which who whom why will with would you your".split()
+)
 
 
 def fts_terms(text: str) -> list[str]:
@@ -19,7 +26,9 @@ def fts_terms(text: str) -> list[str]:
         word = match.group(0).lower()
         if word not in seen:
             seen[word] = None
-    return list(seen)[:MAX_TERMS]
+    words = list(seen)
+    content = [w for w in words if w not in STOPWORDS]
+    return (content or words)[:MAX_TERMS]
 
 
 def fts_query(text: str) -> str | None:

@@ -127,15 +127,30 @@ def index_path_for(library: Library) -> Path:
     return library.path.with_name("vectors.faiss")
 
 
+# Indexes already loaded in this process, by file path: a warm search reads no file.
+_loaded: dict[Path, VectorIndex] = {}
+
+
+def forget_loaded() -> None:
+    """Drop the in-process copies (as a new process would start)."""
+    _loaded.clear()
+
+
 def load_index(library: Library, *, rebuild_if_stale: bool = True) -> VectorIndex:
     """The FAISS index for ``library``, rebuilt from SQLite if missing, damaged or stale."""
     path = index_path_for(library)
+    generation = library.embeddings_generation()
+    in_memory = _loaded.get(path)
+    if in_memory is not None and in_memory.generation == generation:
+        return in_memory
     cached = _read(path)
-    if cached is not None and cached.generation == library.embeddings_generation():
+    if cached is not None and cached.generation == generation:
+        _loaded[path] = cached
         return cached
     built = _build(library)
     if rebuild_if_stale:
         save_index(library, built)
+    _loaded[path] = built
     return built
 
 

@@ -54,7 +54,9 @@ def test_user_text_never_breaks_fts(library: tuple[Library, dict[str, str]], que
 
 
 def test_fts_query_quotes_every_term() -> None:
-    assert fts_query('termination AND "for" convenience*') == '"termination" OR "and" OR "for" OR "convenience"'
+    assert fts_query('termination AND "for" convenience*') == '"termination" OR "convenience"'
+    assert fts_query("AND OR NOT") == '"and" OR "or" OR "not"'  # only common words: keep them
+    assert fts_query('say "hi"') == '"say" OR "hi"'
     assert fts_query("§ ( ) *") is None
 
 

@@ -4,7 +4,7 @@ from pathlib import Path
 
 from summarizer.ingest import embed_missing, ingest_path
 from summarizer.library import Library
-from summarizer.vector_index import index_path_for, load_index
+from summarizer.vector_index import forget_loaded, index_path_for, load_index
 from tests.conftest import CONTRACTS
 
 
@@ -29,6 +29,7 @@ def test_missing_index_is_rebuilt() -> None:
     with library:
         path = index_path_for(library)
         path.unlink()
+        forget_loaded()
         index = load_index(library)
         assert index.size > 0 and path.exists()
 
@@ -40,12 +41,11 @@ def test_damaged_index_is_rebuilt() -> None:
         good_size = load_index(library).size
         data = bytearray(path.read_bytes())
         data[len(data) // 2] ^= 0xFF
-        path.write_bytes(bytes(data))
-        assert load_index(library).size == good_size
-        path.write_bytes(data[:100])  # truncated, as after a crash without atomic writes
-        assert load_index(library).size == good_size
-        path.write_bytes(b"garbage")
-        assert load_index(library).size == good_size
+        for damaged in (bytes(data), bytes(data[:100]), b"garbage"):  # flipped bits, truncated, junk
+            path.write_bytes(damaged)
+            forget_loaded()
+            assert load_index(library).size == good_size
+            assert path.read_bytes() != damaged, "the damaged file is replaced by a rebuilt one"
 
 
 def test_stale_index_is_rebuilt() -> None:
@@ -58,6 +58,7 @@ def test_stale_index_is_rebuilt() -> None:
         from summarizer.vector_index import save_index
 
         save_index(library, stale)
+        forget_loaded()
         fresh = load_index(library)
         assert fresh.generation == library.embeddings_generation() != stale.generation
         assert fresh.size == library.db.execute("SELECT COUNT(*) FROM embeddings").fetchone()[0]
@@ -68,6 +69,7 @@ def test_leftover_temp_file_does_not_matter(tmp_path: Path) -> None:
     with library:
         path = index_path_for(library)
         (path.parent / f".{path.name}.99999.tmp").write_bytes(b"half-written")
+        forget_loaded()
         assert load_index(library).size > 0
 
 
