@@ -326,6 +326,7 @@ def embed_missing(
     """Embed the passages that have no vector from the current model. Returns how many."""
     from summarizer.embedder import load_embedder
 
+    progress(Progress("Loading the embedding model", 0, None))
     embedder = load_embedder(model_name)
     where = ""
     args: list[Any] = [embedder.name]
