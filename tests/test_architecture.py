@@ -38,8 +38,10 @@ def test_help_does_not_import_heavy_libraries() -> None:
     code = (
         "import sys, contextlib, io\n"
         "from app.cli import main\n"
-        "with contextlib.redirect_stdout(io.StringIO()):\n"
-        "    main(['--help']) if False else main([])\n"
+        "with contextlib.redirect_stdout(io.StringIO()), contextlib.suppress(SystemExit):\n"
+        "    main(['--help'])\n"
+        "with contextlib.redirect_stdout(io.StringIO()), contextlib.suppress(SystemExit):\n"
+        "    main(['search', '--help'])\n"
         "heavy = [m for m in ('torch', 'llama_cpp', 'PySide6', 'sentence_transformers', 'faiss', 'pypdf')"
         " if m in sys.modules]\n"
         "print(','.join(heavy))\n"
