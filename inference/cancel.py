@@ -5,7 +5,7 @@ from __future__ import annotations
 import threading
 
 
-class Cancelled(Exception):  # noqa: N818 - the name reads as what happened
+class Cancelled(Exception):
     """The user cancelled the operation. Error reporting ignores it."""
 
     def __init__(self, message: str = "Cancelled.") -> None:
