@@ -1,0 +1,280 @@
+"""The engine interface: load a model, count tokens, stream a generation, cancel.
+
+Three implementations share it: ``inference.local_engine.LocalEngine`` (llama.cpp in a
+worker process), ``inference.remote.RemoteEngine`` (an OpenAI-compatible server) and
+``inference.fake.FakeEngine`` (scripted replies, for tests). Callers hold an ``Engine`` and
+never know which one they have.
+
+Conventions every implementation follows:
+
+* ``generate`` returns an iterator of ``Piece``; the last piece carries ``stats`` (its
+  ``text`` may be empty). Consuming the iterator drives the generation; abandoning it
+  early (``close()`` or garbage collection) stops the generation.
+* Cancellation (``cancel()`` from any thread, or the ``CancelToken`` passed in) makes the
+  iterator raise ``inference.cancel.Cancelled``.
+* Failures are ``EngineError`` / ``ModelError`` with a message for the user.
+* Calls do not overlap: one generation at a time per engine (``cancel()`` excepted).
+"""
+
+from __future__ import annotations
+
+import abc
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from types import TracebackType
+from typing import Any, Literal
+
+from inference.cancel import NEVER_CANCELLED, CancelToken
+from inference.plan import Plan
+from inference.progress import ProgressCallback, no_progress
+
+StopReason = Literal["stop", "length", "eos"]
+
+
+@dataclass(frozen=True, slots=True)
+class ChatMessage:
+    """One turn of a conversation; ``role`` is "system", "user" or "assistant"."""
+
+    role: str
+    content: str
+
+    def to_json(self) -> dict[str, str]:
+        return {"role": self.role, "content": self.content}
+
+
+Prompt = str | Sequence[ChatMessage]
+"""A raw prompt (sent as is) or chat messages (rendered with the model's chat template)."""
+
+
+@dataclass(frozen=True, slots=True)
+class GenerationStats:
+    """What one generation cost. Rates are tokens per second; 0.0 when not measurable."""
+
+    prompt_tokens: int = 0
+    cached_tokens: int = 0
+    """Prompt tokens reused from the previous prompt's KV cache (not recomputed)."""
+    completion_tokens: int = 0
+    ttft_s: float = 0.0
+    """Time to first token: from the call until the first generated token."""
+    prefill_tok_s: float = 0.0
+    """Prompt tokens actually computed (prompt - cached) per second of prefill."""
+    decode_tok_s: float = 0.0
+    total_s: float = 0.0
+    stop_reason: StopReason = "stop"
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "prompt_tokens": self.prompt_tokens,
+            "cached_tokens": self.cached_tokens,
+            "completion_tokens": self.completion_tokens,
+            "ttft_s": round(self.ttft_s, 4),
+            "prefill_tok_s": round(self.prefill_tok_s, 2),
+            "decode_tok_s": round(self.decode_tok_s, 2),
+            "total_s": round(self.total_s, 4),
+            "stop_reason": self.stop_reason,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class Piece:
+    """A streamed piece of generated text. The last piece of a stream carries ``stats``."""
+
+    text: str
+    stats: GenerationStats | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Completion:
+    """A finished generation: all the text and its stats."""
+
+    text: str
+    stats: GenerationStats
+
+
+@dataclass(frozen=True, slots=True)
+class LoadReport:
+    """What ``load`` did."""
+
+    model_path: str
+    model_name: str
+    n_ctx: int
+    n_gpu_layers: int = 0
+    backend: str = "CPU"
+    """"CPU", "CUDA", "remote" or "fake"."""
+    load_s: float = 0.0
+    worker_pid: int | None = None
+    notes: tuple[str, ...] = field(default_factory=tuple)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "model_path": self.model_path,
+            "model_name": self.model_name,
+            "n_ctx": self.n_ctx,
+            "n_gpu_layers": self.n_gpu_layers,
+            "backend": self.backend,
+            "load_s": round(self.load_s, 3),
+            "worker_pid": self.worker_pid,
+            "notes": list(self.notes),
+        }
+
+
+class Engine(abc.ABC):
+    """A language model that streams text. Small on purpose: see ``FakeEngine``."""
+
+    @property
+    @abc.abstractmethod
+    def n_ctx(self) -> int:
+        """The context length in tokens (prompt + reply); 0 before ``load``."""
+
+    @property
+    @abc.abstractmethod
+    def model_name(self) -> str:
+        """A short name for the loaded model ("" before ``load``)."""
+
+    @property
+    @abc.abstractmethod
+    def loaded(self) -> bool: ...
+
+    @abc.abstractmethod
+    def load(
+        self,
+        plan: Plan | None = None,
+        progress: ProgressCallback = no_progress,
+        cancel: CancelToken = NEVER_CANCELLED,
+    ) -> LoadReport:
+        """Load the model as ``plan`` says (a remote engine needs no plan)."""
+
+    @abc.abstractmethod
+    def tokenize(self, text: str) -> list[int]:
+        """The model's tokens for ``text`` as a raw prompt (special tokens parsed)."""
+
+    def count_tokens(self, text: str) -> int:
+        return len(self.tokenize(text))
+
+    @abc.abstractmethod
+    def generate(
+        self,
+        prompt: Prompt,
+        *,
+        max_tokens: int = 256,
+        temperature: float = 0.0,
+        stop: Sequence[str] = (),
+        cancel: CancelToken = NEVER_CANCELLED,
+    ) -> Iterator[Piece]:
+        """Stream the reply to ``prompt``; the last piece carries the stats.
+
+        ``temperature`` 0 is greedy (deterministic). ``stop`` strings end the reply and are
+        not included in it.
+        """
+
+    @abc.abstractmethod
+    def generate_batch(
+        self,
+        prompts: Sequence[Prompt],
+        *,
+        max_tokens: int = 256,
+        temperature: float = 0.0,
+        stop: Sequence[str] = (),
+        cancel: CancelToken = NEVER_CANCELLED,
+        progress: ProgressCallback = no_progress,
+    ) -> list[Completion]:
+        """Generate replies to several independent prompts at once, in order."""
+
+    @abc.abstractmethod
+    def cancel(self) -> None:
+        """Stop the generation in progress (from any thread); it raises ``Cancelled``."""
+
+    @abc.abstractmethod
+    def unload(self) -> None:
+        """Free the model's memory. ``load`` may be called again."""
+
+    def close(self) -> None:
+        """Release everything (worker process, connections). Idempotent."""
+        self.unload()
+
+    # Conveniences built on the methods above.
+
+    def complete(
+        self,
+        prompt: Prompt,
+        *,
+        max_tokens: int = 256,
+        temperature: float = 0.0,
+        stop: Sequence[str] = (),
+        cancel: CancelToken = NEVER_CANCELLED,
+    ) -> Completion:
+        """``generate`` and collect the whole reply."""
+        return collect(self.generate(prompt, max_tokens=max_tokens, temperature=temperature, stop=stop, cancel=cancel))
+
+    def __enter__(self) -> Engine:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+
+def collect(pieces: Iterable[Piece]) -> Completion:
+    """Join a stream of pieces into a ``Completion``."""
+    texts: list[str] = []
+    stats = GenerationStats()
+    for piece in pieces:
+        texts.append(piece.text)
+        if piece.stats is not None:
+            stats = piece.stats
+    return Completion("".join(texts), stats)
+
+
+def render_plain(prompt: Prompt) -> str:
+    """A template-free rendering of chat messages ("role: content" lines) for engines
+    without a chat template (the fake; token estimates)."""
+    if isinstance(prompt, str):
+        return prompt
+    lines = [f"{message.role}: {message.content}" for message in prompt]
+    lines.append("assistant:")
+    return "\n".join(lines)
+
+
+class StopScanner:
+    """Finds stop strings in streamed text, holding back what could be the start of one.
+
+    ``feed(text)`` returns the text that is safe to emit; ``stopped`` turns true when a stop
+    string was found (the text after it is dropped); ``flush()`` returns what was held back.
+    """
+
+    __slots__ = ("_held", "_max_len", "_stops", "stopped")
+
+    def __init__(self, stops: Sequence[str]) -> None:
+        self._stops = tuple(s for s in stops if s)
+        self._max_len = max((len(s) for s in self._stops), default=0)
+        self._held = ""
+        self.stopped = False
+
+    def feed(self, text: str) -> str:
+        if self.stopped:
+            return ""
+        if not self._stops:
+            return text
+        buffer = self._held + text
+        cut = min((i for i in (buffer.find(s) for s in self._stops) if i >= 0), default=-1)
+        if cut >= 0:
+            self.stopped = True
+            self._held = ""
+            return buffer[:cut]
+        # Hold back the longest tail that is a prefix of some stop string.
+        keep = 0
+        for n in range(min(len(buffer), self._max_len - 1), 0, -1):
+            tail = buffer[-n:]
+            if any(s.startswith(tail) for s in self._stops):
+                keep = n
+                break
+        self._held = buffer[len(buffer) - keep :]
+        return buffer[: len(buffer) - keep]
+
+    def flush(self) -> str:
+        held, self._held = self._held, ""
+        return "" if self.stopped else held

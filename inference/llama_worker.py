@@ -1,0 +1,586 @@
+"""The model worker: llama-cpp-python in a child process (the parent is ``local_engine``).
+
+The child owns the ``Llama`` object. A crash in llama.cpp (abort, CUDA out of memory,
+segfault) kills only this process; the parent reports it and can start another.
+
+Protocol (tuples over a ``multiprocessing`` pipe; the parent sends one request and reads
+until a terminal reply):
+
+    ("load", Plan)                      -> ("loaded", info) | ("error", kind, message)
+    ("tokenize", text)                  -> ("tokens", list[int])
+    ("generate", GenerateRequest)       -> ("piece", text)* then ("done", stats) | ("cancelled",)
+    ("batch", BatchRequest)             -> ("progress", done, total)* then ("batch_done", results)
+    ("unload",)                         -> ("ok",)
+    ("exit",)                           -> the process ends
+
+``cancel_event`` (a ``multiprocessing.Event``) is checked between prefill chunks and between
+generated tokens. Prefill chunks are sized from measured time (``decode_utils.ChunkSizer``),
+so a check comes about every ``CHUNK_TARGET_S`` whatever the speed of the device; on the
+CPU backend llama.cpp's abort callback also checks it between graph nodes during prefill.
+
+``worker_main`` is a top-level function and nothing here runs at import: required by the
+"spawn" start method and by frozen builds (the app calls ``multiprocessing.freeze_support()``).
+The worker ends itself when the parent process dies.
+"""
+
+from __future__ import annotations
+
+import codecs
+import contextlib
+import ctypes
+import gc
+import os
+import sys
+import time
+from collections import deque
+from collections.abc import Generator, Sequence
+from dataclasses import dataclass
+from multiprocessing.connection import Connection
+from typing import Any
+
+from inference.decode_utils import ChunkSizer, TokenBytes
+from inference.engine import ChatMessage, StopReason, StopScanner
+from inference.plan import GGML_TYPE_IDS, Plan
+
+_TRACE = bool(os.environ.get("PAGEWISE_TRACE_CHUNKS"))
+
+DRAFT_MAX_TOKENS = 10
+"""Longest prompt-lookup draft checked in one decode call."""
+DRAFT_WINDOW = 20
+DRAFT_MIN_ACCEPTANCE = 0.4
+DRAFT_PAUSE_TOKENS = 32
+
+STREAM_INTERVAL_S = 0.05
+"""Coalesce streamed pieces over this long (20 updates a second at most)."""
+
+
+@dataclass(frozen=True, slots=True)
+class GenerateRequest:
+    prompt: str | tuple[ChatMessage, ...]
+    max_tokens: int
+    temperature: float
+    stop: tuple[str, ...]
+    prompt_lookup: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class BatchRequest:
+    prompts: tuple[str | tuple[ChatMessage, ...], ...]
+    max_tokens: int
+    temperature: float
+    stop: tuple[str, ...]
+    seed: int = 0
+
+
+class WorkerCancelled(Exception):
+    """Raised inside the worker when the cancel event is set."""
+
+
+def describe_load_failure(path: str, plan: Plan, log_lines: Sequence[str], error: str) -> tuple[str, str]:
+    """(kind, message for the user) from what llama.cpp logged while failing to load.
+
+    kind is "model" (the file is the problem) or "engine" (memory, build, settings).
+    """
+    log = "\n".join(log_lines)
+    lowered = log.lower()
+    name = os.path.basename(path)
+    if "unknown model architecture" in lowered:
+        arch = ""
+        for line in log_lines:
+            if "unknown model architecture" in line.lower():
+                arch = line.split("architecture:", 1)[-1].strip().strip("'\" ")
+        return "model", (
+            f"{name} uses a model architecture ({arch or 'unknown'}) that this version of llama.cpp "
+            "does not support. Choose another model, or update Pagewise."
+        )
+    if "not within the file bounds" in lowered or "truncated" in lowered or "failed to read" in lowered:
+        return "model", (
+            f"{name} is incomplete or damaged (llama.cpp could not read all of its tensors). Download the model again."
+        )
+    if "out of memory" in lowered or "failed to allocate" in lowered or "unable to allocate" in lowered:
+        return "engine", (
+            f"Not enough memory to load {name} with {plan.n_gpu_layers} GPU layers and a context of "
+            f"{plan.n_ctx} tokens. Use a smaller context or fewer GPU layers (`pagewise plan` picks "
+            "settings that fit), or close other programs using the GPU."
+        )
+    if "invalid magic" in lowered or ("failed to load model" in lowered and "gguf" in lowered):
+        return "model", f"{name} is not a valid GGUF model file. Choose a .gguf model file."
+    last = next((line for line in reversed(log_lines) if line.strip()), error)
+    return "model", f"llama.cpp could not load {name}: {last.strip()}. Check the file, or download it again."
+
+
+class _LogCapture:
+    """Keeps llama.cpp's recent log lines (for error messages) and writes them to stderr,
+    which the worker points at its log file."""
+
+    def __init__(self) -> None:
+        self.lines: deque[str] = deque(maxlen=60)
+        self._partial = ""
+        self.callback: Any = None
+
+    def install(self, llama_cpp: Any) -> None:
+        @llama_cpp.llama_log_callback  # type: ignore[untyped-decorator]
+        def on_log(level: int, text: bytes, user_data: ctypes.c_void_p) -> None:
+            decoded = text.decode("utf-8", errors="replace")
+            with contextlib.suppress(Exception):
+                sys.stderr.write(decoded)
+            self._partial += decoded
+            while "\n" in self._partial:
+                line, self._partial = self._partial.split("\n", 1)
+                self.lines.append(line)
+
+        self.callback = on_log  # keep a reference: ctypes must not free it
+        llama_cpp.llama_log_set(on_log, ctypes.c_void_p(0))
+
+
+class _Worker:
+    def __init__(self, conn: Connection, cancel_event: Any) -> None:
+        self.conn = conn
+        self.cancel_event = cancel_event
+        self.llm: Any = None
+        self.plan: Plan | None = None
+        self.render_chat: Any = None
+        self._overrides: Any = None
+        self._abort_callback: Any = None
+        self.log = _LogCapture()
+        import llama_cpp
+
+        self.llama_cpp: Any = llama_cpp
+        self.log.install(llama_cpp)
+
+    # Loop
+
+    def serve(self) -> None:
+        while True:
+            try:
+                message = self.conn.recv()
+            except (EOFError, OSError):
+                return
+            kind = message[0]
+            if kind == "exit":
+                self._unload()
+                return
+            try:
+                if kind == "load":
+                    self.conn.send(("loaded", self._load(message[1])))
+                elif kind == "tokenize":
+                    self.conn.send(("tokens", self._tokenize_raw(message[1])))
+                elif kind == "generate":
+                    self._generate(message[1])
+                elif kind == "batch":
+                    self._batch(message[1])
+                elif kind == "unload":
+                    self._unload()
+                    self.conn.send(("ok",))
+                else:
+                    self.conn.send(("error", "engine", f"Unknown worker request {kind!r}."))
+            except WorkerCancelled:
+                self.conn.send(("cancelled",))
+            except _ReportedError as error:
+                self.conn.send(("error", error.kind, error.message))
+            except Exception as error:  # report, keep serving
+                self.conn.send(("error", "engine", f"The model worker failed: {error!r}"))
+
+    def _check_cancel(self) -> None:
+        if self.cancel_event.is_set():
+            raise WorkerCancelled()
+
+    # Requests
+
+    def _load(self, plan: Plan) -> dict[str, Any]:
+        self._unload()
+        llama_cpp = self.llama_cpp
+        started = time.perf_counter()
+        n_threads = plan.n_threads or max(1, (os.cpu_count() or 2) // 2)
+        overrides = self._moe_overrides(plan)
+        try:
+            llm = self._construct(
+                overrides,
+                model_path=plan.model_path,
+                n_gpu_layers=plan.n_gpu_layers,
+                n_ctx=plan.n_ctx,
+                n_batch=plan.n_batch,
+                n_ubatch=plan.n_ubatch,
+                n_threads=n_threads,
+                n_threads_batch=n_threads,
+                type_k=GGML_TYPE_IDS[plan.type_k],
+                type_v=GGML_TYPE_IDS[plan.type_v],
+                flash_attn=plan.flash_attn,
+                swa_full=plan.swa_full,
+                # Our stderr is the worker's log file; verbose keeps llama.cpp's messages
+                # there instead of /dev/null, for error reports.
+                verbose=True,
+            )
+        except (ValueError, RuntimeError) as error:
+            kind, message = describe_load_failure(plan.model_path, plan, list(self.log.lines), str(error))
+            raise _ReportedError(kind, message) from error
+        self._overrides = overrides  # referenced by the model's params until it is freed
+        sys.stderr.write("[pagewise] load finished\n")  # LocalEngine.load_log() reads up to here
+        from inference.chat_template import chat_renderer
+
+        bos = llm.token_bos()
+        eos = llm.token_eos()
+        bos_text = llm._model.token_get_text(bos) if bos != -1 else ""
+        eos_text = llm._model.token_get_text(eos) if eos != -1 else ""
+        self.render_chat, template_note = chat_renderer(llm.metadata, bos_text, eos_text)
+        self.llm = llm
+        self.plan = plan
+        model = llm._model.model
+        gpu_offload = bool(llama_cpp.llama_supports_gpu_offload())
+        return {
+            "n_ctx": int(llm.n_ctx()),
+            "model_name": str(llm.metadata.get("general.name") or os.path.basename(plan.model_path)),
+            "n_layers": int(llama_cpp.llama_model_n_layer(model)),
+            "n_params": int(llama_cpp.llama_model_n_params(model)),
+            "model_bytes": int(llama_cpp.llama_model_size(model)),
+            "gpu_offload": gpu_offload,
+            "backend": "CUDA" if gpu_offload and plan.n_gpu_layers != 0 else "CPU",
+            "load_s": time.perf_counter() - started,
+            "notes": [template_note],
+        }
+
+    def _set_abort(self, llm: Any, enabled: bool) -> None:
+        """Let the cancel event interrupt a decode call from inside (prefill only).
+
+        ggml's CPU backend asks the callback between graph nodes, so a cancel lands within
+        one node even when a chunk is slow (an oversubscribed CPU can make a chunk take
+        seconds). Other backends do not ask: there the time-sized chunks do the work. Off
+        during decode, where each call is one token and the per-node call would cost.
+        """
+        llama_cpp = self.llama_cpp
+        if self._abort_callback is None:
+            event = self.cancel_event
+
+            @llama_cpp.ggml_abort_callback  # type: ignore[untyped-decorator]
+            def should_abort(_data: ctypes.c_void_p) -> bool:
+                return bool(event.is_set())
+
+            self._abort_callback = should_abort  # keep a reference while llama.cpp holds it
+        callback = self._abort_callback if enabled else llama_cpp.ggml_abort_callback()
+        llama_cpp.llama_set_abort_callback(llm._ctx.ctx, callback, None)
+
+    def _abort_callback_for_batch(self) -> Any:
+        self._set_abort(self.llm, False)  # creates the callback object once
+        return self._abort_callback
+
+    def _moe_overrides(self, plan: Plan) -> Any:
+        """For MoE plans: keep the experts of layers [0, n_cpu_moe) in CPU memory."""
+        n_cpu_moe = getattr(plan, "n_cpu_moe", 0)
+        if not n_cpu_moe:
+            return None
+        from inference.llama_log import cpu_tensor_overrides, expert_layers_pattern
+
+        return cpu_tensor_overrides([expert_layers_pattern(range(n_cpu_moe))])
+
+    def _construct(self, overrides: Any, **kwargs: Any) -> Any:
+        """``Llama(**kwargs)``, with tensor overrides when given.
+
+        ``Llama`` never sets ``model_params.tensor_buft_overrides``; it takes its params from
+        ``llama_model_default_params()``, so that function is wrapped for this one call.
+        """
+        llama_cpp = self.llama_cpp
+        if overrides is None:
+            return llama_cpp.Llama(**kwargs)
+        low_level = llama_cpp.llama_cpp
+        original = low_level.llama_model_default_params
+
+        def with_overrides() -> Any:
+            params = original()
+            params.tensor_buft_overrides = overrides.pointer
+            return params
+
+        low_level.llama_model_default_params = with_overrides
+        try:
+            return llama_cpp.Llama(**kwargs)
+        finally:
+            low_level.llama_model_default_params = original
+
+    def _unload(self) -> None:
+        if self.llm is not None:
+            self.llm.close()
+            self.llm = None
+            self._overrides = None
+            gc.collect()
+
+    def _require_model(self) -> Any:
+        if self.llm is None:
+            raise _ReportedError("engine", "No model is loaded in the worker. Load a model first.")
+        return self.llm
+
+    def _tokenize_raw(self, text: str) -> list[int]:
+        llm = self._require_model()
+        return list(llm.tokenize(text.encode("utf-8"), add_bos=True, special=True))
+
+    def prompt_tokens(self, prompt: str | tuple[ChatMessage, ...]) -> list[int]:
+        llm = self._require_model()
+        if isinstance(prompt, str):
+            return self._tokenize_raw(prompt)
+        text = self.render_chat(list(prompt))
+        # The template writes any BOS itself (llama-cpp-python does the same).
+        return list(llm.tokenize(text.encode("utf-8"), add_bos=False, special=True))
+
+    def _generate(self, request: GenerateRequest) -> None:
+        llm = self._require_model()
+        started = time.perf_counter()
+        if _TRACE:
+            sys.stderr.write(f"[chunk] request at {time.time():.3f}\n")
+        tokens = self.prompt_tokens(request.prompt)
+        n_ctx = int(llm.n_ctx())
+        if not tokens:
+            raise _ReportedError("engine", "The prompt is empty.")
+        if len(tokens) >= n_ctx:
+            raise _ReportedError(
+                "context",
+                f"The prompt has {len(tokens)} tokens but the context holds {n_ctx}. "
+                "Shorten it, or load the model with a larger context.",
+            )
+        max_tokens = min(request.max_tokens, n_ctx - len(tokens))
+
+        cached = self._reuse_prefix(tokens)
+        suffix = tokens[cached:]
+        prefill_started = time.perf_counter()
+        sizer = ChunkSizer(maximum=int(llm.n_batch))
+        done = 0
+        self._set_abort(llm, True)
+        try:
+            while done < len(suffix):
+                self._check_cancel()
+                part = suffix[done : done + sizer.next(len(suffix) - done)]
+                chunk_started = time.perf_counter()
+                try:
+                    llm.eval(part)
+                except RuntimeError as error:  # "llama_decode returned 2": aborted
+                    if self.cancel_event.is_set():
+                        raise WorkerCancelled() from error
+                    raise
+                sizer.record(len(part), time.perf_counter() - chunk_started)
+                if _TRACE:
+                    sys.stderr.write(
+                        f"[chunk] n={len(part)} s={time.perf_counter() - chunk_started:.3f} "
+                        f"pos={llm.n_tokens} t={time.time():.3f}\n"
+                    )
+                done += len(part)
+        finally:
+            self._set_abort(llm, False)
+        prefill_s = time.perf_counter() - prefill_started
+
+        sampler = llm._init_sampler(temp=request.temperature, repeat_penalty=1.0)
+        vocab = llm._model.vocab
+        decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+        scanner = StopScanner(request.stop)
+        reason: StopReason = "length"
+        generated = 0
+        first_token_at = 0.0
+        send = self.conn.send
+        is_eog = self.llama_cpp.llama_vocab_is_eog
+        detokenize = TokenBytes(self.llama_cpp, vocab)
+        if request.prompt_lookup and request.temperature <= 0:
+            source = self._lookup_tokens(llm, sampler, max_tokens, tokens)
+        else:
+            source = self._plain_tokens(llm, sampler, max_tokens)
+        # Pieces are sent at most every STREAM_INTERVAL_S (the first at once): one message per
+        # token would wake the parent per token and, on a small CPU, slow the decode itself.
+        pending: list[str] = []
+        last_send = 0.0
+        for index, token in enumerate(source):
+            if index == 0:
+                first_token_at = time.perf_counter()
+            if is_eog(vocab, token):
+                reason = "eos"
+                if index == 0:
+                    send(("piece", ""))
+                break
+            generated += 1
+            text = scanner.feed(decoder.decode(detokenize(token)))
+            if text:
+                pending.append(text)
+            now = time.perf_counter()
+            if index == 0 or (pending and now - last_send >= STREAM_INTERVAL_S):
+                send(("piece", "".join(pending)))
+                pending.clear()
+                last_send = now
+            if scanner.stopped:
+                reason = "stop"
+                break
+        source.close()
+        pending.append(scanner.flush() + ("" if scanner.stopped else decoder.decode(b"", final=True)))
+        tail = "".join(pending)
+        if tail:
+            send(("piece", tail))
+        ended = time.perf_counter()
+        decode_s = ended - first_token_at if first_token_at else 0.0
+        send(
+            (
+                "done",
+                {
+                    "prompt_tokens": len(tokens),
+                    "cached_tokens": cached,
+                    "completion_tokens": generated,
+                    "ttft_s": (first_token_at or ended) - started,
+                    "prefill_tok_s": len(suffix) / prefill_s if prefill_s > 0 else 0.0,
+                    "decode_tok_s": (generated - 1) / decode_s if generated > 1 and decode_s > 0 else 0.0,
+                    "total_s": ended - started,
+                    "stop_reason": reason,
+                },
+            )
+        )
+
+    def _plain_tokens(self, llm: Any, sampler: Any, max_tokens: int) -> Generator[int, None, None]:
+        """Sample a token, hand it out, evaluate it; ``max_tokens`` times."""
+        for index in range(max_tokens):
+            self._check_cancel()
+            token = int(sampler.sample(llm._ctx, -1))
+            yield token
+            if index + 1 < max_tokens:
+                llm.eval([token])
+
+    def _lookup_tokens(self, llm: Any, sampler: Any, max_tokens: int, prompt: list[int]) -> Generator[int, None, None]:
+        """Greedy decoding with prompt-lookup drafts (``inference.prompt_lookup``).
+
+        Each step evaluates the last token plus a draft in one call with logits for every
+        position, keeps the draft tokens the model agrees with, then trims the KV cache to
+        them. Same tokens as plain greedy decoding; fewer decode calls when drafts hit.
+        """
+        from inference.prompt_lookup import NgramIndex
+
+        index = NgramIndex(prompt, max_n=3, min_n=2)
+        n_ctx = int(llm.n_ctx())
+        produced = 0
+        # Drafting pays only while drafts are accepted: below DRAFT_MIN_ACCEPTANCE over the
+        # recent drafts, decode plainly for a while (free text rarely repeats the prompt).
+        recent_drafted = recent_accepted = 0
+        pause = 0
+        token = int(sampler.sample(llm._ctx, -1))
+        while True:
+            self._check_cancel()
+            yield token
+            produced += 1
+            index.add(token)
+            if produced >= max_tokens:
+                return
+            n_past = int(llm.n_tokens)
+            room = min(max_tokens - produced, n_ctx - n_past - 1, DRAFT_MAX_TOKENS)
+            draft = index.draft(room) if pause == 0 else []
+            pause = max(0, pause - 1)
+            if not draft:
+                llm.eval([token])
+                token = int(sampler.sample(llm._ctx, -1))
+                continue
+            batch_tokens = [token, *draft]
+            llm._ctx.kv_cache_seq_rm(-1, n_past, -1)
+            llm._batch.set_batch(batch=batch_tokens, n_past=n_past, logits_all=True)
+            llm._ctx.decode(llm._batch)
+            llm.input_ids[n_past : n_past + len(batch_tokens)] = batch_tokens
+            accepted: list[int] = []
+            for position in range(len(batch_tokens)):
+                predicted = int(sampler.sample(llm._ctx, position))
+                if position < len(draft) and predicted == draft[position]:
+                    accepted.append(predicted)
+                    continue
+                token = predicted  # the model's own next token after the accepted ones
+                break
+            kept = n_past + 1 + len(accepted)
+            llm._ctx.kv_cache_seq_rm(-1, kept, -1)
+            llm.n_tokens = kept
+            recent_drafted += len(draft)
+            recent_accepted += len(accepted)
+            if recent_drafted >= DRAFT_WINDOW:
+                if recent_accepted < DRAFT_MIN_ACCEPTANCE * recent_drafted:
+                    pause = DRAFT_PAUSE_TOKENS
+                recent_drafted = recent_accepted = 0
+            for draft_token in accepted:
+                self._check_cancel()
+                yield draft_token
+                produced += 1
+                index.add(draft_token)
+                if produced >= max_tokens:
+                    return
+
+    def _reuse_prefix(self, tokens: list[int]) -> int:
+        """Keep the KV cache of the longest prefix shared with what was evaluated before.
+
+        At least one prompt token is always evaluated again, so that the logits used for the
+        first sample are those of this prompt. Returns the number of reused tokens.
+        """
+        llm = self.llm
+        previous = llm._input_ids  # tokens whose KV is in the cache (llm.n_tokens of them)
+        common = 0
+        limit = min(len(previous), len(tokens) - 1)
+        while common < limit and int(previous[common]) == tokens[common]:
+            common += 1
+        if common > 0 and llm._ctx.kv_cache_seq_rm(-1, common, -1):
+            llm.n_tokens = common
+            return common
+        llm.reset()
+        llm._ctx.kv_cache_clear()
+        return 0
+
+    def _batch(self, request: BatchRequest) -> None:
+        from inference.batch_decode import run_batch
+
+        llm = self._require_model()
+        assert self.plan is not None
+        prompts = [self.prompt_tokens(prompt) for prompt in request.prompts]
+
+        def progress(done: int, total: int) -> None:
+            self.conn.send(("progress", done, total))
+
+        results = run_batch(
+            llm,
+            self.plan,
+            prompts,
+            max_tokens=request.max_tokens,
+            temperature=request.temperature,
+            stop=request.stop,
+            seed=request.seed,
+            check_cancel=self._check_cancel,
+            progress=progress,
+            abort_callback=self._abort_callback_for_batch(),
+        )
+        self.conn.send(("batch_done", results))
+
+
+class _ReportedError(Exception):
+    def __init__(self, kind: str, message: str) -> None:
+        super().__init__(message)
+        self.kind = kind
+        self.message = message
+
+
+def _point_stderr_at(log_path: str | None) -> None:
+    if not log_path:
+        return
+    log = open(log_path, "a", buffering=1, encoding="utf-8", errors="replace")  # noqa: SIM115
+    os.dup2(log.fileno(), 2)
+    sys.stderr = log
+
+
+def _exit_with_parent() -> None:
+    """End this process when the parent dies (killed, crashed): a model worker must not
+    outlive the app and keep its RAM, VRAM and CPU."""
+    import multiprocessing
+    import threading
+    from multiprocessing.connection import wait
+
+    parent = multiprocessing.parent_process()
+    if parent is None:
+        return
+
+    def watch() -> None:
+        wait([parent.sentinel])
+        os._exit(0)
+
+    threading.Thread(target=watch, name="pagewise-parent-watch", daemon=True).start()
+
+
+def worker_main(conn: Connection, cancel_event: Any, log_path: str | None) -> None:
+    """Entry point of the worker process (top-level, for the spawn start method)."""
+    _exit_with_parent()
+    _point_stderr_at(log_path)
+    try:
+        worker = _Worker(conn, cancel_event)
+    except Exception as error:  # llama_cpp missing or its library broken
+        conn.send(("error", "engine", f"llama.cpp could not be started: {error}. Reinstall Pagewise."))
+        return
+    conn.send(("ready", os.getpid()))
+    worker.serve()

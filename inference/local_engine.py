@@ -1,0 +1,520 @@
+"""The local engine: llama.cpp in a worker process, driven from here.
+
+The worker (``inference.llama_worker``) is started with the "spawn" method, so an abort, a
+CUDA out-of-memory or a segfault in llama.cpp ends the worker, never the app: the next
+read here notices, raises ``EngineError`` with the worker's last log lines, and
+``restart()`` (or ``load``) starts a fresh worker.
+
+Cancel: ``cancel()`` (any thread) or the call's ``CancelToken`` sets a shared event that
+the worker checks between prefill chunks (sized to ~80 ms each) and between tokens. If the
+worker does not answer within ``cancel_grace_s`` (a single llama.cpp call that cannot be
+interrupted), it is killed; the model is reloaded on next use and the prompt cache is lost
+(``notice`` says so).
+
+``unload()`` ends the worker process: that is the one way to be sure that all of its RAM
+and VRAM is given back.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import signal
+import tempfile
+import threading
+import time
+from collections.abc import Iterator, Sequence
+from multiprocessing.connection import Connection, wait
+from multiprocessing.process import BaseProcess
+from pathlib import Path
+from typing import Any
+
+from inference.cancel import NEVER_CANCELLED, Cancelled, CancelToken
+from inference.engine import (
+    ChatMessage,
+    Completion,
+    Engine,
+    GenerationStats,
+    LoadReport,
+    Piece,
+    Prompt,
+)
+from inference.errors import EngineError, ModelError
+from inference.llama_worker import BatchRequest, GenerateRequest, worker_main
+from inference.plan import Plan
+from inference.progress import Progress, ProgressCallback, no_progress
+
+_POLL_S = 0.05
+_LOAD_LOG_END = "[pagewise] load finished"
+_TERMINAL = {"done", "cancelled", "error", "batch_done", "loaded", "tokens", "ok"}
+
+
+def check_model_file(path: str | Path) -> Path:
+    """Fail early, with a clear message, on a missing, empty or non-GGUF file."""
+    file = Path(path)
+    if not file.exists():
+        raise ModelError(f"Model file not found: {file}. Check the path, or download the model again.", path=file)
+    if not file.is_file():
+        raise ModelError(f"{file} is not a file. Choose a .gguf model file.", path=file)
+    try:
+        with file.open("rb") as handle:
+            magic = handle.read(4)
+    except OSError as error:
+        message = f"Cannot read {file}: {error.strerror}. Check its permissions."
+        raise ModelError(message, path=file) from error
+    if magic != b"GGUF":
+        raise ModelError(
+            f"{file.name} is not a GGUF model file. Pagewise runs GGUF models (for example "
+            "'...Q4_K_M.gguf'); convert it or choose another file.",
+            path=file,
+        )
+    return file
+
+
+def _describe_exit(code: int | None) -> str:
+    if code is None:
+        return "it stopped responding"
+    if code < 0:
+        try:
+            name = signal.Signals(-code).name
+        except ValueError:
+            name = f"signal {-code}"
+        if -code == getattr(signal, "SIGKILL", 9):
+            return f"it was killed ({name}; often the system running out of memory)"
+        if -code == getattr(signal, "SIGSEGV", 11):
+            return f"it crashed ({name}, a crash inside llama.cpp)"
+        if -code == getattr(signal, "SIGABRT", 6):
+            return f"it aborted ({name}; llama.cpp hit an internal error)"
+        return f"it ended on {name}"
+    return f"it exited with code {code}"
+
+
+class LocalEngine(Engine):
+    """``Engine`` running llama-cpp-python in a worker process."""
+
+    def __init__(
+        self, *, cancel_grace_s: float = 1.5, load_timeout_s: float = 600.0, prompt_lookup: bool = False
+    ) -> None:
+        self.cancel_grace_s = cancel_grace_s
+        self.prompt_lookup = prompt_lookup
+        """Greedy generations use prompt-lookup drafts (see ``inference.prompt_lookup``)."""
+        self.load_timeout_s = load_timeout_s
+        self._context = multiprocessing.get_context("spawn")
+        self._cancel_event = self._context.Event()
+        self._process: BaseProcess | None = None
+        self._conn: Connection | None = None
+        self._plan: Plan | None = None
+        self._info: dict[str, Any] = {}
+        self._needs_reload = False
+        self._crash_message = ""
+        self._in_flight = False
+        self._cancel_deadline: float | None = None
+        self._load_log_start = 0
+        self._loading_path: str | None = None
+        self._lock = threading.RLock()
+        self._log_dir = tempfile.TemporaryDirectory(prefix="pagewise-worker-")
+        self._log_path = os.path.join(self._log_dir.name, "worker.log")
+        self.notice = ""
+        """The last thing the user should know about (a reload after a forced cancel...)."""
+
+    # Properties
+
+    @property
+    def n_ctx(self) -> int:
+        return int(self._info.get("n_ctx", 0)) if self.loaded else 0
+
+    @property
+    def model_name(self) -> str:
+        return str(self._info.get("model_name", "")) if self.loaded else ""
+
+    @property
+    def loaded(self) -> bool:
+        return self._plan is not None and not self._crash_message and (self._needs_reload or self._alive())
+
+    @property
+    def plan(self) -> Plan | None:
+        return self._plan
+
+    @property
+    def worker_pid(self) -> int | None:
+        """The worker's process id (for telemetry), or None when no worker runs."""
+        return self._process.pid if self._process is not None and self._alive() else None
+
+    @property
+    def log_path(self) -> str:
+        """The worker's log file (llama.cpp's messages)."""
+        return self._log_path
+
+    def load_log(self) -> str:
+        """What llama.cpp logged during the last ``load`` (buffer sizes, for calibration:
+        ``inference.planner.calibrate(plan, engine.load_log(), measured_peak)``)."""
+        try:
+            with open(self._log_path, encoding="utf-8", errors="replace") as log:
+                log.seek(self._load_log_start)
+                text = log.read()
+        except OSError:
+            return ""
+        end = text.find(_LOAD_LOG_END)
+        return text if end < 0 else text[:end]
+
+    # Lifecycle
+
+    def load(
+        self,
+        plan: Plan | None = None,
+        progress: ProgressCallback = no_progress,
+        cancel: CancelToken = NEVER_CANCELLED,
+    ) -> LoadReport:
+        if plan is None:
+            raise EngineError("The local engine needs a plan to load a model (see `pagewise plan`).")
+        check_model_file(plan.model_path)
+        with self._lock:
+            self._stop_worker()
+            self._plan, self._info, self._needs_reload, self._crash_message = None, {}, False, ""
+            self._loading_path = plan.model_path
+            progress(Progress("load", 0, 3, "starting the model worker"))
+            try:
+                self._load_log_start = os.path.getsize(self._log_path)
+            except OSError:
+                self._load_log_start = 0
+            self._start_worker(cancel)
+            progress(Progress("load", 1, 3, f"loading {Path(plan.model_path).name}"))
+            started = time.perf_counter()
+            try:
+                reply = self._request(
+                    ("load", plan), cancel, self.load_timeout_s, kill_on_cancel=True, path=plan.model_path
+                )
+            except BaseException:
+                self._stop_worker()
+                raise
+            if reply[0] != "loaded":
+                raise EngineError(f"Unexpected reply from the model worker: {reply[0]!r}.")
+            self._info = dict(reply[1])
+            self._plan = plan
+            self._needs_reload = False
+            progress(Progress("load", 3, 3, "loaded"))
+            return LoadReport(
+                model_path=plan.model_path,
+                model_name=str(self._info["model_name"]),
+                n_ctx=int(self._info["n_ctx"]),
+                n_gpu_layers=plan.n_gpu_layers,
+                backend=str(self._info["backend"]),
+                load_s=time.perf_counter() - started,
+                worker_pid=self.worker_pid,
+                notes=tuple(self._info.get("notes", ())),
+            )
+
+    def restart(self, progress: ProgressCallback = no_progress, cancel: CancelToken = NEVER_CANCELLED) -> LoadReport:
+        """Start a fresh worker and load the last plan again (after a crash)."""
+        if self._plan is None:
+            raise EngineError("No model was loaded, so there is nothing to restart. Load a model first.")
+        return self.load(self._plan, progress, cancel)
+
+    def unload(self) -> None:
+        with self._lock:
+            self._stop_worker()
+            self._plan = None
+            self._info = {}
+            self._needs_reload = False
+            self._crash_message = ""
+
+    def close(self) -> None:
+        self.unload()
+        self._log_dir.cleanup()
+
+    def cancel(self) -> None:
+        self._cancel_event.set()
+
+    # Work
+
+    def tokenize(self, text: str) -> list[int]:
+        with self._lock:
+            self._ensure_ready()
+            reply = self._request(("tokenize", text), NEVER_CANCELLED, 60.0)
+            return list(reply[1])
+
+    def generate(
+        self,
+        prompt: Prompt,
+        *,
+        max_tokens: int = 256,
+        temperature: float = 0.0,
+        stop: Sequence[str] = (),
+        cancel: CancelToken = NEVER_CANCELLED,
+    ) -> Iterator[Piece]:
+        with self._lock:
+            self._ensure_ready()
+            request = GenerateRequest(
+                prompt=_freeze(prompt),
+                max_tokens=max_tokens,
+                temperature=temperature,
+                stop=tuple(stop),
+                prompt_lookup=self.prompt_lookup,
+            )
+            started = time.perf_counter()
+            self._send(("generate", request))
+        return self._stream(started, cancel)
+
+    def generate_batch(
+        self,
+        prompts: Sequence[Prompt],
+        *,
+        max_tokens: int = 256,
+        temperature: float = 0.0,
+        stop: Sequence[str] = (),
+        cancel: CancelToken = NEVER_CANCELLED,
+        progress: ProgressCallback = no_progress,
+    ) -> list[Completion]:
+        if not prompts:
+            return []
+        with self._lock:
+            self._ensure_ready()
+            request = BatchRequest(
+                prompts=tuple(_freeze(prompt) for prompt in prompts),
+                max_tokens=max_tokens,
+                temperature=temperature,
+                stop=tuple(stop),
+            )
+            self._send(("batch", request))
+            while True:
+                message = self._receive(cancel, timeout_s=None)
+                if message[0] == "progress":
+                    progress(Progress("generate", int(message[1]), int(message[2]), "batch"))
+                    continue
+                self._in_flight = False
+                self._raise_for(message)
+                return [Completion(text, GenerationStats(**stats)) for text, stats in message[1]]
+
+    # Internals: worker process
+
+    def _alive(self) -> bool:
+        return self._process is not None and self._process.is_alive()
+
+    def _start_worker(self, cancel: CancelToken) -> None:
+        parent_conn, child_conn = self._context.Pipe(duplex=True)
+        self._cancel_event.clear()
+        self._cancel_deadline = None
+        process = self._context.Process(
+            target=worker_main,
+            args=(child_conn, self._cancel_event, self._log_path),
+            name="pagewise-llama-worker",
+            daemon=True,
+        )
+        process.start()
+        child_conn.close()
+        self._process, self._conn = process, parent_conn
+        self._in_flight = True
+        reply = self._receive(cancel, timeout_s=120.0, kill_on_cancel=True)
+        self._in_flight = False
+        self._raise_for(reply)
+
+    def _stop_worker(self) -> None:
+        process, conn = self._process, self._conn
+        if self._in_flight:
+            self._cancel_event.set()  # a generation nobody reads: let the worker see "exit" soon
+        self._process = self._conn = None
+        self._in_flight = False
+        if process is None:
+            return
+        if conn is not None:
+            try:
+                if process.is_alive():
+                    conn.send(("exit",))
+            except (OSError, ValueError):
+                pass
+        process.join(timeout=10.0)
+        if process.is_alive():
+            process.kill()
+            process.join(timeout=5.0)
+        if conn is not None:
+            conn.close()
+        process.close()
+
+    def _kill_worker(self) -> None:
+        process = self._process
+        if process is not None and process.is_alive():
+            process.kill()
+            process.join(timeout=5.0)
+        self._stop_worker()
+
+    def _ensure_ready(self) -> None:
+        if self._plan is None:
+            raise EngineError("No model is loaded. Load a model first.")
+        if self._in_flight:
+            self._drain()  # may have to stop the worker: then it reloads just below
+        if self._needs_reload:
+            self.load(self._plan)
+            self.notice = "The model was reloaded after a forced stop; its prompt cache was lost."
+        elif self._crash_message:
+            raise EngineError(self._crash_message, path=self._plan.model_path)
+        elif not self._alive():
+            raise self._crash_error("between requests")
+
+    def _send(self, message: tuple[Any, ...]) -> None:
+        assert self._conn is not None
+        self._cancel_event.clear()
+        self._cancel_deadline = None
+        try:
+            self._conn.send(message)
+        except (OSError, ValueError) as error:
+            raise self._crash_error("while sending a request") from error
+        self._in_flight = True
+
+    def _request(
+        self,
+        message: tuple[Any, ...],
+        cancel: CancelToken,
+        timeout_s: float,
+        *,
+        kill_on_cancel: bool = False,
+        path: str | None = None,
+    ) -> Any:
+        self._send(message)
+        reply = self._receive(cancel, timeout_s=timeout_s, kill_on_cancel=kill_on_cancel)
+        self._in_flight = False
+        self._raise_for(reply, path)
+        return reply
+
+    def _receive(self, cancel: CancelToken, *, timeout_s: float | None, kill_on_cancel: bool = False) -> Any:
+        """The next message from the worker, watching for cancel, crash and timeout.
+
+        A cancel gives the worker ``cancel_grace_s`` (counted once per request, across
+        messages) to answer; then, or at once with ``kill_on_cancel``, the worker is killed.
+        """
+        conn, process = self._conn, self._process
+        if conn is None or process is None:
+            raise EngineError("The model worker is not running. Load the model again.")
+        deadline = None if timeout_s is None else time.monotonic() + timeout_s
+        while True:
+            if cancel.cancelled and not self._cancel_event.is_set():
+                self._cancel_event.set()
+            now = time.monotonic()
+            if self._cancel_event.is_set() and self._cancel_deadline is None:
+                self._cancel_deadline = now + (0.0 if kill_on_cancel else self.cancel_grace_s)
+            if self._cancel_deadline is not None and now >= self._cancel_deadline:
+                self._force_stop()
+                raise Cancelled(
+                    "Cancelled."
+                    if kill_on_cancel
+                    else "Cancelled. The model had to be stopped mid-computation: it is reloaded on next "
+                    "use and its prompt cache is lost."
+                )
+            if deadline is not None and now >= deadline:
+                self._force_stop()
+                raise EngineError(
+                    f"The model worker did not answer within {timeout_s:.0f} s and was stopped. "
+                    "Try again; if it keeps happening, use a smaller model or context."
+                )
+            ready = wait([conn, process.sentinel], timeout=_POLL_S)
+            if conn in ready:
+                try:
+                    return conn.recv()
+                except (EOFError, OSError) as error:
+                    raise self._crash_error("while working") from error
+            if process.sentinel in ready:
+                raise self._crash_error("while working")
+
+    def _force_stop(self) -> None:
+        self._kill_worker()
+        self._needs_reload = self._plan is not None
+        if self._needs_reload:
+            self.notice = "The model worker was stopped; the model reloads on next use (prompt cache lost)."
+
+    def _drain(self) -> None:
+        """Finish an abandoned request: cancel it and read up to its final message."""
+        self._cancel_event.set()
+        try:
+            while True:
+                message = self._receive(NEVER_CANCELLED, timeout_s=None)
+                if message[0] in _TERMINAL:
+                    break
+        except Cancelled:
+            pass  # the worker was stopped; it reloads on next use
+        finally:
+            self._in_flight = False
+
+    def _raise_for(self, message: Any, path: str | None = None) -> None:
+        kind = message[0]
+        if kind == "cancelled":
+            raise Cancelled()
+        if kind == "error":
+            category, text = message[1], message[2]
+            path = path or (self._plan.model_path if self._plan else None)
+            if category == "model":
+                raise ModelError(text, path=path)
+            raise EngineError(text, path=path)
+
+    def _crash_error(self, when: str) -> EngineError:
+        process = self._process
+        code = process.exitcode if process is not None else None
+        if process is not None and code is None:
+            process.join(timeout=1.0)
+            code = process.exitcode
+        tail = self._log_tail()
+        path = self._plan.model_path if self._plan else self._loading_path
+        loading = self._plan is None
+        self._stop_worker()
+        self._needs_reload = False
+        name = Path(path).name if path else "the model"
+        if loading:
+            message = (
+                f"The model worker stopped while loading {name}: {_describe_exit(code)}. "
+                "Pagewise is still running. Try fewer GPU layers or a smaller context "
+                "(`pagewise plan` picks settings that fit), or check the file (`pagewise doctor`)."
+            )
+        else:
+            message = (
+                f"The model worker for {name} stopped {when}: {_describe_exit(code)}. "
+                "Pagewise is still running; restart the model to continue (if it happens again, "
+                "use fewer GPU layers or a smaller context)."
+            )
+        if tail:
+            message += f" Last llama.cpp message: {tail}"
+        self._crash_message = message
+        return EngineError(message, path=path)
+
+    def _log_tail(self) -> str:
+        try:
+            with open(self._log_path, encoding="utf-8", errors="replace") as log:
+                lines = [line.strip() for line in log.readlines()[-20:] if line.strip()]
+        except OSError:
+            return ""
+        words = ("error", "fail", "abort", "assert")
+        interesting = [line for line in lines if any(word in line.lower() for word in words)]
+        return (interesting or lines or [""])[-1][:300]
+
+    # Internals: streaming
+
+    def _stream(self, started: float, cancel: CancelToken) -> Iterator[Piece]:
+        first_at: float | None = None
+        try:
+            while True:
+                message = self._receive(cancel, timeout_s=None)
+                kind = message[0]
+                if kind == "piece":
+                    if first_at is None:
+                        first_at = time.perf_counter()
+                    if message[1]:
+                        yield Piece(message[1])
+                    continue
+                self._in_flight = False
+                self._raise_for(message)
+                if kind != "done":
+                    raise EngineError(f"Unexpected reply from the model worker: {kind!r}.")
+                stats = dict(message[1])
+                ended = time.perf_counter()
+                # Measured here, so they include the trip through the pipe.
+                stats["ttft_s"] = (first_at or ended) - started
+                stats["total_s"] = ended - started
+                yield Piece("", GenerationStats(**stats))
+                return
+        finally:
+            # Abandoned early (closed or garbage-collected): stop the worker's generation.
+            if self._in_flight and self._alive():
+                self._drain()
+
+
+def _freeze(prompt: Prompt) -> str | tuple[ChatMessage, ...]:
+    if isinstance(prompt, str):
+        return prompt
+    return tuple(ChatMessage(message.role, message.content) for message in prompt)

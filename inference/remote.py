@@ -1,0 +1,488 @@
+"""The remote engine: an OpenAI-compatible server (llama.cpp server, vLLM, Ollama) by URL.
+
+Streaming uses server-sent events (``stream: true``) on ``/v1/chat/completions`` (chat
+messages) or ``/v1/completions`` (raw prompts). Cancel closes the connection (the
+servers named above then stop generating). Token counts come from the server's
+``/tokenize`` when it has one (llama.cpp server, vLLM), else from an estimate of 4
+characters per token. Only the standard library is used (``http.client``).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import http.client
+import json
+import socket
+import threading
+import time
+import urllib.parse
+from collections.abc import Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+from inference.cancel import NEVER_CANCELLED, Cancelled, CancelToken
+from inference.engine import (
+    Completion,
+    Engine,
+    GenerationStats,
+    LoadReport,
+    Piece,
+    Prompt,
+    StopReason,
+    StopScanner,
+    collect,
+)
+from inference.errors import EngineError
+from inference.plan import Plan
+from inference.progress import Progress, ProgressCallback, no_progress
+
+CHARS_PER_TOKEN = 4.0
+"""Estimate used when the server cannot count tokens."""
+
+
+class _Request:
+    """One HTTP exchange whose socket can be shut down from another thread (cancel)."""
+
+    def __init__(self, connection: http.client.HTTPConnection) -> None:
+        self.connection = connection
+        self.aborted = False
+        # Kept here: http.client drops connection.sock once a "Connection: close" response
+        # starts, but the response still reads from this socket.
+        self.sock: socket.socket | None = None
+
+    def connect(self) -> None:
+        if self.connection.sock is None:
+            self.connection.connect()
+        self.sock = self.connection.sock
+        if self.aborted:
+            self.abort()
+
+    def abort(self) -> None:
+        self.aborted = True
+        sock = self.sock
+        if sock is not None:
+            with contextlib.suppress(OSError):
+                sock.shutdown(socket.SHUT_RDWR)
+
+
+class RemoteEngine(Engine):
+    """``Engine`` talking to an OpenAI-compatible HTTP server."""
+
+    def __init__(
+        self,
+        url: str,
+        *,
+        model: str | None = None,
+        api_key: str | None = None,
+        timeout_s: float = 600.0,
+        n_ctx: int = 4096,
+        max_parallel: int = 8,
+    ) -> None:
+        parsed = urllib.parse.urlsplit(url.strip())
+        if parsed.scheme not in ("http", "https") or not parsed.hostname:
+            raise EngineError(f"'{url}' is not a server address. Give one like http://localhost:8080 (http or https).")
+        path = parsed.path.rstrip("/")
+        if path.endswith("/v1"):
+            path = path[:-3]
+        self.url = f"{parsed.scheme}://{parsed.netloc}{path}"
+        self._scheme = parsed.scheme
+        self._netloc = parsed.netloc
+        self._base_path = path
+        self._model = model
+        self._api_key = api_key
+        self._timeout_s = timeout_s
+        self._n_ctx = n_ctx
+        self._max_parallel = max(1, max_parallel)
+        self._loaded = False
+        self._tokenize_style: str | None = None  # "llama.cpp", "vllm", "none"
+        self._active: set[_Request] = set()
+        self._active_lock = threading.Lock()
+
+    # Properties
+
+    @property
+    def n_ctx(self) -> int:
+        return self._n_ctx if self._loaded else 0
+
+    @property
+    def model_name(self) -> str:
+        return (self._model or "") if self._loaded else ""
+
+    @property
+    def loaded(self) -> bool:
+        return self._loaded
+
+    # Lifecycle
+
+    def load(
+        self,
+        plan: Plan | None = None,
+        progress: ProgressCallback = no_progress,
+        cancel: CancelToken = NEVER_CANCELLED,
+    ) -> LoadReport:
+        """Check that the server answers and learn its model name and context length."""
+        progress(Progress("load", 0, 1, f"connecting to {self.url}"))
+        cancel.raise_if_cancelled()
+        started = time.perf_counter()
+        listing = self._json("GET", "/v1/models", None, timeout_s=min(self._timeout_s, 15.0))
+        models = listing.get("data") if isinstance(listing, dict) else None
+        if not isinstance(models, list):
+            raise self._garbage("/v1/models", "no 'data' list of models")
+        ids = [str(m.get("id")) for m in models if isinstance(m, dict) and m.get("id")]
+        notes: list[str] = []
+        if self._model is None:
+            if not ids:
+                raise EngineError(
+                    f"The server at {self.url} lists no model. Load a model on the server, then try again."
+                )
+            self._model = ids[0]
+        elif ids and self._model not in ids:
+            notes.append(f"the server lists {', '.join(ids[:5])}; asking for {self._model} anyway")
+        for entry in models:
+            if isinstance(entry, dict) and entry.get("id") == self._model:
+                limit = entry.get("max_model_len") or (entry.get("meta") or {}).get("n_ctx_train")
+                if isinstance(limit, int) and limit > 0:
+                    self._n_ctx = limit
+        try:  # llama.cpp server: the context actually allocated
+            props = self._json("GET", "/props", None, timeout_s=5.0)
+            n_ctx = (props.get("default_generation_settings") or {}).get("n_ctx")
+            if isinstance(n_ctx, int) and n_ctx > 0:
+                self._n_ctx = n_ctx
+        except EngineError:
+            pass
+        self._loaded = True
+        progress(Progress("load", 1, 1, "connected"))
+        return LoadReport(
+            model_path=self.url,
+            model_name=self._model,
+            n_ctx=self._n_ctx,
+            backend="remote",
+            load_s=time.perf_counter() - started,
+            notes=tuple(notes),
+        )
+
+    def unload(self) -> None:
+        self.cancel()
+        self._loaded = False
+
+    def cancel(self) -> None:
+        with self._active_lock:
+            active = list(self._active)
+        for request in active:
+            request.abort()
+
+    # Tokens
+
+    def tokenize(self, text: str) -> list[int]:
+        tokens = self._server_tokenize(text)
+        if tokens is None:
+            raise EngineError(
+                f"The server at {self.url} cannot tokenize text (no /tokenize endpoint); "
+                "token counts are estimated instead."
+            )
+        return tokens
+
+    def count_tokens(self, text: str) -> int:
+        tokens = self._server_tokenize(text)
+        if tokens is None:
+            return max(1, round(len(text) / CHARS_PER_TOKEN)) if text else 0
+        return len(tokens)
+
+    def _server_tokenize(self, text: str) -> list[int] | None:
+        styles = [self._tokenize_style] if self._tokenize_style else ["llama.cpp", "vllm"]
+        for style in styles:
+            if style == "none":
+                return None
+            body: dict[str, Any] = (
+                {"content": text, "add_special": True}
+                if style == "llama.cpp"
+                else {"model": self._model, "prompt": text}
+            )
+            try:
+                answer = self._json("POST", "/tokenize", body, timeout_s=30.0, quiet_status=True)
+            except _HttpStatus:
+                continue
+            tokens = answer.get("tokens") if isinstance(answer, dict) else None
+            if isinstance(tokens, list):
+                self._tokenize_style = style
+                # llama.cpp may return {"id": .., "piece": ..} objects with with_pieces.
+                return [int(t["id"]) if isinstance(t, dict) else int(t) for t in tokens]
+        self._tokenize_style = "none"
+        return None
+
+    # Generation
+
+    def generate(
+        self,
+        prompt: Prompt,
+        *,
+        max_tokens: int = 256,
+        temperature: float = 0.0,
+        stop: Sequence[str] = (),
+        cancel: CancelToken = NEVER_CANCELLED,
+    ) -> Iterator[Piece]:
+        if not self._loaded:
+            raise EngineError("Not connected to a server. Load (connect) first.")
+        body: dict[str, Any] = {
+            "model": self._model,
+            "max_tokens": max_tokens,
+            "temperature": temperature,
+            "stream": True,
+            "stream_options": {"include_usage": True},
+        }
+        if stop:
+            body["stop"] = list(stop)
+        if isinstance(prompt, str):
+            path, body["prompt"] = "/v1/completions", prompt
+        else:
+            path, body["messages"] = "/v1/chat/completions", [m.to_json() for m in prompt]
+        return self._stream(path, body, stop, cancel)
+
+    def generate_batch(
+        self,
+        prompts: Sequence[Prompt],
+        *,
+        max_tokens: int = 256,
+        temperature: float = 0.0,
+        stop: Sequence[str] = (),
+        cancel: CancelToken = NEVER_CANCELLED,
+        progress: ProgressCallback = no_progress,
+    ) -> list[Completion]:
+        """Concurrent requests: the server batches them (vLLM, llama.cpp with --parallel)."""
+        done = 0
+        lock = threading.Lock()
+
+        def one(prompt: Prompt) -> Completion:
+            nonlocal done
+            result = collect(
+                self.generate(prompt, max_tokens=max_tokens, temperature=temperature, stop=stop, cancel=cancel)
+            )
+            with lock:
+                done += 1
+                progress(Progress("generate", done, len(prompts), "batch"))
+            return result
+
+        with ThreadPoolExecutor(max_workers=min(self._max_parallel, max(1, len(prompts)))) as pool:
+            return list(pool.map(one, prompts))
+
+    def _stream(self, path: str, body: dict[str, Any], stop: Sequence[str], cancel: CancelToken) -> Iterator[Piece]:
+        started = time.perf_counter()
+        request = self._open_request()
+        finished = threading.Event()
+
+        def watch() -> None:
+            while not finished.is_set():
+                if cancel.wait(0.05):
+                    request.abort()
+                    return
+
+        watcher = threading.Thread(target=watch, name="pagewise-remote-cancel", daemon=True)
+        watcher.start()
+        scanner = StopScanner(stop)
+        first_at: float | None = None
+        n_pieces = 0
+        usage: dict[str, Any] = {}
+        timings: dict[str, Any] = {}
+        reason: StopReason = "eos"
+        try:
+            response = self._send(request, "POST", path, body)
+            if response.status != 200:
+                raise self._status_error(path, response.status, response.read(2000))
+            for event in _sse_events(response):
+                if event == "[DONE]":
+                    break
+                try:
+                    chunk = json.loads(event)
+                except ValueError:
+                    raise self._garbage(path, f"an event that is not JSON: {event[:80]!r}") from None
+                if not isinstance(chunk, dict):
+                    raise self._garbage(path, "an event that is not a JSON object")
+                if "error" in chunk:
+                    raise EngineError(f"The server at {self.url} reported an error: {_error_text(chunk['error'])}")
+                usage = chunk.get("usage") or usage
+                timings = chunk.get("timings") or timings
+                for choice in chunk.get("choices") or []:
+                    text = _choice_text(choice)
+                    if text:
+                        n_pieces += 1
+                        if first_at is None:
+                            first_at = time.perf_counter()
+                        out = scanner.feed(text)
+                        if out:
+                            yield Piece(out)
+                    finish = choice.get("finish_reason")
+                    if finish == "length":
+                        reason = "length"
+                    elif finish == "stop":
+                        reason = "stop" if stop else "eos"
+                if scanner.stopped:
+                    reason = "stop"
+                    break
+        except (OSError, http.client.HTTPException) as error:
+            if request.aborted or cancel.cancelled:
+                raise Cancelled() from None
+            raise self._connection_error(error) from None
+        finally:
+            finished.set()
+            self._close_request(request)
+        if request.aborted:
+            raise Cancelled()
+        tail = scanner.flush()
+        if tail:
+            yield Piece(tail)
+        ended = time.perf_counter()
+        yield Piece("", _stats(usage, timings, n_pieces, started, first_at, ended, reason))
+
+    # HTTP
+
+    def _open_request(self) -> _Request:
+        connection_class = http.client.HTTPSConnection if self._scheme == "https" else http.client.HTTPConnection
+        request = _Request(connection_class(self._netloc, timeout=self._timeout_s))
+        with self._active_lock:
+            self._active.add(request)
+        return request
+
+    def _close_request(self, request: _Request) -> None:
+        with self._active_lock:
+            self._active.discard(request)
+        request.connection.close()
+
+    def _send(self, request: _Request, method: str, path: str, body: dict[str, Any] | None) -> http.client.HTTPResponse:
+        headers = {"Accept": "application/json, text/event-stream"}
+        data = None
+        if body is not None:
+            data = json.dumps(body).encode("utf-8")
+            headers["Content-Type"] = "application/json"
+        if self._api_key:
+            headers["Authorization"] = f"Bearer {self._api_key}"
+        request.connect()
+        request.connection.request(method, self._base_path + path, body=data, headers=headers)
+        return request.connection.getresponse()
+
+    def _json(
+        self,
+        method: str,
+        path: str,
+        body: dict[str, Any] | None,
+        *,
+        timeout_s: float,
+        quiet_status: bool = False,
+    ) -> Any:
+        request = self._open_request()
+        request.connection.timeout = timeout_s
+        try:
+            response = self._send(request, method, path, body)
+            raw = response.read(16 * 1024 * 1024)
+        except (OSError, http.client.HTTPException) as error:
+            raise self._connection_error(error) from None
+        finally:
+            self._close_request(request)
+        if response.status != 200:
+            if quiet_status:
+                raise _HttpStatus(response.status)
+            raise self._status_error(path, response.status, raw)
+        try:
+            return json.loads(raw)
+        except ValueError:
+            raise self._garbage(path, f"{raw[:80]!r}") from None
+
+    def _connection_error(self, error: BaseException) -> EngineError:
+        reason = getattr(error, "strerror", None) or str(error) or type(error).__name__
+        return EngineError(
+            f"Cannot reach the model server at {self.url} ({reason}). Check that the server is running "
+            "and that the address and port are right."
+        )
+
+    def _status_error(self, path: str, status: int, raw: bytes) -> EngineError:
+        detail = ""
+        try:
+            detail = _error_text(json.loads(raw).get("error", ""))
+        except (ValueError, AttributeError):
+            detail = raw[:200].decode("utf-8", errors="replace")
+        hint = {
+            401: "Check the API key.",
+            403: "Check the API key.",
+            404: "Check the URL: it should be the server's base address (e.g. http://host:8080).",
+            503: "The server is busy or still loading its model; try again shortly.",
+        }.get(status, "Check the server's log.")
+        return EngineError(f"The server at {self.url} answered {status} to {path}: {detail.strip()} {hint}")
+
+    def _garbage(self, path: str, what: str) -> EngineError:
+        return EngineError(
+            f"The server at {self.url} did not answer like an OpenAI-compatible server on {path} "
+            f"(got {what}). Check the URL: it should point to a llama.cpp, vLLM or Ollama server."
+        )
+
+
+class _HttpStatus(Exception):
+    def __init__(self, status: int) -> None:
+        super().__init__(status)
+        self.status = status
+
+
+def _error_text(error: Any) -> str:
+    if isinstance(error, dict):
+        return str(error.get("message") or error)
+    return str(error)
+
+
+def _choice_text(choice: Any) -> str:
+    if not isinstance(choice, dict):
+        return ""
+    delta = choice.get("delta")
+    if isinstance(delta, dict):
+        content = delta.get("content")
+        return content if isinstance(content, str) else ""
+    text = choice.get("text")
+    return text if isinstance(text, str) else ""
+
+
+def _sse_events(response: http.client.HTTPResponse) -> Iterator[str]:
+    """The data of each server-sent event (multi-line data joined with newlines)."""
+    data: list[str] = []
+    while True:
+        raw = response.readline(1024 * 1024)
+        if not raw:
+            break
+        line = raw.decode("utf-8", errors="replace").rstrip("\r\n")
+        if not line:
+            if data:
+                yield "\n".join(data)
+                data = []
+            continue
+        if line.startswith(":"):
+            continue
+        field, _, value = line.partition(":")
+        if field == "data":
+            data.append(value[1:] if value.startswith(" ") else value)
+    if data:
+        yield "\n".join(data)
+
+
+def _stats(
+    usage: dict[str, Any],
+    timings: dict[str, Any],
+    n_pieces: int,
+    started: float,
+    first_at: float | None,
+    ended: float,
+    reason: StopReason,
+) -> GenerationStats:
+    completion = int(usage.get("completion_tokens") or timings.get("predicted_n") or n_pieces)
+    decode_s = ended - first_at if first_at is not None else 0.0
+    prefill_rate = float(timings.get("prompt_per_second") or 0.0)
+    decode_rate = float(timings.get("predicted_per_second") or 0.0)
+    if not decode_rate and completion > 1 and decode_s > 0:
+        decode_rate = (completion - 1) / decode_s
+    details = usage.get("prompt_tokens_details") or {}
+    cached = int(timings.get("cache_n") or (details.get("cached_tokens") if isinstance(details, dict) else 0) or 0)
+    return GenerationStats(
+        prompt_tokens=int(usage.get("prompt_tokens") or (timings.get("prompt_n") or 0) + cached),
+        cached_tokens=cached,
+        completion_tokens=completion,
+        ttft_s=(first_at or ended) - started,
+        prefill_tok_s=prefill_rate,
+        decode_tok_s=decode_rate,
+        total_s=ended - started,
+        stop_reason=reason,
+    )

@@ -1,0 +1,127 @@
+"""The CLI contract of `pagewise summarize` and `pagewise ask`: JSON keys, errors, exit codes.
+
+The model is a scripted ``FakeEngine`` (the loading function is replaced); the real model runs
+in tests/summarizer/test_smollm2_end_to_end.py.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from app.cli import main
+from inference.fake import FakeEngine
+from inference.plan import Plan
+from summarizer.library import Library
+from summarizer.local_model import LocalModel
+from tests.summarizer.doc_factory import add_document, numbered_pages
+
+
+@pytest.fixture
+def library() -> Iterator[Library]:
+    with Library.open() as lib:
+        yield lib
+
+
+@pytest.fixture
+def fake_model(monkeypatch: pytest.MonkeyPatch) -> FakeEngine:
+    engine = FakeEngine(default_reply="The buyer pays monthly [p. 7] and [p. 99].", n_ctx=2048)
+
+    def open_model(args: argparse.Namespace, library: Library, progress: Any, *, batch: bool) -> LocalModel:
+        return LocalModel(engine, Plan(model_path="fake.gguf", n_gpu_layers=0, n_ctx=2048), "fake-sha", 2)  # type: ignore[arg-type]
+
+    monkeypatch.setattr("app.commands._model_args.open_model", open_model)
+    return engine
+
+
+def run_json(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, dict[str, Any]]:
+    code = main([*argv, "--json"])
+    lines = [line for line in capsys.readouterr().out.splitlines() if line.strip()]
+    assert len(lines) == 1, lines
+    return code, json.loads(lines[0])
+
+
+def test_summarize_json(capsys: pytest.CaptureFixture[str], library: Library, fake_model: FakeEngine) -> None:
+    doc_id = add_document(library, numbered_pages(12, 110), title="Supply")
+    code, data = run_json(capsys, "summarize", doc_id, "--segment-tokens", "400")
+    assert code == 0
+    assert {"doc_id", "segments", "super_summary", "levels", "stats"} <= set(data)
+    assert data["doc_id"] == doc_id and len(data["segments"]) >= 3
+    for segment in data["segments"]:
+        assert set(segment) == {"page_start", "page_end", "text"} and 1 <= segment["page_start"] <= 12
+    assert data["super_summary"]["page_start"] == 1 and data["super_summary"]["page_end"] == 12
+    calls = len(fake_model.calls)
+    assert data["stats"]["model_calls"] == calls
+    assert any(c.batch for c in fake_model.calls), "the plan left room for 2 sequences: batched"
+    code, again = run_json(capsys, "summarize", doc_id, "--segment-tokens", "400")
+    assert again["stats"]["model_calls"] == 0 and len(fake_model.calls) == calls
+
+
+def test_ask_json_has_the_issue_keys(
+    capsys: pytest.CaptureFixture[str], library: Library, fake_model: FakeEngine
+) -> None:
+    doc_id = add_document(library, numbered_pages(30, 110), title="Supply")
+    code, data = run_json(capsys, "ask", doc_id, "clause7 clause9", "--segment-tokens", "600")
+    assert code == 0
+    assert set(data) == {"answer", "mode", "citations", "passages", "stats"}
+    assert data["mode"] == "retrieval" and data["answer"].startswith("The buyer pays")
+    assert [(c["page"], c["valid"]) for c in data["citations"]] == [(7, True), (99, False)]
+    assert {"doc_id", "page", "passage_id", "text", "valid"} <= set(data["citations"][0])
+    assert data["citations"][0]["passage_id"] is not None and data["citations"][1]["passage_id"] is None
+    assert data["passages"] and set(data["passages"][0]) == {
+        "passage_id",
+        "doc_id",
+        "text",
+        "page_start",
+        "page_end",
+        "score",
+    }
+    assert {"prompt_tokens", "completion_tokens", "ttft_s", "prefill_tok_s", "decode_tok_s"} <= set(data["stats"])
+
+
+def test_ask_whole_document_and_all(
+    capsys: pytest.CaptureFixture[str], library: Library, fake_model: FakeEngine
+) -> None:
+    add_document(library, ["The buyer pays 10 dollars."] * 7, title="Short")
+    code, data = run_json(capsys, "ask", "--all", "How much?")
+    assert code == 0 and data["mode"] == "whole-document" and data["passages"] == []
+    assert data["citations"][0]["valid"] and data["citations"][0]["passage_id"] is None
+
+
+def test_ask_streams_text_and_lists_citations(
+    capsys: pytest.CaptureFixture[str], library: Library, fake_model: FakeEngine
+) -> None:
+    doc_id = add_document(library, ["The buyer pays 10 dollars."] * 7, title="Short")
+    assert main(["ask", doc_id, "How much?"]) == 0
+    out = capsys.readouterr().out
+    assert "The buyer pays monthly [p. 7]" in out and "NOT VALID" in out and "[whole-document]" in out
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["ask", "only-a-question"], "give one or more DOC_IDs"),
+        (["ask", "--all", "a", "b"], "with --all give only the question"),
+        (["ask", "nope", "question?"], "No document 'nope'"),
+        (["summarize", "nope"], "No document 'nope'"),
+    ],
+)
+def test_usage_errors(capsys: pytest.CaptureFixture[str], argv: list[str], message: str) -> None:
+    code = main([*argv, "--json"])
+    assert code != 0 and message in json.loads(capsys.readouterr().out)["error"]
+
+
+def test_no_model_configured(
+    capsys: pytest.CaptureFixture[str], library: Library, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.delenv("PAGEWISE_MODEL", raising=False)
+    doc_id = add_document(library, ["Text."], title="Short")
+    assert main(["summarize", doc_id]) == 1
+    assert "No model is configured. Pass --model PATH" in capsys.readouterr().err
+    assert main(["ask", doc_id, "q?", "--model", str(tmp_path / "missing.gguf"), "--json"]) == 1
+    assert "not found" in json.loads(capsys.readouterr().out)["error"]

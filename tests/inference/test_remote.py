@@ -1,0 +1,261 @@
+"""The remote engine against a small fake OpenAI-compatible server on 127.0.0.1."""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+import pytest
+
+from inference.cancel import Cancelled, CancelToken
+from inference.engine import ChatMessage, collect
+from inference.errors import EngineError
+from inference.remote import RemoteEngine
+
+
+@dataclass
+class FakeServer:
+    """Scripted behaviour of the fake server."""
+
+    words: list[str] = field(default_factory=lambda: ["Hello", " there", ",", " friend", "."])
+    word_delay_s: float = 0.0
+    first_delay_s: float = 0.0
+    llama_cpp: bool = True  # has /tokenize and /props
+    garbage: bool = False
+    status: int = 200
+    requests: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
+    disconnected: threading.Event = field(default_factory=threading.Event)
+
+
+def _handler(server: FakeServer) -> type[BaseHTTPRequestHandler]:
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def log_message(self, *args: Any) -> None:
+            pass
+
+        def _json(self, status: int, body: Any) -> None:
+            data = json.dumps(body).encode()
+            self.send_response(status)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+
+        def do_GET(self) -> None:
+            server.requests.append(("GET " + self.path, {}))
+            if server.garbage:
+                data = b"<html>not an API</html>"
+                self.send_response(200)
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+            elif self.path == "/v1/models":
+                self._json(200, {"object": "list", "data": [{"id": "fake-7b", "object": "model"}]})
+            elif self.path == "/props" and server.llama_cpp:
+                self._json(200, {"default_generation_settings": {"n_ctx": 8192}})
+            else:
+                self._json(404, {"error": {"message": "not found"}})
+
+        def do_POST(self) -> None:
+            length = int(self.headers.get("Content-Length") or 0)
+            body = json.loads(self.rfile.read(length) or b"{}")
+            server.requests.append(("POST " + self.path, body))
+            if self.path == "/tokenize":
+                if not server.llama_cpp:
+                    self._json(404, {"error": {"message": "not found"}})
+                else:
+                    self._json(200, {"tokens": list(range(len(body["content"].split())))})
+                return
+            if server.status != 200:
+                self._json(server.status, {"error": {"message": "model is loading"}})
+                return
+            if self.path not in ("/v1/chat/completions", "/v1/completions"):
+                self._json(404, {"error": {"message": "not found"}})
+                return
+            self.send_response(200)
+            self.send_header("Content-Type", "text/event-stream")
+            self.send_header("Connection", "close")
+            self.end_headers()
+            chat = self.path.endswith("chat/completions")
+            try:
+                time.sleep(server.first_delay_s)
+                if server.garbage:
+                    self.wfile.write(b"data: {not json\n\n")
+                    self.wfile.flush()
+                    return
+                for index, word in enumerate(server.words[: body.get("max_tokens", 1000)]):
+                    choice: dict[str, Any] = {"index": 0, "finish_reason": None}
+                    if chat:
+                        choice["delta"] = {"content": word}
+                    else:
+                        choice["text"] = word
+                    self.wfile.write(f"data: {json.dumps({'choices': [choice]})}\n\n".encode())
+                    self.wfile.flush()
+                    if index + 1 < len(server.words):
+                        time.sleep(server.word_delay_s)
+                final = {
+                    "choices": [{"index": 0, "finish_reason": "stop", "delta": {}}],
+                    "usage": {
+                        "prompt_tokens": 12,
+                        "completion_tokens": len(server.words),
+                        "total_tokens": 17,
+                    },
+                    "timings": {"prompt_per_second": 250.0, "predicted_per_second": 42.0, "cache_n": 3},
+                }
+                self.wfile.write(f"data: {json.dumps(final)}\n\n".encode())
+                self.wfile.write(b"data: [DONE]\n\n")
+                self.wfile.flush()
+            except (BrokenPipeError, ConnectionResetError):
+                server.disconnected.set()
+
+    return Handler
+
+
+class _QuietServer(ThreadingHTTPServer):
+    daemon_threads = True
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        pass
+
+
+@pytest.fixture
+def fake() -> Iterator[tuple[FakeServer, str]]:
+    state = FakeServer()
+    httpd = _QuietServer(("127.0.0.1", 0), _handler(state))
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield state, f"http://127.0.0.1:{httpd.server_address[1]}"
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
+
+
+def _engine(url: str) -> RemoteEngine:
+    engine = RemoteEngine(url + "/v1")
+    engine.load()
+    return engine
+
+
+def test_load_learns_model_and_context(fake: tuple[FakeServer, str]) -> None:
+    _, url = fake
+    engine = RemoteEngine(url)
+    report = engine.load()
+    assert report.model_name == "fake-7b" and engine.model_name == "fake-7b"
+    assert report.n_ctx == 8192 and report.backend == "remote"
+
+
+def test_chat_streams_pieces_and_stats(fake: tuple[FakeServer, str]) -> None:
+    server, url = fake
+    engine = _engine(url)
+    pieces = list(engine.generate([ChatMessage("user", "Hi")], max_tokens=50, temperature=0.2))
+    assert "".join(p.text for p in pieces) == "Hello there, friend."
+    stats = pieces[-1].stats
+    assert stats is not None
+    assert stats.prompt_tokens == 12 and stats.completion_tokens == 5 and stats.cached_tokens == 3
+    assert stats.decode_tok_s == 42.0 and stats.prefill_tok_s == 250.0
+    path, body = server.requests[-1]
+    assert path == "POST /v1/chat/completions"
+    assert body["messages"] == [{"role": "user", "content": "Hi"}]
+    assert body["stream"] is True and body["model"] == "fake-7b" and body["temperature"] == 0.2
+
+
+def test_raw_prompt_uses_completions(fake: tuple[FakeServer, str]) -> None:
+    server, url = fake
+    result = _engine(url).complete("Once upon", max_tokens=2)
+    assert result.text == "Hello there"
+    assert server.requests[-1][0] == "POST /v1/completions"
+    assert server.requests[-1][1]["prompt"] == "Once upon"
+
+
+def test_stop_strings_are_applied_locally_too(fake: tuple[FakeServer, str]) -> None:
+    server, url = fake
+    result = _engine(url).complete("x", stop=[", fr"])
+    assert result.text == "Hello there"
+    assert result.stats.stop_reason == "stop"
+    assert server.requests[-1][1]["stop"] == [", fr"]
+
+
+def test_count_tokens_llama_cpp_and_estimate(fake: tuple[FakeServer, str]) -> None:
+    server, url = fake
+    engine = _engine(url)
+    assert engine.count_tokens("one two three") == 3
+    assert engine.tokenize("a b") == [0, 1]
+    server.llama_cpp = False
+    other = _engine(url)
+    assert other.count_tokens("x" * 40) == 10  # 4 characters per token
+    with pytest.raises(EngineError, match="estimated"):
+        other.tokenize("x")
+
+
+def test_cancel_closes_the_stream(fake: tuple[FakeServer, str]) -> None:
+    server, url = fake
+    server.words = [f" w{i}" for i in range(200)]
+    server.word_delay_s = 0.02
+    engine = _engine(url)
+    token = CancelToken()
+    stream = engine.generate("x", cancel=token)
+    next(stream)
+    started = time.perf_counter()
+    token.cancel()
+    with pytest.raises(Cancelled):
+        collect(stream)
+    assert time.perf_counter() - started < 2.0
+    assert server.disconnected.wait(5.0), "the server kept sending after the cancel"
+
+
+def test_cancel_while_waiting_for_the_first_token(fake: tuple[FakeServer, str]) -> None:
+    server, url = fake
+    server.first_delay_s = 3.0  # a long prefill on the server
+    engine = _engine(url)
+    threading.Timer(0.2, engine.cancel).start()
+    started = time.perf_counter()
+    with pytest.raises(Cancelled):
+        collect(engine.generate("x"))
+    assert time.perf_counter() - started < 2.0
+
+
+def test_generate_batch_runs_prompts_concurrently(fake: tuple[FakeServer, str]) -> None:
+    server, url = fake
+    server.word_delay_s = 0.05
+    engine = _engine(url)
+    started = time.perf_counter()
+    results = engine.generate_batch(["a", "b", "c", "d"], max_tokens=5)
+    elapsed = time.perf_counter() - started
+    assert [r.text for r in results] == ["Hello there, friend."] * 4
+    assert elapsed < 4 * 4 * 0.05  # not one after the other
+
+
+def test_server_down_says_what_to_do() -> None:
+    engine = RemoteEngine("http://127.0.0.1:9")
+    with pytest.raises(EngineError, match=r"Cannot reach the model server.*running"):
+        engine.load()
+
+
+def test_garbage_answers_are_engine_errors(fake: tuple[FakeServer, str]) -> None:
+    server, url = fake
+    engine = _engine(url)
+    server.garbage = True
+    with pytest.raises(EngineError, match="OpenAI-compatible"):
+        engine.complete("x")
+    with pytest.raises(EngineError, match="OpenAI-compatible"):
+        RemoteEngine(url).load()
+
+
+def test_http_error_status_is_reported(fake: tuple[FakeServer, str]) -> None:
+    server, url = fake
+    engine = _engine(url)
+    server.status = 503
+    with pytest.raises(EngineError, match=r"503.*model is loading.*try again"):
+        engine.complete("x")
+
+
+def test_bad_url() -> None:
+    with pytest.raises(EngineError, match="not a server address"):
+        RemoteEngine("localhost:8080")
