@@ -28,6 +28,10 @@ def _is_local(address: object) -> bool:
     return False
 
 
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption("--onscreen", action="store_true", default=False, help="show GUI tests on the real display")
+
+
 class NetworkBlocked(RuntimeError):
     pass
 
