@@ -39,9 +39,22 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def wants_window(argv: Sequence[str]) -> bool:
+    """``pagewise`` alone, or ``pagewise FILE.pdf...``: open the desktop app."""
+    return all(arg.lower().endswith(".pdf") and not arg.startswith("-") for arg in argv)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    import multiprocessing
+
+    multiprocessing.freeze_support()  # a frozen app's ingest and model workers start through here
+    arguments = list(sys.argv[1:] if argv is None else argv)
+    if wants_window(arguments):
+        from app.gui_main import run_gui  # PySide6 is imported only here
+
+        return run_gui(arguments)
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args = parser.parse_args(arguments)
     if args.selftest:
         from app.selftest import run_selftest
 

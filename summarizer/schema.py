@@ -178,7 +178,7 @@ def _summaries_and_conversations(db: sqlite_utils.Database) -> None:
         CREATE TABLE summaries (
             summary_key TEXT PRIMARY KEY,
             doc_id TEXT NOT NULL REFERENCES documents(doc_id) ON DELETE CASCADE,
-            kind TEXT NOT NULL,            -- segment | group | super
+            kind TEXT NOT NULL,            -- segment | reduce | super (the document's result)
             level INTEGER NOT NULL,
             page_start INTEGER NOT NULL,
             page_end INTEGER NOT NULL,
@@ -188,6 +188,7 @@ def _summaries_and_conversations(db: sqlite_utils.Database) -> None:
             text TEXT NOT NULL,
             prompt_tokens INTEGER NOT NULL DEFAULT 0,
             completion_tokens INTEGER NOT NULL DEFAULT 0,
+            detail TEXT NOT NULL DEFAULT '{}', -- super: the summary keys of each level of its tree
             created_at TEXT NOT NULL
         )
         """

@@ -35,7 +35,13 @@ def fake_model(monkeypatch: pytest.MonkeyPatch) -> FakeEngine:
     def open_model(args: argparse.Namespace, library: Library, progress: Any, *, batch: bool) -> LocalModel:
         return LocalModel(engine, Plan(model_path="fake.gguf", n_gpu_layers=0, n_ctx=2048), "fake-sha", 2)  # type: ignore[arg-type]
 
+    def planned_model(
+        args: argparse.Namespace, library: Library, *, batch: bool, progress: Any = None
+    ) -> tuple[Plan, int, str]:
+        return Plan(model_path="fake.gguf", n_gpu_layers=0, n_ctx=2048), 2, "fake-sha"
+
     monkeypatch.setattr("app.commands._model_args.open_model", open_model)
+    monkeypatch.setattr("app.commands._model_args.planned_model", planned_model)
     return engine
 
 
@@ -46,7 +52,9 @@ def run_json(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, dict[
     return code, json.loads(lines[0])
 
 
-def test_summarize_json(capsys: pytest.CaptureFixture[str], library: Library, fake_model: FakeEngine) -> None:
+def test_summarize_json(
+    capsys: pytest.CaptureFixture[str], library: Library, fake_model: FakeEngine, monkeypatch: pytest.MonkeyPatch
+) -> None:
     doc_id = add_document(library, numbered_pages(12, 110), title="Supply")
     code, data = run_json(capsys, "summarize", doc_id, "--segment-tokens", "400")
     assert code == 0
@@ -58,8 +66,12 @@ def test_summarize_json(capsys: pytest.CaptureFixture[str], library: Library, fa
     calls = len(fake_model.calls)
     assert data["stats"]["model_calls"] == calls
     assert any(c.batch for c in fake_model.calls), "the plan left room for 2 sequences: batched"
+    loads = []
+    monkeypatch.setattr("app.commands._model_args.open_model", lambda *a, **k: loads.append(a))
     code, again = run_json(capsys, "summarize", doc_id, "--segment-tokens", "400")
-    assert again["stats"]["model_calls"] == 0 and len(fake_model.calls) == calls
+    assert code == 0 and again["stats"]["model_calls"] == 0 and len(fake_model.calls) == calls
+    assert loads == [], "a stored summary is shown without loading the model"
+    assert again["super_summary"] == data["super_summary"] and again["segments"] == data["segments"]
 
 
 def test_ask_json_has_the_issue_keys(

@@ -1,0 +1,278 @@
+"""The app's one adapter onto answers, summaries and conversations (issue 4's summarizer).
+
+Everything the window needs from ``summarizer.answer``, ``summarizer.compress``,
+``summarizer.citations`` and ``summarizer.conversations`` goes through the functions here
+(``ask``, ``summarize``, ``cached_summary``, ``load_turns``, ``save_turn``), which return the
+small view types below, so a change in the summarizer's API is a change to this file only.
+
+No Qt here: the job runner calls these in its LLM worker thread (``cached_summary`` and
+``load_turns`` also on the GUI thread: they only read the library).
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from inference.cancel import NEVER_CANCELLED, CancelToken
+from inference.engine import Engine, GenerationStats
+from inference.progress import Progress, ProgressCallback, no_progress
+from summarizer.library import Library
+
+
+@dataclass(frozen=True, slots=True)
+class CitationView:
+    """One cited page of an answer. ``spans`` are the cited passage's (page, start, end) into
+    the raw page texts (one per page it covers); empty when invalid or when the whole
+    document was given (then the page is shown without a highlight)."""
+
+    number: int
+    doc_id: str
+    page: int
+    passage_id: int | None
+    text: str
+    valid: bool
+    spans: tuple[tuple[int, int, int], ...] = ()
+    answer_start: int = -1
+    answer_end: int = -1
+    """Where ``text`` is in the answer (-1: unknown)."""
+    reason: str = ""
+
+
+@dataclass(slots=True)
+class AnswerView:
+    question: str
+    text: str
+    mode: str = "retrieval"
+    citations: list[CitationView] = field(default_factory=list)
+    stats: GenerationStats | None = None
+    raw: Any = None
+    """The summarizer's ``Answer`` (stored with the turn)."""
+
+
+@dataclass(frozen=True, slots=True)
+class SegmentView:
+    page_start: int
+    page_end: int
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class SummaryView:
+    super_summary: str
+    segments: tuple[SegmentView, ...]
+
+
+# --- the model's identity (summaries are stored per model file) ----------------------------
+
+_known_models: dict[str, str] = {}
+_known_lock = threading.Lock()
+
+
+def _engine_key(engine: Engine) -> str:
+    plan = getattr(engine, "plan", None)
+    path = str(getattr(plan, "model_path", "") or "")
+    return path or f"{type(engine).__name__}:{engine.model_name}"
+
+
+def model_identity(
+    library: Library, engine: Engine, progress: ProgressCallback = no_progress, cancel: CancelToken = NEVER_CANCELLED
+) -> str:
+    """The sha256 of the loaded model file (hashed once, then cached in the library); a remote
+    or test engine is identified by its name."""
+    from summarizer.model_files import model_sha256
+
+    key = _engine_key(engine)
+    with _known_lock:
+        if key in _known_models:
+            return _known_models[key]
+    value = model_sha256(library, key, progress, cancel) if Path(key).is_file() else key
+    with _known_lock:
+        _known_models[key] = value
+    return value
+
+
+def known_identity(engine: Engine | None) -> str | None:
+    """The identity if already computed (the GUI thread never hashes a model file)."""
+    if engine is None or not engine.loaded:
+        return None
+    with _known_lock:
+        return _known_models.get(_engine_key(engine))
+
+
+# --- citations ----------------------------------------------------------------------------
+
+
+def _passage_spans(library: Library, passage_id: int) -> tuple[tuple[int, int, int], ...]:
+    row = library.db.execute("SELECT spans FROM passages WHERE passage_id = ?", [passage_id]).fetchone()
+    return tuple((int(p), int(s), int(e)) for p, s, e in json.loads(row[0])) if row else ()
+
+
+def _citation_view(
+    number: int, data: dict[str, Any], doc_id: str, spans: tuple[tuple[int, int, int], ...]
+) -> CitationView:
+    page = int(data["page"])
+    if not spans and data.get("char_start") is not None and data.get("char_end") is not None:
+        spans = ((page, int(data["char_start"]), int(data["char_end"])),)
+    return CitationView(
+        number=number,
+        doc_id=str(data.get("doc_id") or doc_id),
+        page=page,
+        passage_id=data.get("passage_id"),
+        text=str(data.get("text", "")),
+        valid=bool(data.get("valid", False)),
+        spans=spans if data.get("valid") else (),
+        answer_start=int(data.get("answer_start", -1)),
+        answer_end=int(data.get("answer_end", -1)),
+        reason=str(data.get("reason", "")),
+    )
+
+
+def _views(
+    library: Library, doc_id: str, citations: Sequence[dict[str, Any]], passages: dict[int, Any]
+) -> list[CitationView]:
+    views = []
+    for number, data in enumerate(citations, start=1):
+        pid = data.get("passage_id")
+        if pid is None:
+            spans: tuple[tuple[int, int, int], ...] = ()
+        elif pid in passages:
+            spans = tuple(tuple(s) for s in passages[pid].spans)  # type: ignore[misc]
+        else:
+            spans = _passage_spans(library, int(pid))
+        views.append(_citation_view(number, data, doc_id, spans))
+    return views
+
+
+# --- answers ------------------------------------------------------------------------------
+
+
+def warm_up_search(library: Library) -> bool:
+    """Load the vector index and the query encoder (torch) now, if the library has vectors.
+
+    Importing torch holds the GIL for stretches of 100-150 ms; done as the first question's
+    retrieval, that stalls the window while the answer starts. The window runs this in the
+    LLM thread at startup and after documents are added instead. True if it loaded anything.
+    """
+    from summarizer.embedder import load_embedder
+    from summarizer.vector_index import load_index
+
+    index = load_index(library)
+    if index.size == 0:
+        return False
+    load_embedder(index.model)
+    return True
+
+
+def ask(
+    engine: Engine,
+    library: Library,
+    doc_id: str,
+    question: str,
+    history: Sequence[AnswerView] = (),
+    on_piece: Callable[[str], None] = lambda _: None,
+    progress: ProgressCallback = no_progress,
+    cancel: CancelToken = NEVER_CANCELLED,
+) -> AnswerView:
+    """Answer ``question`` about ``doc_id`` (``summarizer.answer.answer_question``: the whole
+    text when it fits, else the super-summary, computed first if needed, and the top passages),
+    streaming text through ``on_piece``."""
+    from summarizer.answer import answer_question
+    from summarizer.conversations import HistoryTurn
+
+    identity = model_identity(library, engine, progress, cancel)
+    stream = answer_question(
+        library,
+        engine,
+        question,
+        model_sha256=identity,
+        doc_ids=[doc_id],
+        history=[HistoryTurn(turn.question, turn.text) for turn in history],
+        progress=progress,
+        cancel=cancel,
+    )
+    progress(Progress("Reading the passages" if stream.mode == "retrieval" else "Reading the document", 0, None))
+    for text in stream:
+        on_piece(text)
+    answer = stream.answer
+    citations = _views(library, doc_id, [c.to_json() for c in answer.citations],
+                       {p.passage_id: p for p in answer.passages})  # fmt: skip
+    return AnswerView(question, answer.text, str(answer.mode), citations, answer.stats, answer)
+
+
+# --- summaries ----------------------------------------------------------------------------
+
+
+def _summary_view(summary: Any) -> SummaryView:
+    return SummaryView(
+        summary.super_summary.text,
+        tuple(SegmentView(n.page_start, n.page_end, n.text) for n in summary.segments),
+    )
+
+
+def cached_summary(library: Library, doc_id: str, engine: Engine | None) -> SummaryView | None:
+    """The stored summary for the loaded model, without calling it (None if not computed)."""
+    from summarizer.compress import SummaryParams
+    from summarizer.compress import cached_summary as stored
+
+    identity = known_identity(engine)
+    if identity is None or engine is None:
+        return None
+    found = stored(library, doc_id, model_sha256=identity, params=SummaryParams.for_context(engine.n_ctx))
+    return _summary_view(found) if found is not None else None
+
+
+def summarize(
+    engine: Engine,
+    library: Library,
+    doc_id: str,
+    progress: ProgressCallback = no_progress,
+    cancel: CancelToken = NEVER_CANCELLED,
+) -> SummaryView:
+    """Segment summaries and the super-summary (``summarizer.compress``), stored and resumable."""
+    from summarizer.compress import compress
+
+    identity = model_identity(library, engine, progress, cancel)
+    plan = getattr(engine, "plan", None)
+    parallel = max(1, int(getattr(plan, "n_seq_max", 1) or 1))
+    summary = compress(library, engine, doc_id, model_sha256=identity, parallel=parallel, progress=progress,
+                       cancel=cancel)  # fmt: skip
+    return _summary_view(summary)
+
+
+# --- conversations ------------------------------------------------------------------------
+
+
+def load_turns(library: Library, doc_id: str) -> list[AnswerView]:
+    from summarizer.conversations import list_turns
+
+    views = []
+    for turn in list_turns(library, doc_id):
+        data = turn.answer_json
+        citations = _views(library, doc_id, data.get("citations", []), {})
+        views.append(AnswerView(turn.question, turn.answer, str(data.get("mode", "retrieval")), citations))
+    return views
+
+
+def save_turn(library: Library, doc_id: str, turn: AnswerView) -> None:
+    from summarizer.conversations import append_turn
+
+    append_turn(library, doc_id, turn.question, turn.raw if turn.raw is not None else {"answer": turn.text})
+
+
+def to_markdown(title: str, turns: Sequence[AnswerView]) -> str:
+    """A conversation as Markdown, with its page citations listed under each answer."""
+    lines = [f"# {title}", ""]
+    for turn in turns:
+        lines += [f"## {turn.question}", "", turn.text, ""]
+        if turn.citations:
+            lines.append("Citations:")
+            for c in turn.citations:
+                flag = "" if c.valid else " (not in the passages given to the model)"
+                lines.append(f"- p. {c.page}{flag}")
+            lines.append("")
+    return "\n".join(lines)

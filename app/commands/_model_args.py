@@ -1,0 +1,82 @@
+"""Model options shared by ``summarize`` and ``ask``: which model, context, threads, segments."""
+
+from __future__ import annotations
+
+import argparse
+import os
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from inference.plan import Plan
+    from inference.progress import ProgressCallback
+    from summarizer.compress import SummaryParams
+    from summarizer.library import Library
+    from summarizer.local_model import LocalModel
+
+
+def add_model_flags(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--model", metavar="PATH", help="GGUF model file (default: the configured model)")
+    parser.add_argument("--ctx", type=int, help="context length in tokens (default: the planner's choice)")
+    parser.add_argument("--threads", type=int, help="CPU threads (default: half the logical CPUs)")
+    parser.add_argument("--budget", help="GPU memory budget, e.g. 12GiB (default: free VRAM minus a reserve)")
+    parser.add_argument(
+        "--segment-tokens", type=int, help="segment size in model tokens (default: 8192, or what the context allows)"
+    )
+
+
+def default_threads() -> int:
+    cpus = os.cpu_count() or 2
+    return max(1, cpus // 2)
+
+
+def model_path(args: argparse.Namespace) -> Path:
+    from summarizer.settings import configured_model
+
+    return Path(args.model).expanduser() if args.model else configured_model()
+
+
+def planned_model(
+    args: argparse.Namespace, library: Library, *, batch: bool, progress: ProgressCallback | None = None
+) -> tuple[Plan, int, str]:
+    """(plan, parallel sequences, model sha256) without loading the model."""
+    from inference.planner import parse_budget
+    from summarizer.local_model import plan_local_model
+    from summarizer.model_files import model_sha256
+
+    path = model_path(args)
+    plan, parallel = plan_local_model(
+        path,
+        n_ctx=args.ctx,
+        n_threads=args.threads or default_threads(),
+        budget=parse_budget(args.budget) if args.budget else None,
+        max_parallel=None if batch else 1,
+    )
+    return plan, parallel, model_sha256(library, path, progress) if progress else model_sha256(library, path)
+
+
+def open_model(args: argparse.Namespace, library: Library, progress: ProgressCallback, *, batch: bool) -> LocalModel:
+    """Plan and load the model named by ``--model`` (or configured), in a worker process."""
+    from inference.planner import parse_budget
+    from summarizer.local_model import open_local_model
+
+    return open_local_model(
+        library,
+        model_path(args),
+        n_ctx=args.ctx,
+        n_threads=args.threads or default_threads(),
+        budget=parse_budget(args.budget) if args.budget else None,
+        max_parallel=None if batch else 1,
+        progress=progress,
+    )
+
+
+def summary_params(args: argparse.Namespace, n_ctx: int) -> SummaryParams:
+    import dataclasses
+
+    from summarizer.compress import SummaryParams
+
+    params = SummaryParams.for_context(n_ctx)
+    if args.segment_tokens:
+        params = dataclasses.replace(params, segment_tokens=args.segment_tokens)
+    return params

@@ -1,0 +1,102 @@
+"""``pagewise ask DOC_ID... "QUESTION"`` (or ``--all``): a streamed answer citing pages."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from app.commands._model_args import add_model_flags
+from app.output import TerminalProgress, add_json_flag, emit_json
+
+
+def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    parser = sub.add_parser("ask", help="answer a question about documents, citing pages")
+    parser.add_argument("words", nargs="+", metavar="DOC_ID... QUESTION", help="document ids, then the question")
+    parser.add_argument("--all", action="store_true", help="ask about every document")
+    parser.add_argument("-k", type=int, default=3, help="passages given to the model (default 3)")
+    parser.add_argument("--answer-tokens", type=int, default=512, help="longest answer in tokens (default 512)")
+    add_model_flags(parser)
+    add_json_flag(parser)
+    parser.set_defaults(handler=run)
+
+
+def _split(args: argparse.Namespace) -> tuple[list[str] | None, str] | str:
+    """(doc_ids or None for --all, question), or a usage error message."""
+    if args.all:
+        if len(args.words) != 1:
+            return 'with --all give only the question: pagewise ask --all "QUESTION"'
+        return None, args.words[0]
+    if len(args.words) < 2:
+        return 'give one or more DOC_IDs (see `pagewise list`) and a QUESTION, or --all "QUESTION"'
+    return args.words[:-1], args.words[-1]
+
+
+def _print_citations(answer: object) -> None:
+    from summarizer.answer import Answer
+
+    assert isinstance(answer, Answer)
+    if answer.citations:
+        print("\nCitations:")
+    for c in answer.citations:
+        where = f"{c.doc_id} p. {c.page}" if c.doc_id else f"p. {c.page}"
+        if c.valid:
+            link = f"passage {c.passage_id}" if c.passage_id is not None else "the document"
+            print(f"  {c.text:<12} {where}: {link}")
+        else:
+            print(f"  {c.text:<12} {where}: NOT VALID ({c.reason})")
+    s = answer.stats
+    print(
+        f"\n[{answer.mode}] {s.prompt_tokens} prompt tokens ({s.cached_tokens} reused), "
+        f"{s.completion_tokens} generated; first token {s.ttft_s:.2f} s, "
+        f"prefill {s.prefill_tok_s:.0f} tok/s, decode {s.decode_tok_s:.1f} tok/s"
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    from app.commands._model_args import open_model, summary_params
+    from app.output import fail
+    from summarizer.answer import AnswerOptions, answer_question, resolve_doc_ids
+    from summarizer.library import Library
+
+    split = _split(args)
+    if isinstance(split, str):
+        return fail(args, split, 2)
+    doc_ids, question = split
+    if not question.strip():
+        return fail(args, "the question is empty", 2)
+    if args.k < 1:
+        return fail(args, "-k must be at least 1", 2)
+    if args.answer_tokens < 1:
+        return fail(args, "--answer-tokens must be at least 1", 2)
+    progress = TerminalProgress(enabled=not args.json)
+    with Library.open() as library:
+        ids = resolve_doc_ids(library, doc_ids)  # a clear error before loading a model
+        try:
+            model = open_model(args, library, progress, batch=False)
+        finally:
+            progress.close()
+        with model:
+            try:
+                stream = answer_question(
+                    library,
+                    model.engine,
+                    question,
+                    model_sha256=model.sha256,
+                    doc_ids=ids,
+                    options=AnswerOptions(k=args.k, answer_tokens=args.answer_tokens),
+                    summary_params=summary_params(args, model.plan.n_ctx),
+                    progress=progress,
+                )
+            finally:
+                progress.close()
+            for piece in stream:
+                if not args.json:
+                    sys.stdout.write(piece)
+                    sys.stdout.flush()
+            answer = stream.answer
+    if args.json:
+        emit_json(answer.to_json())
+    else:
+        print()
+        _print_citations(answer)
+    return 0

@@ -1,0 +1,60 @@
+"""``pagewise summarize DOC_ID``: segment summaries with their pages, then the super-summary."""
+
+from __future__ import annotations
+
+import argparse
+import textwrap
+
+from app.commands._model_args import add_model_flags
+from app.output import TerminalProgress, add_json_flag, emit_json
+
+
+def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    parser = sub.add_parser("summarize", help="summarize a document (stored; a second run is instant)")
+    parser.add_argument("doc_id", metavar="DOC_ID", help="the document (see `pagewise list`)")
+    add_model_flags(parser)
+    add_json_flag(parser)
+    parser.set_defaults(handler=run)
+
+
+def _pages(start: int, end: int) -> str:
+    return f"p. {start}" if start == end else f"pp. {start}-{end}"
+
+
+def run(args: argparse.Namespace) -> int:
+    from app.commands._model_args import open_model, planned_model, summary_params
+    from summarizer.compress import cached_summary, compress
+    from summarizer.library import Library
+
+    progress = TerminalProgress(enabled=not args.json)
+    try:
+        with Library.open() as library:
+            library.document(args.doc_id)  # a clear error before loading a model
+            plan, _, sha = planned_model(args, library, batch=True, progress=progress)
+            # Stored already: no need to load the model.
+            result = cached_summary(library, args.doc_id, model_sha256=sha, params=summary_params(args, plan.n_ctx))
+            if result is None:
+                with open_model(args, library, progress, batch=True) as model:
+                    result = compress(
+                        library,
+                        model.engine,
+                        args.doc_id,
+                        model_sha256=model.sha256,
+                        params=summary_params(args, plan.n_ctx),
+                        parallel=model.parallel,
+                        progress=progress,
+                    )
+    finally:
+        progress.close()
+    if args.json:
+        emit_json({**result.to_json(), "model_sha256": sha})
+        return 0
+    print(f"{result.title} ({result.doc_id}): {len(result.segments)} segments")
+    for node in result.segments:
+        print(f"\n[{_pages(node.page_start, node.page_end)}]")
+        print(textwrap.indent(textwrap.fill(node.text, 100), "    "))
+    print(f"\nSummary ({_pages(result.super_summary.page_start, result.super_summary.page_end)}):")
+    print(textwrap.indent(textwrap.fill(result.super_summary.text, 100), "    "))
+    stats = result.stats
+    print(f"\n{stats.model_calls} model calls, {stats.cached} from the store, {stats.seconds:.1f} s")
+    return 0

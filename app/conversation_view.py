@@ -1,0 +1,190 @@
+"""The conversation with the selected document: turns rendered as Markdown, citations as
+links, a question box (Ctrl+Enter asks), the answer streaming in, and export."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QTimer, QUrl, Signal
+from PySide6.QtWidgets import (
+    QHBoxLayout,
+    QLabel,
+    QPlainTextEdit,
+    QPushButton,
+    QTextBrowser,
+    QVBoxLayout,
+    QWidget,
+)
+
+from app.answering import AnswerView, CitationView
+from app.job_progress import JobProgress
+
+RENDER_INTERVAL_MS = 80  # a streamed answer is re-rendered at most ~12 times a second
+
+
+def linkify(text: str, turn: int, citations: list[CitationView]) -> str:
+    """Markdown with each citation in ``text`` turned into links (by its place in the answer);
+    a citation of a page the model was not given is struck through and flagged."""
+    groups: dict[tuple[int, int], list[CitationView]] = {}
+    for c in citations:
+        if 0 <= c.answer_start < c.answer_end <= len(text):
+            groups.setdefault((c.answer_start, c.answer_end), []).append(c)
+    out: list[str] = []
+    last = 0
+    for (start, end), group in sorted(groups.items()):
+        if start < last:
+            continue
+        links = [
+            f"[p.\u00a0{c.page}](cite:{turn}/{c.number})" if c.valid else f"~~p.\u00a0{c.page}~~\u00a0⚠" for c in group
+        ]
+        out += [text[last:start], "[" + ", ".join(links) + "]"]
+        last = end
+    out.append(text[last:])
+    return "".join(out)
+
+
+class ConversationView(QWidget):
+    ask_requested = Signal(str)
+    cancel_requested = Signal()
+    citation_clicked = Signal(object)  # CitationView
+    export_requested = Signal()
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.turns: list[AnswerView] = []
+        self.pending_question: str | None = None
+        self.pending_text = ""
+        self.note = ""
+        self.browser = QTextBrowser()
+        self.browser.setObjectName("conversation")
+        self.browser.setOpenLinks(False)
+        self.browser.anchorClicked.connect(self._anchor)
+        self.question = QPlainTextEdit()
+        self.question.setPlaceholderText("Ask about this document…  (Ctrl+Enter)")
+        self.question.setMaximumHeight(84)
+        self.ask_button = QPushButton("Ask")
+        self.ask_button.setDefault(True)
+        self.ask_button.setToolTip("Ask (Ctrl+Enter)")
+        self.ask_button.clicked.connect(self._ask)
+        self.copy_button = QPushButton("Copy answer")
+        self.copy_button.setToolTip("Copy the last answer as Markdown, with its page citations")
+        self.export_button = QPushButton("Export…")
+        self.export_button.setToolTip("Save the conversation as a Markdown file")
+        self.export_button.clicked.connect(self.export_requested)
+        self.progress = JobProgress("Stop the answer (Esc)")
+        self.progress.cancel_requested.connect(self.cancel_requested)
+        # Ctrl+Enter is the window's Model → Ask action (one shortcut: two would be ambiguous).
+        buttons = QHBoxLayout()
+        buttons.addWidget(self.copy_button)
+        buttons.addWidget(self.export_button)
+        buttons.addStretch(1)
+        buttons.addWidget(self.ask_button)
+        self.hint = QLabel("")
+        self.hint.setWordWrap(True)
+        self.hint.setObjectName("conversation-hint")
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(4, 4, 4, 4)
+        layout.addWidget(self.hint)
+        layout.addWidget(self.browser, 1)
+        layout.addWidget(self.progress)
+        layout.addWidget(self.question)
+        layout.addLayout(buttons)
+        self._render_timer = QTimer(self)
+        self._render_timer.setSingleShot(True)
+        self._render_timer.setInterval(RENDER_INTERVAL_MS)
+        self._render_timer.timeout.connect(self.render)
+        self.set_document(None)
+
+    # State
+
+    def set_document(self, title: str | None, turns: list[AnswerView] | None = None) -> None:
+        self.turns = list(turns or [])
+        self.pending_question = None
+        self.pending_text = ""
+        self.note = ""
+        enabled = title is not None
+        self.question.setEnabled(enabled)
+        self.ask_button.setEnabled(enabled)
+        self.copy_button.setEnabled(enabled and bool(self.turns))
+        self.export_button.setEnabled(enabled and bool(self.turns))
+        self.hint.setText("" if enabled else "Select a document in the library to ask about it.")
+        self.hint.setVisible(not enabled)
+        self.render()
+
+    def set_busy(self, busy: bool) -> None:
+        self.ask_button.setEnabled(not busy and self.question.isEnabled())
+
+    def begin_answer(self, question: str) -> None:
+        self.pending_question = question
+        self.pending_text = ""
+        self.note = ""
+        self.progress.start("Finding passages…")
+        self.set_busy(True)
+        self.render()
+
+    def add_piece(self, text: str) -> None:
+        self.pending_text += text
+        if not self._render_timer.isActive():
+            self._render_timer.start()
+
+    def finish_answer(self, answer: AnswerView | None, note: str = "") -> None:
+        """End the streamed answer: ``answer`` is kept; ``None`` keeps the partial text, marked."""
+        self._render_timer.stop()
+        if answer is not None:
+            self.turns.append(answer)
+        elif self.pending_question is not None:
+            self.note = note
+        if answer is not None:
+            self.pending_question = None
+            self.pending_text = ""
+        self.progress.stop()
+        self.set_busy(False)
+        self.copy_button.setEnabled(bool(self.turns))
+        self.export_button.setEnabled(bool(self.turns))
+        self.render()
+
+    # Rendering
+
+    def markdown(self) -> str:
+        parts: list[str] = []
+        for index, turn in enumerate(self.turns):
+            parts.append(f"**You:** {turn.question}\n\n{linkify(turn.text, index, turn.citations)}")
+            invalid = [c for c in turn.citations if not c.valid]
+            if invalid:
+                pages = ", ".join(str(c.page) for c in invalid)
+                parts.append(f"*⚠ Not supported by the passages given to the model: p. {pages}.*")
+        if self.pending_question is not None:
+            body = self.pending_text or "…"
+            parts.append(f"**You:** {self.pending_question}\n\n{body}")
+            if self.note:
+                parts.append(f"*{self.note}*")
+        if not parts:
+            return ""
+        return "\n\n---\n\n".join(parts)
+
+    def render(self) -> None:
+        bar = self.browser.verticalScrollBar()
+        at_bottom = bar.value() >= bar.maximum() - 4
+        self.browser.setMarkdown(self.markdown())
+        if at_bottom:
+            bar.setValue(bar.maximum())
+
+    # Actions
+
+    def _ask(self) -> None:
+        text = self.question.toPlainText().strip()
+        if text and self.ask_button.isEnabled():
+            self.question.clear()
+            self.ask_requested.emit(text)
+
+    def _anchor(self, url: QUrl) -> None:
+        if url.scheme() != "cite":
+            return
+        try:
+            turn_text, number_text = url.path().split("/")
+            turn = self.turns[int(turn_text)]
+            citation = next(c for c in turn.citations if c.number == int(number_text))
+        except (ValueError, IndexError, StopIteration):
+            return
+        self.citation_clicked.emit(citation)
+
+    def citation_url(self, turn: int, citation: CitationView) -> QUrl:
+        return QUrl(f"cite:{turn}/{citation.number}")

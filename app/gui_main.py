@@ -1,0 +1,108 @@
+"""Start the window: ``pagewise`` (no arguments) and ``pagewise FILE.pdf``.
+
+Early initialisation, before any window exists (as qutebrowser does): check that Qt and
+QtPdf import, install a crash handler that logs and shows unexpected errors instead of
+ending the app, set up high-DPI, the icon and the system's light or dark colours.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from types import TracebackType
+
+ASSETS = Path(__file__).resolve().parent.parent / "assets"
+log = logging.getLogger("pagewise.app")
+
+
+def assets_dir() -> Path:
+    """``assets/`` next to the packages, or inside a frozen bundle."""
+    frozen = getattr(sys, "_MEIPASS", None)
+    return Path(frozen) / "assets" if frozen else ASSETS
+
+
+def check_dependencies() -> str | None:
+    try:
+        import PySide6.QtPdf
+        import PySide6.QtPdfWidgets  # noqa: F401
+    except ImportError as error:
+        return f"The desktop app needs PySide6 with QtPdf ({error}). Reinstall Pagewise."
+    return None
+
+
+def make_application(argv: Sequence[str]) -> object:
+    from app import pyside_refcount
+
+    pyside_refcount.apply()  # before any Qt call: see the module for the PySide6 6.12 bug
+    from PySide6.QtCore import Qt
+    from PySide6.QtGui import QGuiApplication, QIcon
+    from PySide6.QtWidgets import QApplication
+
+    existing = QApplication.instance()
+    if existing is not None:
+        return existing
+    QGuiApplication.setHighDpiScaleFactorRoundingPolicy(Qt.HighDpiScaleFactorRoundingPolicy.PassThrough)
+    app = QApplication(list(argv))
+    app.setApplicationName("Pagewise")
+    app.setOrganizationName("Pagewise")
+    app.setDesktopFileName("pagewise")
+    app.setStyle("Fusion")  # Fusion follows the platform's light/dark colour scheme (Qt >= 6.5)
+    icon = assets_dir() / "pagewise.svg"
+    if icon.exists():
+        app.setWindowIcon(QIcon(str(icon)))
+    return app
+
+
+def install_crash_handler(report: object) -> None:
+    """Unexpected exceptions in slots become messages (and the log), not a dead window."""
+
+    def hook(kind: type[BaseException], error: BaseException, tb: TracebackType | None) -> None:
+        log.error("Unhandled exception", exc_info=(kind, error, tb))
+        try:
+            report(error)  # type: ignore[operator]
+        except BaseException:
+            sys.__excepthook__(kind, error, tb)
+
+    sys.excepthook = hook
+
+
+def run_gui(files: Sequence[str] = ()) -> int:
+    problem = check_dependencies()
+    if problem:
+        sys.stderr.write(f"pagewise: {problem}\n")
+        return 1
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
+    from app.settings import Settings
+
+    settings = Settings.load()
+    folder = settings["data_folder"]
+    if folder and not os.environ.get("PAGEWISE_HOME"):
+        os.environ["PAGEWISE_HOME"] = str(Path(folder).expanduser())  # the library lives there from now on
+    app = make_application(sys.argv[:1])
+    from app.main_window import MainWindow
+    from app.messages import MessageCenter
+    from inference.telemetry import GpuTelemetry
+
+    windows: list[MainWindow] = []
+
+    def our_pids() -> tuple[int | None, ...]:
+        """This process and the model worker count as "this app" in the VRAM gauge."""
+        engine = windows[0].session.engine if windows else None
+        return (os.getpid(), getattr(engine, "worker_pid", None))
+
+    telemetry = GpuTelemetry(pids=our_pids)
+    messages = MessageCenter()
+    install_crash_handler(messages.report)
+    window = MainWindow(settings=settings, telemetry=telemetry, messages=messages)
+    windows.append(window)
+    telemetry.start()
+    window.show()
+    if files:
+        window.open_paths([Path(f) for f in files])
+    try:
+        return int(app.exec())  # type: ignore[attr-defined]
+    finally:
+        telemetry.close()

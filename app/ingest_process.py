@@ -1,0 +1,158 @@
+"""PDF ingest in a separate process (pypdf is pure Python and holds the GIL).
+
+``start_ingest`` spawns one process for a batch of files; it reports through a queue:
+
+* ``("progress", path, stage, done, total, message, rate)``
+* ``("done", path, result_json)`` for each file that was added (or was already there)
+* ``("error", path, kind, message)``: ``kind`` is "password" for an encrypted PDF without the
+  right password, "document" for a file Pagewise cannot read, "other" otherwise. The batch
+  goes on with the next file: one broken PDF does not stop the others.
+* ``("cancelled", path)`` then the process ends; ``("finished",)`` after the last file.
+
+Cancel is cooperative (an event the child checks between pages and batches); the caller may
+kill the process as a last resort: the library's ingest is transactional and resumable.
+The child uses the "spawn" start method, which also works in a frozen app as long as the
+entry point calls ``multiprocessing.freeze_support()``. No Qt here.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import threading
+import time
+from dataclasses import dataclass
+from multiprocessing.process import BaseProcess
+from multiprocessing.queues import Queue
+from multiprocessing.synchronize import Event
+from pathlib import Path
+from typing import Any
+
+PROGRESS_INTERVAL_S = 0.1  # the child sends at most ~10 progress messages a second
+
+
+@dataclass(frozen=True, slots=True)
+class IngestRequest:
+    path: str
+    password: str | None = None
+
+
+def expand_paths(paths: list[Path]) -> list[Path]:
+    """PDF files, with folders searched recursively (like ``pagewise ingest``)."""
+    files: list[Path] = []
+    for path in paths:
+        if path.is_dir():
+            files.extend(sorted(p for p in path.rglob("*") if p.suffix.lower() == ".pdf" and p.is_file()))
+        else:
+            files.append(path)
+    return files
+
+
+def _child(
+    requests: list[IngestRequest],
+    queue: Queue[tuple[Any, ...]],
+    cancel_event: Event,
+    home: str | None,
+    embed: bool,
+    embedding_model: str | None,
+) -> None:
+    import os
+
+    if home:
+        os.environ["PAGEWISE_HOME"] = home
+    from inference.cancel import Cancelled, CancelToken
+    from inference.errors import PagewiseError, PasswordRequired
+    from inference.progress import Progress
+    from summarizer.ingest import IngestOptions, ingest_path
+    from summarizer.library import Library
+
+    token = CancelToken()
+
+    def watch() -> None:
+        cancel_event.wait()
+        token.cancel()
+
+    threading.Thread(target=watch, daemon=True).start()
+    with Library.open() as library:
+        for request in requests:
+            last = 0.0
+
+            def progress(p: Progress, path: str = request.path) -> None:
+                nonlocal last
+                now = time.monotonic()
+                if now - last >= PROGRESS_INTERVAL_S or (p.total is not None and p.done >= p.total):
+                    last = now
+                    queue.put(("progress", path, p.stage, p.done, p.total, p.message, p.rate))
+
+            options = IngestOptions(password=request.password, embed=embed, embedding_model=embedding_model)
+            try:
+                result = ingest_path(library, Path(request.path), options, progress, token)
+            except Cancelled:
+                queue.put(("cancelled", request.path))
+                return
+            except PasswordRequired as error:
+                queue.put(("error", request.path, "password", str(error)))
+                continue
+            except PagewiseError as error:
+                queue.put(("error", request.path, "document", str(error)))
+                continue
+            except Exception as error:  # a bug: report it and go on with the other files
+                queue.put(("error", request.path, "other", f"{request.path}: {type(error).__name__}: {error}"))
+                continue
+            data = result.to_json()
+            data["path"] = result.path or request.path
+            queue.put(("done", request.path, data))
+    queue.put(("finished",))
+
+
+class IngestProcess:
+    """One spawned ingest process and its queue. ``poll()`` never blocks."""
+
+    def __init__(
+        self,
+        requests: list[IngestRequest],
+        *,
+        home: str | None,
+        embed: bool = True,
+        embedding_model: str | None = None,
+    ) -> None:
+        context = multiprocessing.get_context("spawn")
+        self.requests = requests
+        self.queue: Queue[tuple[Any, ...]] = context.Queue()
+        self.cancel_event: Event = context.Event()
+        self.process: BaseProcess = context.Process(
+            target=_child,
+            args=(requests, self.queue, self.cancel_event, home, embed, embedding_model),
+            name="pagewise-ingest",
+            daemon=True,
+        )
+        self.cancel_requested_at: float | None = None
+
+    def start(self) -> None:
+        self.process.start()
+
+    def poll(self, limit: int = 200) -> list[tuple[Any, ...]]:
+        messages: list[tuple[Any, ...]] = []
+        while len(messages) < limit:
+            try:
+                messages.append(self.queue.get_nowait())
+            except Exception:  # queue.Empty (and a torn-down queue)
+                break
+        return messages
+
+    def cancel(self) -> None:
+        if self.cancel_requested_at is None:
+            self.cancel_requested_at = time.monotonic()
+        self.cancel_event.set()
+
+    @property
+    def alive(self) -> bool:
+        return self.process.is_alive()
+
+    @property
+    def exitcode(self) -> int | None:
+        return self.process.exitcode
+
+    def kill(self) -> None:
+        if self.process.is_alive():
+            self.process.kill()
+        self.process.join(timeout=5)

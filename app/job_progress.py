@@ -1,0 +1,76 @@
+"""A progress row: what is running, a bar, the ETA, and a cancel button."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Signal
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QProgressBar, QToolButton, QWidget
+
+from inference.progress import Progress
+
+
+def format_eta(seconds: float | None) -> str:
+    if seconds is None:
+        return ""
+    seconds = round(seconds)
+    if seconds < 60:
+        return f"~{seconds} s left"
+    minutes, seconds = divmod(seconds, 60)
+    if minutes < 60:
+        return f"~{minutes} min {seconds:02d} s left"
+    hours, minutes = divmod(minutes, 60)
+    return f"~{hours} h {minutes:02d} min left"
+
+
+def describe(progress: Progress) -> str:
+    text = progress.stage[:1].upper() + progress.stage[1:]
+    if progress.total:
+        text += f" {progress.done}/{progress.total}"
+    if progress.message:
+        text += f" · {progress.message}"
+    return text
+
+
+class JobProgress(QWidget):
+    """Hidden until ``start``; ``cancel_requested`` when its button is pressed."""
+
+    cancel_requested = Signal()
+
+    def __init__(self, cancel_tip: str = "Cancel", parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.label = QLabel("")
+        self.bar = QProgressBar()
+        self.bar.setMaximumWidth(180)
+        self.bar.setTextVisible(False)
+        self.bar.setMaximumHeight(12)
+        self.eta = QLabel("")
+        self.cancel_button = QToolButton()
+        self.cancel_button.setText("Cancel")
+        self.cancel_button.setToolTip(cancel_tip)
+        self.cancel_button.clicked.connect(self.cancel_requested)
+        layout = QHBoxLayout(self)
+        layout.setContentsMargins(4, 0, 4, 0)
+        layout.addWidget(self.label, 1)
+        layout.addWidget(self.bar)
+        layout.addWidget(self.eta)
+        layout.addWidget(self.cancel_button)
+        self.hide()
+
+    def start(self, text: str) -> None:
+        self.label.setText(text)
+        self.bar.setRange(0, 0)  # busy until a total is known
+        self.eta.setText("")
+        self.cancel_button.setEnabled(True)
+        self.show()
+
+    def update_progress(self, progress: Progress) -> None:
+        self.label.setText(describe(progress))
+        if progress.total:
+            self.bar.setRange(0, progress.total)
+            self.bar.setValue(min(progress.done, progress.total))
+        else:
+            self.bar.setRange(0, 0)
+        eta = getattr(progress, "eta_s", None)  # the summarizer's own estimate, when it gives one
+        self.eta.setText(format_eta(eta if eta is not None else progress.eta_seconds()))
+
+    def stop(self) -> None:
+        self.hide()

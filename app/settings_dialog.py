@@ -1,0 +1,227 @@
+"""The settings dialog, built from ``app.settings.SCHEMA``, with a live plan preview.
+
+Every change re-plans (debounced): the plan line and its predicted memory update as you
+type, and settings that cannot be loaded say why and cannot be saved.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtWidgets import (
+    QComboBox,
+    QDialog,
+    QDialogButtonBox,
+    QFileDialog,
+    QFormLayout,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QPushButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from app.planning import PlanPreview, preview
+from app.settings import SCHEMA, Setting, validate
+
+BUDGET_CHOICES = ("auto", "8GiB", "11.5GiB", "12GiB", "16GiB", "24GiB")
+LAYER_CHOICES = ("auto", "0")
+PREVIEW_DELAY_MS = 250
+
+
+def _context_label(value: int) -> str:
+    return "auto" if value == 0 else f"{value // 1024}K"
+
+
+class SettingsDialog(QDialog):
+    download_requested = Signal()
+
+    def __init__(
+        self,
+        values: Mapping[str, Any],
+        planner: Callable[[Mapping[str, Any]], PlanPreview] = preview,
+        recommended: str = "",
+        parent: QWidget | None = None,
+    ) -> None:
+        super().__init__(parent)
+        self.setWindowTitle("Pagewise settings")
+        self.setMinimumWidth(640)
+        self._planner = planner
+        self.editors: dict[str, QWidget] = {}
+        form = QFormLayout()
+        form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
+        for setting in SCHEMA:
+            editor = self._editor(setting, values.get(setting.key, setting.default))
+            label = QLabel(setting.label)
+            label.setToolTip(setting.description)
+            form.addRow(label, editor)
+            hint = QLabel(setting.description)
+            hint.setWordWrap(True)
+            hint.setProperty("class", "hint")
+            hint.setStyleSheet("color: palette(placeholder-text); font-size: small;")
+            form.addRow("", hint)
+        if recommended:
+            download = QPushButton(f"Download the recommended model: {recommended}")
+            download.clicked.connect(self.download_requested)
+            form.addRow("", download)
+        self.plan_label = QLabel("")
+        self.plan_label.setObjectName("plan-preview")
+        self.plan_label.setWordWrap(True)
+        self.plan_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.memory_label = QLabel("")
+        self.memory_label.setObjectName("plan-memory")
+        self.problem_label = QLabel("")
+        self.problem_label.setObjectName("plan-problem")
+        self.problem_label.setWordWrap(True)
+        self.problem_label.setStyleSheet("color: #c62828;")
+        self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Save | QDialogButtonBox.StandardButton.Cancel)
+        self.buttons.accepted.connect(self.accept)
+        self.buttons.rejected.connect(self.reject)
+        plan_box = QVBoxLayout()
+        plan_title = QLabel("<b>Plan</b> (how the model will be loaded)")
+        plan_box.addWidget(plan_title)
+        plan_box.addWidget(self.plan_label)
+        plan_box.addWidget(self.memory_label)
+        plan_box.addWidget(self.problem_label)
+        layout = QVBoxLayout(self)
+        layout.addLayout(form)
+        layout.addSpacing(8)
+        layout.addLayout(plan_box)
+        layout.addWidget(self.buttons)
+        self._timer = QTimer(self)
+        self._timer.setSingleShot(True)
+        self._timer.setInterval(PREVIEW_DELAY_MS)
+        self._timer.timeout.connect(self.refresh)
+        self.current: PlanPreview | None = None
+        self.problems: dict[str, str] = {}
+        self.refresh()
+
+    # Editors
+
+    def _editor(self, setting: Setting, value: Any) -> QWidget:
+        if setting.kind in ("file", "folder"):
+            line = QLineEdit(str(value))
+            line.setObjectName(setting.key)
+            line.textChanged.connect(self._changed)
+            browse = QPushButton("Browse…")
+            browse.clicked.connect(lambda: self._browse(setting, line))
+            box = QWidget()
+            row = QHBoxLayout(box)
+            row.setContentsMargins(0, 0, 0, 0)
+            row.addWidget(line, 1)
+            row.addWidget(browse)
+            self.editors[setting.key] = line
+            return box
+        if setting.kind in ("budget", "layers", "choice"):
+            combo = QComboBox()
+            combo.setObjectName(setting.key)
+            if setting.kind == "budget":
+                combo.setEditable(True)
+                combo.addItems(list(BUDGET_CHOICES))
+                combo.setCurrentText(str(value))
+            elif setting.kind == "layers":
+                combo.setEditable(True)
+                combo.addItems(list(LAYER_CHOICES))
+                combo.setCurrentText(str(value))
+            else:
+                for choice in setting.choices:
+                    combo.addItem(_context_label(choice) if isinstance(choice, int) else str(choice), choice)
+                index = combo.findData(value)
+                combo.setCurrentIndex(max(0, index))
+            combo.currentTextChanged.connect(self._changed)
+            self.editors[setting.key] = combo
+            return combo
+        line = QLineEdit(str(value))
+        line.setObjectName(setting.key)
+        line.textChanged.connect(self._changed)
+        self.editors[setting.key] = line
+        return line
+
+    def _browse(self, setting: Setting, line: QLineEdit) -> None:
+        if setting.kind == "file":
+            path, _ = QFileDialog.getOpenFileName(self, "Choose a GGUF model", line.text(), "GGUF models (*.gguf)")
+        else:
+            path = QFileDialog.getExistingDirectory(self, "Choose the data folder", line.text())
+        if path:
+            line.setText(path)
+
+    def values(self) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        for setting in SCHEMA:
+            editor = self.editors[setting.key]
+            if isinstance(editor, QComboBox):
+                if setting.kind == "choice":
+                    data = editor.currentData()
+                    out[setting.key] = data if data is not None else editor.currentText()
+                else:
+                    out[setting.key] = editor.currentText().strip()
+            elif isinstance(editor, QLineEdit):
+                out[setting.key] = editor.text().strip()
+        return out
+
+    def set_value(self, key: str, value: Any) -> None:
+        editor = self.editors[key]
+        if isinstance(editor, QComboBox):
+            index = editor.findData(value)
+            if index >= 0:
+                editor.setCurrentIndex(index)
+            else:
+                editor.setCurrentText(str(value))
+        elif isinstance(editor, QLineEdit):
+            editor.setText(str(value))
+        self.refresh()
+
+    # Preview
+
+    def _changed(self, *_: object) -> None:
+        self._timer.start()
+
+    def refresh(self) -> None:
+        values = self.values()
+        self.problems = validate(values)
+        if self.problems:
+            first = next(iter(self.problems.values()))
+            self.current = None
+            self.plan_label.setText("—")
+            self.memory_label.setText("")
+            self.problem_label.setText(first)
+        else:
+            self.current = self._planner(values)
+            self.plan_label.setText(self.current.summary)
+            plan = self.current.plan
+            if plan is not None and plan.n_gpu_layers:
+                p = plan.predicted
+                gib = 1024**3
+                self.memory_label.setText(
+                    f"Predicted GPU memory: weights {p.weights_gpu / gib:.2f} + KV {p.kv_cache / gib:.2f} + "
+                    f"compute {p.compute_buffers / gib:.2f} + CUDA {p.cuda_overhead / gib:.2f} = "
+                    f"{p.total / gib:.2f} GiB"
+                    + (f" of {plan.budget_bytes / gib:.2f} GiB budget" if plan.budget_bytes else "")
+                )
+            else:
+                self.memory_label.setText("")
+            configured = bool(values.get("model_path") or values.get("remote_url"))
+            self.problem_label.setText(self.current.problem if configured else self.current.problem + "")
+        save = self.buttons.button(QDialogButtonBox.StandardButton.Save)
+        refused = self.refusal()
+        save.setEnabled(refused is None)
+        save.setToolTip(refused or "")
+
+    def refusal(self) -> str | None:
+        """Why these settings cannot be saved (None when they can)."""
+        if self.problems:
+            return next(iter(self.problems.values()))
+        values = self.values()
+        configured = bool(values.get("model_path") or values.get("remote_url"))
+        if configured and self.current is not None and self.current.problem:
+            return self.current.problem
+        return None
+
+    def accept(self) -> None:
+        self._timer.stop()
+        self.refresh()
+        if self.refusal() is None:
+            super().accept()

@@ -1,0 +1,239 @@
+"""Answering a question about one or several documents, streamed, with checked citations.
+
+    stream = answer_question(library, engine, "Who may terminate?", doc_ids=[doc_id],
+                             model_sha256=sha, history=history(list_turns(library, doc_id)))
+    for piece in stream:          # text as the model writes it; Cancelled if cancelled
+        show(piece)
+    answer = stream.answer        # Answer: text, mode, citations, passages, stats
+
+``answer_question`` chooses the mode: the full text when the documents fit the context with
+room to answer ("whole-document"), otherwise the super-summaries (computed and stored first
+when missing, see ``summarizer.compress``) plus the top passages ("retrieval").
+``ask`` does the same with the summaries given by the caller.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from inference.cancel import NEVER_CANCELLED, CancelToken
+from inference.engine import Engine, GenerationStats
+from inference.errors import DocumentNotFound
+from inference.progress import ProgressCallback, no_progress
+from summarizer.answer_prompt import (
+    AnswerOptions,
+    Mode,
+    PreparedPrompt,
+    retrieval_prompt,
+    whole_document_prompt,
+)
+from summarizer.citations import Citation, find_citations
+from summarizer.compress import SummaryParams, compress
+from summarizer.conversations import HistoryTurn
+from summarizer.library import Library
+from summarizer.repetition import loop_at_end, trim_repetition
+from summarizer.retrieval import SearchResult
+
+__all__ = [
+    "Answer",
+    "AnswerOptions",
+    "AnswerStream",
+    "answer_question",
+    "ask",
+    "resolve_doc_ids",
+]
+
+
+@dataclass(slots=True)
+class Answer:
+    text: str
+    mode: Mode
+    citations: list[Citation]
+    passages: list[SearchResult]
+    stats: GenerationStats
+    doc_ids: list[str] = field(default_factory=list)
+
+    @property
+    def invalid_citations(self) -> list[Citation]:
+        return [c for c in self.citations if not c.valid]
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "answer": self.text,
+            "mode": self.mode,
+            "citations": [c.to_json() for c in self.citations],
+            "passages": [p.to_json() for p in self.passages],
+            "stats": {
+                "prompt_tokens": self.stats.prompt_tokens,
+                "completion_tokens": self.stats.completion_tokens,
+                "ttft_s": round(self.stats.ttft_s, 4),
+                "prefill_tok_s": round(self.stats.prefill_tok_s, 2),
+                "decode_tok_s": round(self.stats.decode_tok_s, 2),
+                "cached_tokens": self.stats.cached_tokens,
+            },
+        }
+
+
+class AnswerStream:
+    """Iterate for the answer's text pieces; then ``answer`` holds the whole result."""
+
+    def __init__(self, engine: Engine, prompt: PreparedPrompt, options: AnswerOptions, cancel: CancelToken) -> None:
+        self.prompt = prompt
+        self._engine = engine
+        self._options = options
+        self._cancel = cancel
+        self._answer: Answer | None = None
+        self._started = False
+
+    @property
+    def mode(self) -> Mode:
+        return self.prompt.mode
+
+    @property
+    def passages(self) -> list[SearchResult]:
+        return self.prompt.passages
+
+    @property
+    def answer(self) -> Answer:
+        if self._answer is None:
+            raise RuntimeError("The answer is not finished: iterate over the stream first.")
+        return self._answer
+
+    def __iter__(self) -> Iterator[str]:
+        if self._started:
+            raise RuntimeError("An AnswerStream can be iterated once.")
+        self._started = True
+        texts: list[str] = []
+        stats: GenerationStats | None = None
+        started = time.perf_counter()
+        first_at: float | None = None
+        pieces = self._engine.generate(
+            self.prompt.messages,
+            max_tokens=self._options.answer_tokens,
+            temperature=self._options.temperature,
+            cancel=self._cancel,
+        )
+        looped = False
+        for piece in pieces:
+            if piece.text:
+                first_at = first_at or time.perf_counter()
+                texts.append(piece.text)
+                yield piece.text
+                if loop_at_end("".join(texts)):
+                    looped = True
+                    break
+            if piece.stats is not None:
+                stats = piece.stats
+        text = "".join(texts).strip()
+        if looped:
+            # Stop generating: the rest would be the same words again (small models, greedy).
+            close = getattr(pieces, "close", None)
+            if close is not None:
+                close()
+            text = trim_repetition(text)
+            stats = self._stats_of_stopped(text, started, first_at)
+        self._answer = Answer(
+            text=text,
+            mode=self.prompt.mode,
+            citations=find_citations(text, self.prompt.sources),
+            passages=self.prompt.passages,
+            stats=stats or GenerationStats(),
+            doc_ids=self.prompt.doc_ids,
+        )
+
+    def _stats_of_stopped(self, text: str, started: float, first_at: float | None) -> GenerationStats:
+        """Stats measured here for a generation stopped early (the engine's final stats never came)."""
+        ended = time.perf_counter()
+        first = first_at or ended
+        completion = self._engine.count_tokens(text)
+        return GenerationStats(
+            prompt_tokens=self.prompt.prompt_tokens,
+            completion_tokens=completion,
+            ttft_s=first - started,
+            prefill_tok_s=self.prompt.prompt_tokens / (first - started) if first > started else 0.0,
+            decode_tok_s=completion / (ended - first) if ended > first else 0.0,
+            total_s=ended - started,
+            stop_reason="stop",
+        )
+
+    def run(self) -> Answer:
+        """Consume the stream and return the answer."""
+        for _ in self:
+            pass
+        return self.answer
+
+
+def resolve_doc_ids(library: Library, doc_ids: Sequence[str] | None) -> list[str]:
+    """The given documents (checked), or every document in the library when None/empty."""
+    if doc_ids:
+        for doc_id in doc_ids:
+            library.document(doc_id)
+        return list(dict.fromkeys(doc_ids))
+    found = [record.doc_id for record in library.documents() if record.passages > 0]
+    if not found:
+        raise DocumentNotFound("The library has no documents to ask about. Add some with `pagewise ingest`.")
+    return found
+
+
+def ask(
+    library: Library,
+    engine: Engine,
+    question: str,
+    *,
+    doc_ids: Sequence[str] | None = None,
+    super_summaries: Mapping[str, str] | None = None,
+    history: Sequence[HistoryTurn] = (),
+    options: AnswerOptions | None = None,
+    cancel: CancelToken = NEVER_CANCELLED,
+) -> AnswerStream:
+    """A stream answering ``question`` from the given super-summaries (retrieval mode) or the
+    full text when it fits. Nothing is generated until the stream is iterated."""
+    options = options or AnswerOptions()
+    ids = resolve_doc_ids(library, doc_ids)
+    prompt = None
+    if options.whole_document:
+        prompt = whole_document_prompt(library, engine, question, ids, history, options)
+    if prompt is None:
+        prompt = retrieval_prompt(library, engine, question, ids, super_summaries or {}, history, options)
+    return AnswerStream(engine, prompt, options, cancel)
+
+
+def answer_question(
+    library: Library,
+    engine: Engine,
+    question: str,
+    *,
+    model_sha256: str,
+    doc_ids: Sequence[str] | None = None,
+    history: Sequence[HistoryTurn] = (),
+    options: AnswerOptions | None = None,
+    summary_params: SummaryParams | None = None,
+    parallel: int = 1,
+    progress: ProgressCallback = no_progress,
+    cancel: CancelToken = NEVER_CANCELLED,
+) -> AnswerStream:
+    """``ask``, computing (and storing) the super-summaries first when retrieval mode needs them."""
+    options = options or AnswerOptions()
+    ids = resolve_doc_ids(library, doc_ids)
+    if options.whole_document:
+        prompt = whole_document_prompt(library, engine, question, ids, history, options)
+        if prompt is not None:
+            return AnswerStream(engine, prompt, options, cancel)
+    summaries = {
+        doc_id: compress(
+            library,
+            engine,
+            doc_id,
+            model_sha256=model_sha256,
+            params=summary_params,
+            parallel=parallel,
+            progress=progress,
+            cancel=cancel,
+        ).super_summary.text
+        for doc_id in ids
+    }
+    prompt = retrieval_prompt(library, engine, question, ids, summaries, history, options)
+    return AnswerStream(engine, prompt, options, cancel)

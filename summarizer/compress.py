@@ -1,0 +1,488 @@
+"""Hierarchical compression: segment summaries (map), then a super-summary (reduce).
+
+    summary = compress(library, engine, doc_id, model_sha256=..., params=SummaryParams())
+
+Map: every segment (``summarizer.segments``) is summarized into at most
+``params.summary_tokens`` tokens, several at once through ``engine.generate_batch`` when
+``parallel`` > 1 (the plan has room for that many sequences), one by one otherwise.
+Reduce: the summaries, labelled with their pages, are combined in groups that fit the
+context, level after level, until one remains: the super-summary. Every summary keeps the
+page range it covers.
+
+Every summary is stored as soon as it exists (``summarizer.summary_store``), so a second run
+makes no model call, and a run stopped by a crash or a cancel resumes after the last
+finished segment (or batch of segments).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from inference.cancel import NEVER_CANCELLED, CancelToken
+from inference.engine import ChatMessage, Completion, Engine, collect, render_plain
+from inference.errors import DocumentError, PlanError
+from inference.progress import Progress, ProgressCallback, no_progress
+from summarizer.document_text import passages_fingerprint
+from summarizer.library import Library
+from summarizer.prompts import (
+    PROMPT_VERSION,
+    LabelledSummary,
+    part_label_text,
+    reduce_messages,
+    reduce_overhead_text,
+    segment_summary_messages,
+)
+from summarizer.repetition import trim_repetition
+from summarizer.segments import Segment, build_segments
+from summarizer.summary_store import (
+    StoredSummary,
+    SummaryKey,
+    SummaryKind,
+    get_summary,
+    get_summary_by_digest,
+    put_summary,
+    text_sha256,
+)
+
+DEFAULT_SEGMENT_TOKENS = 8192
+PROMPT_MARGIN = 256  # instructions, chat template and page labels around a segment
+LABEL_TOKENS = 16  # "Summary of pp. 12-19:" and the blank lines around a part
+MESSAGE_TOKENS = 8  # chat-template tokens per message, on top of the content
+
+
+@dataclass(frozen=True, slots=True)
+class SummaryParams:
+    """What shapes the summaries (part of their cache key)."""
+
+    segment_tokens: int = DEFAULT_SEGMENT_TOKENS
+    summary_tokens: int = 256
+    super_tokens: int = 512
+    temperature: float = 0.0
+
+    @classmethod
+    def for_context(cls, n_ctx: int, *, summary_tokens: int = 256, super_tokens: int = 512) -> SummaryParams:
+        """Defaults that follow the plan: 8K segments when the context has room for them
+        (about 10K tokens), smaller ones otherwise."""
+        room = n_ctx - summary_tokens - PROMPT_MARGIN
+        segment = min(DEFAULT_SEGMENT_TOKENS, room // 256 * 256)
+        return cls(segment_tokens=max(256, segment), summary_tokens=summary_tokens, super_tokens=super_tokens)
+
+    def key_params(self, kind: SummaryKind) -> tuple[tuple[str, Any], ...]:
+        if kind == "segment":
+            return (("summary_tokens", self.summary_tokens), ("temperature", self.temperature))
+        if kind == "reduce":
+            return (("super_tokens", self.super_tokens), ("temperature", self.temperature))
+        return (
+            ("segment_tokens", self.segment_tokens),
+            ("summary_tokens", self.summary_tokens),
+            ("super_tokens", self.super_tokens),
+            ("temperature", self.temperature),
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class SummaryNode:
+    """One summary in the tree: level 0 = a segment's, the last level = the super-summary."""
+
+    level: int
+    page_start: int
+    page_end: int
+    text: str
+    tokens: int
+    cached: bool
+
+    @property
+    def labelled(self) -> LabelledSummary:
+        return LabelledSummary(self.text, self.page_start, self.page_end)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"page_start": self.page_start, "page_end": self.page_end, "text": self.text}
+
+
+@dataclass(slots=True)
+class CompressStats:
+    model_calls: int = 0
+    cached: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    seconds: float = 0.0
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "model_calls": self.model_calls,
+            "cached": self.cached,
+            "prompt_tokens": self.prompt_tokens,
+            "completion_tokens": self.completion_tokens,
+            "seconds": round(self.seconds, 3),
+        }
+
+
+@dataclass(slots=True)
+class DocumentSummary:
+    doc_id: str
+    title: str
+    params: SummaryParams
+    segments: list[SummaryNode]
+    levels: list[list[SummaryNode]]
+    """Intermediate reductions, lowest level first (empty when one group sufficed)."""
+    super_summary: SummaryNode
+    stats: CompressStats = field(default_factory=CompressStats)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "doc_id": self.doc_id,
+            "segments": [node.to_json() for node in self.segments],
+            "levels": [[node.to_json() for node in level] for level in self.levels],
+            "super_summary": self.super_summary.to_json(),
+            "stats": self.stats.to_json(),
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class CompressProgress(Progress):
+    """``Progress`` with the summarizer's live figures: document tokens read per second
+    and the estimated seconds left (``rate`` is segments per second)."""
+
+    tokens_per_s: float | None = None
+    eta_s: float | None = None
+
+
+class SummaryNotCached(LookupError):
+    """``compress`` was called without an engine and something is not stored yet."""
+
+
+def _clean(text: str) -> str:
+    text = text.strip()
+    for prefix in ("Summary of this part:", "Combined summary:", "Summary:"):
+        if text.lower().startswith(prefix.lower()):
+            text = text[len(prefix) :].strip()
+    return trim_repetition(text)
+
+
+def _prompt_tokens(engine: Engine, messages: Sequence[ChatMessage]) -> int:
+    return engine.count_tokens(render_plain(messages)) + MESSAGE_TOKENS * len(messages)
+
+
+class _Compressor:
+    def __init__(
+        self,
+        library: Library,
+        engine: Engine | None,
+        doc_id: str,
+        model_sha256: str,
+        params: SummaryParams,
+        parallel: int,
+        progress: ProgressCallback,
+        cancel: CancelToken,
+    ) -> None:
+        self.library = library
+        self.engine = engine
+        self.doc_id = doc_id
+        self.model_sha256 = model_sha256
+        self.params = params
+        self.parallel = max(1, parallel)
+        self.progress = progress
+        self.cancel = cancel
+        self.title = library.document(doc_id).title
+        self.stats = CompressStats()
+
+    def key(self, kind: SummaryKind, level: int, input_text: str) -> SummaryKey:
+        return SummaryKey(
+            kind=kind,
+            level=level,
+            doc_id=self.doc_id,
+            input_sha256=text_sha256(f"{self.title}\n{input_text}"),
+            model_sha256=self.model_sha256,
+            prompt_version=PROMPT_VERSION,
+            params=self.params.key_params(kind),
+        )
+
+    def document_key(self) -> SummaryKey:
+        return self.key("super", 0, passages_fingerprint(self.library, self.doc_id))
+
+    def require_engine(self) -> Engine:
+        if self.engine is None:
+            raise SummaryNotCached(f"{self.doc_id} has no stored summary for this model and these settings")
+        return self.engine
+
+    # -- run ------------------------------------------------------------------------------
+
+    def run(self) -> DocumentSummary:
+        started = time.perf_counter()
+        segments = build_segments(
+            self.library,
+            self.doc_id,
+            count_tokens=self.engine.count_tokens if self.engine is not None else None,
+            tokenizer_id=self.model_sha256,
+            segment_tokens=self.params.segment_tokens,
+            progress=self.progress,
+            cancel=self.cancel,
+        )
+        keys = [self.key("segment", 0, segment.text) for segment in segments]
+        stored = [get_summary(self.library, key) for key in keys]
+        result = self._from_document_record(keys, stored)
+        if result is None:
+            engine = self.require_engine()
+            self._check_context(engine, segments)
+            segment_nodes = self._map(engine, segments, keys, stored)
+            nodes, digests = segment_nodes, [key.digest for key in keys]
+            levels: list[list[SummaryNode]] = []
+            level_digests = [digests]
+            while len(nodes) > 1:
+                before = len(nodes)
+                nodes, digests = self._reduce_level(engine, nodes, digests, len(levels) + 1)
+                if len(nodes) >= before:  # no two summaries fit one prompt: it would never end
+                    raise PlanError(
+                        f"The model's context of {engine.n_ctx} tokens cannot hold two summaries at once. "
+                        "Load the model with a larger context, or ask for shorter summaries."
+                    )
+                levels.append(nodes)
+                level_digests.append(digests)
+            root = nodes[0]
+            record = StoredSummary(root.text, root.page_start, root.page_end, 0, root.tokens, {"levels": level_digests})
+            put_summary(self.library, self.document_key(), record)
+            result = DocumentSummary(self.doc_id, self.title, self.params, segment_nodes, levels[:-1], root)
+        result.stats = self.stats
+        self.stats.seconds = time.perf_counter() - started
+        total = len(segments)
+        self.progress(CompressProgress("summarized", total, total, self.title, eta_s=0.0))
+        return result
+
+    def _from_document_record(
+        self, keys: list[SummaryKey], stored: list[StoredSummary | None]
+    ) -> DocumentSummary | None:
+        """The whole tree from the store, when this document was summarized before."""
+        if any(s is None for s in stored):
+            return None
+        record = get_summary(self.library, self.document_key())
+        if record is None:
+            return None
+        level_digests: list[list[str]] = record.detail.get("levels", [])
+        if not level_digests or level_digests[0] != [key.digest for key in keys]:
+            return None
+        levels: list[list[SummaryNode]] = []
+        for level, digests in enumerate(level_digests):
+            nodes = []
+            for digest in digests:
+                summary = get_summary_by_digest(self.library, digest)
+                if summary is None:
+                    return None
+                nodes.append(_node(level, summary, cached=True))
+            levels.append(nodes)
+        self.stats.cached = sum(len(level) for level in levels)
+        root = levels[-1][0]
+        return DocumentSummary(self.doc_id, self.title, self.params, levels[0], levels[1:-1], root)
+
+    def _check_context(self, engine: Engine, segments: list[Segment]) -> None:
+        n_ctx = engine.n_ctx
+        overhead = _prompt_tokens(engine, segment_summary_messages("", self.title, 1, 1, self.params.summary_tokens))
+        longest = max(segment.n_tokens for segment in segments)
+        if longest + overhead + self.params.summary_tokens > n_ctx:
+            raise PlanError(
+                f"Segments of {self.params.segment_tokens} tokens do not fit the model's context of {n_ctx} tokens "
+                f"with their instructions and a {self.params.summary_tokens}-token summary. Use smaller segments "
+                "(--segment-tokens) or load the model with a larger context."
+            )
+        part = max(self.params.summary_tokens, self.params.super_tokens) + LABEL_TOKENS
+        if self._reduce_room(engine) < 2 * part:
+            raise PlanError(
+                f"The model's context of {n_ctx} tokens is too small to combine summaries of "
+                f"{self.params.super_tokens} tokens. Load the model with a larger context, or ask for shorter "
+                "summaries."
+            )
+
+    def _reduce_room(self, engine: Engine) -> int:
+        overhead = engine.count_tokens(reduce_overhead_text(self.title, self.params.super_tokens))
+        return engine.n_ctx - self.params.super_tokens - overhead - 2 * MESSAGE_TOKENS - PROMPT_MARGIN // 4
+
+    # -- model calls ----------------------------------------------------------------------
+
+    def _generate(self, engine: Engine, prompts: list[list[ChatMessage]], max_tokens: int) -> list[Completion]:
+        self.cancel.raise_if_cancelled()
+        if len(prompts) == 1:
+            completions = [
+                collect(
+                    engine.generate(
+                        prompts[0], max_tokens=max_tokens, temperature=self.params.temperature, cancel=self.cancel
+                    )
+                )
+            ]
+        else:
+            completions = engine.generate_batch(
+                prompts, max_tokens=max_tokens, temperature=self.params.temperature, cancel=self.cancel
+            )
+        for completion in completions:
+            self.stats.model_calls += 1
+            self.stats.prompt_tokens += completion.stats.prompt_tokens
+            self.stats.completion_tokens += completion.stats.completion_tokens
+        return completions
+
+    def _tokens(self, engine: Engine, text: str, completion: Completion) -> int:
+        return completion.stats.completion_tokens or engine.count_tokens(text)
+
+    # -- map --------------------------------------------------------------------------------
+
+    def _map(
+        self, engine: Engine, segments: list[Segment], keys: list[SummaryKey], stored: list[StoredSummary | None]
+    ) -> list[SummaryNode]:
+        nodes: dict[int, SummaryNode] = {}
+        for index, summary in enumerate(stored):
+            if summary is not None:
+                nodes[index] = _node(0, summary, cached=True)
+        self.stats.cached += len(nodes)
+        todo = [index for index in range(len(segments)) if index not in nodes]
+        total = len(segments)
+        self.progress(CompressProgress("summarizing segments", len(nodes), total, self.title))
+        started = time.perf_counter()
+        tokens_read = 0
+        for batch_start in range(0, len(todo), self.parallel):
+            batch = todo[batch_start : batch_start + self.parallel]
+            prompts = [
+                segment_summary_messages(
+                    segments[i].text,
+                    self.title,
+                    segments[i].page_start,
+                    segments[i].page_end,
+                    self.params.summary_tokens,
+                )
+                for i in batch
+            ]
+            for index, completion in zip(
+                batch, self._generate(engine, prompts, self.params.summary_tokens), strict=True
+            ):
+                segment = segments[index]
+                text = _clean(completion.text)
+                summary = StoredSummary(
+                    text,
+                    segment.page_start,
+                    segment.page_end,
+                    completion.stats.prompt_tokens,
+                    self._tokens(engine, text, completion),
+                )
+                put_summary(self.library, keys[index], summary)
+                nodes[index] = _node(0, summary, cached=False)
+                tokens_read += segment.n_tokens
+            elapsed = max(time.perf_counter() - started, 1e-9)
+            new = batch_start + len(batch)
+            rate = new / elapsed
+            self.progress(
+                CompressProgress(
+                    "summarizing segments",
+                    len(nodes),
+                    total,
+                    f"{tokens_read / elapsed:.0f} tok/s",
+                    rate=rate,
+                    tokens_per_s=tokens_read / elapsed,
+                    eta_s=(total - len(nodes)) / rate,
+                )
+            )
+        return [nodes[index] for index in range(total)]
+
+    # -- reduce -----------------------------------------------------------------------------
+
+    def _groups(self, engine: Engine, nodes: list[SummaryNode]) -> list[list[int]]:
+        room = self._reduce_room(engine)
+        groups: list[list[int]] = []
+        current: list[int] = []
+        used = 0
+        for index, node in enumerate(nodes):
+            cost = node.tokens + LABEL_TOKENS
+            if current and used + cost > room:
+                groups.append(current)
+                current, used = [], 0
+            current.append(index)
+            used += cost
+        if current:
+            groups.append(current)
+        return groups
+
+    def _reduce_level(
+        self, engine: Engine, nodes: list[SummaryNode], digests: list[str], level: int
+    ) -> tuple[list[SummaryNode], list[str]]:
+        groups = self._groups(engine, nodes)
+        out: dict[int, tuple[SummaryNode, str]] = {}
+        todo: list[tuple[int, SummaryKey, list[SummaryNode]]] = []
+        for position, group in enumerate(groups):
+            members = [nodes[i] for i in group]
+            if len(members) == 1:  # nothing to combine: carried up as it is
+                only = members[0]
+                out[position] = (
+                    SummaryNode(level, only.page_start, only.page_end, only.text, only.tokens, True),
+                    digests[group[0]],
+                )
+                continue
+            key = self.key("reduce", level, "".join(part_label_text(m.labelled) for m in members))
+            summary = get_summary(self.library, key)
+            if summary is not None:
+                self.stats.cached += 1
+                out[position] = (_node(level, summary, cached=True), key.digest)
+            else:
+                todo.append((position, key, members))
+        total = len(groups)
+        self.progress(CompressProgress("reducing", len(out), total, f"level {level}"))
+        for batch_start in range(0, len(todo), self.parallel):
+            batch = todo[batch_start : batch_start + self.parallel]
+            prompts = [
+                reduce_messages([m.labelled for m in members], self.title, self.params.super_tokens)
+                for _, _, members in batch
+            ]
+            for (position, key, members), completion in zip(
+                batch, self._generate(engine, prompts, self.params.super_tokens), strict=True
+            ):
+                text = _clean(completion.text)
+                summary = StoredSummary(
+                    text,
+                    members[0].page_start,
+                    members[-1].page_end,
+                    completion.stats.prompt_tokens,
+                    self._tokens(engine, text, completion),
+                )
+                put_summary(self.library, key, summary)
+                out[position] = (_node(level, summary, cached=False), key.digest)
+            self.progress(CompressProgress("reducing", len(out), total, f"level {level}"))
+        ordered = [out[position] for position in range(total)]
+        return [node for node, _ in ordered], [digest for _, digest in ordered]
+
+
+def _node(level: int, summary: StoredSummary, *, cached: bool) -> SummaryNode:
+    return SummaryNode(level, summary.page_start, summary.page_end, summary.text, summary.completion_tokens, cached)
+
+
+def compress(
+    library: Library,
+    engine: Engine | None,
+    doc_id: str,
+    *,
+    model_sha256: str,
+    params: SummaryParams | None = None,
+    parallel: int = 1,
+    progress: ProgressCallback = no_progress,
+    cancel: CancelToken = NEVER_CANCELLED,
+) -> DocumentSummary:
+    """Summarize ``doc_id`` (segment summaries and super-summary), reusing what is stored.
+
+    ``model_sha256`` identifies the model (``summarizer.model_files.model_sha256``); it keys
+    the stored summaries and the segment cut points. ``parallel`` > 1 summarizes that many
+    segments at once with ``engine.generate_batch`` (use the plan's ``n_seq_max``). With
+    ``engine=None`` only stored results are used (``SummaryNotCached`` if something is
+    missing). Raises ``Cancelled`` when ``cancel`` fires; what was finished stays stored.
+    """
+    if params is None:
+        params = SummaryParams.for_context(engine.n_ctx) if engine is not None and engine.n_ctx else SummaryParams()
+    return _Compressor(library, engine, doc_id, model_sha256, params, parallel, progress, cancel).run()
+
+
+def cached_summary(
+    library: Library, doc_id: str, *, model_sha256: str, params: SummaryParams
+) -> DocumentSummary | None:
+    """The stored summary of ``doc_id`` for this model and parameters, without a model; None
+    if it has not been (completely) computed."""
+    try:
+        return compress(library, None, doc_id, model_sha256=model_sha256, params=params)
+    except SummaryNotCached:
+        return None
+    except DocumentError:
+        return None

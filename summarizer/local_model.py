@@ -1,0 +1,131 @@
+"""Loading a local GGUF model for summaries and answers: plan, engine, identity, parallelism.
+
+    with open_local_model(library, path, n_ctx=8192) as model:
+        compress(library, model.engine, doc_id, model_sha256=model.sha256, parallel=model.parallel)
+
+The plan comes from ``inference.planner`` (a CPU plan when there is no GPU budget). The
+number of segments summarized at once (``parallel``) is, on the GPU, the largest of 16, 8, 4, 2
+whose batch context (KV cache for ``parallel`` contexts plus a compute buffer, created by
+``generate_batch`` next to the main context) still fits the budget, or 1; on the CPU it is 1
+unless asked (see ``CPU_MAX_PARALLEL``).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from types import TracebackType
+
+from inference.cancel import NEVER_CANCELLED, CancelToken
+from inference.gguf_info import GgufInfo, read_gguf_info
+from inference.local_engine import LocalEngine, check_model_file
+from inference.plan import Plan
+from inference.planner import Config, auto_budget, estimate, plan
+from inference.progress import ProgressCallback, no_progress
+from summarizer.library import Library
+from summarizer.model_files import model_sha256
+
+PARALLEL_CHOICES = (16, 8, 4, 2)
+CPU_MAX_PARALLEL = 1
+"""On the CPU, batching does not pay: prefill is compute-bound and the batch context's unified KV
+cache makes every token attend over all sequences' cells. Measured with SmolLM2-135M, 1 thread,
+three 2K-token segments of a contract: 53 s one by one, 130 s as one batch of 3. Callers may
+still ask for more (``max_parallel``)."""
+
+
+@dataclass(slots=True)
+class LocalModel:
+    engine: LocalEngine
+    plan: Plan
+    sha256: str
+    parallel: int
+
+    def close(self) -> None:
+        self.engine.close()
+
+    def __enter__(self) -> LocalModel:
+        return self
+
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self.close()
+
+
+def _free_ram() -> int | None:
+    try:
+        return int(os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_AVPHYS_PAGES"))
+    except (ValueError, OSError, AttributeError):
+        return None
+
+
+def choose_parallel(single: Plan, info: GgufInfo, budget: int | None, limit: int) -> int:
+    """How many sequences ``generate_batch`` can run next to the ``single`` plan's context."""
+    gpu = bool(budget) and single.n_gpu_layers != 0
+    for n in PARALLEL_CHOICES:
+        if n > limit:
+            continue
+        batch = estimate(info, Config(single.n_gpu_layers, n * single.n_ctx, single.type_k, single.flash_attn, n))
+        if gpu:
+            assert budget is not None
+            need = single.predicted.total + batch.breakdown.kv_cache + batch.breakdown.compute_buffers
+            if need <= budget:
+                return n
+        else:
+            ram = _free_ram()
+            if ram is None or single.predicted_host_bytes + batch.kv_cpu <= ram // 2:
+                return n
+    return 1
+
+
+def plan_local_model(
+    model_path: Path | str,
+    *,
+    n_ctx: int | None = None,
+    n_threads: int | None = None,
+    budget: int | None = None,
+    max_parallel: int | None = None,
+) -> tuple[Plan, int]:
+    """The plan for ``model_path`` and the parallelism it leaves room for.
+
+    ``budget`` is GPU bytes; None means the free VRAM minus the planner's reserve (0 on a
+    machine without an NVIDIA GPU: a CPU plan). ``max_parallel=1`` never batches.
+    """
+    path = check_model_file(model_path)
+    info = read_gguf_info(path)
+    if budget is None:
+        budget = auto_budget()
+    single = plan(info, budget, n_ctx)
+    if n_threads is not None:
+        single = dataclasses.replace(single, n_threads=n_threads)
+    gpu = bool(budget) and single.n_gpu_layers != 0
+    limit = max_parallel if max_parallel is not None else (PARALLEL_CHOICES[0] if gpu else CPU_MAX_PARALLEL)
+    parallel = choose_parallel(single, info, budget, limit)
+    return dataclasses.replace(single, n_seq_max=parallel), parallel
+
+
+def open_local_model(
+    library: Library,
+    model_path: Path | str,
+    *,
+    n_ctx: int | None = None,
+    n_threads: int | None = None,
+    budget: int | None = None,
+    max_parallel: int | None = None,
+    progress: ProgressCallback = no_progress,
+    cancel: CancelToken = NEVER_CANCELLED,
+) -> LocalModel:
+    """Hash (cached), plan and load ``model_path`` in a worker process."""
+    chosen, parallel = plan_local_model(
+        model_path, n_ctx=n_ctx, n_threads=n_threads, budget=budget, max_parallel=max_parallel
+    )
+    sha = model_sha256(library, model_path, progress, cancel)
+    engine = LocalEngine()
+    try:
+        engine.load(chosen, progress, cancel)
+    except BaseException:
+        engine.close()
+        raise
+    return LocalModel(engine, chosen, sha, parallel)

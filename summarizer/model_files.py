@@ -1,0 +1,59 @@
+"""The identity of a model file: the sha256 of its bytes, cached per (path, size, mtime).
+
+Summaries are keyed by it, so renaming or moving a GGUF keeps its summaries, and replacing
+the file under the same name invalidates them. Hashing a multi-GB file takes a while, so the
+digest is kept in the library until the file's size or modification time changes.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+from inference.cancel import NEVER_CANCELLED, CancelToken
+from inference.errors import ModelError
+from inference.progress import Progress, ProgressCallback, no_progress
+from summarizer.library import Library
+
+_CHUNK = 8 * 1024 * 1024
+
+
+def model_sha256(
+    library: Library,
+    path: Path | str,
+    progress: ProgressCallback = no_progress,
+    cancel: CancelToken = NEVER_CANCELLED,
+) -> str:
+    """The sha256 of the model file at ``path`` (hex), from the cache when the file is unchanged."""
+    file = Path(path).resolve()
+    try:
+        stat = file.stat()
+    except OSError as error:
+        raise ModelError(
+            f"Cannot read the model file {file} ({error.strerror}). Check the path (--model or PAGEWISE_MODEL).",
+            path=file,
+        ) from None
+    row = library.db.execute(
+        "SELECT sha256 FROM model_files WHERE path = ? AND size = ? AND mtime_ns = ?",
+        [str(file), stat.st_size, stat.st_mtime_ns],
+    ).fetchone()
+    if row is not None:
+        return str(row[0])
+    digest = hashlib.sha256()
+    done = 0
+    try:
+        with file.open("rb") as handle:
+            while chunk := handle.read(_CHUNK):
+                cancel.raise_if_cancelled()
+                digest.update(chunk)
+                done += len(chunk)
+                progress(Progress("hashing model", done, stat.st_size, file.name))
+    except OSError as error:
+        raise ModelError(f"Cannot read the model file {file} ({error.strerror}).", path=file) from None
+    value = digest.hexdigest()
+    library.db.execute(
+        "INSERT INTO model_files (path, size, mtime_ns, sha256) VALUES (?, ?, ?, ?) "
+        "ON CONFLICT(path) DO UPDATE SET size = excluded.size, mtime_ns = excluded.mtime_ns, sha256 = excluded.sha256",
+        [str(file), stat.st_size, stat.st_mtime_ns, value],
+    )
+    return value

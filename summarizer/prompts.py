@@ -1,0 +1,152 @@
+"""Every prompt the summarizer sends, in one place, with one version number.
+
+Stored summaries are keyed by ``PROMPT_VERSION``: bump it whenever a summary prompt's
+wording changes, so that old summaries are recomputed (and only those). Answer prompts are
+not cached, but share the number so that a stored answer can say what produced it.
+
+The answer prompt is laid out for the engine's prefix reuse: the instructions and the
+super-summaries come first and are byte-identical for every question on the same documents;
+the conversation follows, then the passages and the question, which change every time.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from inference.engine import ChatMessage
+from summarizer.document_text import llm_text, page_range_label
+
+PROMPT_VERSION = 1
+
+WORDS_PER_TOKEN = 0.75  # English prose: a budget in tokens, told to the model in words
+
+KEEP = "parties, dates, amounts, obligations, conditions, defined terms and exceptions"
+
+NOT_IN_DOCUMENT = "The document does not say."
+
+
+def _words(tokens: int) -> int:
+    return max(20, int(tokens * WORDS_PER_TOKEN) // 10 * 10)
+
+
+def segment_summary_messages(
+    text: str, title: str, page_start: int, page_end: int, summary_tokens: int
+) -> list[ChatMessage]:
+    """Map: summarize one segment of a document."""
+    system = (
+        "You summarize one part of a long document for a reader who will never see the original. "
+        f"Keep every {KEEP}, with the exact names, figures and dates. "
+        "Write short factual sentences, no introduction and no opinion. "
+        f"Use at most {_words(summary_tokens)} words."
+    )
+    user = f'Part of "{title}", {page_range_label(page_start, page_end)}:\n\n{text}\n\nSummary of this part:'
+    return [ChatMessage("system", system), ChatMessage("user", user)]
+
+
+@dataclass(frozen=True, slots=True)
+class LabelledSummary:
+    """A summary and the pages it covers, as shown to the model."""
+
+    text: str
+    page_start: int
+    page_end: int
+
+
+def reduce_messages(parts: Sequence[LabelledSummary], title: str, target_tokens: int) -> list[ChatMessage]:
+    """Reduce: combine summaries of consecutive parts into one."""
+    system = (
+        "You combine summaries of consecutive parts of one document into a single summary of all of them. "
+        f"Keep the {KEEP} that matter most, with exact names, figures and dates, and say on which pages "
+        "each point is, like (pp. 3-7). Do not add anything that is not in the summaries. "
+        f"Use at most {_words(target_tokens)} words."
+    )
+    body = "\n\n".join(f"Summary of {page_range_label(p.page_start, p.page_end)}:\n{p.text.strip()}" for p in parts)
+    user = f'Summaries of the parts of "{title}", in order:\n\n{body}\n\nCombined summary:'
+    return [ChatMessage("system", system), ChatMessage("user", user)]
+
+
+def reduce_overhead_text(title: str, target_tokens: int) -> str:
+    """The fixed part of a reduce prompt, for budgeting."""
+    return "\n".join(m.content for m in reduce_messages([], title, target_tokens))
+
+
+def part_label_text(part: LabelledSummary) -> str:
+    return f"Summary of {page_range_label(part.page_start, part.page_end)}:\n{part.text.strip()}\n\n"
+
+
+# --- answers --------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class DocumentLabel:
+    doc_id: str
+    title: str
+    pages: int
+
+
+def _cite_instruction(several: bool) -> str:
+    if several:
+        return (
+            "After every fact, cite its document and page like [DOC_ID p. 12] or [DOC_ID pp. 3-4], "
+            "using the DOC_ID shown with the source."
+        )
+    return "After every fact, cite its page like [p. 12] or [pp. 3-4]."
+
+
+def answer_instructions(several: bool, whole_document: bool) -> str:
+    sources = (
+        "the full text of the document below"
+        if whole_document and not several
+        else "the full text of the documents below"
+        if whole_document
+        else "the summaries below and the passages quoted with the question"
+    )
+    return (
+        f"You answer questions using only {sources}. Never use outside knowledge. "
+        f"{_cite_instruction(several)} Cite only pages of the text you were given. "
+        f'If the answer is not there, say plainly: "{NOT_IN_DOCUMENT}" Be brief and exact.'
+    )
+
+
+def summary_block(document: DocumentLabel, super_summary: str) -> str:
+    return f'Summary of "{document.title}" (DOC_ID {document.doc_id}, {document.pages} pages):\n{super_summary.strip()}'
+
+
+def whole_document_block(document: DocumentLabel, pages: dict[int, str]) -> str:
+    body = "\n\n".join(f"[Page {page}]\n{llm_text(text)}" for page, text in sorted(pages.items()))
+    return f'Full text of "{document.title}" (DOC_ID {document.doc_id}, {document.pages} pages):\n\n{body}'
+
+
+def answer_system_message(blocks: Sequence[str], several: bool, whole_document: bool) -> ChatMessage:
+    """The stable prefix: instructions, then each document's summary (or full text)."""
+    return ChatMessage("system", answer_instructions(several, whole_document) + "\n\n" + "\n\n".join(blocks))
+
+
+@dataclass(frozen=True, slots=True)
+class PassageForPrompt:
+    doc_id: str
+    page_start: int
+    page_end: int
+    text: str
+
+
+def passages_block(passages: Sequence[PassageForPrompt], several: bool) -> str:
+    if not passages:
+        return "Passages: none found for this question."
+    parts = []
+    for number, passage in enumerate(passages, start=1):
+        where = page_range_label(passage.page_start, passage.page_end)
+        source = f"DOC_ID {passage.doc_id}, {where}" if several else where
+        parts.append(f"Passage {number} ({source}):\n{llm_text(passage.text)}")
+    return "Passages:\n\n" + "\n\n".join(parts)
+
+
+ANSWER_REMINDER = "Answer in one to three sentences from the text above, citing the page of each fact like [p. 12]."
+
+
+def question_message(question: str, passages: str | None) -> ChatMessage:
+    """The last user message: the passages (retrieval mode), the question, and a reminder of
+    the rules (small models follow the last instruction best)."""
+    text = f"Question: {question.strip()}\n{ANSWER_REMINDER}"
+    return ChatMessage("user", f"{passages}\n\n{text}" if passages else text)

@@ -1,0 +1,130 @@
+"""Summaries kept in the library, keyed by everything their text depends on.
+
+A stored summary's key hashes: its kind and level, the document, the exact input text (a
+segment's text, or the summaries it combines), the model file's sha256, ``PROMPT_VERSION``
+and the parameters that shape the reply. So:
+
+* a second run finds every key and makes no model call;
+* a run stopped mid-way (crash, cancel) finds the finished ones and does only the rest;
+* another model or prompt version misses every key (its own summaries are kept apart);
+* another segment size changes the segments' text, so only summaries of changed segments
+  (and the reductions above them) are recomputed.
+
+Each summary is written in its own small transaction as soon as it is produced.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from summarizer.library import Library, now_iso
+
+SummaryKind = Literal["segment", "reduce", "super"]
+
+
+@dataclass(frozen=True, slots=True)
+class SummaryKey:
+    kind: SummaryKind
+    level: int
+    doc_id: str
+    input_sha256: str
+    model_sha256: str
+    prompt_version: int
+    params: tuple[tuple[str, Any], ...]
+
+    @property
+    def digest(self) -> str:
+        parts = [
+            self.kind,
+            self.level,
+            self.doc_id,
+            self.input_sha256,
+            self.model_sha256,
+            self.prompt_version,
+            list(self.params),
+        ]
+        return hashlib.sha256(json.dumps(parts).encode()).hexdigest()
+
+    @property
+    def params_json(self) -> str:
+        return json.dumps(dict(self.params), sort_keys=True)
+
+
+@dataclass(frozen=True, slots=True)
+class StoredSummary:
+    text: str
+    page_start: int
+    page_end: int
+    prompt_tokens: int
+    completion_tokens: int
+    detail: dict[str, Any] = field(default_factory=dict)
+
+
+def text_sha256(text: str) -> str:
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def get_summary(library: Library, key: SummaryKey) -> StoredSummary | None:
+    return get_summary_by_digest(library, key.digest)
+
+
+def get_summary_by_digest(library: Library, digest: str) -> StoredSummary | None:
+    row = library.db.execute(
+        "SELECT text, page_start, page_end, prompt_tokens, completion_tokens, detail FROM summaries "
+        "WHERE summary_key = ?",
+        [digest],
+    ).fetchone()
+    return _stored(row) if row is not None else None
+
+
+def _stored(row: tuple[Any, ...]) -> StoredSummary:
+    return StoredSummary(str(row[0]), int(row[1]), int(row[2]), int(row[3]), int(row[4]), json.loads(row[5]))
+
+
+def put_summary(library: Library, key: SummaryKey, summary: StoredSummary) -> None:
+    # One statement: atomic on its own in autocommit mode.
+    library.db.execute(
+        "INSERT OR REPLACE INTO summaries (summary_key, doc_id, kind, level, page_start, page_end, model_sha256, "
+        "prompt_version, params, text, prompt_tokens, completion_tokens, detail, created_at) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        [
+            key.digest,
+            key.doc_id,
+            key.kind,
+            key.level,
+            summary.page_start,
+            summary.page_end,
+            key.model_sha256,
+            key.prompt_version,
+            key.params_json,
+            summary.text,
+            summary.prompt_tokens,
+            summary.completion_tokens,
+            json.dumps(summary.detail),
+            now_iso(),
+        ],
+    )
+
+
+def forget_summaries(library: Library, doc_id: str, model_sha256: str | None = None) -> int:
+    """Drop a document's stored summaries (of one model, or all). Returns how many."""
+    if model_sha256 is None:
+        cursor = library.db.execute("DELETE FROM summaries WHERE doc_id = ?", [doc_id])
+    else:
+        cursor = library.db.execute(
+            "DELETE FROM summaries WHERE doc_id = ? AND model_sha256 = ?", [doc_id, model_sha256]
+        )
+    return int(cursor.rowcount)
+
+
+def count_summaries(library: Library, doc_id: str, kind: SummaryKind | None = None) -> int:
+    if kind is None:
+        row = library.db.execute("SELECT COUNT(*) FROM summaries WHERE doc_id = ?", [doc_id]).fetchone()
+    else:
+        row = library.db.execute(
+            "SELECT COUNT(*) FROM summaries WHERE doc_id = ? AND kind = ?", [doc_id, kind]
+        ).fetchone()
+    return int(row[0])

@@ -1,0 +1,126 @@
+"""GUI test setup: offscreen unless ``--onscreen``; Qt warnings fail GUI tests; bugs re-raise.
+
+Tests in this folder that build widgets are marked ``gui`` automatically (they use
+``qtbot``), and get ``qt_log_level_fail("WARNING")`` so an unexpected Qt warning fails them.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from app import pyside_refcount
+
+pyside_refcount.apply()  # PySide6 6.12 on Python 3.11 drops references to None: see the module
+
+# Benign messages of the offscreen platform and of fonts in a bare container.
+QT_LOG_IGNORE = (
+    "This plugin does not support",
+    "propagateSizeHints",
+    "QFont::",
+    "Fontconfig",
+    "OpenType support missing",
+    "Populating font family aliases",
+)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    # --onscreen is registered in tests/conftest.py so it works from the repository root too.
+    if not config.getoption("--onscreen"):
+        os.environ["QT_QPA_PLATFORM"] = "offscreen"
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        if "qtbot" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.gui)
+            item.add_marker(pytest.mark.qt_log_level_fail("WARNING"))
+            item.add_marker(pytest.mark.qt_log_ignore(*QT_LOG_IGNORE))
+
+
+@pytest.fixture(autouse=True)
+def raise_unexpected_errors() -> Iterator[None]:
+    """Bugs reported through app.messages are re-raised in tests, never swallowed."""
+    from app.messages import MessageCenter
+
+    MessageCenter.raise_unexpected = True
+    yield
+    MessageCenter.raise_unexpected = False
+
+
+class DocumentFake:
+    """Builds a ``FakeEngine`` that tells the summarizer's prompts apart: summary prompts get
+    ``summary_reply``; answer prompts get the queued replies, where a callable receives the
+    prompt's text (to cite a page of the passages actually given)."""
+
+    @staticmethod
+    def make(**kwargs: Any) -> Any:
+        from inference.engine import render_plain
+        from inference.fake import FakeEngine
+
+        class _Fake(FakeEngine):
+            summary_reply = "A summary of these pages: parties, fees, term and termination (p. 1)."
+
+            def _next_reply(self) -> Any:
+                prompt = render_plain(self.calls[-1].prompt)
+                if not prompt.startswith("system: You answer"):
+                    summary = self.summary_reply
+                    return summary(prompt) if callable(summary) else summary
+                reply = super()._next_reply()
+                return reply(prompt) if callable(reply) else reply
+
+        kwargs.setdefault("default_reply", "The document does not say.")
+        kwargs.setdefault("piece_delay_s", 0.005)
+        kwargs.setdefault("n_ctx", 8192)
+        return _Fake(autoload=False, **kwargs)
+
+
+@pytest.fixture
+def fake_engine() -> Any:
+    return DocumentFake.make()
+
+
+@pytest.fixture
+def make_window(qtbot: Any, fake_engine: Any, pagewise_home: Path) -> Iterator[Callable[..., Any]]:
+    """Build a ``MainWindow`` driven by the fake engine (ingest without embeddings: fast)."""
+    from app.main_window import MainWindow
+    from app.messages import MessageCenter
+    from app.model_session import ModelSession
+    from app.planning import PlanPreview
+    from app.settings import Settings
+
+    windows: list[Any] = []
+
+    def make(engine: Any = None, settings: dict[str, Any] | None = None, real_planner: bool = False) -> Any:
+        engine = engine or fake_engine
+        values = settings or {}
+        kwargs: dict[str, Any] = {"engine_factory": lambda _preview: engine}
+        if not real_planner:
+            kwargs["planner"] = lambda _values: PlanPreview(None, "fake-model · test plan")
+        session = ModelSession(values, **kwargs)
+        window = MainWindow(
+            settings=Settings(values, path=pagewise_home / "settings.json"),
+            session=session,
+            messages=MessageCenter(),
+        )
+        window.runner.embed = False
+        window.resize(1300, 850)
+        qtbot.addWidget(window)
+        window.show()
+        windows.append(window)
+        return window
+
+    yield make
+    for window in windows:
+        if window.isVisible():
+            window.close()
+
+
+def wait_for_document(qtbot: Any, window: Any, timeout: int = 90_000) -> str:
+    qtbot.waitUntil(lambda: window.doc_id is not None and not window.runner.ingests, timeout=timeout)
+    assert window.doc_id is not None
+    return str(window.doc_id)

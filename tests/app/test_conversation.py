@@ -1,0 +1,197 @@
+"""Asking: streamed answers with citations that jump to the page and highlight the passage."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import pytest
+from PySide6.QtCore import Qt, QUrl
+from PySide6.QtGui import QColor
+
+from app.answering import AnswerView
+from inference.errors import EngineError
+from inference.fake import FakeEngine
+from tests.app.conftest import DocumentFake, wait_for_document
+from tests.conftest import CONTRACTS
+
+QUESTION = "Who pays the endorsement fee?"
+
+
+def first_passage_page(prompt: str) -> int:
+    """The last page of the first passage in an answer prompt ("Passage 1 (pp. 3-4):")."""
+    match = re.search(r"Passage 1 \(pp?\. (\d+)(?:-(\d+))?\)", prompt)
+    assert match, prompt[-800:]
+    return int(match.group(2) or match.group(1))
+
+
+def ingest(qtbot: Any, window: Any, name: str = "license-17p.pdf") -> str:
+    window.add_paths([CONTRACTS / name])
+    return wait_for_document(qtbot, window)
+
+
+def test_ask_streams_an_answer_and_a_citation_highlights_the_passage(
+    qtbot: Any, make_window: Any, fake_engine: FakeEngine
+) -> None:
+    window = make_window()
+    ingest(qtbot, window)
+    fake_engine.queue(
+        lambda prompt: (
+            f"The licensee pays it, see the fee clause [p. {first_passage_page(prompt)}]. An invented one [p. 99]."
+        )
+    )
+    pieces: list[str] = []
+    job = window.ask(QUESTION)
+    job.piece.connect(pieces.append)
+    with qtbot.waitSignal(job.finished, timeout=20_000):
+        pass
+    assert len(pieces) >= 2 and "".join(pieces).startswith("The licensee")  # streamed, not all at once
+    answer: AnswerView = window.conversation.turns[-1]
+    assert answer.mode == "retrieval"  # 17 pages do not fit the fake's 8K context
+    cited, invalid = answer.citations
+    page = cited.page
+    passage = next(p for p in answer.raw.passages if p.passage_id == cited.passage_id)
+    assert cited.valid and page == passage.page_end
+    assert invalid.page == 99 and not invalid.valid
+    markdown = window.conversation.markdown()
+    assert f"(cite:0/{cited.number})" in markdown and "~~p.\u00a099~~" in markdown
+    assert window.status.last_rate is not None or window.status.speed_label.text() == ""
+
+    # Click the citation: the viewer scrolls to the page and paints the passage.
+    window.conversation.browser.anchorClicked.emit(QUrl(f"cite:0/{cited.number}"))
+    highlights = window.viewer.view.highlights
+    assert {h.page + 1 for h in highlights} == {s[0] for s in passage.spans}  # one per page crossed
+    focus = next(h for h in highlights if h.page == page - 1)
+    qtbot.waitUntil(lambda: window.viewer.page_box.value() == page, timeout=3000)
+    rect = window.viewer.view.viewport_rect(focus.page, focus.rects[0])
+    assert window.viewer.view.viewport().rect().intersects(rect.toRect())
+    image = window.viewer.view.viewport().grab().toImage()
+    centre = rect.center().toPoint() * image.devicePixelRatio()
+    color = QColor(image.pixel(centre))
+    assert color.blue() < color.red() - 40, f"no highlight painted at {centre}: {color.name()}"
+
+    # An invalid citation says so and goes to the page.
+    window.conversation.browser.anchorClicked.emit(QUrl(f"cite:0/{invalid.number}"))  # not a link: ignored
+    window.show_citation(invalid)
+    assert "not in the passages" in window.messages.history[-1].text
+
+
+def test_the_conversation_survives_a_restart(qtbot: Any, make_window: Any, fake_engine: FakeEngine) -> None:
+    window = make_window()
+    doc_id = ingest(qtbot, window)
+    fake_engine.queue("First answer [p. 1].")
+    with qtbot.waitSignal(window.ask("First question?").finished, timeout=20_000):
+        pass
+    window.close()
+    again = make_window()
+    assert again.doc_id == doc_id  # the selected document is restored
+    assert [t.question for t in again.conversation.turns] == ["First question?"]
+    assert "First answer" in again.conversation.browser.toPlainText()
+
+
+def test_esc_cancels_an_answer(qtbot: Any, make_window: Any, fake_engine: FakeEngine) -> None:
+    fake_engine.piece_delay_s = 0.05
+    fake_engine.queue(" ".join(["word"] * 400))
+    window = make_window()
+    ingest(qtbot, window)
+    job = window.ask("Long answer please?")
+    qtbot.waitUntil(lambda: len(window.conversation.pending_text) > 20, timeout=20_000)
+    window.activateWindow()
+    window.conversation.question.setFocus()
+    with qtbot.waitSignal(job.cancelled, timeout=3000):
+        qtbot.keyClick(window.conversation.question, Qt.Key.Key_Escape)
+    qtbot.waitUntil(lambda: window.answer_job is None, timeout=3000)
+    assert window.conversation.turns == []
+    assert "Stopped." in window.conversation.markdown()
+    assert window.conversation.ask_button.isEnabled()
+
+
+def crashing_engine() -> Any:
+    """A fake whose worker "dies" on request, like LocalEngine after a segfault."""
+    engine = DocumentFake.make()
+    engine.crash_next = False
+    engine.restarts = 0
+    generate = engine.generate
+
+    def crashing_generate(prompt: Any, **kwargs: Any) -> Any:
+        if engine.crash_next:
+            engine.crash_next = False
+            engine.unload()
+            raise EngineError("The model worker for fake.gguf stopped while working: it crashed (SIGSEGV).")
+        return generate(prompt, **kwargs)
+
+    def restart(progress: Any = None, cancel: Any = None) -> Any:
+        engine.restarts += 1
+        return engine.load()
+
+    engine.generate = crashing_generate
+    engine.restart = restart
+    return engine
+
+
+def test_a_worker_crash_is_reported_and_the_model_restarted(qtbot: Any, make_window: Any) -> None:
+    engine = crashing_engine()
+    engine.queue("Before the crash [p. 1].", "After the restart [p. 2].")
+    window = make_window(engine)
+    ingest(qtbot, window)
+    with qtbot.waitSignal(window.ask("One?").finished, timeout=20_000):
+        pass
+    engine.crash_next = True
+    with qtbot.waitSignal(window.ask("Two?").finished, timeout=20_000):
+        pass
+    qtbot.waitUntil(lambda: engine.restarts == 1 and window._activity_job is None, timeout=10_000)
+    texts = [m.text for m in window.messages.history]
+    assert any("stopped while working" in t and "Restarting" in t for t in texts)
+    assert any("restarted" in t and "conversation is kept" in t for t in texts)
+    assert [t.question for t in window.conversation.turns] == ["One?"]  # kept
+    with qtbot.waitSignal(window.ask("Three?").finished, timeout=20_000):
+        pass
+    assert [t.question for t in window.conversation.turns] == ["One?", "Three?"]
+
+
+@pytest.mark.parametrize("configured", [False])
+def test_first_run_without_a_model_explains_what_is_needed(qtbot: Any, make_window: Any, configured: bool) -> None:
+    window = make_window(real_planner=True)
+    assert window.welcome.isVisible()
+    assert "No model configured" in window.status.plan_label.text()
+    ingest(qtbot, window)  # documents can be added without a model
+    assert window.ask("Anything?") is None
+    assert "needs a language model" in window.messages.history[-1].text
+    assert "needs a language model" in window.conversation.markdown()
+
+
+def test_ctrl_enter_asks(qtbot: Any, make_window: Any, fake_engine: FakeEngine) -> None:
+    window = make_window()
+    ingest(qtbot, window)
+    fake_engine.queue("Yes [p. 1].")
+    window.activateWindow()
+    window.conversation.question.setFocus()
+    qtbot.keyClicks(window.conversation.question, "Is it signed?")
+    qtbot.keyClick(window.conversation.question, Qt.Key.Key_Return, Qt.KeyboardModifier.ControlModifier)
+    qtbot.waitUntil(lambda: len(window.conversation.turns) == 1, timeout=20_000)
+    assert window.conversation.turns[0].question == "Is it signed?"
+    assert window.conversation.question.toPlainText() == ""
+
+
+def test_summarize_shows_the_summary_with_page_links(qtbot: Any, make_window: Any, fake_engine: Any) -> None:
+    window = make_window()
+    doc_id = ingest(qtbot, window)
+    window.tabs.setCurrentIndex(1)
+    job = window.summarize()
+    states: list[str] = []
+    job.progressed.connect(lambda _p: states.append(window.library_panel.state_of(doc_id) or ""))
+    with qtbot.waitSignal(job.finished, timeout=30_000):
+        pass
+    summary = window.summary.summary
+    assert summary is not None and summary.super_summary and len(summary.segments) >= 2
+    assert any(s.startswith("summarizing") for s in states)
+    markdown = window.summary.markdown()
+    assert "## Summary" in markdown and f"pp. {summary.segments[0].page_start}" in markdown
+    last = summary.segments[-1]
+    window.summary.browser.anchorClicked.emit(QUrl(f"page:{last.page_start}"))
+    qtbot.waitUntil(lambda: window.viewer.page_box.value() == last.page_start, timeout=3000)
+    # Selecting the document again shows the stored summary without calling the model.
+    calls = len(fake_engine.calls)
+    window.select_document(None)
+    window.select_document(doc_id)
+    assert window.summary.summary == summary and len(fake_engine.calls) == calls

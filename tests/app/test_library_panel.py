@@ -1,0 +1,86 @@
+"""Adding documents: drop (mocked QDropEvent), broken files among good ones, passwords, removal."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+from typing import Any
+from unittest.mock import MagicMock
+
+from PySide6.QtCore import QUrl
+
+from summarizer.library import Library
+from tests.app.conftest import wait_for_document
+from tests.conftest import CONTRACTS
+
+
+def drop_event(*paths: Path) -> MagicMock:
+    """A stand-in for QDropEvent carrying file URLs (as Dangerzone's GUI tests do)."""
+    event = MagicMock()
+    event.mimeData.return_value.hasUrls.return_value = True
+    event.mimeData.return_value.urls.return_value = [QUrl.fromLocalFile(str(p)) for p in paths]
+    return event
+
+
+def test_dropping_a_pdf_indexes_it(qtbot: Any, make_window: Any) -> None:
+    window = make_window()
+    assert window.library_panel.empty.isVisible()
+    with qtbot.waitSignal(window.library_panel.files_dropped, timeout=2000):
+        window.library_panel.dropEvent(drop_event(CONTRACTS / "endorsement-8p.pdf"))
+    doc_id = wait_for_document(qtbot, window)
+    assert window.library_panel.state_of(doc_id) == "ready · 8 pages"
+    assert window.viewer.document.pageCount() == 8
+    with Library.open() as library:
+        assert library.document(doc_id).pages == 8
+
+
+def test_a_broken_pdf_does_not_stop_the_others(qtbot: Any, make_window: Any, tmp_path: Path) -> None:
+    window = make_window()
+    folder = tmp_path / "drop"
+    folder.mkdir()
+    (folder / "broken.pdf").write_bytes(b"%PDF-1.4\nthis is not really a pdf")
+    shutil.copy(CONTRACTS / "endorsement-8p.pdf", folder / "good.pdf")
+    window.library_panel.dropEvent(drop_event(folder))  # a folder: every PDF in it
+    qtbot.waitUntil(lambda: not window.runner.ingests and window.doc_id is not None, timeout=90_000)
+    errors = [m.text for m in window.messages.history if m.level == "error"]
+    assert len(errors) == 1 and "broken.pdf" in errors[0]
+    assert window.library_panel.state_of(
+        f"path:{folder / 'broken.pdf'}",
+    ).startswith("error")
+    with Library.open() as library:
+        assert [Path(d.path).name for d in library.documents()] == ["good.pdf"]
+
+
+def test_an_encrypted_pdf_asks_for_its_password(qtbot: Any, make_window: Any, tmp_path: Path) -> None:
+    from pypdf import PdfReader, PdfWriter
+
+    writer = PdfWriter()
+    for page in PdfReader(CONTRACTS / "endorsement-8p.pdf").pages:
+        writer.add_page(page)
+    writer.encrypt("secret", algorithm="AES-128")
+    locked = tmp_path / "locked.pdf"
+    with locked.open("wb") as handle:
+        writer.write(handle)
+    window = make_window()
+    asked: list[tuple[str, bool]] = []
+    answers = iter(["wrong", "secret"])
+    window.ask_password = lambda path, wrong: asked.append((path, wrong)) or next(answers)
+    window.add_paths([locked])
+    qtbot.waitUntil(lambda: window.doc_id is not None and not window.runner.ingests, timeout=90_000)
+    assert asked == [(str(locked), False), (str(locked), True)]
+    assert window.viewer.document.pageCount() == 8  # the viewer got the password too
+
+
+def test_removing_a_document_removes_it_and_its_conversation(qtbot: Any, make_window: Any) -> None:
+    window = make_window()
+    window.add_paths([CONTRACTS / "endorsement-8p.pdf"])
+    doc_id = wait_for_document(qtbot, window)
+    window.ask("What is this?")
+    qtbot.waitUntil(lambda: window.answer_job is None and len(window.conversation.turns) == 1, timeout=20_000)
+    window.confirm_remove = lambda title: True
+    window.remove_document(doc_id)
+    assert window.doc_id is None
+    assert doc_id not in window.library_panel.row_keys()
+    with Library.open() as library:
+        assert library.documents() == []
+        assert library.db.execute("SELECT COUNT(*) FROM conversation_turns").fetchone()[0] == 0

@@ -1,0 +1,54 @@
+"""Settings: one schema with checks; plans that cannot fit are refused, with the reason."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from app.planning import preview
+from app.settings import SCHEMA, Settings, validate
+from app.settings_dialog import SettingsDialog
+from inference.errors import SettingsError
+
+
+def test_every_setting_has_a_default_that_validates() -> None:
+    assert validate({s.key: s.default for s in SCHEMA}) == {}
+    assert all(s.description for s in SCHEMA)
+
+
+def test_bad_values_are_refused_with_a_reason(tmp_path: Path) -> None:
+    settings = Settings(path=tmp_path / "settings.json")
+    with pytest.raises(SettingsError, match="Model file"):
+        settings.update({"model_path": str(tmp_path / "missing.gguf")})
+    with pytest.raises(SettingsError, match="2048"):
+        settings.update({"context_size": 512})
+    with pytest.raises(SettingsError, match="http"):
+        settings.update({"remote_url": "localhost:8080"})
+    settings.update({"vram_budget": "11.5GiB", "kv_type": "q8_0"})
+    settings.save()
+    assert Settings.load(tmp_path / "settings.json")["vram_budget"] == "11.5GiB"
+
+
+def test_a_plan_that_cannot_fit_is_refused_before_loading(qtbot: Any, smollm2_path: Path) -> None:
+    values = {"model_path": str(smollm2_path), "vram_budget": "64MiB", "gpu_layers": "31"}
+    chosen = preview(values)
+    assert chosen.plan is None and chosen.problem
+    dialog = SettingsDialog({**{s.key: s.default for s in SCHEMA}, **values})
+    qtbot.addWidget(dialog)
+    assert dialog.refusal() == chosen.problem
+    assert dialog.problem_label.text() == chosen.problem
+    assert not dialog.buttons.buttons()[0].isEnabled()
+    # A budget that fits: the live preview shows the plan and saving is allowed.
+    dialog.set_value("vram_budget", "4GiB")
+    assert dialog.refusal() is None, dialog.problem_label.text()
+    assert "layers GPU" in dialog.plan_label.text() and "GiB" in dialog.memory_label.text()
+
+
+def test_the_dialog_refuses_an_invalid_value(qtbot: Any) -> None:
+    dialog = SettingsDialog({s.key: s.default for s in SCHEMA})
+    qtbot.addWidget(dialog)
+    assert dialog.refusal() is None
+    dialog.set_value("remote_url", "ftp://example")
+    assert dialog.refusal() is not None and "http" in dialog.refusal()

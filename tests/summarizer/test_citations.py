@@ -1,0 +1,85 @@
+from __future__ import annotations
+
+import pytest
+
+from summarizer.citations import MAX_RANGE, CitableSource, find_citations
+
+DOC = "a062c0d4fdaa"
+OTHER = "77be01c2aa90"
+SOURCES = [
+    CitableSource(DOC, 3, 4, passage_id=11, spans=((3, 120, 480), (4, 0, 95))),
+    CitableSource(DOC, 12, 12, passage_id=15, spans=((12, 40, 700),)),
+]
+
+
+def pages_of(answer: str, sources: list[CitableSource] = SOURCES) -> list[tuple[int, bool]]:
+    return [(c.page, c.valid) for c in find_citations(answer, sources)]
+
+
+@pytest.mark.parametrize(
+    ("answer", "expected"),
+    [
+        ("Notice is due [p. 12].", [(12, True)]),
+        ("Notice is due [p.12].", [(12, True)]),
+        ("Notice is due (p. 12).", [(12, True)]),
+        ("Both parties [pp. 3-4].", [(3, True), (4, True)]),
+        ("Both parties [pp. 3–4].", [(3, True), (4, True)]),
+        ("See [p. 12, 14].", [(12, True), (14, False)]),
+        ("See [pp. 3-4, 7].", [(3, True), (4, True), (7, False)]),
+        ("See [p. 3; p. 12].", [(3, True), (12, True)]),
+        ("See [Page 12] and [pages 3 and 4].", [(12, True), (3, True), (4, True)]),
+        ("Invented [p. 99].", [(99, False)]),
+        ("No citation here, only [1] and (2).", []),
+    ],
+)
+def test_forms_are_parsed_and_checked(answer: str, expected: list[tuple[int, bool]]) -> None:
+    assert pages_of(answer) == expected
+
+
+def test_valid_citation_links_passage_and_character_offsets() -> None:
+    (c3, c4, c12) = find_citations("Term [pp. 3-4]; fees [p. 12].", SOURCES)
+    assert (c3.doc_id, c3.passage_id, c3.char_start, c3.char_end) == (DOC, 11, 120, 480)
+    assert (c4.passage_id, c4.char_start, c4.char_end) == (11, 0, 95)
+    assert (c12.passage_id, c12.char_start, c12.char_end, c12.text) == (15, 40, 700, "[p. 12]")
+    answer = "Term [pp. 3-4]; fees [p. 12]."
+    assert answer[c12.answer_start : c12.answer_end] == "[p. 12]"
+
+
+def test_invalid_citations_are_flagged_not_dropped() -> None:
+    citations = find_citations("Made up [p. 8] and right [p. 3].", SOURCES)
+    assert [(c.page, c.valid, c.passage_id) for c in citations] == [(8, False, None), (3, True, 11)]
+    assert citations[0].reason and citations[0].doc_id == DOC
+    assert citations[0].to_json()["valid"] is False
+
+
+def test_whole_document_mode_accepts_any_page_of_the_document() -> None:
+    whole = [CitableSource(DOC, 1, 17)]
+    citations = find_citations("[p. 1] [p. 17] [p. 18] [p. 0]", whole)
+    assert [(c.page, c.valid) for c in citations] == [(1, True), (17, True), (18, False), (0, False)]
+    assert all(c.passage_id is None and c.char_start is None for c in citations)
+
+
+def test_several_documents_cite_by_document_id() -> None:
+    sources = [*SOURCES, CitableSource(OTHER, 3, 3, passage_id=40, spans=((3, 5, 60),))]
+    named = find_citations(f"[{OTHER} p. 3] [{DOC} p. 3] [{OTHER} p. 12]", sources)
+    assert [(c.doc_id, c.passage_id, c.valid) for c in named] == [
+        (OTHER, 40, True),
+        (DOC, 11, True),
+        (OTHER, None, False),
+    ]
+    # A page alone links to the first passage that holds it.
+    (plain,) = find_citations("[p. 3]", sources)
+    assert (plain.doc_id, plain.passage_id) == (DOC, 11)
+    # An id that is no document given: invalid, never guessed.
+    (unknown,) = find_citations("[ffff0000aaaa p. 3]", sources)
+    assert not unknown.valid and unknown.doc_id is None and "unknown document" in unknown.reason
+    # A plain word before the page is not taken for a document.
+    (word,) = find_citations("[see p. 3]", sources)
+    assert word.valid
+
+
+def test_reversed_or_huge_ranges_are_invalid() -> None:
+    reversed_range = find_citations("[pp. 9-2]", SOURCES)
+    huge = find_citations(f"[pp. 1-{MAX_RANGE + 5}]", SOURCES)
+    assert [(c.page, c.valid) for c in reversed_range] == [(9, False)]
+    assert [(c.page, c.valid) for c in huge] == [(1, False)]
