@@ -192,6 +192,7 @@ def bench_search(n_passages: int) -> dict[str, float]:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--skip-1000", action="store_true", help="skip the 1,000-page ingest")
+    parser.add_argument("--search-only", action="store_true", help="only the search benchmark")
     parser.add_argument("--passages", type=int, default=100_000, help="passages for the search benchmark")
     args = parser.parse_args()
     results: dict[str, object] = {}
@@ -220,6 +221,8 @@ def main() -> int:
             )
             pdfs[f"{n}-page text PDF (concatenated)"] = p1000
         for label, pdf in pdfs.items():
+            if args.search_only:
+                break
             print(f"ingest: {label} ...", file=sys.stderr, flush=True)
             results[label] = bench_ingest(pdf)
     print(f"search at {args.passages} passages ...", file=sys.stderr, flush=True)
