@@ -40,7 +40,7 @@ from typing import Any
 
 from inference.decode_utils import ChunkSizer, TokenBytes
 from inference.engine import ChatMessage, StopReason, StopScanner
-from inference.plan import GGML_TYPE_IDS, Plan
+from inference.plan import Plan
 
 _TRACE = bool(os.environ.get("PAGEWISE_TRACE_CHUNKS"))
 
@@ -191,22 +191,11 @@ class _Worker:
         self._unload()
         llama_cpp = self.llama_cpp
         started = time.perf_counter()
-        n_threads = plan.n_threads or max(1, (os.cpu_count() or 2) // 2)
         overrides = self._moe_overrides(plan)
         try:
             llm = self._construct(
                 overrides,
-                model_path=plan.model_path,
-                n_gpu_layers=plan.n_gpu_layers,
-                n_ctx=plan.n_ctx,
-                n_batch=plan.n_batch,
-                n_ubatch=plan.n_ubatch,
-                n_threads=n_threads,
-                n_threads_batch=n_threads,
-                type_k=GGML_TYPE_IDS[plan.type_k],
-                type_v=GGML_TYPE_IDS[plan.type_v],
-                flash_attn=plan.flash_attn,
-                swa_full=plan.swa_full,
+                **plan.llama_kwargs(),
                 # Our stderr is the worker's log file; verbose keeps llama.cpp's messages
                 # there instead of /dev/null, for error reports.
                 verbose=True,

@@ -5,6 +5,7 @@ This module only holds the value types; ``inference.planner`` computes them.
 
 from __future__ import annotations
 
+import os
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
@@ -55,6 +56,28 @@ class Plan:
     n_layers_total: int = 0  # repeating layers + the output layer (llama.cpp's n_gpu_layers maximum)
     n_cpu_moe: int = 0  # MoE: experts of layers [0, n_cpu_moe) kept in CPU memory (tensor_buft_overrides)
     predicted_host_bytes: int = 0  # weights and KV cache left in CPU memory
+
+    @property
+    def threads(self) -> int:
+        """``n_threads``, or half the logical CPUs (one per core on SMT machines)."""
+        return self.n_threads or max(1, (os.cpu_count() or 2) // 2)
+
+    def llama_kwargs(self) -> dict[str, Any]:
+        """The keyword arguments of ``llama_cpp.Llama`` that load the model as planned
+        (MoE tensor overrides aside: the worker adds those)."""
+        return {
+            "model_path": self.model_path,
+            "n_gpu_layers": self.n_gpu_layers,
+            "n_ctx": self.n_ctx,
+            "n_batch": self.n_batch,
+            "n_ubatch": self.n_ubatch,
+            "n_threads": self.threads,
+            "n_threads_batch": self.threads,
+            "type_k": GGML_TYPE_IDS[self.type_k],
+            "type_v": GGML_TYPE_IDS[self.type_v],
+            "flash_attn": self.flash_attn,
+            "swa_full": self.swa_full,
+        }
 
     def to_json(self) -> dict[str, Any]:
         data = asdict(self)

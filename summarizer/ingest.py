@@ -53,6 +53,20 @@ class IngestResult:
     warnings: list[str] = field(default_factory=list)
     path: str = ""
 
+    @classmethod
+    def of(cls, record: DocumentRecord, status: str | None = None) -> IngestResult:
+        """The result for a library record, with its own status unless another is given."""
+        return cls(
+            record.doc_id,
+            record.content_sha256,
+            record.title,
+            record.pages,
+            record.passages,
+            status or record.status,
+            [] if status else record.warnings,
+            record.path,
+        )
+
     def to_json(self) -> dict[str, Any]:
         return {
             "doc_id": self.doc_id,
@@ -135,16 +149,7 @@ class Ingestor:
         sha = pdf.content_sha256
         existing = self.library.find(sha256=sha)
         if existing is not None and existing.state == "ready":
-            return IngestResult(
-                existing.doc_id,
-                sha,
-                existing.title,
-                existing.pages,
-                existing.passages,
-                "unchanged",
-                [],
-                existing.path,
-            )
+            return IngestResult.of(existing, "unchanged")
         record = existing or self.library.find(path=str(path))
         doc_id = self._start(record, pdf, path)
         self._extract(doc_id, pdf)
@@ -152,7 +157,7 @@ class Ingestor:
         if self.options.embed:
             self._embed(doc_id)
         self._finish(doc_id)
-        return self._result(self.library.document(doc_id))
+        return IngestResult.of(self.library.document(doc_id))
 
     # --- steps ----------------------------------------------------------------------
     def _start(self, record: DocumentRecord | None, pdf: PdfPages, path: Path) -> str:
@@ -302,18 +307,6 @@ class Ingestor:
         if self.options.embed:
             self.progress(Progress("Updating the vector index", 0, None))
             refresh_index(self.library)
-
-    def _result(self, record: DocumentRecord) -> IngestResult:
-        return IngestResult(
-            record.doc_id,
-            record.content_sha256,
-            record.title,
-            record.pages,
-            record.passages,
-            record.status,
-            record.warnings,
-            record.path,
-        )
 
 
 def embed_missing(

@@ -14,6 +14,7 @@ import time
 from typing import Any
 
 from app.output import TerminalProgress, add_json_flag, emit_json
+from inference.plan import Plan
 
 # A prompt small models continue for a long time (EOS would cut the decode measurement).
 _COUNTING = "Count from 1 to 2000, separated by commas: 1, 2, 3, 4, 5,"
@@ -56,27 +57,11 @@ def _prompt(engine: Any, n_tokens: int, nonce: str) -> str:
     return str(text + _FILLER * repeats + _COUNTING)
 
 
-def _raw_decode_rate(plan: Any, prompt: str, n_tokens: int) -> dict[str, float]:
+def _raw_decode_rate(plan: Plan, prompt: str, n_tokens: int) -> dict[str, float]:
     """Decode tokens/s of llama-cpp-python's own loop with the same parameters."""
     import llama_cpp
 
-    from inference.plan import GGML_TYPE_IDS
-
-    n_threads = plan.n_threads or max(1, (os.cpu_count() or 2) // 2)
-    llm = llama_cpp.Llama(
-        model_path=plan.model_path,
-        n_gpu_layers=plan.n_gpu_layers,
-        n_ctx=plan.n_ctx,
-        n_batch=plan.n_batch,
-        n_ubatch=plan.n_ubatch,
-        n_threads=n_threads,
-        n_threads_batch=n_threads,
-        type_k=GGML_TYPE_IDS[plan.type_k],
-        type_v=GGML_TYPE_IDS[plan.type_v],
-        flash_attn=plan.flash_attn,
-        swa_full=plan.swa_full,
-        verbose=False,
-    )
+    llm = llama_cpp.Llama(**plan.llama_kwargs(), verbose=False)
     try:
         tokens = llm.tokenize(prompt.encode("utf-8"), add_bos=True, special=True)
         generated = 0
