@@ -152,19 +152,21 @@ def _views(
 
 
 def warm_up_search(library: Library) -> bool:
-    """Load the vector index and the query encoder (torch) now, if the library has vectors.
+    """Load the vector index and the query encoder now, if the library has vectors.
 
-    Importing torch holds the GIL for stretches of 100-150 ms; done as the first question's
-    retrieval, that stalls the window while the answer starts. The window runs this in the
-    LLM thread at startup and after documents are added instead. True if it loaded anything.
+    Done as the first question's retrieval instead, reading the index and the encoder's weights
+    holds the GIL long enough to stall the window while the answer starts. The window runs this
+    in the LLM thread at startup and after documents are added. The encoder is the one retrieval
+    uses (``summarizer.query_encoder``: NumPy for MiniLM-style models), so torch is not imported
+    into the window's process for it. True if it loaded anything.
     """
-    from summarizer.embedder import load_embedder
+    from summarizer.query_encoder import load_query_encoder
     from summarizer.vector_index import load_index
 
     index = load_index(library)
     if index.size == 0:
         return False
-    load_embedder(index.model)
+    load_query_encoder(index.model).encode_query("warm up")
     return True
 
 

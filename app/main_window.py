@@ -68,7 +68,8 @@ class MainWindow(QMainWindow):
         self.runner.embedding_model = self.settings["embedding_model"]
         self.library = Library.open()
         self._worker_state = threading.local()
-        self._passwords: dict[str, str] = {}
+        self._passwords: dict[str, str] = {}  # for this session only: never written to disk
+        self._restoring = False
         self.doc_id: str | None = None
         self.answer_job: Job | None = None
         self.summary_job: Job | None = None
@@ -211,7 +212,11 @@ class MainWindow(QMainWindow):
             self.splitter.restoreState(splitter)
         selected = self.window_state.value("selected_doc")
         if isinstance(selected, str) and selected:
-            self.library_panel.select(selected)
+            self._restoring = True  # no password dialog before the window is even shown
+            try:
+                self.library_panel.select(selected)
+            finally:
+                self._restoring = False
 
     def save_state(self) -> None:
         self.window_state.setValue("geometry", self.saveGeometry())
@@ -392,6 +397,11 @@ class MainWindow(QMainWindow):
 
     def select_document(self, doc_id: str | None) -> None:
         if doc_id == self.doc_id and doc_id is not None:
+            record = self.record(doc_id)
+            if record is not None and self.viewer.path is None and self.viewer.needs_password:
+                problem = self._open_pdf(record)  # selected again: ask for the password now
+                if problem:
+                    self.messages.error(problem)
             return
         self.doc_id = doc_id
         record = self.record(doc_id) if doc_id else None
@@ -404,23 +414,49 @@ class MainWindow(QMainWindow):
             return
         title = record.title or Path(record.path).name
         self.setWindowTitle(f"{title} — Pagewise")
-        if not self._open_pdf(record):
-            self.messages.error(
-                f"{record.path} cannot be shown: the file was moved, deleted or cannot be read. "
-                "Its text is still in the library; add the file again to view it."
-            )
+        problem = self._open_pdf(record)
+        if problem:
+            self.messages.error(problem)
         self.conversation.set_document(title, answering.load_turns(self.library, record.doc_id))
         if self.answer_job is not None and self._answer_doc == record.doc_id:
             self.conversation.begin_answer(self.conversation.pending_question or "")
         self.conversation.set_busy(self.answer_job is not None)
         self._show_cached_summary(record.doc_id)
 
-    def _open_pdf(self, record: DocumentRecord) -> bool:
+    def _open_pdf(self, record: DocumentRecord) -> str | None:
+        """Show the record's PDF in the viewer; a message for the user when that fails.
+
+        Passwords are kept for the session only (never written to disk), so after a restart an
+        encrypted document asks for its password again when it is opened.
+        """
         path = Path(record.path)
         if not path.is_file():
             self.viewer.close_document()
-            return False
-        return self.viewer.open(path, self._passwords.get(record.path))
+            return (
+                f"{record.path} cannot be shown: the file was moved or deleted. "
+                "Its text is still in the library; add the file again to view it."
+            )
+        password = self._passwords.get(record.path)
+        if self.viewer.open(path, password):
+            return None
+        wrong = password is not None
+        if self.viewer.needs_password and self._restoring:
+            return f"{path.name} is encrypted: select it to enter its password and show it."
+        while self.viewer.needs_password:
+            password = self.ask_password(record.path, wrong)
+            if not password:
+                return (
+                    f"{path.name} is encrypted: it is shown once its password is given. "
+                    "Select the document again to enter it. Its text is still searchable."
+                )
+            if self.viewer.open(path, password):
+                self._passwords[record.path] = password
+                return None
+            wrong = True
+        return (
+            f"{record.path} cannot be shown: the file cannot be read as a PDF any more. "
+            "Its text is still in the library; add the file again to view it."
+        )
 
     # --- model jobs ----------------------------------------------------------------------
 

@@ -201,10 +201,12 @@ class PdfViewer(QWidget):
     # Documents
 
     def open(self, path: Path, password: str | None = None) -> bool:
+        """Show ``path``; False when QtPdf cannot load it (``needs_password`` tells whether the
+        file is encrypted and the password was missing or wrong)."""
         self.clear_highlights()
-        if password:
-            self.document.setPassword(password)
+        self.document.setPassword(password or "")
         error = self.document.load(str(path))
+        self.needs_password = error == QPdfDocument.Error.IncorrectPassword
         if error != QPdfDocument.Error.None_:
             self.close_document()
             return False
@@ -216,6 +218,8 @@ class PdfViewer(QWidget):
         self.view.fit_width = True
         self.view.apply_fit_width()
         return True
+
+    needs_password = False
 
     def close_document(self) -> None:
         self.clear_highlights()

@@ -6,9 +6,11 @@ low-level API, with one sequence per prompt and a unified KV cache, and runs its
 decode loop: every step decodes one token for each unfinished sequence in one
 ``llama_decode`` call, then samples each sequence with its own sampler.
 
-Memory: the batch context holds at most ``plan.n_ctx * max(plan.n_seq_max, 1)`` tokens
-of KV (on top of the main context's), and exists only during the call. Prompts that do
-not all fit at once run in waves.
+Memory: the batch context holds at most ``plan.n_seq_max`` sequences of ``plan.n_ctx``
+tokens each, with the plan's batch KV type (``plan.batch_kv``), on top of the main context,
+and exists only during the call. Each sequence has its own KV stream (``kv_unified`` off),
+so a token attends only over its own sequence's cells, not over every sequence's. Prompts
+beyond ``n_seq_max`` run in waves.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from inference.decode_utils import ChunkSizer, TokenBytes
+from inference.decode_utils import ChunkSizer, GreedySampler, TokenBytes
 from inference.engine import StopReason, StopScanner
 from inference.plan import GGML_TYPE_IDS, Plan
 
@@ -61,32 +63,22 @@ class _Sequence:
 
 
 def _new_sampler(llama_cpp: Any, temperature: float, seed: int) -> Any:
-    chain = llama_cpp.llama_sampler_chain_init(llama_cpp.llama_sampler_chain_default_params())
+    """A llama.cpp sampler chain for sampling with ``temperature`` (greedy decoding uses
+    ``GreedySampler`` instead: None here)."""
     if temperature <= 0:
-        llama_cpp.llama_sampler_chain_add(chain, llama_cpp.llama_sampler_init_greedy())
-    else:
-        llama_cpp.llama_sampler_chain_add(chain, llama_cpp.llama_sampler_init_top_k(40))
-        llama_cpp.llama_sampler_chain_add(chain, llama_cpp.llama_sampler_init_top_p(0.95, 1))
-        llama_cpp.llama_sampler_chain_add(chain, llama_cpp.llama_sampler_init_min_p(0.05, 1))
-        llama_cpp.llama_sampler_chain_add(chain, llama_cpp.llama_sampler_init_temp(temperature))
-        llama_cpp.llama_sampler_chain_add(chain, llama_cpp.llama_sampler_init_dist(seed))
+        return None
+    chain = llama_cpp.llama_sampler_chain_init(llama_cpp.llama_sampler_chain_default_params())
+    llama_cpp.llama_sampler_chain_add(chain, llama_cpp.llama_sampler_init_top_k(40))
+    llama_cpp.llama_sampler_chain_add(chain, llama_cpp.llama_sampler_init_top_p(0.95, 1))
+    llama_cpp.llama_sampler_chain_add(chain, llama_cpp.llama_sampler_init_min_p(0.05, 1))
+    llama_cpp.llama_sampler_chain_add(chain, llama_cpp.llama_sampler_init_temp(temperature))
+    llama_cpp.llama_sampler_chain_add(chain, llama_cpp.llama_sampler_init_dist(seed))
     return chain
 
 
-def _waves(needs: list[int], capacity: int, max_parallel: int) -> list[list[int]]:
-    """Group prompt indices so that each group's token needs fit in ``capacity``."""
-    waves: list[list[int]] = []
-    current: list[int] = []
-    used = 0
-    for index, need in enumerate(needs):
-        if current and (used + need > capacity or len(current) >= max_parallel):
-            waves.append(current)
-            current, used = [], 0
-        current.append(index)
-        used += need
-    if current:
-        waves.append(current)
-    return waves
+def _waves(n_prompts: int, max_parallel: int) -> list[list[int]]:
+    """Prompt indices in groups of at most ``max_parallel``, in order."""
+    return [list(range(start, min(n_prompts, start + max_parallel))) for start in range(0, n_prompts, max_parallel)]
 
 
 def run_batch(
@@ -109,37 +101,37 @@ def run_batch(
     """
     import llama_cpp
 
-    capacity = plan.n_ctx * max(plan.n_seq_max, 1)
+    per_sequence = plan.n_ctx
     needs = [len(tokens) + max_tokens for tokens in prompts]
     for index, need in enumerate(needs):
-        if need > capacity:
+        if need > per_sequence:
             raise BatchContextError(
-                f"Prompt {index + 1} needs {need} tokens with its reply but a batch holds {capacity}. "
-                "Shorten it or lower max_tokens."
+                f"Prompt {index + 1} needs {need} tokens with its reply but a batch sequence holds "
+                f"{per_sequence}. Shorten it or lower max_tokens."
             )
-    max_parallel = min(len(prompts), max(1, int(llama_cpp.llama_max_parallel_sequences())))
-    waves = _waves(needs, capacity, max_parallel)
+    max_parallel = min(len(prompts), max(1, plan.n_seq_max), max(1, int(llama_cpp.llama_max_parallel_sequences())))
+    waves = _waves(len(prompts), max_parallel)
     n_parallel = max(len(wave) for wave in waves)
-    kv_tokens = max(sum(needs[i] for i in wave) for wave in waves)
-    kv_tokens = min(capacity, -(-kv_tokens // _KV_ROUND) * _KV_ROUND)
+    # One KV stream per sequence, each as long as the longest prompt and its reply needs.
+    cells = -(-max(needs) // _KV_ROUND) * _KV_ROUND
 
     params = llama_cpp.llama_context_default_params()
-    params.n_ctx = kv_tokens
+    params.n_ctx = cells * n_parallel
     params.n_batch = max(plan.n_batch, n_parallel)
     params.n_ubatch = max(min(plan.n_ubatch, params.n_batch), min(n_parallel, params.n_batch))
     params.n_seq_max = n_parallel
-    params.kv_unified = True
+    params.kv_unified = False
     params.n_threads = llm.n_threads
     params.n_threads_batch = llm.n_threads_batch
-    params.type_k = GGML_TYPE_IDS[plan.type_k]
-    params.type_v = GGML_TYPE_IDS[plan.type_v]
+    params.type_k = GGML_TYPE_IDS[plan.batch_kv]
+    params.type_v = GGML_TYPE_IDS[plan.batch_kv]
     enabled, disabled = llama_cpp.LLAMA_FLASH_ATTN_TYPE_ENABLED, llama_cpp.LLAMA_FLASH_ATTN_TYPE_DISABLED
     params.flash_attn_type = enabled if plan.flash_attn else disabled
     params.swa_full = plan.swa_full
     ctx = llama_cpp.llama_init_from_model(llm._model.model, params)
     if not ctx:
         raise BatchContextError(
-            f"Could not create a context for {n_parallel} sequences ({kv_tokens} tokens of KV cache): "
+            f"Could not create a context for {n_parallel} sequences ({cells} tokens of KV cache each): "
             "not enough memory. Send fewer prompts at once, or lower max_tokens."
         )
     n_batch = int(params.n_batch)
@@ -150,6 +142,7 @@ def run_batch(
         memory = llama_cpp.llama_get_memory(ctx)
         vocab = llm._model.vocab
         token_bytes = TokenBytes(llama_cpp, vocab)
+        greedy = GreedySampler(llama_cpp, llm.n_vocab())
         for wave in waves:
             llama_cpp.llama_memory_clear(memory, True)
             sequences = [_Sequence(index, seq_id, prompts[index], stop) for seq_id, index in enumerate(wave)]
@@ -163,6 +156,7 @@ def run_batch(
                     n_batch,
                     vocab,
                     token_bytes,
+                    greedy,
                     sequences,
                     max_tokens,
                     check_cancel,
@@ -173,7 +167,8 @@ def run_batch(
                     progress(finished, len(prompts))
             finally:
                 for sequence in sequences:
-                    llama_cpp.llama_sampler_free(sequence.sampler)
+                    if sequence.sampler is not None:
+                        llama_cpp.llama_sampler_free(sequence.sampler)
     finally:
         llama_cpp.llama_batch_free(batch)
         llama_cpp.llama_free(ctx)
@@ -187,6 +182,7 @@ def _run_wave(
     n_batch: int,
     vocab: Any,
     token_bytes: TokenBytes,
+    greedy: GreedySampler,
     sequences: list[_Sequence],
     max_tokens: int,
     check_cancel: Callable[[], None],
@@ -219,7 +215,7 @@ def _run_wave(
         sizer.record(len(part), time.perf_counter() - chunk_started)
         for sequence, row in last_rows:
             sequence.n_past = len(sequence.prompt)
-            _accept(llama_cpp, ctx, vocab, token_bytes, sequence, row, max_tokens)
+            _accept(llama_cpp, ctx, vocab, token_bytes, greedy, sequence, row, max_tokens)
         offset += len(part)
     if abort_callback is not None:
         llama_cpp.llama_set_abort_callback(ctx, llama_cpp.ggml_abort_callback(), None)
@@ -242,7 +238,7 @@ def _run_wave(
         _decode(llama_cpp, ctx, batch, check_cancel)
         for row, sequence in enumerate(active):
             sequence.n_past += 1
-            _accept(llama_cpp, ctx, vocab, token_bytes, sequence, row, max_tokens)
+            _accept(llama_cpp, ctx, vocab, token_bytes, greedy, sequence, row, max_tokens)
 
     ended = time.perf_counter()
     out: list[tuple[int, str, dict[str, Any]]] = []
@@ -279,12 +275,16 @@ def _accept(
     ctx: Any,
     vocab: Any,
     token_bytes: TokenBytes,
+    greedy: GreedySampler,
     sequence: _Sequence,
     row: int,
     max_tokens: int,
 ) -> None:
     """Sample the sequence's next token from batch row ``row`` and record it."""
-    token = int(llama_cpp.llama_sampler_sample(sequence.sampler, ctx, row))
+    if sequence.sampler is None:
+        token = greedy.sample(ctx, row)
+    else:
+        token = int(llama_cpp.llama_sampler_sample(sequence.sampler, ctx, row))
     if sequence.generated == 0 and not sequence.first_token_at:
         sequence.first_token_at = time.perf_counter()
     if llama_cpp.llama_vocab_is_eog(vocab, token):

@@ -53,3 +53,27 @@ class TokenBytes:
             self._buffer = ctypes.create_string_buffer(self._size)
             n = self._llama_cpp.llama_token_to_piece(self._vocab, token, self._buffer, self._size, 0, False)
         return bytes(self._buffer.raw[: max(0, n)])
+
+
+class GreedySampler:
+    """Greedy sampling as an argmax over the logits in NumPy.
+
+    The same token as llama.cpp's greedy sampler (the first maximum; llama-cpp-python's chain
+    adds only penalties, which do nothing at 1.0), without building and scanning an n_vocab
+    candidate array per token: with a 152K vocabulary that costs about a millisecond, a
+    quarter of a 7B model's decode step on a fast GPU, and 16 of them per step when 16
+    sequences decode together.
+    """
+
+    def __init__(self, llama_cpp: Any, n_vocab: int) -> None:
+        self._get_logits_ith = llama_cpp.llama_get_logits_ith
+        self._n_vocab = int(n_vocab)
+
+    def sample(self, ctx: Any, idx: int) -> int:
+        """The most likely token at output row ``idx`` (-1: the last); ``ctx`` is a raw
+        ``llama_context`` pointer or llama-cpp-python's ``LlamaContext``."""
+        import numpy as np
+
+        raw = getattr(ctx, "ctx", ctx)
+        logits = np.ctypeslib.as_array(self._get_logits_ith(raw, idx), shape=(self._n_vocab,))
+        return int(logits.argmax())

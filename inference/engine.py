@@ -61,6 +61,9 @@ class GenerationStats:
     decode_tok_s: float = 0.0
     total_s: float = 0.0
     stop_reason: StopReason = "stop"
+    drafted_tokens: int = 0
+    """Prompt-lookup drafting: tokens proposed as drafts, and how many the model accepted."""
+    accepted_tokens: int = 0
 
     def to_json(self) -> dict[str, Any]:
         return {

@@ -38,7 +38,7 @@ from dataclasses import dataclass
 from multiprocessing.connection import Connection
 from typing import Any
 
-from inference.decode_utils import ChunkSizer, TokenBytes
+from inference.decode_utils import ChunkSizer, GreedySampler, TokenBytes
 from inference.engine import ChatMessage, StopReason, StopScanner
 from inference.plan import Plan
 
@@ -142,6 +142,7 @@ class _Worker:
         self.render_chat: Any = None
         self._overrides: Any = None
         self._abort_callback: Any = None
+        self._drafted = self._accepted = 0  # prompt-lookup drafts of the current generation
         self.log = _LogCapture()
         import llama_cpp
 
@@ -353,7 +354,10 @@ class _Worker:
             self._set_abort(llm, False)
         prefill_s = time.perf_counter() - prefill_started
 
-        sampler = llm._init_sampler(temp=request.temperature, repeat_penalty=1.0)
+        if request.temperature <= 0:
+            sampler: Any = GreedySampler(self.llama_cpp, llm.n_vocab())
+        else:
+            sampler = llm._init_sampler(temp=request.temperature, repeat_penalty=1.0)
         vocab = llm._model.vocab
         decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
         scanner = StopScanner(request.stop)
@@ -363,6 +367,7 @@ class _Worker:
         send = self.conn.send
         is_eog = self.llama_cpp.llama_vocab_is_eog
         detokenize = TokenBytes(self.llama_cpp, vocab)
+        self._drafted = self._accepted = 0
         if request.prompt_lookup and request.temperature <= 0:
             source = self._lookup_tokens(llm, sampler, max_tokens, tokens)
         else:
@@ -410,6 +415,8 @@ class _Worker:
                     "decode_tok_s": (generated - 1) / decode_s if generated > 1 and decode_s > 0 else 0.0,
                     "total_s": ended - started,
                     "stop_reason": reason,
+                    "drafted_tokens": self._drafted,
+                    "accepted_tokens": self._accepted,
                 },
             )
         )
@@ -473,6 +480,8 @@ class _Worker:
             llm.n_tokens = kept
             recent_drafted += len(draft)
             recent_accepted += len(accepted)
+            self._drafted += len(draft)
+            self._accepted += len(accepted)
             if recent_drafted >= DRAFT_WINDOW:
                 if recent_accepted < DRAFT_MIN_ACCEPTANCE * recent_drafted:
                     pause = DRAFT_PAUSE_TOKENS

@@ -56,6 +56,15 @@ class Plan:
     n_layers_total: int = 0  # repeating layers + the output layer (llama.cpp's n_gpu_layers maximum)
     n_cpu_moe: int = 0  # MoE: experts of layers [0, n_cpu_moe) kept in CPU memory (tensor_buft_overrides)
     predicted_host_bytes: int = 0  # weights and KV cache left in CPU memory
+    # generate_batch's own context (n_seq_max > 1): its KV type (None: type_k) and the GPU
+    # bytes its KV cache and compute buffer add to ``predicted`` while a batch runs.
+    batch_kv_type: KvType | None = None
+    predicted_batch_bytes: int = 0
+
+    @property
+    def batch_kv(self) -> KvType:
+        """The KV type of ``generate_batch``'s context."""
+        return self.batch_kv_type or self.type_k
 
     @property
     def threads(self) -> int:

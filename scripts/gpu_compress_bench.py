@@ -198,6 +198,11 @@ def main() -> int:
     n_ctx = args.segment_tokens + args.summary_tokens + 512 + 1024  # the segment, its summary, prompts
     params = SummaryParams(args.segment_tokens, args.summary_tokens, args.super_tokens)
     report: dict[str, Any] = {"shape": args.shape, "budget": args.budget, "segment_tokens": args.segment_tokens}
+    from inference.telemetry import GpuTelemetry
+
+    gpu = GpuTelemetry(interval_s=0.05)
+    gpu.mark_baseline()
+    gpu.start()
     with (
         Library.open(work / "library.sqlite") as library,
         open_local_model(
@@ -219,6 +224,19 @@ def main() -> int:
 
         summary = cached_summary(library, doc, model_sha256=model.sha256, params=params)
         report["follow_up"] = follow_up_ttft(library, model, doc, summary.super_summary.text if summary else "")
+    gpu.stop()
+    if gpu.available and gpu.baseline_used_bytes is not None:
+        plan_json = report["plan"]
+        predicted = plan_json["predicted"]["total"] + plan_json.get("predicted_batch_bytes", 0)
+        measured = gpu.peak_used_bytes - gpu.baseline_used_bytes
+        report["memory"] = {
+            "predicted_with_batch_bytes": predicted,
+            "measured_peak_bytes": measured,
+            "error_fraction_of_budget": round((predicted - measured) / parse_budget(args.budget), 4),
+        }
+        mib = 2**20
+        print(f"GPU memory with the batch context: predicted {predicted / mib:.0f} MiB, measured {measured / mib:.0f}")
+    gpu.close()
     (out / "compress_bench.json").write_text(json.dumps(report, indent=2))
     print(
         "\n| run | parallel | segments | wall s | segments/min | prefill tok/s | decode tok/s per seq. | engine share |"

@@ -5,9 +5,11 @@
 
 The plan comes from ``inference.planner`` (a CPU plan when there is no GPU budget). The
 number of segments summarized at once (``parallel``) is, on the GPU, the largest of 16, 8, 4, 2
-whose batch context (KV cache for ``parallel`` contexts plus a compute buffer, created by
-``generate_batch`` next to the main context) still fits the budget, or 1; on the CPU it is 1
-unless asked (see ``CPU_MAX_PARALLEL``).
+whose batch context (KV cache for ``parallel`` sequences of ``n_ctx`` tokens plus a compute
+buffer, created by ``generate_batch`` next to the main context) still fits the budget, or 1;
+the batch context keeps the main context's KV type or gives it up to q8_0 for more
+sequences, and goes to q4_0 only when nothing else runs two. On the CPU it is 1 unless asked
+(see ``CPU_MAX_PARALLEL``).
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ from types import TracebackType
 from inference.cancel import NEVER_CANCELLED, CancelToken
 from inference.gguf_info import GgufInfo, read_gguf_info
 from inference.local_engine import LocalEngine, check_model_file
-from inference.plan import Plan
+from inference.plan import KvType, Plan
 from inference.planner import Config, auto_budget, estimate, plan
 from inference.progress import ProgressCallback, no_progress
 from summarizer.library import Library
@@ -61,23 +63,57 @@ def _free_ram() -> int | None:
         return None
 
 
+@dataclass(frozen=True, slots=True)
+class BatchChoice:
+    """What ``generate_batch`` may run next to the main context."""
+
+    parallel: int
+    kv: KvType
+    gpu_bytes: int = 0  # the batch context's KV cache and compute buffer on the GPU
+
+
+def _batch_kv_options(single: Plan) -> tuple[tuple[KvType, ...], tuple[KvType, ...]]:
+    """KV types to try for the batch context: first without giving up more than q8_0, then q4_0."""
+    order: tuple[KvType, ...] = ("f16", "q8_0", "q4_0")
+    if not single.flash_attn:  # a quantized V cache needs flash attention
+        return (single.type_k,), ()
+    start = order.index(single.type_k)
+    preferred = tuple(kv for kv in order[start:] if kv != "q4_0") or (single.type_k,)
+    fallback: tuple[KvType, ...] = ("q4_0",) if "q4_0" not in preferred else ()
+    return preferred, fallback
+
+
+def choose_batch(single: Plan, info: GgufInfo, budget: int | None, limit: int) -> BatchChoice:
+    """How many sequences ``generate_batch`` can run next to the ``single`` plan's context, and
+    with which KV type (on the GPU: the most sequences, then the most precise KV)."""
+    gpu = bool(budget) and single.n_gpu_layers != 0
+    if not gpu:
+        ram = _free_ram()
+        for n in PARALLEL_CHOICES:
+            if n > limit:
+                continue
+            batch = estimate(info, Config(0, n * single.n_ctx, single.type_k, single.flash_attn, n))
+            if ram is None or single.predicted_host_bytes + batch.kv_cpu <= ram // 2:
+                return BatchChoice(n, single.type_k)
+        return BatchChoice(1, single.type_k)
+    assert budget is not None
+    preferred, fallback = _batch_kv_options(single)
+    for kv_types in (preferred, fallback):
+        for n in PARALLEL_CHOICES:
+            if n > limit:
+                continue
+            for kv in kv_types:
+                config = Config(single.n_gpu_layers, n * single.n_ctx, kv, single.flash_attn, n, single.n_cpu_moe)
+                batch = estimate(info, config)
+                extra = batch.breakdown.kv_cache + batch.breakdown.compute_buffers
+                if single.predicted.total + extra <= budget:
+                    return BatchChoice(n, kv, extra)
+    return BatchChoice(1, single.type_k)
+
+
 def choose_parallel(single: Plan, info: GgufInfo, budget: int | None, limit: int) -> int:
     """How many sequences ``generate_batch`` can run next to the ``single`` plan's context."""
-    gpu = bool(budget) and single.n_gpu_layers != 0
-    for n in PARALLEL_CHOICES:
-        if n > limit:
-            continue
-        batch = estimate(info, Config(single.n_gpu_layers, n * single.n_ctx, single.type_k, single.flash_attn, n))
-        if gpu:
-            assert budget is not None
-            need = single.predicted.total + batch.breakdown.kv_cache + batch.breakdown.compute_buffers
-            if need <= budget:
-                return n
-        else:
-            ram = _free_ram()
-            if ram is None or single.predicted_host_bytes + batch.kv_cpu <= ram // 2:
-                return n
-    return 1
+    return choose_batch(single, info, budget, limit).parallel
 
 
 def plan_local_model(
@@ -102,8 +138,16 @@ def plan_local_model(
         single = dataclasses.replace(single, n_threads=n_threads)
     gpu = bool(budget) and single.n_gpu_layers != 0
     limit = max_parallel if max_parallel is not None else (PARALLEL_CHOICES[0] if gpu else CPU_MAX_PARALLEL)
-    parallel = choose_parallel(single, info, budget, limit)
-    return dataclasses.replace(single, n_seq_max=parallel), parallel
+    choice = choose_batch(single, info, budget, limit)
+    if choice.parallel == 1:
+        return dataclasses.replace(single, n_seq_max=1), 1
+    chosen = dataclasses.replace(
+        single,
+        n_seq_max=choice.parallel,
+        batch_kv_type=choice.kv if choice.kv != single.type_k else None,
+        predicted_batch_bytes=choice.gpu_bytes,
+    )
+    return chosen, choice.parallel
 
 
 def open_local_model(

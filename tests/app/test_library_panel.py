@@ -69,6 +69,32 @@ def test_an_encrypted_pdf_asks_for_its_password(qtbot: Any, make_window: Any, tm
     qtbot.waitUntil(lambda: window.doc_id is not None and not window.runner.ingests, timeout=90_000)
     assert asked == [(str(locked), False), (str(locked), True)]
     assert window.viewer.document.pageCount() == 8  # the viewer got the password too
+    doc_id = window.doc_id
+
+    # After a restart the password is gone (never written to disk). Start-up does not prompt
+    # (the window restores the selection before it is shown); selecting the document asks, a
+    # cancelled prompt says what to do, and the right password shows it.
+    window.close()
+    prompts: list[tuple[str, bool]] = []
+    replies = iter([None, "nope", "secret"])
+    import app.main_window as main_window_module
+
+    original = main_window_module.MainWindow._ask_password_dialog
+    main_window_module.MainWindow._ask_password_dialog = lambda self, path, wrong: prompts.append(("start-up", wrong))
+    try:
+        again = make_window()
+    finally:
+        main_window_module.MainWindow._ask_password_dialog = original
+    assert prompts == []
+    again.ask_password = lambda path, wrong: prompts.append((path, wrong)) or next(replies)
+    again.select_document(doc_id)
+    assert prompts == [(str(locked), False)]
+    assert again.viewer.document.pageCount() == 0
+    message = [m.text for m in again.messages.history if m.level == "error"][-1]
+    assert "locked.pdf is encrypted" in message and "password" in message
+    again.select_document(doc_id)
+    assert prompts[1:] == [(str(locked), False), (str(locked), True)]
+    assert again.viewer.document.pageCount() == 8
 
 
 def test_removing_a_document_removes_it_and_its_conversation(qtbot: Any, make_window: Any) -> None:

@@ -358,3 +358,24 @@ def test_prompt_lookup_drafting_generates_the_same_kind_of_reply() -> None:
             break
         common += 1
     assert common >= min(20, len(plain.text))
+
+
+def test_greedy_tokens_match_llama_cpp_python(engine: LocalEngine) -> None:
+    """The worker's NumPy argmax picks the tokens llama.cpp's own greedy sampler picks."""
+    import llama_cpp
+
+    prompt = "The three primary colours are"
+    ours = collect(engine.generate(prompt, max_tokens=24)).text
+    llm = llama_cpp.Llama(model_path=MODEL, n_ctx=512, n_threads=2, verbose=False)
+    try:
+        tokens = llm.tokenize(prompt.encode("utf-8"), add_bos=True, special=True)
+        theirs_ids = []
+        for token in llm.generate(tokens, temp=0.0, repeat_penalty=1.0):
+            if llm.token_eos() == token or len(theirs_ids) >= 24:
+                break
+            theirs_ids.append(token)
+        theirs = llm.detokenize(theirs_ids).decode("utf-8", errors="replace")
+    finally:
+        llm.close()
+    assert len(theirs_ids) >= 8
+    assert ours == theirs

@@ -29,3 +29,39 @@ def test_gpu_parallel_is_bounded_by_the_budget(smollm2_path: Path) -> None:
 def test_missing_model_file(tmp_path: Path) -> None:
     with pytest.raises(ModelError, match="not found"):
         plan_local_model(tmp_path / "missing.gguf")
+
+
+def test_batch_context_gives_up_kv_precision_before_sequences(smollm2_path: Path) -> None:
+    from dataclasses import replace
+
+    from summarizer.local_model import choose_batch
+
+    info = read_gguf_info(smollm2_path)
+    plan, _ = plan_local_model(smollm2_path, n_ctx=8192, budget=8 * 1024**3, max_parallel=1)
+    single = replace(plan, type_k="f16", type_v="f16", flash_attn=True)
+    roomy = choose_batch(single, info, 64 * 1024**3, 16)
+    assert (roomy.parallel, roomy.kv) == (16, "f16")
+    assert roomy.gpu_bytes > 0
+    # Room for 16 sequences only with a q8_0 cache: q8_0 is chosen over fewer f16 sequences.
+    budget = single.predicted.total + roomy.gpu_bytes - 1
+    q8 = choose_batch(single, info, budget, 16)
+    assert q8.parallel == 16 and q8.kv == "q8_0"
+    assert single.predicted.total + q8.gpu_bytes <= budget
+    # Without flash attention the V cache cannot be quantized: fewer f16 sequences.
+    no_fa = choose_batch(replace(single, flash_attn=False), info, budget, 16)
+    assert no_fa.kv == "f16" and no_fa.parallel == 8
+    # q4_0 only when nothing more precise runs two sequences.
+    two_f16 = choose_batch(single, info, 64 * 1024**3, 2).gpu_bytes
+    two_q8 = choose_batch(single, info, single.predicted.total + two_f16 - 1, 2)
+    assert (two_q8.parallel, two_q8.kv) == (2, "q8_0")
+    squeezed = choose_batch(single, info, single.predicted.total + two_q8.gpu_bytes - 1, 16)
+    assert squeezed.kv == "q4_0" and squeezed.parallel >= 2
+
+
+def test_plan_local_model_records_the_batch_context(smollm2_path: Path) -> None:
+    from inference.planner import summary_line
+
+    plan, parallel = plan_local_model(smollm2_path, n_ctx=8192, budget=64 * 1024**3)
+    assert parallel == 16 and plan.n_seq_max == 16
+    assert plan.predicted_batch_bytes > 0
+    assert "batches of 16" in summary_line(plan) and "while batching" in summary_line(plan)

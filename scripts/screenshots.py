@@ -1,0 +1,157 @@
+"""Drive the real window and save screenshots of its main states.
+
+Empty first run, a document with an answer and a highlighted citation, the summary tab, the
+settings with the plan, and a refused setting
+the model is the scripted fake engine, the plan
+line the planner's real output for a Qwen2.5-14B-shaped model. Run it under Xvfb, as a person
+would see it:
+
+    xvfb-run -s "-screen 0 1600x1000x24" .venv/bin/python scripts/screenshots.py OUT_DIR [--dark] [--scale 2]
+
+``--dark`` asks Qt for the dark colour scheme (what a desktop set to dark mode gives the app);
+``--scale`` sets QT_SCALE_FACTOR (a high-DPI screen).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+os.environ["HF_HUB_OFFLINE"] = "1"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("out")
+    parser.add_argument("--dark", action="store_true")
+    parser.add_argument("--scale", default="1")
+    args = parser.parse_args()
+    out_dir = Path(args.out)
+    os.environ["QT_SCALE_FACTOR"] = args.scale
+    out_dir.mkdir(parents=True, exist_ok=True)
+    home = tempfile.mkdtemp(prefix="pagewise-shots-")
+    os.environ["PAGEWISE_HOME"] = home
+    from app.gui_main import make_application
+
+    app = make_application(["pagewise"])
+    if args.dark:
+        from PySide6.QtCore import Qt
+
+        app.styleHints().setColorScheme(Qt.ColorScheme.Dark)
+    from PySide6.QtCore import QUrl
+
+    from app import planning
+    from app.main_window import MainWindow
+    from app.messages import MessageCenter
+    from app.model_session import ModelSession
+    from app.qt_wait import wait_until
+    from app.settings import Settings
+    from inference.random_gguf import shape_info
+
+    CONTRACT = ROOT / "tests/fixtures/contracts/license-17p.pdf"
+    # A 14B-shaped model for the plan line: the planner's real output for that shape (no 9 GB file here).
+    model_file = Path(home) / "Qwen2.5-14B-Instruct-Q4_K_M.gguf"
+    model_file.write_bytes(b"GGUF")
+    planning._gguf_info = lambda path, mtime: shape_info("qwen2.5-14b", "Q4_K_M", path)  # type: ignore[assignment]
+
+    def shot(widget, name):
+        wait_until(lambda: False, 0.6)
+        widget.grab().save(str(out_dir / name))
+        print("saved", name, flush=True)
+
+    # 1. Empty state, first run
+    messages = MessageCenter()
+    w = MainWindow(settings=Settings({}, path=Path(home) / "settings.json"), messages=messages)
+    w.resize(1360, 860)
+    w.show()
+    shot(w, "1-empty.png")
+    w.close()
+
+    # 2. With a model, a document, an answer and its highlight
+    values = {"model_path": str(model_file), "vram_budget": "12GiB", "context_size": 8192}
+    from tests.app.conftest import DocumentFake
+
+    engine = DocumentFake.make(piece_delay_s=0.002, model_name="Qwen2.5-14B-Instruct")
+    session = ModelSession(values, engine_factory=lambda _p: engine)
+    messages = MessageCenter()
+    w = MainWindow(settings=Settings(values, path=Path(home) / "settings.json"), session=session, messages=messages)
+    w.runner.embed = False
+    w.resize(1360, 860)
+    w.show()
+    w.add_paths([CONTRACT])
+    wait_until(lambda: w.doc_id is not None and not w.runner.ingests, 120)
+    import re
+
+    counter = []
+
+    def summaries(prompt):
+        if prompt.startswith("system: You combine"):
+            return (
+                "SINA licenses its domain names and content to the licensee for the term of the agency agreement "
+                "(pp. 1-5). The licensee pays an annual licence fee in quarterly instalments and must keep the content "
+                "confidential (pp. 6-9). Either party may terminate for an uncured material breach or insolvency; on "
+                "termination the licensee stops using the domain names (pp. 12-14). PRC law, CIETAC arbitration "
+                "(p. 16)."
+            )
+        counter.append(1)
+        if len(counter) == 1:
+            return (
+                "SINA (licensor) grants the licensee an exclusive, non-transferable licence to the SINA domain names "
+                "and content for the term; sublicensing needs SINA's written consent. The licensee pays the annual "
+                "licence fee quarterly in advance."
+            )
+        return (
+            "The term runs until the agency agreement ends; either party may terminate for a material breach not "
+            "cured within 30 days, or on insolvency. On termination the licensee stops using the domain names; "
+            "confidentiality survives; PRC law and CIETAC arbitration apply."
+        )
+
+    engine.summary_reply = summaries
+    q = "How long does the license last, and how can it be terminated?"
+
+    def reply(prompt):
+        found = [int(m.group(2) or m.group(1)) for m in re.finditer(r"Passage \d \(pp?\. (\d+)(?:-(\d+))?\)", prompt)]
+        pages = [found[0], found[-1]]
+        return (
+            f"The license runs for an **initial term** set out in the term clause [p. {pages[0]}], and it renews only "
+            f"if both parties agree in writing.\n\nEither party may **terminate** it:\n\n"
+            f"- for a material breach that is not cured within the cure period [p. {pages[-1]}];\n"
+            f"- on the other party's insolvency or bankruptcy [p. {pages[-1]}].\n\n"
+            "The document does not say that either party may terminate for convenience."
+        )
+
+    engine.queue(reply)
+    job = w.ask(q)
+    wait_until(lambda: job.done, 60)
+    turn = w.conversation.turns[-1]
+    w.conversation.browser.anchorClicked.emit(QUrl(f"cite:0/{turn.citations[0].number}"))
+    w.status.set_last_rate(23.4)
+    shot(w, "2-answer-highlight.png")
+
+    # 3. Summary tab
+    w.tabs.setCurrentIndex(1)
+    sj = w.summarize()
+    wait_until(lambda: sj.done, 60)
+    shot(w, "3-summary.png")
+
+    # 4. Settings with the plan
+    d = w.open_settings()
+    d.set_value("context_size", 32768)
+    wait_until(lambda: False, 0.5)
+    shot(d, "4-settings-plan.png")
+    d.set_value("gpu_layers", "49")
+    d.set_value("kv_type", "f16")
+    d.set_value("vram_budget", "8GiB")
+    shot(d, "5-settings-refused.png")
+    d.reject()
+    w.close()
+    print("done")
+
+
+if __name__ == "__main__":
+    main()
