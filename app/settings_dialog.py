@@ -76,7 +76,8 @@ class SettingsDialog(QDialog):
         self.problem_label = QLabel("")
         self.problem_label.setObjectName("plan-problem")
         self.problem_label.setWordWrap(True)
-        self.problem_label.setStyleSheet("color: #c62828;")
+        dark = self.palette().window().color().lightness() < 128
+        self.problem_label.setStyleSheet(f"color: {'#ff7b72' if dark else '#c62828'};")  # readable on both
         self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Save | QDialogButtonBox.StandardButton.Cancel)
         self.buttons.accepted.connect(self.accept)
         self.buttons.rejected.connect(self.reject)

@@ -506,6 +506,10 @@ class _Worker:
         limit = min(len(previous), len(tokens) - 1)
         while common < limit and int(previous[common]) == tokens[common]:
             common += 1
+        sys.stderr.write(
+            f"[pagewise] prompt of {len(tokens)} tokens: {common} shared with the {len(previous)} in the cache "
+            f"(first tokens {tokens[:4]} vs {[int(t) for t in previous[:4]]})\n"
+        )
         if common > 0 and llm._ctx.kv_cache_seq_rm(-1, common, -1):
             llm.n_tokens = common
             return common

@@ -108,6 +108,7 @@ class LocalEngine(Engine):
         self._needs_reload = False
         self._crash_message = ""
         self._in_flight = False
+        self._request_serial = 0  # counts requests sent; a stream drains only its own request
         self._cancel_deadline: float | None = None
         self._load_log_start = 0
         self._loading_path: str | None = None
@@ -253,7 +254,7 @@ class LocalEngine(Engine):
             )
             started = time.perf_counter()
             self._send(("generate", request))
-        return self._stream(started, cancel)
+        return self._stream(started, cancel, self._request_serial)
 
     def generate_batch(
         self,
@@ -359,6 +360,7 @@ class LocalEngine(Engine):
         except (OSError, ValueError) as error:
             raise self._crash_error("while sending a request") from error
         self._in_flight = True
+        self._request_serial += 1
 
     def _request(
         self,
@@ -485,7 +487,7 @@ class LocalEngine(Engine):
 
     # Internals: streaming
 
-    def _stream(self, started: float, cancel: CancelToken) -> Iterator[Piece]:
+    def _stream(self, started: float, cancel: CancelToken, serial: int) -> Iterator[Piece]:
         first_at: float | None = None
         try:
             while True:
@@ -509,8 +511,10 @@ class LocalEngine(Engine):
                 yield Piece("", GenerationStats(**stats))
                 return
         finally:
-            # Abandoned early (closed or garbage-collected): stop the worker's generation.
-            if self._in_flight and self._alive():
+            # Abandoned early (closed or garbage-collected): stop the worker's generation, if it
+            # is still this stream's. A stream dropped unread and collected later must not cancel
+            # a newer request (its generation was already drained when that one was sent).
+            if self._in_flight and serial == self._request_serial and self._alive():
                 self._drain()
 
 

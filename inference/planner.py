@@ -139,8 +139,14 @@ def compute_buffer_bytes(
     n_seq_max: int = 1,
     swa_full: bool = False,
     n_cpu_moe: int = 0,
+    offloaded_ops: bool = False,
 ) -> int:
     """llama.cpp's GPU compute buffer for the worst-case (prompt) graph, modelled.
+
+    With 0 GPU layers the buffer is 0 on a CPU-only build; on a GPU build (``offloaded_ops``)
+    llama.cpp still runs the prompt's large operations on the GPU, weights streamed from host
+    memory, and reserves the same buffer as with every layer offloaded (measured on the H200:
+    Qwen2.5-14B and -32B at 128K without flash attention, 0 layers: 11759 MiB of GPU memory).
 
     The graph llama.cpp reserves has ``n_ubatch`` tokens, ``n_ubatch`` outputs and attends over
     the whole cache; ggml-alloc reuses memory, so the buffer is the largest of a few phases
@@ -157,7 +163,7 @@ def compute_buffer_bytes(
     used by offloaded prompt ops are streamed through ggml-cuda's pool, counted in the overhead.
     A constant ``COMPUTE_MARGIN_BYTES`` is added.
     """
-    if n_gpu_layers == 0:
+    if n_gpu_layers == 0 and not offloaded_ops:
         return 0
     ub = n_ubatch
     n_kv, _, _ = effective_n_ctx(n_ctx, n_seq_max)
@@ -210,6 +216,7 @@ class Config:
     flash_attn: bool
     n_seq_max: int = 1
     n_cpu_moe: int = 0
+    gpu_ops: bool = False  # a GPU build with 0 layers offloaded: the GPU still runs prompt ops
 
 
 @dataclass(frozen=True, slots=True)
@@ -237,7 +244,7 @@ def estimate(info: GgufInfo, config: Config, options: PlannerOptions = PlannerOp
         n_seq_max=config.n_seq_max,
         n_ubatch=options.n_ubatch,
     )
-    on_gpu = config.n_gpu_layers != 0
+    on_gpu = config.n_gpu_layers != 0 or config.gpu_ops
     compute = compute_buffer_bytes(
         info,
         config.n_ctx,
@@ -246,6 +253,7 @@ def estimate(info: GgufInfo, config: Config, options: PlannerOptions = PlannerOp
         n_ubatch=options.n_ubatch,
         n_seq_max=config.n_seq_max,
         n_cpu_moe=config.n_cpu_moe,
+        offloaded_ops=config.gpu_ops,
     )
     if on_gpu:
         compute += options.compute_correction
@@ -337,8 +345,9 @@ def plan(
 
     def best_at(ctx_now: int) -> Estimate | None:
         if overrides.n_gpu_layers is not None:
+            gpu_ops = overrides.n_gpu_layers == 0  # a GPU budget means a GPU build: see Config.gpu_ops
             for kv in kv_choices:
-                e = fits(Config(overrides.n_gpu_layers, ctx_now, kv, flash, n_seq))
+                e = fits(Config(overrides.n_gpu_layers, ctx_now, kv, flash, n_seq, gpu_ops=gpu_ops))
                 if e:
                     return e
             return None

@@ -25,6 +25,34 @@ sys.path.insert(0, str(ROOT))
 os.environ["HF_HUB_OFFLINE"] = "1"
 
 
+def _dark_palette() -> object:
+    from PySide6.QtGui import QColor, QPalette
+
+    palette = QPalette()
+    roles = {
+        QPalette.ColorRole.Window: "#2b2b2b",
+        QPalette.ColorRole.WindowText: "#e6e6e6",
+        QPalette.ColorRole.Base: "#1f1f1f",
+        QPalette.ColorRole.AlternateBase: "#2a2a2a",
+        QPalette.ColorRole.Text: "#e6e6e6",
+        QPalette.ColorRole.Button: "#353535",
+        QPalette.ColorRole.ButtonText: "#e6e6e6",
+        QPalette.ColorRole.Highlight: "#2f65ca",
+        QPalette.ColorRole.HighlightedText: "#ffffff",
+        QPalette.ColorRole.Link: "#7fb0ff",
+        QPalette.ColorRole.LinkVisited: "#c59bff",
+        QPalette.ColorRole.PlaceholderText: "#8c8c8c",
+        QPalette.ColorRole.ToolTipBase: "#353535",
+        QPalette.ColorRole.ToolTipText: "#e6e6e6",
+        QPalette.ColorRole.Mid: "#444444",
+        QPalette.ColorRole.Dark: "#1a1a1a",
+        QPalette.ColorRole.Light: "#505050",
+    }
+    for role, color in roles.items():
+        palette.setColor(role, QColor(color))
+    return palette
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("out")
@@ -43,6 +71,9 @@ def main() -> None:
         from PySide6.QtCore import Qt
 
         app.styleHints().setColorScheme(Qt.ColorScheme.Dark)
+        if app.styleHints().colorScheme() != Qt.ColorScheme.Dark:
+            # No platform theme here (bare X server): give Fusion the palette a dark desktop gives it.
+            app.setPalette(_dark_palette())
     from PySide6.QtCore import QUrl
 
     from app import planning

@@ -379,3 +379,29 @@ def test_greedy_tokens_match_llama_cpp_python(engine: LocalEngine) -> None:
         llm.close()
     assert len(theirs_ids) >= 8
     assert ours == theirs
+
+
+def test_a_stream_collected_late_does_not_cancel_a_newer_request(engine: LocalEngine) -> None:
+    import gc
+
+    old = engine.generate("Count from one to fifty: one, two,", max_tokens=40)
+    next(old)  # started, then abandoned without closing
+    new = engine.generate("List the colours of the rainbow:", max_tokens=16)  # drains the old one
+    results: list[object] = []
+
+    def finish() -> None:
+        try:
+            results.append(collect(new))
+        except BaseException as error:  # recorded for the assertion below
+            results.append(error)
+
+    first = next(new)
+    del old
+    gc.collect()  # the old generator's cleanup runs now, while the new request is in flight
+    reader = threading.Thread(target=finish, daemon=True)
+    reader.start()
+    reader.join(timeout=60)
+    assert results, "the newer request never finished"
+    done = results[0]
+    assert not isinstance(done, BaseException), done
+    assert first.text is not None and done.stats.completion_tokens >= 1  # type: ignore[attr-defined]

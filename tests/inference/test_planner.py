@@ -349,3 +349,19 @@ def test_plan_with_probe_uses_llama_cpp_compute_size() -> None:
     assert calls
     assert probed.predicted.total <= BUDGET
     assert probed.predicted.compute_buffers > base.predicted.compute_buffers
+
+
+def test_zero_gpu_layers_on_a_gpu_still_counts_the_compute_buffer() -> None:
+    """A GPU build runs the prompt's big operations on the GPU even with 0 layers offloaded
+    (H200: Qwen2.5-14B and -32B at 128K without flash attention used 11759 MiB)."""
+    info = shape_info("qwen2.5-14b")
+    p = plan(info, BUDGET, None, Overrides(n_gpu_layers=0, n_ctx=131072, flash_attn=False), OPTS)
+    assert p.n_gpu_layers == 0 and p.predicted.weights_gpu == 0 and p.predicted.kv_cache == 0
+    measured = 11759 * MIB
+    assert abs(p.predicted.total - measured) <= 0.03 * BUDGET
+    # The same override under a smaller budget is refused, not planned at 0 bytes.
+    with pytest.raises(PlanError):
+        plan(info, 8 * GIB, None, Overrides(n_gpu_layers=0, n_ctx=131072, flash_attn=False), OPTS)
+    # Without a GPU budget (a CPU plan) nothing is on the GPU.
+    cpu = plan(info, 0, 8192, Overrides(), OPTS)
+    assert cpu.predicted.total == 0

@@ -90,7 +90,9 @@ def test_follow_up_reuses_the_summary_prefix(setup: tuple[Library, LocalModel, s
         history=[HistoryTurn("Who are the parties?", first.text)],
         options=OPTIONS,
     ).run()
-    diagnosis = f"first: {first.stats}; engine notice: {model.engine.notice!r}"
+    with open(model.engine.log_path, encoding="utf-8", errors="replace") as log:
+        tail = [line for line in log.read().splitlines() if line.startswith("[pagewise]")][-4:]
+    diagnosis = f"first: {first.stats}; engine notice: {model.engine.notice!r}; worker log: {tail}"
     assert follow_up.stats.cached_tokens >= model.engine.count_tokens(summary.super_summary.text) // 2, diagnosis
     assert follow_up.stats.prompt_tokens > follow_up.stats.cached_tokens
 
