@@ -6,8 +6,9 @@ low-level API, with one sequence per prompt and a unified KV cache, and runs its
 decode loop: every step decodes one token for each unfinished sequence in one
 ``llama_decode`` call, then samples each sequence with its own sampler.
 
-Memory: the batch context holds at most ``plan.n_seq_max`` sequences of ``plan.n_ctx``
-tokens each, with the plan's batch KV type (``plan.batch_kv``), on top of the main context,
+Memory: the batch context holds at most the cells of ``plan.n_seq_max`` sequences of
+``plan.batch_n_ctx`` tokens (``n_ctx`` when unset), with the plan's batch KV type
+(``plan.batch_kv``), on top of the main context,
 and exists only during the call. Each sequence has its own KV stream (``kv_unified`` off),
 so a token attends only over its own sequence's cells, not over every sequence's. Prompts
 beyond ``n_seq_max`` run in waves.
@@ -16,6 +17,7 @@ beyond ``n_seq_max`` run in waves.
 from __future__ import annotations
 
 import codecs
+import sys
 import time
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -101,19 +103,30 @@ def run_batch(
     """
     import llama_cpp
 
-    per_sequence = plan.n_ctx
     needs = [len(tokens) + max_tokens for tokens in prompts]
     for index, need in enumerate(needs):
-        if need > per_sequence:
+        if need > plan.n_ctx:
             raise BatchContextError(
-                f"Prompt {index + 1} needs {need} tokens with its reply but a batch sequence holds "
-                f"{per_sequence}. Shorten it or lower max_tokens."
+                f"Prompt {index + 1} needs {need} tokens with its reply but the model's context holds "
+                f"{plan.n_ctx}. Shorten it or lower max_tokens."
             )
-    max_parallel = min(len(prompts), max(1, plan.n_seq_max), max(1, int(llama_cpp.llama_max_parallel_sequences())))
+    # One KV stream per sequence, each as long as the longest prompt and its reply needs. The
+    # plan sized the batch for n_seq_max sequences of batch_n_ctx tokens: longer prompts (a
+    # reduction's) run in smaller waves within the same number of cells.
+    cells = -(-max(needs) // _KV_ROUND) * _KV_ROUND
+    planned_cells = max(1, plan.n_seq_max) * (plan.batch_n_ctx or plan.n_ctx)
+    max_parallel = min(
+        len(prompts),
+        max(1, plan.n_seq_max),
+        max(1, planned_cells // cells),
+        max(1, int(llama_cpp.llama_max_parallel_sequences())),
+    )
     waves = _waves(len(prompts), max_parallel)
     n_parallel = max(len(wave) for wave in waves)
-    # One KV stream per sequence, each as long as the longest prompt and its reply needs.
-    cells = -(-max(needs) // _KV_ROUND) * _KV_ROUND
+    sys.stderr.write(
+        f"[pagewise] batch: {len(prompts)} prompts in {len(waves)} waves of up to {n_parallel} sequences, "
+        f"{cells} cells each, KV {plan.batch_kv}\n"
+    )
 
     params = llama_cpp.llama_context_default_params()
     params.n_ctx = cells * n_parallel

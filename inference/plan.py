@@ -56,10 +56,12 @@ class Plan:
     n_layers_total: int = 0  # repeating layers + the output layer (llama.cpp's n_gpu_layers maximum)
     n_cpu_moe: int = 0  # MoE: experts of layers [0, n_cpu_moe) kept in CPU memory (tensor_buft_overrides)
     predicted_host_bytes: int = 0  # weights and KV cache left in CPU memory
-    # generate_batch's own context (n_seq_max > 1): its KV type (None: type_k) and the GPU
-    # bytes its KV cache and compute buffer add to ``predicted`` while a batch runs.
+    # generate_batch's own context (n_seq_max > 1): its KV type (None: type_k), the GPU bytes its
+    # KV cache and compute buffer add to ``predicted`` while a batch runs, and the tokens per
+    # sequence they were planned for (a segment summary's need, usually less than n_ctx).
     batch_kv_type: KvType | None = None
     predicted_batch_bytes: int = 0
+    batch_n_ctx: int = 0  # tokens per batch sequence the batch context is planned for (0: n_ctx)
 
     @property
     def batch_kv(self) -> KvType:

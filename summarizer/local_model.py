@@ -5,8 +5,9 @@
 
 The plan comes from ``inference.planner`` (a CPU plan when there is no GPU budget). The
 number of segments summarized at once (``parallel``) is, on the GPU, the largest of 16, 8, 4, 2
-whose batch context (KV cache for ``parallel`` sequences of ``n_ctx`` tokens plus a compute
-buffer, created by ``generate_batch`` next to the main context) still fits the budget, or 1;
+whose batch context (KV cache for ``parallel`` sequences of a segment summary's tokens, at most
+``n_ctx``, plus a compute buffer, created by ``generate_batch`` next to the main context) still
+fits the budget, or 1;
 the batch context keeps the main context's KV type or gives it up to q8_0 for more
 sequences, and goes to q4_0 only when nothing else runs two. On the CPU it is 1 unless asked
 (see ``CPU_MAX_PARALLEL``).
@@ -83,16 +84,29 @@ def _batch_kv_options(single: Plan) -> tuple[tuple[KvType, ...], tuple[KvType, .
     return preferred, fallback
 
 
-def choose_batch(single: Plan, info: GgufInfo, budget: int | None, limit: int) -> BatchChoice:
-    """How many sequences ``generate_batch`` can run next to the ``single`` plan's context, and
-    with which KV type (on the GPU: the most sequences, then the most precise KV)."""
+def batch_sequence_tokens(n_ctx: int) -> int:
+    """Tokens per ``generate_batch`` sequence: what a default segment summary needs (the
+    segment, its prompt and its summary), or the whole context when that is smaller."""
+    from summarizer.compress import DEFAULT_SEGMENT_TOKENS, PROMPT_MARGIN, SummaryParams
+
+    need = DEFAULT_SEGMENT_TOKENS + SummaryParams.for_context(n_ctx).summary_tokens + PROMPT_MARGIN
+    return min(n_ctx, -(-need // 256) * 256)
+
+
+def choose_batch(
+    single: Plan, info: GgufInfo, budget: int | None, limit: int, per_sequence: int | None = None
+) -> BatchChoice:
+    """How many sequences ``generate_batch`` can run next to the ``single`` plan's context, each
+    of ``per_sequence`` tokens (default: the plan's n_ctx), and with which KV type (on the GPU:
+    the most sequences, then the most precise KV)."""
+    seq_ctx = per_sequence or single.n_ctx
     gpu = bool(budget) and single.n_gpu_layers != 0
     if not gpu:
         ram = _free_ram()
         for n in PARALLEL_CHOICES:
             if n > limit:
                 continue
-            batch = estimate(info, Config(0, n * single.n_ctx, single.type_k, single.flash_attn, n))
+            batch = estimate(info, Config(0, n * seq_ctx, single.type_k, single.flash_attn, n))
             if ram is None or single.predicted_host_bytes + batch.kv_cpu <= ram // 2:
                 return BatchChoice(n, single.type_k)
         return BatchChoice(1, single.type_k)
@@ -103,7 +117,7 @@ def choose_batch(single: Plan, info: GgufInfo, budget: int | None, limit: int) -
             if n > limit:
                 continue
             for kv in kv_types:
-                config = Config(single.n_gpu_layers, n * single.n_ctx, kv, single.flash_attn, n, single.n_cpu_moe)
+                config = Config(single.n_gpu_layers, n * seq_ctx, kv, single.flash_attn, n, single.n_cpu_moe)
                 batch = estimate(info, config)
                 extra = batch.breakdown.kv_cache + batch.breakdown.compute_buffers
                 if single.predicted.total + extra <= budget:
@@ -138,7 +152,8 @@ def plan_local_model(
         single = dataclasses.replace(single, n_threads=n_threads)
     gpu = bool(budget) and single.n_gpu_layers != 0
     limit = max_parallel if max_parallel is not None else (PARALLEL_CHOICES[0] if gpu else CPU_MAX_PARALLEL)
-    choice = choose_batch(single, info, budget, limit)
+    per_sequence = batch_sequence_tokens(single.n_ctx)
+    choice = choose_batch(single, info, budget, limit, per_sequence)
     if choice.parallel == 1:
         return dataclasses.replace(single, n_seq_max=1), 1
     chosen = dataclasses.replace(
@@ -146,6 +161,7 @@ def plan_local_model(
         n_seq_max=choice.parallel,
         batch_kv_type=choice.kv if choice.kv != single.type_k else None,
         predicted_batch_bytes=choice.gpu_bytes,
+        batch_n_ctx=per_sequence,
     )
     return chosen, choice.parallel
 

@@ -405,3 +405,23 @@ def test_a_stream_collected_late_does_not_cancel_a_newer_request(engine: LocalEn
     done = results[0]
     assert not isinstance(done, BaseException), done
     assert first.text is not None and done.stats.completion_tokens >= 1  # type: ignore[attr-defined]
+
+
+def test_batch_prompts_longer_than_planned_run_in_smaller_waves() -> None:
+    """The batch context is planned for segment-sized sequences (batch_n_ctx); a longer prompt
+    (a reduction's) runs in waves of fewer sequences within the same cells, with the same text."""
+    long_text = "The supplier shall deliver the goods within thirty days. " * 40
+    prompts = [f"{long_text}\nItem {i}:" for i in range(3)]
+    progress: list[tuple[int, int | None]] = []
+    with LocalEngine() as local:
+        assert isinstance(local, LocalEngine)
+        local.load(_plan(n_seq_max=4, batch_n_ctx=256))
+        results = local.generate_batch(prompts, max_tokens=4, progress=lambda p: progress.append((p.done, p.total)))
+        singles = [local.complete(prompt, max_tokens=4).text for prompt in prompts]
+        with open(local.log_path, encoding="utf-8") as log:
+            logged = [line for line in log if line.startswith("[pagewise] batch:")]
+    assert all(r.stats.prompt_tokens > 256 for r in results)  # each longer than a planned sequence
+    # 4 planned sequences of 256 tokens = 1024 cells: two 512-cell sequences at a time.
+    assert logged and "3 prompts in 2 waves of up to 2 sequences, 512 cells each" in logged[-1]
+    assert [r.text for r in results] == singles
+    assert [done for done, _ in progress] == [1, 2, 3]

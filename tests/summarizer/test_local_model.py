@@ -64,4 +64,22 @@ def test_plan_local_model_records_the_batch_context(smollm2_path: Path) -> None:
     plan, parallel = plan_local_model(smollm2_path, n_ctx=8192, budget=64 * 1024**3)
     assert parallel == 16 and plan.n_seq_max == 16
     assert plan.predicted_batch_bytes > 0
+    assert plan.batch_n_ctx == 8192  # a segment summary's need, capped by the context
     assert "batches of 16" in summary_line(plan) and "while batching" in summary_line(plan)
+
+
+def test_batch_context_is_planned_for_segments_not_the_whole_context() -> None:
+    from inference.planner import parse_budget, plan
+    from inference.random_gguf import shape_info
+    from summarizer.local_model import batch_sequence_tokens, choose_batch
+
+    assert batch_sequence_tokens(4096) == 4096  # a small context: the whole of it
+    assert batch_sequence_tokens(32768) == 8192 + 256 + 256  # a segment, its prompt and its summary
+    info = shape_info("qwen2.5-7b")
+    budget = parse_budget("12GiB")
+    single = plan(info, budget, 32768)
+    assert single.n_ctx == 32768
+    whole = choose_batch(single, info, budget, 16)  # sequences as long as the 32K context
+    segments = choose_batch(single, info, budget, 16, batch_sequence_tokens(single.n_ctx))
+    assert segments.parallel == 16 and whole.parallel <= 4
+    assert single.predicted.total + segments.gpu_bytes <= budget
