@@ -84,6 +84,9 @@ class Piece:
 
     text: str
     stats: GenerationStats | None = None
+    cached_tokens: int | None = None
+    """On the first piece, where the engine knows it: prompt tokens reused from the cache (so a
+    stream its reader stops early, without the last piece's stats, can still report them)."""
 
 
 @dataclass(frozen=True, slots=True)

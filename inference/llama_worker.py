@@ -8,7 +8,8 @@ until a terminal reply):
 
     ("load", Plan)                      -> ("loaded", info) | ("error", kind, message)
     ("tokenize", text)                  -> ("tokens", list[int])
-    ("generate", GenerateRequest)       -> ("piece", text)* then ("done", stats) | ("cancelled",)
+    ("generate", GenerateRequest)       -> ("piece", text, cached) ("piece", text)* then ("done", stats)
+                                           | ("cancelled",)
     ("batch", BatchRequest)             -> ("progress", done, total)* then ("batch_done", results)
     ("unload",)                         -> ("ok",)
     ("exit",)                           -> the process ends
@@ -382,14 +383,18 @@ class _Worker:
             if is_eog(vocab, token):
                 reason = "eos"
                 if index == 0:
-                    send(("piece", ""))
+                    send(("piece", "", cached))
                 break
             generated += 1
             text = scanner.feed(decoder.decode(detokenize(token)))
             if text:
                 pending.append(text)
             now = time.perf_counter()
-            if index == 0 or (pending and now - last_send >= STREAM_INTERVAL_S):
+            if index == 0:  # the first piece also says how much of the prompt came from the cache
+                send(("piece", "".join(pending), cached))
+                pending.clear()
+                last_send = now
+            elif pending and now - last_send >= STREAM_INTERVAL_S:
                 send(("piece", "".join(pending)))
                 pending.clear()
                 last_send = now

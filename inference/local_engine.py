@@ -496,7 +496,9 @@ class LocalEngine(Engine):
                 if kind == "piece":
                     if first_at is None:
                         first_at = time.perf_counter()
-                    if message[1]:
+                    if len(message) > 2:  # the first piece: with the prompt tokens reused
+                        yield Piece(message[1], cached_tokens=int(message[2]))
+                    elif message[1]:
                         yield Piece(message[1])
                     continue
                 self._in_flight = False

@@ -117,7 +117,10 @@ class AnswerStream:
             cancel=self._cancel,
         )
         looped = False
+        cached: int | None = None
         for piece in pieces:
+            if piece.cached_tokens is not None:
+                cached = piece.cached_tokens
             if piece.text:
                 first_at = first_at or time.perf_counter()
                 texts.append(piece.text)
@@ -134,7 +137,7 @@ class AnswerStream:
             if close is not None:
                 close()
             text = trim_repetition(text)
-            stats = self._stats_of_stopped(text, started, first_at)
+            stats = self._stats_of_stopped(text, started, first_at, cached)
         self._answer = Answer(
             text=text,
             mode=self.prompt.mode,
@@ -144,13 +147,17 @@ class AnswerStream:
             doc_ids=self.prompt.doc_ids,
         )
 
-    def _stats_of_stopped(self, text: str, started: float, first_at: float | None) -> GenerationStats:
-        """Stats measured here for a generation stopped early (the engine's final stats never came)."""
+    def _stats_of_stopped(
+        self, text: str, started: float, first_at: float | None, cached: int | None
+    ) -> GenerationStats:
+        """Stats measured here for a generation stopped early (the engine's final stats never
+        came); ``cached`` is what the first piece said of the prompt cache, if anything."""
         ended = time.perf_counter()
         first = first_at or ended
         completion = self._engine.count_tokens(text)
         return GenerationStats(
             prompt_tokens=self.prompt.prompt_tokens,
+            cached_tokens=cached or 0,
             completion_tokens=completion,
             ttft_s=first - started,
             prefill_tok_s=self.prompt.prompt_tokens / (first - started) if first > started else 0.0,

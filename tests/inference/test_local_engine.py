@@ -425,3 +425,13 @@ def test_batch_prompts_longer_than_planned_run_in_smaller_waves() -> None:
     assert logged and "3 prompts in 2 waves of up to 2 sequences, 512 cells each" in logged[-1]
     assert [r.text for r in results] == singles
     assert [done for done, _ in progress] == [1, 2, 3]
+
+
+def test_the_first_piece_says_how_much_of_the_prompt_was_reused(engine: LocalEngine) -> None:
+    prompt = "Write the days of the week, one per line:"
+    first = list(engine.generate(prompt, max_tokens=4))
+    again = list(engine.generate(prompt, max_tokens=4))
+    assert first[0].cached_tokens == 0  # a fresh worker: nothing cached yet
+    assert again[0].cached_tokens is not None and again[0].cached_tokens > 0
+    final = again[-1].stats
+    assert final is not None and final.cached_tokens == again[0].cached_tokens

@@ -222,6 +222,27 @@ def test_a_looping_answer_is_stopped_and_trimmed(library: Library, long_doc: str
     assert [c.page for c in answer.citations] == [7]
 
 
+def test_a_stopped_answer_still_reports_the_reused_prefix(library: Library, long_doc: str) -> None:
+    """The engine's final stats never come when the loop check stops a generation: the prompt
+    tokens reused from the cache come from the first piece instead."""
+    from dataclasses import replace
+
+    from inference.engine import Piece
+
+    class CachingFake(FakeEngine):
+        def generate(self, prompt: Prompt, **kwargs: object) -> Iterator[Piece]:  # type: ignore[override]
+            for index, piece in enumerate(super().generate(prompt, **kwargs)):  # type: ignore[arg-type]
+                yield replace(piece, cached_tokens=321) if index == 0 else piece
+
+    loop = "Payment is due [p. 7]. " + "The answer to this question is: " * 40
+    engine = CachingFake([loop], n_ctx=2048)
+    answer = ask(
+        library, engine, "clause7", doc_ids=[long_doc], super_summaries={long_doc: SUPER}, options=OPTIONS
+    ).run()
+    assert answer.text.count("The answer to this") == 1  # stopped early
+    assert answer.stats.cached_tokens == 321
+
+
 def test_prompt_too_long_drops_oldest_turns_then_weakest_passages(library: Library, long_doc: str) -> None:
     history = [HistoryTurn(f"question {i}", "answer " * 30) for i in range(3)]
     options = AnswerOptions(use_vectors=False, answer_tokens=200, whole_document=False)
