@@ -66,14 +66,14 @@ class GreedySampler:
     """
 
     def __init__(self, llama_cpp: Any, n_vocab: int) -> None:
+        import numpy as np  # imported here, not per token
+
+        self._as_array = np.ctypeslib.as_array
         self._get_logits_ith = llama_cpp.llama_get_logits_ith
-        self._n_vocab = int(n_vocab)
+        self._shape = (int(n_vocab),)
 
     def sample(self, ctx: Any, idx: int) -> int:
         """The most likely token at output row ``idx`` (-1: the last); ``ctx`` is a raw
         ``llama_context`` pointer or llama-cpp-python's ``LlamaContext``."""
-        import numpy as np
-
         raw = getattr(ctx, "ctx", ctx)
-        logits = np.ctypeslib.as_array(self._get_logits_ith(raw, idx), shape=(self._n_vocab,))
-        return int(logits.argmax())
+        return int(self._as_array(self._get_logits_ith(raw, idx), shape=self._shape).argmax())

@@ -390,12 +390,9 @@ class _Worker:
             if text:
                 pending.append(text)
             now = time.perf_counter()
-            if index == 0:  # the first piece also says how much of the prompt came from the cache
-                send(("piece", "".join(pending), cached))
-                pending.clear()
-                last_send = now
-            elif pending and now - last_send >= STREAM_INTERVAL_S:
-                send(("piece", "".join(pending)))
+            if index == 0 or (pending and now - last_send >= STREAM_INTERVAL_S):
+                # The first piece also says how much of the prompt came from the cache.
+                send(("piece", "".join(pending), cached) if index == 0 else ("piece", "".join(pending)))
                 pending.clear()
                 last_send = now
             if scanner.stopped:

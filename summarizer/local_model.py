@@ -7,10 +7,9 @@ The plan comes from ``inference.planner`` (a CPU plan when there is no GPU budge
 number of segments summarized at once (``parallel``) is, on the GPU, the largest of 16, 8, 4, 2
 whose batch context (KV cache for ``parallel`` sequences of a segment summary's tokens, at most
 ``n_ctx``, plus a compute buffer, created by ``generate_batch`` next to the main context) still
-fits the budget, or 1;
-the batch context keeps the main context's KV type or gives it up to q8_0 for more
-sequences, and goes to q4_0 only when nothing else runs two. On the CPU it is 1 unless asked
-(see ``CPU_MAX_PARALLEL``).
+fits the budget, or 1. The batch context keeps the main context's KV type or gives it up to
+q8_0 for more sequences, and goes to q4_0 only when nothing else runs two. On the CPU it is 1
+unless asked (see ``CPU_MAX_PARALLEL``).
 """
 
 from __future__ import annotations
@@ -123,11 +122,6 @@ def choose_batch(
                 if single.predicted.total + extra <= budget:
                     return BatchChoice(n, kv, extra)
     return BatchChoice(1, single.type_k)
-
-
-def choose_parallel(single: Plan, info: GgufInfo, budget: int | None, limit: int) -> int:
-    """How many sequences ``generate_batch`` can run next to the ``single`` plan's context."""
-    return choose_batch(single, info, budget, limit).parallel
 
 
 def plan_local_model(

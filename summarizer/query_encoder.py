@@ -54,7 +54,7 @@ def _gelu(x: Vector) -> Vector:
     return out
 
 
-_SAFETENSORS_DTYPES = {"F32": np.float32, "F16": np.float16, "BF16": None, "I64": np.int64, "I32": np.int32}
+_SAFETENSORS_DTYPES = {"F32": np.float32, "F16": np.float16, "I64": np.int64, "I32": np.int32}
 
 
 def load_safetensors_mapped(path: Path) -> dict[str, Vector]:

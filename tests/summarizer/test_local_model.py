@@ -6,7 +6,7 @@ import pytest
 
 from inference.errors import ModelError
 from inference.gguf_info import read_gguf_info
-from summarizer.local_model import choose_parallel, plan_local_model
+from summarizer.local_model import choose_batch, plan_local_model
 
 
 def test_cpu_plan_runs_one_sequence_unless_asked(smollm2_path: Path) -> None:
@@ -21,8 +21,8 @@ def test_gpu_parallel_is_bounded_by_the_budget(smollm2_path: Path) -> None:
     info = read_gguf_info(smollm2_path)
     plan, _ = plan_local_model(smollm2_path, n_ctx=8192, budget=2 * 1024**3, max_parallel=1)
     assert plan.n_gpu_layers > 0
-    roomy = choose_parallel(plan, info, 64 * 1024**3, 16)
-    tight = choose_parallel(plan, info, plan.predicted.total + 1, 16)
+    roomy = choose_batch(plan, info, 64 * 1024**3, 16).parallel
+    tight = choose_batch(plan, info, plan.predicted.total + 1, 16).parallel
     assert roomy == 16 and tight == 1
 
 
@@ -33,8 +33,6 @@ def test_missing_model_file(tmp_path: Path) -> None:
 
 def test_batch_context_gives_up_kv_precision_before_sequences(smollm2_path: Path) -> None:
     from dataclasses import replace
-
-    from summarizer.local_model import choose_batch
 
     info = read_gguf_info(smollm2_path)
     plan, _ = plan_local_model(smollm2_path, n_ctx=8192, budget=8 * 1024**3, max_parallel=1)
@@ -71,7 +69,7 @@ def test_plan_local_model_records_the_batch_context(smollm2_path: Path) -> None:
 def test_batch_context_is_planned_for_segments_not_the_whole_context() -> None:
     from inference.planner import parse_budget, plan
     from inference.random_gguf import shape_info
-    from summarizer.local_model import batch_sequence_tokens, choose_batch
+    from summarizer.local_model import batch_sequence_tokens
 
     assert batch_sequence_tokens(4096) == 4096  # a small context: the whole of it
     assert batch_sequence_tokens(32768) == 8192 + 256 + 256  # a segment, its prompt and its summary
