@@ -83,6 +83,7 @@ def preview(values: Mapping[str, Any], free_vram: Callable[[], int | None] = def
     if not model:
         return PlanPreview(None, "No model configured", "Choose a GGUF model file, or download a recommended one.")
     from inference.planner import Overrides, plan, summary_line
+    from summarizer.local_model import with_batch_context
 
     try:
         info = gguf_info(os.path.expanduser(model))
@@ -96,6 +97,8 @@ def preview(values: Mapping[str, Any], free_vram: Callable[[], int | None] = def
             n_ctx=ctx or None,
         )
         chosen = plan(info, budget, None, overrides)
+        # Room for summarizing several segments at once next to it (``generate_batch``).
+        chosen, _ = with_batch_context(chosen, info, budget)
     except PagewiseError as error:
         return PlanPreview(None, "Cannot load with these settings", in_settings_words(str(error)))
     except (OSError, ValueError) as error:

@@ -2,16 +2,25 @@
 
 Runs in the worker process. llama-cpp-python's ``Llama`` has no ``n_seq_max`` (it sets it
 only for embeddings), so this builds a second context on the same model through the
-low-level API, with one sequence per prompt and a unified KV cache, and runs its own
-decode loop: every step decodes one token for each unfinished sequence in one
-``llama_decode`` call, then samples each sequence with its own sampler.
+low-level API, with one KV stream per slot, and runs its own loop over the slots:
+
+* A free slot takes the next prompt at once, so a reply that ends early (end of text, a stop
+  string) never leaves its slot idle until the slowest reply of a group is done.
+* Each step is either prefill or decode. Prefill steps pack the prompt tokens of the slots
+  still reading their prompts, in prompt order, into one ``llama_decode`` call sized by measured
+  time (``ChunkSizer``). Decode steps take one token of every other slot in one call. Prefill
+  goes first: decoding waits while a refilled slot reads its prompt, so the decode calls keep
+  every slot, and llama.cpp's per-stream micro-batches stay whole (with one stream per
+  sequence, a micro-batch holds only consecutive sequence ids: a slot missing from the middle
+  of a decode call would split it into two passes over the weights).
+* Each reply is handed to ``on_result`` as soon as it is finished.
 
 Memory: the batch context holds at most the cells of ``plan.n_seq_max`` sequences of
 ``plan.batch_n_ctx`` tokens (``n_ctx`` when unset), with the plan's batch KV type
-(``plan.batch_kv``), on top of the main context,
+(``plan.batch_kv``) and micro-batch (``plan.batch_n_ubatch``), on top of the main context,
 and exists only during the call. Each sequence has its own KV stream (``kv_unified`` off),
 so a token attends only over its own sequence's cells, not over every sequence's. Prompts
-beyond ``n_seq_max`` run in waves.
+longer than ``batch_n_ctx`` run in fewer slots within the same cells.
 """
 
 from __future__ import annotations
@@ -19,6 +28,7 @@ from __future__ import annotations
 import codecs
 import sys
 import time
+from collections import deque
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -27,6 +37,11 @@ from inference.engine import StopReason, StopScanner
 from inference.plan import GGML_TYPE_IDS, Plan
 
 _KV_ROUND = 256
+BATCH_CHUNK_TARGET_S = 0.25
+"""Prefill calls of a batch aim at this many seconds: longer than a single answer's (its first
+token is not waiting on them) for fewer, fuller calls; still a quick cancel."""
+
+BatchResultCallback = Callable[[int, str, dict[str, Any]], None]
 
 
 class BatchContextError(Exception):
@@ -36,6 +51,7 @@ class BatchContextError(Exception):
 class _Sequence:
     __slots__ = (
         "decoder",
+        "ended_at",
         "first_token_at",
         "generated",
         "index",
@@ -46,6 +62,7 @@ class _Sequence:
         "sampler",
         "scanner",
         "seq_id",
+        "started_at",
         "texts",
     )
 
@@ -53,15 +70,46 @@ class _Sequence:
         self.index = index
         self.seq_id = seq_id
         self.prompt = prompt
-        self.n_past = 0
+        self.n_past = 0  # tokens in this sequence's KV cells (prompt, then generated)
         self.generated = 0
         self.texts: list[str] = []
         self.scanner = StopScanner(stop)
         self.decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
         self.reason: StopReason | None = None
+        self.started_at = time.perf_counter()
         self.first_token_at = 0.0
+        self.ended_at = 0.0
         self.last_token = -1
         self.sampler: Any = None
+
+    @property
+    def reading(self) -> bool:
+        """Still in its prompt (prefill)."""
+        return self.n_past < len(self.prompt)
+
+
+class _Clock:
+    """Seconds and tokens of the batch's prefill and decode steps."""
+
+    def __init__(self) -> None:
+        self.prefill_s = 0.0
+        self.prefill_tokens = 0
+        self.decode_s = 0.0
+        self.decode_tokens = 0
+        self.decode_steps = 0
+
+    @property
+    def prefill_rate(self) -> float:
+        return self.prefill_tokens / self.prefill_s if self.prefill_s > 0 else 0.0
+
+    def summary(self) -> str:
+        decode_rate = self.decode_tokens / self.decode_s if self.decode_s > 0 else 0.0
+        per_step = self.decode_tokens / self.decode_steps if self.decode_steps else 0.0
+        return (
+            f"prefill {self.prefill_tokens} tokens in {self.prefill_s:.2f} s ({self.prefill_rate:.0f} tok/s), "
+            f"decode {self.decode_tokens} tokens in {self.decode_s:.2f} s ({decode_rate:.0f} tok/s, "
+            f"{self.decode_steps} steps of {per_step:.1f} sequences)"
+        )
 
 
 def _new_sampler(llama_cpp: Any, temperature: float, seed: int) -> Any:
@@ -78,11 +126,6 @@ def _new_sampler(llama_cpp: Any, temperature: float, seed: int) -> Any:
     return chain
 
 
-def _waves(n_prompts: int, max_parallel: int) -> list[list[int]]:
-    """Prompt indices in groups of at most ``max_parallel``, in order."""
-    return [list(range(start, min(n_prompts, start + max_parallel))) for start in range(0, n_prompts, max_parallel)]
-
-
 def run_batch(
     llm: Any,
     plan: Plan,
@@ -93,10 +136,10 @@ def run_batch(
     stop: Sequence[str],
     seed: int,
     check_cancel: Callable[[], None],
-    progress: Callable[[int, int], None],
+    on_result: BatchResultCallback,
     abort_callback: Any = None,
-) -> list[tuple[str, dict[str, Any]]]:
-    """Generate for each tokenized prompt; returns (text, stats dict) per prompt, in order.
+) -> None:
+    """Generate for each tokenized prompt; ``on_result(index, text, stats)`` as each finishes.
 
     ``abort_callback`` (a ``ggml_abort_callback``) lets a cancel interrupt a prefill decode
     call from inside on the CPU backend; ``check_cancel`` raises when cancelled.
@@ -110,29 +153,29 @@ def run_batch(
                 f"Prompt {index + 1} needs {need} tokens with its reply but the model's context holds "
                 f"{plan.n_ctx}. Shorten it or lower max_tokens."
             )
-    # One KV stream per sequence, each as long as the longest prompt and its reply needs. The
-    # plan sized the batch for n_seq_max sequences of batch_n_ctx tokens: longer prompts (a
-    # reduction's) run in smaller waves within the same number of cells.
+    # One KV stream per slot, each as long as the longest prompt and its reply needs. The plan
+    # sized the batch for n_seq_max sequences of batch_n_ctx tokens: longer prompts (a
+    # reduction's) run in fewer slots within the same number of cells.
     cells = -(-max(needs) // _KV_ROUND) * _KV_ROUND
     planned_cells = max(1, plan.n_seq_max) * (plan.batch_n_ctx or plan.n_ctx)
-    max_parallel = min(
+    n_slots = min(
         len(prompts),
         max(1, plan.n_seq_max),
         max(1, planned_cells // cells),
         max(1, int(llama_cpp.llama_max_parallel_sequences())),
     )
-    waves = _waves(len(prompts), max_parallel)
-    n_parallel = max(len(wave) for wave in waves)
+    n_ubatch = max(plan.batch_n_ubatch or plan.n_ubatch, n_slots)
     sys.stderr.write(
-        f"[pagewise] batch: {len(prompts)} prompts in {len(waves)} waves of up to {n_parallel} sequences, "
-        f"{cells} cells each, KV {plan.batch_kv}\n"
+        f"[pagewise] batch: {len(prompts)} prompts, {n_slots} sequence{'s' if n_slots > 1 else ''} at a time, "
+        f"{cells} cells each, "
+        f"KV {plan.batch_kv}, micro-batch {n_ubatch}\n"
     )
 
     params = llama_cpp.llama_context_default_params()
-    params.n_ctx = cells * n_parallel
-    params.n_batch = max(plan.n_batch, n_parallel)
-    params.n_ubatch = max(min(plan.n_ubatch, params.n_batch), min(n_parallel, params.n_batch))
-    params.n_seq_max = n_parallel
+    params.n_ctx = cells * n_slots
+    params.n_batch = n_ubatch
+    params.n_ubatch = n_ubatch
+    params.n_seq_max = n_slots
     params.kv_unified = False
     params.n_threads = llm.n_threads
     params.n_threads_batch = llm.n_threads_batch
@@ -144,103 +187,137 @@ def run_batch(
     ctx = llama_cpp.llama_init_from_model(llm._model.model, params)
     if not ctx:
         raise BatchContextError(
-            f"Could not create a context for {n_parallel} sequences ({cells} tokens of KV cache each): "
+            f"Could not create a context for {n_slots} sequences ({cells} tokens of KV cache each): "
             "not enough memory. Send fewer prompts at once, or lower max_tokens."
         )
-    n_batch = int(params.n_batch)
-    batch = llama_cpp.llama_batch_init(n_batch, 0, 1)
-    results: list[tuple[str, dict[str, Any]] | None] = [None] * len(prompts)
-    finished = 0
+    batch = llama_cpp.llama_batch_init(n_ubatch, 0, 1)
     try:
-        memory = llama_cpp.llama_get_memory(ctx)
-        vocab = llm._model.vocab
-        token_bytes = TokenBytes(llama_cpp, vocab)
-        greedy = GreedySampler(llama_cpp, llm.n_vocab())
-        for wave in waves:
-            llama_cpp.llama_memory_clear(memory, True)
-            sequences = [_Sequence(index, seq_id, prompts[index], stop) for seq_id, index in enumerate(wave)]
-            for sequence in sequences:
-                sequence.sampler = _new_sampler(llama_cpp, temperature, seed + sequence.index)
-            try:
-                for done_index, text, stats in _run_wave(
-                    llama_cpp,
-                    ctx,
-                    batch,
-                    n_batch,
-                    vocab,
-                    token_bytes,
-                    greedy,
-                    sequences,
-                    max_tokens,
-                    check_cancel,
-                    abort_callback,
-                ):
-                    results[done_index] = (text, stats)
-                    finished += 1
-                    progress(finished, len(prompts))
-            finally:
-                for sequence in sequences:
-                    if sequence.sampler is not None:
-                        llama_cpp.llama_sampler_free(sequence.sampler)
+        loop = _SlotLoop(llama_cpp, llm, ctx, batch, n_ubatch, n_slots, check_cancel, abort_callback)
+        loop.run(prompts, max_tokens, temperature, stop, seed, on_result)
+        sys.stderr.write(f"[pagewise] batch done: {loop.clock.summary()}\n")
     finally:
         llama_cpp.llama_batch_free(batch)
         llama_cpp.llama_free(ctx)
-    return [result for result in results if result is not None]
 
 
-def _run_wave(
-    llama_cpp: Any,
-    ctx: Any,
-    batch: Any,
-    n_batch: int,
-    vocab: Any,
-    token_bytes: TokenBytes,
-    greedy: GreedySampler,
-    sequences: list[_Sequence],
-    max_tokens: int,
-    check_cancel: Callable[[], None],
-    abort_callback: Any,
-) -> list[tuple[int, str, dict[str, Any]]]:
-    started = time.perf_counter()
-    # Prefill: all prompts' tokens packed into decode calls sized by measured time. A
-    # sequence's first token is sampled right after the call holding its last prompt token.
-    flat = [(sequence, pos) for sequence in sequences for pos in range(len(sequence.prompt))]
-    sizer = ChunkSizer(maximum=n_batch, initial=32)
-    offset = 0
-    if abort_callback is not None:  # prefill only: see llama_worker._Worker._set_abort
-        llama_cpp.llama_set_abort_callback(ctx, abort_callback, None)
-    while offset < len(flat):
-        check_cancel()
-        part = flat[offset : offset + sizer.next(len(flat) - offset)]
-        batch.n_tokens = len(part)
-        last_rows: list[tuple[_Sequence, int]] = []
-        for row, (sequence, pos) in enumerate(part):
-            batch.token[row] = sequence.prompt[pos]
-            batch.pos[row] = pos
-            batch.n_seq_id[row] = 1
-            batch.seq_id[row][0] = sequence.seq_id
-            is_last = pos == len(sequence.prompt) - 1
-            batch.logits[row] = is_last
-            if is_last:
-                last_rows.append((sequence, row))
-        chunk_started = time.perf_counter()
-        _decode(llama_cpp, ctx, batch, check_cancel)
-        sizer.record(len(part), time.perf_counter() - chunk_started)
-        for sequence, row in last_rows:
-            sequence.n_past = len(sequence.prompt)
-            _accept(llama_cpp, ctx, vocab, token_bytes, greedy, sequence, row, max_tokens)
-        offset += len(part)
-    if abort_callback is not None:
-        llama_cpp.llama_set_abort_callback(ctx, llama_cpp.ggml_abort_callback(), None)
-    prefill_s = time.perf_counter() - started
-    n_prefill = len(flat)
+class _SlotLoop:
+    """The scheduling loop of ``run_batch`` over one batch context."""
 
-    # Decode: one token per unfinished sequence per llama_decode call.
-    while True:
-        active = [sequence for sequence in sequences if sequence.reason is None]
-        if not active:
-            break
-        check_cancel()
+    def __init__(
+        self,
+        llama_cpp: Any,
+        llm: Any,
+        ctx: Any,
+        batch: Any,
+        n_batch: int,
+        n_slots: int,
+        check_cancel: Callable[[], None],
+        abort_callback: Any,
+    ) -> None:
+        self.llama_cpp = llama_cpp
+        self.ctx = ctx
+        self.batch = batch
+        self.n_batch = n_batch
+        self.n_slots = n_slots
+        self.check_cancel = check_cancel
+        self.abort_callback = abort_callback
+        self.vocab = llm._model.vocab
+        self.token_bytes = TokenBytes(llama_cpp, self.vocab)
+        self.greedy = GreedySampler(llama_cpp, llm.n_vocab())
+        self.memory = llama_cpp.llama_get_memory(ctx)
+        self.sizer = ChunkSizer(maximum=n_batch, target_s=BATCH_CHUNK_TARGET_S, initial=32)
+        self.clock = _Clock()
+        self._abort_set = False
+
+    def run(
+        self,
+        prompts: list[list[int]],
+        max_tokens: int,
+        temperature: float,
+        stop: Sequence[str],
+        seed: int,
+        on_result: BatchResultCallback,
+    ) -> None:
+        llama_cpp = self.llama_cpp
+        pending = deque(range(len(prompts)))
+        slots: list[_Sequence | None] = [None] * self.n_slots
+        try:
+            while True:
+                for seq_id in range(self.n_slots):
+                    if slots[seq_id] is None and pending:
+                        index = pending.popleft()
+                        llama_cpp.llama_memory_seq_rm(self.memory, seq_id, -1, -1)
+                        new = _Sequence(index, seq_id, prompts[index], stop)
+                        new.sampler = _new_sampler(llama_cpp, temperature, seed + index)
+                        slots[seq_id] = new
+                live = [slot for slot in slots if slot is not None]
+                if not live:
+                    return
+                self.check_cancel()
+                reading = sorted((s for s in live if s.reading), key=lambda s: s.index)
+                if reading:
+                    self._prefill_step(reading, max_tokens)
+                else:
+                    self._decode_step(live, max_tokens)
+                for seq_id, slot in enumerate(slots):
+                    if slot is not None and slot.reason is not None:
+                        slots[seq_id] = None
+                        self._free_sampler(slot)
+                        on_result(slot.index, "".join(slot.texts), self._stats(slot))
+        finally:
+            for slot in slots:
+                if slot is not None:
+                    self._free_sampler(slot)
+
+    def _free_sampler(self, sequence: _Sequence) -> None:
+        if sequence.sampler is not None:
+            self.llama_cpp.llama_sampler_free(sequence.sampler)
+            sequence.sampler = None
+
+    def _set_abort(self, enabled: bool) -> None:
+        """The abort callback during prefill only (see llama_worker._Worker._set_abort)."""
+        if self.abort_callback is None or enabled == self._abort_set:
+            return
+        callback = self.abort_callback if enabled else self.llama_cpp.ggml_abort_callback()
+        self.llama_cpp.llama_set_abort_callback(self.ctx, callback, None)
+        self._abort_set = enabled
+
+    def _prefill_step(self, reading: list[_Sequence], max_tokens: int) -> None:
+        """One call with the next prompt tokens of the reading slots, in prompt order; a slot
+        whose last prompt token is in it samples its first token."""
+        batch = self.batch
+        room = self.sizer.next(sum(len(s.prompt) - s.n_past for s in reading))
+        row = 0
+        finishing: list[tuple[_Sequence, int]] = []
+        for sequence in reading:
+            take = min(room - row, len(sequence.prompt) - sequence.n_past)
+            for pos in range(sequence.n_past, sequence.n_past + take):
+                batch.token[row] = sequence.prompt[pos]
+                batch.pos[row] = pos
+                batch.n_seq_id[row] = 1
+                batch.seq_id[row][0] = sequence.seq_id
+                batch.logits[row] = pos == len(sequence.prompt) - 1
+                row += 1
+            sequence.n_past += take
+            if not sequence.reading:
+                finishing.append((sequence, row - 1))
+            if row >= room:
+                break
+        batch.n_tokens = row
+        self._set_abort(True)
+        started = time.perf_counter()
+        _decode(self.llama_cpp, self.ctx, batch, self.check_cancel)
+        seconds = time.perf_counter() - started
+        self.sizer.record(row, seconds)
+        self.clock.prefill_s += seconds
+        self.clock.prefill_tokens += row
+        for sequence, last_row in finishing:
+            self._accept(sequence, last_row, max_tokens)
+
+    def _decode_step(self, live: list[_Sequence], max_tokens: int) -> None:
+        """One call with one token of every slot (in slot order: consecutive sequence ids)."""
+        batch = self.batch
+        active = [sequence for sequence in live if sequence.reason is None]
         batch.n_tokens = len(active)
         for row, sequence in enumerate(active):
             batch.token[row] = sequence.last_token
@@ -248,28 +325,59 @@ def _run_wave(
             batch.n_seq_id[row] = 1
             batch.seq_id[row][0] = sequence.seq_id
             batch.logits[row] = True
-        _decode(llama_cpp, ctx, batch, check_cancel)
+        self._set_abort(False)
+        started = time.perf_counter()
+        _decode(self.llama_cpp, self.ctx, batch, self.check_cancel)
         for row, sequence in enumerate(active):
             sequence.n_past += 1
-            _accept(llama_cpp, ctx, vocab, token_bytes, greedy, sequence, row, max_tokens)
+            self._accept(sequence, row, max_tokens)
+        self.clock.decode_s += time.perf_counter() - started
+        self.clock.decode_tokens += len(active)
+        self.clock.decode_steps += 1
 
-    ended = time.perf_counter()
-    out: list[tuple[int, str, dict[str, Any]]] = []
-    for sequence in sequences:
-        decode_s = ended - sequence.first_token_at
-        text = "".join(sequence.texts)
-        stats = {
+    def _accept(self, sequence: _Sequence, row: int, max_tokens: int) -> None:
+        """Sample the sequence's next token from batch row ``row`` and record it."""
+        llama_cpp = self.llama_cpp
+        if sequence.sampler is None:
+            token = self.greedy.sample(self.ctx, row)
+        else:
+            token = int(llama_cpp.llama_sampler_sample(sequence.sampler, self.ctx, row))
+        if sequence.generated == 0 and not sequence.first_token_at:
+            sequence.first_token_at = time.perf_counter()
+        if llama_cpp.llama_vocab_is_eog(self.vocab, token):
+            self._end(sequence, "eos")
+            return
+        sequence.generated += 1
+        sequence.texts.append(sequence.scanner.feed(sequence.decoder.decode(self.token_bytes(token))))
+        if sequence.scanner.stopped:
+            self._end(sequence, "stop", flush=False)
+            return
+        if sequence.generated >= max_tokens:
+            self._end(sequence, "length")
+            return
+        sequence.last_token = token
+
+    @staticmethod
+    def _end(sequence: _Sequence, reason: StopReason, *, flush: bool = True) -> None:
+        sequence.reason = reason
+        sequence.ended_at = time.perf_counter()
+        if flush:
+            sequence.texts.append(sequence.scanner.flush() + sequence.decoder.decode(b"", final=True))
+
+    def _stats(self, sequence: _Sequence) -> dict[str, Any]:
+        """A finished sequence's stats. Its prefill rate is the batch's so far (its prompt shares
+        calls with others'); its decode rate counts the time it waited for others' prefill."""
+        decode_s = sequence.ended_at - sequence.first_token_at
+        return {
             "prompt_tokens": len(sequence.prompt),
             "cached_tokens": 0,
             "completion_tokens": sequence.generated,
-            "ttft_s": sequence.first_token_at - started,
-            "prefill_tok_s": n_prefill / prefill_s if prefill_s > 0 else 0.0,
+            "ttft_s": sequence.first_token_at - sequence.started_at,
+            "prefill_tok_s": self.clock.prefill_rate,
             "decode_tok_s": (sequence.generated - 1) / decode_s if sequence.generated > 1 and decode_s > 0 else 0.0,
-            "total_s": ended - started,
+            "total_s": sequence.ended_at - sequence.started_at,
             "stop_reason": sequence.reason or "length",
         }
-        out.append((sequence.index, text, stats))
-    return out
 
 
 def _decode(llama_cpp: Any, ctx: Any, batch: Any, check_cancel: Callable[[], None]) -> None:
@@ -281,36 +389,3 @@ def _decode(llama_cpp: Any, ctx: Any, batch: Any, check_cancel: Callable[[], Non
             f"llama_decode failed with code {code} (KV cache full or out of memory). "
             "Send fewer prompts at once, or lower max_tokens."
         )
-
-
-def _accept(
-    llama_cpp: Any,
-    ctx: Any,
-    vocab: Any,
-    token_bytes: TokenBytes,
-    greedy: GreedySampler,
-    sequence: _Sequence,
-    row: int,
-    max_tokens: int,
-) -> None:
-    """Sample the sequence's next token from batch row ``row`` and record it."""
-    if sequence.sampler is None:
-        token = greedy.sample(ctx, row)
-    else:
-        token = int(llama_cpp.llama_sampler_sample(sequence.sampler, ctx, row))
-    if sequence.generated == 0 and not sequence.first_token_at:
-        sequence.first_token_at = time.perf_counter()
-    if llama_cpp.llama_vocab_is_eog(vocab, token):
-        sequence.reason = "eos"
-        sequence.texts.append(sequence.scanner.flush() + sequence.decoder.decode(b"", final=True))
-        return
-    sequence.generated += 1
-    sequence.texts.append(sequence.scanner.feed(sequence.decoder.decode(token_bytes(token))))
-    if sequence.scanner.stopped:
-        sequence.reason = "stop"
-        return
-    if sequence.generated >= max_tokens:
-        sequence.reason = "length"
-        sequence.texts.append(sequence.scanner.flush() + sequence.decoder.decode(b"", final=True))
-        return
-    sequence.last_token = token

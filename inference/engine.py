@@ -19,7 +19,7 @@ Conventions every implementation follows:
 from __future__ import annotations
 
 import abc
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from types import TracebackType
 from typing import Any, Literal
@@ -95,6 +95,10 @@ class Completion:
 
     text: str
     stats: GenerationStats
+
+
+ResultCallback = Callable[[int, Completion], None]
+"""``generate_batch``'s ``on_result``: a prompt's index and its finished reply."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -183,8 +187,15 @@ class Engine(abc.ABC):
         stop: Sequence[str] = (),
         cancel: CancelToken = NEVER_CANCELLED,
         progress: ProgressCallback = no_progress,
+        on_result: ResultCallback | None = None,
     ) -> list[Completion]:
-        """Generate replies to several independent prompts at once, in order."""
+        """Generate replies to several independent prompts at once; returns them in order.
+
+        ``on_result(index, completion)`` is called, in the caller's thread, as soon as each
+        reply is finished (in the order they finish), so a caller can store it before the rest
+        are done: a cancel or a crash then loses only the unfinished ones. An exception raised
+        by ``on_result`` stops the batch and propagates.
+        """
 
     @abc.abstractmethod
     def cancel(self) -> None:

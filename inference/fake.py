@@ -37,6 +37,7 @@ from inference.engine import (
     LoadReport,
     Piece,
     Prompt,
+    ResultCallback,
     StopReason,
     StopScanner,
     render_plain,
@@ -186,6 +187,7 @@ class FakeEngine(Engine):
         stop: Sequence[str] = (),
         cancel: CancelToken = NEVER_CANCELLED,
         progress: ProgressCallback = no_progress,
+        on_result: ResultCallback | None = None,
     ) -> list[Completion]:
         self._require_loaded()
         self._cancel_event.clear()
@@ -199,6 +201,8 @@ class FakeEngine(Engine):
                 texts.append(piece.text)
                 stats = piece.stats or stats
             results.append(Completion("".join(texts), stats))
+            if on_result is not None:
+                on_result(index, results[-1])
             progress(Progress("generate", index + 1, len(prompts), "batch"))
         return results
 

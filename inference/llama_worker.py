@@ -10,7 +10,8 @@ until a terminal reply):
     ("tokenize", text)                  -> ("tokens", list[int])
     ("generate", GenerateRequest)       -> ("piece", text, cached) ("piece", text)* then ("done", stats)
                                            | ("cancelled",)
-    ("batch", BatchRequest)             -> ("progress", done, total)* then ("batch_done", results)
+    ("batch", BatchRequest)             -> ("batch_item", index, text, stats)* as each reply finishes,
+                                           then ("batch_done",) | ("cancelled",)
     ("unload",)                         -> ("ok",)
     ("exit",)                           -> the process ends
 
@@ -526,10 +527,10 @@ class _Worker:
         assert self.plan is not None
         prompts = [self.prompt_tokens(prompt) for prompt in request.prompts]
 
-        def progress(done: int, total: int) -> None:
-            self.conn.send(("progress", done, total))
+        def send(index: int, text: str, stats: dict[str, Any]) -> None:
+            self.conn.send(("batch_item", index, text, stats))
 
-        results = run_batch(
+        run_batch(
             llm,
             self.plan,
             prompts,
@@ -538,10 +539,10 @@ class _Worker:
             stop=request.stop,
             seed=request.seed,
             check_cancel=self._check_cancel,
-            progress=progress,
+            on_result=send,
             abort_callback=self._abort_callback_for_batch(),
         )
-        self.conn.send(("batch_done", results))
+        self.conn.send(("batch_done",))
 
 
 class _ReportedError(Exception):

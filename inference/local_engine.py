@@ -38,6 +38,7 @@ from inference.engine import (
     LoadReport,
     Piece,
     Prompt,
+    ResultCallback,
 )
 from inference.errors import EngineError, ModelError
 from inference.llama_worker import BatchRequest, GenerateRequest, worker_main
@@ -265,6 +266,7 @@ class LocalEngine(Engine):
         stop: Sequence[str] = (),
         cancel: CancelToken = NEVER_CANCELLED,
         progress: ProgressCallback = no_progress,
+        on_result: ResultCallback | None = None,
     ) -> list[Completion]:
         if not prompts:
             return []
@@ -277,14 +279,27 @@ class LocalEngine(Engine):
                 stop=tuple(stop),
             )
             self._send(("batch", request))
+            results: list[Completion | None] = [None] * len(prompts)
+            done = 0
             while True:
                 message = self._receive(cancel, timeout_s=None)
-                if message[0] == "progress":
-                    progress(Progress("generate", int(message[1]), int(message[2]), "batch"))
-                    continue
-                self._in_flight = False
-                self._raise_for(message)
-                return [Completion(text, GenerationStats(**stats)) for text, stats in message[1]]
+                if message[0] != "batch_item":
+                    break
+                index, completion = int(message[1]), Completion(message[2], GenerationStats(**message[3]))
+                results[index] = completion
+                done += 1
+                try:
+                    if on_result is not None:
+                        on_result(index, completion)
+                    progress(Progress("generate", done, len(prompts), "batch"))
+                except BaseException:
+                    self._drain()  # stop the rest of the batch; the worker keeps its model
+                    raise
+            self._in_flight = False
+            self._raise_for(message)
+            if message[0] != "batch_done" or done != len(prompts):
+                raise EngineError(f"Unexpected reply from the model worker: {message[0]!r}.")
+            return [completion for completion in results if completion is not None]
 
     # Internals: worker process
 

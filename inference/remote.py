@@ -17,7 +17,7 @@ import threading
 import time
 import urllib.parse
 from collections.abc import Iterator, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor, as_completed
 from typing import Any
 
 from inference.cancel import NEVER_CANCELLED, Cancelled, CancelToken
@@ -28,6 +28,7 @@ from inference.engine import (
     LoadReport,
     Piece,
     Prompt,
+    ResultCallback,
     StopReason,
     StopScanner,
     collect,
@@ -247,23 +248,43 @@ class RemoteEngine(Engine):
         stop: Sequence[str] = (),
         cancel: CancelToken = NEVER_CANCELLED,
         progress: ProgressCallback = no_progress,
+        on_result: ResultCallback | None = None,
     ) -> list[Completion]:
-        """Concurrent requests: the server batches them (vLLM, llama.cpp with --parallel)."""
-        done = 0
-        lock = threading.Lock()
+        """Concurrent requests: the server batches them (vLLM, llama.cpp with --parallel).
+        ``progress`` and ``on_result`` are called in this thread as replies arrive."""
+        results: list[Completion | None] = [None] * len(prompts)
+        stop_all = CancelToken()  # the caller's cancel, or an error here: stops every request
+
+        def watch_cancel() -> None:
+            while not stop_all.cancelled:
+                if cancel.wait(0.05):
+                    stop_all.cancel()
+
+        cancel_watch = threading.Thread(target=watch_cancel, name="pagewise-batch-cancel", daemon=True)
 
         def one(prompt: Prompt) -> Completion:
-            nonlocal done
-            result = collect(
-                self.generate(prompt, max_tokens=max_tokens, temperature=temperature, stop=stop, cancel=cancel)
+            return collect(
+                self.generate(prompt, max_tokens=max_tokens, temperature=temperature, stop=stop, cancel=stop_all)
             )
-            with lock:
-                done += 1
-                progress(Progress("generate", done, len(prompts), "batch"))
-            return result
 
-        with ThreadPoolExecutor(max_workers=min(self._max_parallel, max(1, len(prompts)))) as pool:
-            return list(pool.map(one, prompts))
+        pool = ThreadPoolExecutor(max_workers=min(self._max_parallel, max(1, len(prompts))))
+        try:
+            if cancel is not NEVER_CANCELLED:
+                cancel_watch.start()
+            futures = {pool.submit(one, prompt): index for index, prompt in enumerate(prompts)}
+            for done, future in enumerate(as_completed(futures), start=1):
+                index = futures[future]
+                completion = results[index] = future.result()
+                if on_result is not None:
+                    on_result(index, completion)
+                progress(Progress("generate", done, len(prompts), "batch"))
+        except BaseException:
+            stop_all.cancel()
+            raise
+        finally:
+            pool.shutdown(wait=True, cancel_futures=True)
+            stop_all.cancel()  # ends the cancel watcher
+        return [result for result in results if result is not None]
 
     def _stream(self, path: str, body: dict[str, Any], stop: Sequence[str], cancel: CancelToken) -> Iterator[Piece]:
         started = time.perf_counter()

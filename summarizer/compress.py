@@ -11,13 +11,13 @@ page range it covers.
 
 Every summary is stored as soon as it exists (``summarizer.summary_store``), so a second run
 makes no model call, and a run stopped by a crash or a cancel resumes after the last
-finished segment (or batch of segments).
+finished segment (batched summaries are stored one by one as each finishes).
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -300,25 +300,39 @@ class _Compressor:
 
     # -- model calls ----------------------------------------------------------------------
 
-    def _generate(self, engine: Engine, prompts: list[list[ChatMessage]], max_tokens: int) -> list[Completion]:
+    def _generate(
+        self,
+        engine: Engine,
+        prompts: list[list[ChatMessage]],
+        max_tokens: int,
+        on_done: Callable[[int, Completion], None],
+    ) -> None:
+        """Each prompt's reply, handed to ``on_done(index, completion)`` as soon as it is finished
+        (so it is stored before the rest run): one ``generate_batch`` call for all of them when
+        ``parallel`` > 1, one at a time otherwise."""
         self.cancel.raise_if_cancelled()
-        if len(prompts) == 1:
-            completions = [
-                collect(
-                    engine.generate(
-                        prompts[0], max_tokens=max_tokens, temperature=self.params.temperature, cancel=self.cancel
-                    )
-                )
-            ]
-        else:
-            completions = engine.generate_batch(
-                prompts, max_tokens=max_tokens, temperature=self.params.temperature, cancel=self.cancel
-            )
-        for completion in completions:
+
+        def done(index: int, completion: Completion) -> None:
             self.stats.model_calls += 1
             self.stats.prompt_tokens += completion.stats.prompt_tokens
             self.stats.completion_tokens += completion.stats.completion_tokens
-        return completions
+            on_done(index, completion)
+
+        if self.parallel > 1 and len(prompts) > 1:
+            engine.generate_batch(
+                prompts,
+                max_tokens=max_tokens,
+                temperature=self.params.temperature,
+                cancel=self.cancel,
+                on_result=done,
+            )
+            return
+        for index, prompt in enumerate(prompts):
+            self.cancel.raise_if_cancelled()
+            pieces = engine.generate(
+                prompt, max_tokens=max_tokens, temperature=self.params.temperature, cancel=self.cancel
+            )
+            done(index, collect(pieces))
 
     def _tokens(self, engine: Engine, text: str, completion: Completion) -> int:
         return completion.stats.completion_tokens or engine.count_tokens(text)
@@ -338,36 +352,34 @@ class _Compressor:
         self.progress(CompressProgress("summarizing segments", len(nodes), total, self.title))
         started = time.perf_counter()
         tokens_read = 0
-        for batch_start in range(0, len(todo), self.parallel):
-            batch = todo[batch_start : batch_start + self.parallel]
-            prompts = [
-                segment_summary_messages(
-                    segments[i].text,
-                    self.title,
-                    segments[i].page_start,
-                    segments[i].page_end,
-                    self.params.summary_tokens,
-                )
-                for i in batch
-            ]
-            for index, completion in zip(
-                batch, self._generate(engine, prompts, self.params.summary_tokens), strict=True
-            ):
-                segment = segments[index]
-                text = _clean(completion.text)
-                summary = StoredSummary(
-                    text,
-                    segment.page_start,
-                    segment.page_end,
-                    completion.stats.prompt_tokens,
-                    self._tokens(engine, text, completion),
-                )
-                put_summary(self.library, keys[index], summary)
-                nodes[index] = _node(0, summary, cached=False)
-                tokens_read += segment.n_tokens
+        prompts = [
+            segment_summary_messages(
+                segments[i].text,
+                self.title,
+                segments[i].page_start,
+                segments[i].page_end,
+                self.params.summary_tokens,
+            )
+            for i in todo
+        ]
+
+        def store(position: int, completion: Completion) -> None:
+            nonlocal tokens_read
+            index = todo[position]
+            segment = segments[index]
+            text = _clean(completion.text)
+            summary = StoredSummary(
+                text,
+                segment.page_start,
+                segment.page_end,
+                completion.stats.prompt_tokens,
+                self._tokens(engine, text, completion),
+            )
+            put_summary(self.library, keys[index], summary)
+            nodes[index] = _node(0, summary, cached=False)
+            tokens_read += segment.n_tokens
             elapsed = max(time.perf_counter() - started, 1e-9)
-            new = batch_start + len(batch)
-            rate = new / elapsed
+            rate = (len(nodes) - (total - len(todo))) / elapsed
             self.progress(
                 CompressProgress(
                     "summarizing segments",
@@ -379,6 +391,8 @@ class _Compressor:
                     eta_s=(total - len(nodes)) / rate,
                 )
             )
+
+        self._generate(engine, prompts, self.params.summary_tokens, store)
         return [nodes[index] for index in range(total)]
 
     # -- reduce -----------------------------------------------------------------------------
@@ -423,26 +437,26 @@ class _Compressor:
                 todo.append((position, key, members))
         total = len(groups)
         self.progress(CompressProgress("reducing", len(out), total, f"level {level}"))
-        for batch_start in range(0, len(todo), self.parallel):
-            batch = todo[batch_start : batch_start + self.parallel]
-            prompts = [
-                reduce_messages([m.labelled for m in members], self.title, self.params.super_tokens)
-                for _, _, members in batch
-            ]
-            for (position, key, members), completion in zip(
-                batch, self._generate(engine, prompts, self.params.super_tokens), strict=True
-            ):
-                text = _clean(completion.text)
-                summary = StoredSummary(
-                    text,
-                    members[0].page_start,
-                    members[-1].page_end,
-                    completion.stats.prompt_tokens,
-                    self._tokens(engine, text, completion),
-                )
-                put_summary(self.library, key, summary)
-                out[position] = (_node(level, summary, cached=False), key.digest)
+        prompts = [
+            reduce_messages([m.labelled for m in members], self.title, self.params.super_tokens)
+            for _, _, members in todo
+        ]
+
+        def store(done: int, completion: Completion) -> None:
+            position, key, members = todo[done]
+            text = _clean(completion.text)
+            summary = StoredSummary(
+                text,
+                members[0].page_start,
+                members[-1].page_end,
+                completion.stats.prompt_tokens,
+                self._tokens(engine, text, completion),
+            )
+            put_summary(self.library, key, summary)
+            out[position] = (_node(level, summary, cached=False), key.digest)
             self.progress(CompressProgress("reducing", len(out), total, f"level {level}"))
+
+        self._generate(engine, prompts, self.params.super_tokens, store)
         ordered = [out[position] for position in range(total)]
         return [node for node, _ in ordered], [digest for _, digest in ordered]
 

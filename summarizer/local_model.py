@@ -7,9 +7,14 @@ The plan comes from ``inference.planner`` (a CPU plan when there is no GPU budge
 number of segments summarized at once (``parallel``) is, on the GPU, the largest of 16, 8, 4, 2
 whose batch context (KV cache for ``parallel`` sequences of a segment summary's tokens, at most
 ``n_ctx``, plus a compute buffer, created by ``generate_batch`` next to the main context) still
-fits the budget, or 1. The batch context keeps the main context's KV type or gives it up to
-q8_0 for more sequences, and goes to q4_0 only when nothing else runs two. On the CPU it is 1
-unless asked (see ``CPU_MAX_PARALLEL``).
+fits the budget, or 1. For the same number of sequences it takes prefill micro-batches of
+2,048 tokens rather than 512 when their larger compute buffer fits. The batch context keeps
+the main context's KV type; it quantizes (q8_0, then q4_0) only when that type cannot run two
+sequences. Measured on an H200 at 12 GiB (docs/benchmarks.md), 125 segments of 8K tokens:
+Llama-3.1-8B took 165 s with 4 f16 sequences and 2,048-token micro-batches against 199 s with 8
+q8_0 sequences and 512 (the CUDA flash-attention kernels decode a q8_0 cache more slowly, and
+prefill ran at 13.1K against 9.3K tok/s); Qwen2.5-7B 153 s with 8 f16 against 162 s with 16
+q8_0. On the CPU it is 1 unless asked (see ``CPU_MAX_PARALLEL``).
 """
 
 from __future__ import annotations
@@ -24,12 +29,13 @@ from inference.cancel import NEVER_CANCELLED, CancelToken
 from inference.gguf_info import GgufInfo, read_gguf_info
 from inference.local_engine import LocalEngine, check_model_file
 from inference.plan import KvType, Plan
-from inference.planner import Config, auto_budget, estimate, plan
+from inference.planner import Config, PlannerOptions, auto_budget, estimate, plan
 from inference.progress import ProgressCallback, no_progress
 from summarizer.library import Library
 from summarizer.model_files import model_sha256
 
 PARALLEL_CHOICES = (16, 8, 4, 2)
+BATCH_UBATCH_CHOICES = (2048, 512)
 CPU_MAX_PARALLEL = 1
 """On the CPU, batching does not pay: prefill is compute-bound and the batch context's unified KV
 cache makes every token attend over all sequences' cells. Measured with SmolLM2-135M, 1 thread,
@@ -70,17 +76,16 @@ class BatchChoice:
     parallel: int
     kv: KvType
     gpu_bytes: int = 0  # the batch context's KV cache and compute buffer on the GPU
+    n_ubatch: int = 0  # the batch context's micro-batch (0: the main context's)
 
 
-def _batch_kv_options(single: Plan) -> tuple[tuple[KvType, ...], tuple[KvType, ...]]:
-    """KV types to try for the batch context: first without giving up more than q8_0, then q4_0."""
+def _batch_kv_types(single: Plan) -> tuple[KvType, ...]:
+    """KV types for the batch context, in order: the main context's, then (each only when the
+    one before cannot run two sequences) the more compact ones that flash attention allows."""
     order: tuple[KvType, ...] = ("f16", "q8_0", "q4_0")
     if not single.flash_attn:  # a quantized V cache needs flash attention
-        return (single.type_k,), ()
-    start = order.index(single.type_k)
-    preferred = tuple(kv for kv in order[start:] if kv != "q4_0") or (single.type_k,)
-    fallback: tuple[KvType, ...] = ("q4_0",) if "q4_0" not in preferred else ()
-    return preferred, fallback
+        return (single.type_k,)
+    return order[order.index(single.type_k) :]
 
 
 def batch_sequence_tokens(n_ctx: int) -> int:
@@ -93,11 +98,17 @@ def batch_sequence_tokens(n_ctx: int) -> int:
 
 
 def choose_batch(
-    single: Plan, info: GgufInfo, budget: int | None, limit: int, per_sequence: int | None = None
+    single: Plan,
+    info: GgufInfo,
+    budget: int | None,
+    limit: int,
+    per_sequence: int | None = None,
+    ubatches: tuple[int, ...] = BATCH_UBATCH_CHOICES,
 ) -> BatchChoice:
     """How many sequences ``generate_batch`` can run next to the ``single`` plan's context, each
-    of ``per_sequence`` tokens (default: the plan's n_ctx), and with which KV type (on the GPU:
-    the most sequences, then the most precise KV)."""
+    of ``per_sequence`` tokens (default: the plan's n_ctx), with which KV type and micro-batch
+    (on the GPU: the main context's KV type unless it cannot run two sequences, then the most
+    sequences, then the larger micro-batch)."""
     seq_ctx = per_sequence or single.n_ctx
     gpu = bool(budget) and single.n_gpu_layers != 0
     if not gpu:
@@ -110,17 +121,17 @@ def choose_batch(
                 return BatchChoice(n, single.type_k)
         return BatchChoice(1, single.type_k)
     assert budget is not None
-    preferred, fallback = _batch_kv_options(single)
-    for kv_types in (preferred, fallback):
+    for kv in _batch_kv_types(single):
         for n in PARALLEL_CHOICES:
             if n > limit:
                 continue
-            for kv in kv_types:
+            for n_ubatch in ubatches:
+                options = PlannerOptions(n_batch=n_ubatch, n_ubatch=n_ubatch)
                 config = Config(single.n_gpu_layers, n * seq_ctx, kv, single.flash_attn, n, single.n_cpu_moe)
-                batch = estimate(info, config)
+                batch = estimate(info, config, options)
                 extra = batch.breakdown.kv_cache + batch.breakdown.compute_buffers
                 if single.predicted.total + extra <= budget:
-                    return BatchChoice(n, kv, extra)
+                    return BatchChoice(n, kv, extra, n_ubatch)
     return BatchChoice(1, single.type_k)
 
 
@@ -144,6 +155,14 @@ def plan_local_model(
     single = plan(info, budget, n_ctx)
     if n_threads is not None:
         single = dataclasses.replace(single, n_threads=n_threads)
+    return with_batch_context(single, info, budget, max_parallel)
+
+
+def with_batch_context(
+    single: Plan, info: GgufInfo, budget: int | None, max_parallel: int | None = None
+) -> tuple[Plan, int]:
+    """``single`` with ``generate_batch``'s context planned next to it (``choose_batch``), and
+    the number of sequences it runs (1: no batching)."""
     gpu = bool(budget) and single.n_gpu_layers != 0
     limit = max_parallel if max_parallel is not None else (PARALLEL_CHOICES[0] if gpu else CPU_MAX_PARALLEL)
     per_sequence = batch_sequence_tokens(single.n_ctx)
@@ -156,8 +175,19 @@ def plan_local_model(
         batch_kv_type=choice.kv if choice.kv != single.type_k else None,
         predicted_batch_bytes=choice.gpu_bytes,
         batch_n_ctx=per_sequence,
+        batch_n_ubatch=choice.n_ubatch if choice.n_ubatch != single.n_ubatch else 0,
     )
     return chosen, choice.parallel
+
+
+def summary_context_tokens(segment_tokens: int | None = None) -> int:
+    """The main context for summarizing alone: a segment, its summary, the prompts, and room for
+    the reduction's groups. Smaller than the default answer context, so that more memory is
+    left to the batch context (Llama-3.1-8B at 12 GiB: 4 sequences with 2,048-token micro-batches
+    at 9,984 tokens, against 512-token ones at 16K)."""
+    from summarizer.compress import DEFAULT_SEGMENT_TOKENS
+
+    return (segment_tokens or DEFAULT_SEGMENT_TOKENS) + 256 + 512 + 1024
 
 
 def open_local_model(

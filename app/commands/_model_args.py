@@ -17,7 +17,12 @@ if TYPE_CHECKING:
 
 def add_model_flags(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--model", metavar="PATH", help="GGUF model file (default: the configured model)")
-    parser.add_argument("--ctx", type=int, help="context length in tokens (default: the planner's choice)")
+    parser.add_argument(
+        "--ctx",
+        type=int,
+        help="context length in tokens (default: the planner's choice; for summarize, a segment with its "
+        "summary and prompts: 9,984 tokens, leaving more memory for summarizing segments in parallel)",
+    )
     parser.add_argument("--threads", type=int, help="CPU threads (default: half the logical CPUs)")
     parser.add_argument("--budget", help="GPU memory budget, e.g. 12GiB (default: free VRAM minus a reserve)")
     parser.add_argument(
@@ -36,10 +41,26 @@ def model_path(args: argparse.Namespace) -> Path:
     return Path(args.model).expanduser() if args.model else configured_model()
 
 
+def _context(args: argparse.Namespace, *, summaries_only: bool) -> int | None:
+    """``--ctx``, or for a command that only summarizes a context sized for it; None: the
+    planner's default (answers may hold a whole document)."""
+    if args.ctx or not summaries_only:
+        return int(args.ctx) if args.ctx else None
+    from summarizer.local_model import summary_context_tokens
+
+    return summary_context_tokens(args.segment_tokens)
+
+
 def planned_model(
-    args: argparse.Namespace, library: Library, *, batch: bool, progress: ProgressCallback | None = None
+    args: argparse.Namespace,
+    library: Library,
+    *,
+    batch: bool,
+    summaries_only: bool = False,
+    progress: ProgressCallback | None = None,
 ) -> tuple[Plan, int, str]:
-    """(plan, parallel sequences, model sha256) without loading the model."""
+    """(plan, parallel sequences, model sha256) without loading the model. ``batch``: leave room
+    for summarizing several segments at once; ``summaries_only``: the command only summarizes."""
     from inference.planner import parse_budget
     from summarizer.local_model import plan_local_model
     from summarizer.model_files import model_sha256
@@ -47,7 +68,7 @@ def planned_model(
     path = model_path(args)
     plan, parallel = plan_local_model(
         path,
-        n_ctx=args.ctx,
+        n_ctx=_context(args, summaries_only=summaries_only),
         n_threads=args.threads or default_threads(),
         budget=parse_budget(args.budget) if args.budget else None,
         max_parallel=None if batch else 1,
@@ -55,15 +76,23 @@ def planned_model(
     return plan, parallel, model_sha256(library, path, progress) if progress else model_sha256(library, path)
 
 
-def open_model(args: argparse.Namespace, library: Library, progress: ProgressCallback, *, batch: bool) -> LocalModel:
-    """Plan and load the model named by ``--model`` (or configured), in a worker process."""
+def open_model(
+    args: argparse.Namespace,
+    library: Library,
+    progress: ProgressCallback,
+    *,
+    batch: bool,
+    summaries_only: bool = False,
+) -> LocalModel:
+    """Plan and load the model named by ``--model`` (or configured), in a worker process
+    (``batch`` and ``summaries_only`` as for ``planned_model``)."""
     from inference.planner import parse_budget
     from summarizer.local_model import open_local_model
 
     return open_local_model(
         library,
         model_path(args),
-        n_ctx=args.ctx,
+        n_ctx=_context(args, summaries_only=summaries_only),
         n_threads=args.threads or default_threads(),
         budget=parse_budget(args.budget) if args.budget else None,
         max_parallel=None if batch else 1,

@@ -72,7 +72,7 @@ def run(args: argparse.Namespace) -> int:
     with Library.open() as library:
         ids = resolve_doc_ids(library, doc_ids)  # a clear error before loading a model
         try:
-            model = open_model(args, library, progress, batch=False)
+            model = open_model(args, library, progress, batch=True)
         finally:
             progress.close()
         with model:
@@ -85,6 +85,7 @@ def run(args: argparse.Namespace) -> int:
                     doc_ids=ids,
                     options=AnswerOptions(k=args.k, answer_tokens=args.answer_tokens),
                     summary_params=summary_params(args, model.plan.n_ctx),
+                    parallel=model.parallel,
                     progress=progress,
                 )
             finally:

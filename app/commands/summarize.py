@@ -30,11 +30,11 @@ def run(args: argparse.Namespace) -> int:
     try:
         with Library.open() as library:
             library.document(args.doc_id)  # a clear error before loading a model
-            plan, _, sha = planned_model(args, library, batch=True, progress=progress)
+            plan, _, sha = planned_model(args, library, batch=True, summaries_only=True, progress=progress)
             # Stored already: no need to load the model.
             result = cached_summary(library, args.doc_id, model_sha256=sha, params=summary_params(args, plan.n_ctx))
             if result is None:
-                with open_model(args, library, progress, batch=True) as model:
+                with open_model(args, library, progress, batch=True, summaries_only=True) as model:
                     result = compress(
                         library,
                         model.engine,

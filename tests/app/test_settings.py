@@ -46,6 +46,15 @@ def test_a_plan_that_cannot_fit_is_refused_before_loading(qtbot: Any, smollm2_pa
     assert "layers GPU" in dialog.plan_label.text() and "GiB" in dialog.memory_label.text()
 
 
+def test_the_plan_has_room_for_batched_summaries_on_a_gpu_only(smollm2_path: Path) -> None:
+    gpu = preview({"model_path": str(smollm2_path), "vram_budget": "4GiB"})
+    assert gpu.plan is not None and gpu.plan.n_seq_max > 1 and gpu.plan.predicted_batch_bytes > 0
+    assert f"batches of {gpu.plan.n_seq_max}" in gpu.summary
+    assert gpu.plan.predicted.total + gpu.plan.predicted_batch_bytes <= 4 * 1024**3
+    cpu = preview({"model_path": str(smollm2_path), "vram_budget": "0"})
+    assert cpu.plan is not None and cpu.plan.n_seq_max == 1
+
+
 def test_the_dialog_refuses_an_invalid_value(qtbot: Any) -> None:
     dialog = SettingsDialog({s.key: s.default for s in SCHEMA})
     qtbot.addWidget(dialog)

@@ -82,8 +82,12 @@ def test_no_reply_left_says_what_to_do() -> None:
 def test_generate_batch_pops_one_reply_per_prompt() -> None:
     engine = FakeEngine(["r1", "r2 two", "r3"])
     seen = []
-    results = engine.generate_batch(["a", "b", "c"], progress=seen.append)
+    finished: list[tuple[int, str]] = []
+    results = engine.generate_batch(
+        ["a", "b", "c"], progress=seen.append, on_result=lambda index, done: finished.append((index, done.text))
+    )
     assert [r.text for r in results] == ["r1", "r2 two", "r3"]
+    assert finished == [(0, "r1"), (1, "r2 two"), (2, "r3")]
     assert results[1].stats.completion_tokens == 2
     assert all(call.batch for call in engine.calls)
     assert [p.done for p in seen] == [1, 2, 3]

@@ -422,9 +422,51 @@ def test_batch_prompts_longer_than_planned_run_in_smaller_waves() -> None:
             logged = [line for line in log if line.startswith("[pagewise] batch:")]
     assert all(r.stats.prompt_tokens > 256 for r in results)  # each longer than a planned sequence
     # 4 planned sequences of 256 tokens = 1024 cells: two 512-cell sequences at a time.
-    assert logged and "3 prompts in 2 waves of up to 2 sequences, 512 cells each" in logged[-1]
+    assert logged and "3 prompts, 2 sequences at a time, 512 cells each" in logged[-1]
     assert [r.text for r in results] == singles
     assert [done for done, _ in progress] == [1, 2, 3]
+
+
+def test_batch_slots_take_the_next_prompt_as_soon_as_a_reply_ends() -> None:
+    """More prompts than slots, replies of different lengths (a stop string ends some early):
+    each slot is refilled when its reply ends, every reply is handed over as it finishes, and
+    the texts are those of one-at-a-time generation."""
+    prompts = [
+        "List three colours:\n1.",
+        "The capital of France is",
+        "Count: 1, 2, 3,",
+        "A short poem about rain:\n",
+        "Q: What is 2+2?\nA:",
+    ]
+    finished: list[int] = []
+    with LocalEngine() as local:
+        assert isinstance(local, LocalEngine)
+        local.load(_plan(n_seq_max=2, batch_n_ctx=256))
+        results = local.generate_batch(
+            prompts, max_tokens=12, stop=["\n"], on_result=lambda index, _done: finished.append(index)
+        )
+        singles = [local.complete(prompt, max_tokens=12, stop=["\n"]) for prompt in prompts]
+        with open(local.log_path, encoding="utf-8") as log:
+            lines = log.read().splitlines()
+    assert [r.text for r in results] == [s.text for s in singles]
+    assert [r.stats.completion_tokens for r in results] == [s.stats.completion_tokens for s in singles]
+    assert sorted(finished) == [0, 1, 2, 3, 4]
+    started = [line for line in lines if line.startswith("[pagewise] batch:")]
+    assert started and "5 prompts, 2 sequences at a time" in started[-1]
+    done = [line for line in lines if line.startswith("[pagewise] batch done:")]
+    # Every token sampled but each reply's first (sampled after its prefill) came from a decode
+    # step; an end-of-text token is sampled but not part of the reply.
+    decoded = sum(r.stats.completion_tokens - 1 + (r.stats.stop_reason == "eos") for r in results)
+    assert done and f"decode {decoded} tokens" in done[-1]
+
+
+def test_an_error_while_storing_a_batch_reply_stops_the_batch_and_keeps_the_model(engine: LocalEngine) -> None:
+    def refuse(index: int, _completion: object) -> None:
+        raise OSError("No space left on device")
+
+    with pytest.raises(OSError, match="No space"):
+        engine.generate_batch([_long_prompt(20), "The sky is", "One, two,"], max_tokens=4, on_result=refuse)
+    assert engine.complete("Hi", max_tokens=2).stats.completion_tokens >= 1
 
 
 def test_the_first_piece_says_how_much_of_the_prompt_was_reused(engine: LocalEngine) -> None:

@@ -30,6 +30,11 @@ class FakeServer:
     status: int = 200
     requests: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
     disconnected: threading.Event = field(default_factory=threading.Event)
+    # Concurrency: each completion request waits (up to 5 s) until this many are streaming.
+    wait_for_streams: int = 1
+    streaming: int = 0
+    most_streaming: int = 0
+    streams_changed: threading.Condition = field(default_factory=threading.Condition)
 
 
 def _handler(server: FakeServer) -> type[BaseHTTPRequestHandler]:
@@ -83,6 +88,11 @@ def _handler(server: FakeServer) -> type[BaseHTTPRequestHandler]:
             self.send_header("Connection", "close")
             self.end_headers()
             chat = self.path.endswith("chat/completions")
+            with server.streams_changed:
+                server.streaming += 1
+                server.most_streaming = max(server.most_streaming, server.streaming)
+                server.streams_changed.notify_all()
+                server.streams_changed.wait_for(lambda: server.streaming >= server.wait_for_streams, timeout=5.0)
             try:
                 time.sleep(server.first_delay_s)
                 if server.garbage:
@@ -113,6 +123,9 @@ def _handler(server: FakeServer) -> type[BaseHTTPRequestHandler]:
                 self.wfile.flush()
             except (BrokenPipeError, ConnectionResetError):
                 server.disconnected.set()
+            finally:
+                with server.streams_changed:
+                    server.streaming -= 1
 
     return Handler
 
@@ -223,13 +236,27 @@ def test_cancel_while_waiting_for_the_first_token(fake: tuple[FakeServer, str]) 
 
 def test_generate_batch_runs_prompts_concurrently(fake: tuple[FakeServer, str]) -> None:
     server, url = fake
-    server.word_delay_s = 0.05
+    server.wait_for_streams = 2  # one request at a time would wait 5 s each and see only itself
     engine = _engine(url)
-    started = time.perf_counter()
-    results = engine.generate_batch(["a", "b", "c", "d"], max_tokens=5)
-    elapsed = time.perf_counter() - started
+    finished: list[int] = []
+    results = engine.generate_batch(
+        ["a", "b", "c", "d"], max_tokens=5, on_result=lambda index, _completion: finished.append(index)
+    )
     assert [r.text for r in results] == ["Hello there, friend."] * 4
-    assert elapsed < 4 * 4 * 0.05  # not one after the other
+    assert sorted(finished) == [0, 1, 2, 3]
+    assert server.most_streaming >= 2  # not one after the other
+
+
+def test_an_error_in_on_result_stops_the_batch(fake: tuple[FakeServer, str]) -> None:
+    _server, url = fake
+    engine = _engine(url)
+
+    def refuse(index: int, _completion: object) -> None:
+        raise OSError("disk full")
+
+    with pytest.raises(OSError, match="disk full"):
+        engine.generate_batch(["a", "b", "c"], max_tokens=5, on_result=refuse)
+    assert engine.complete("again", max_tokens=5).text == "Hello there, friend."
 
 
 def test_server_down_says_what_to_do() -> None:

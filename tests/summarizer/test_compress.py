@@ -107,7 +107,10 @@ def test_second_run_makes_no_model_call(library: Library, doc_id: str) -> None:
     assert cached_summary(library, doc_id, model_sha256="model-b", params=PARAMS) is None
 
 
-def test_cancel_mid_way_resumes_after_the_last_finished_segment(library: Library, doc_id: str) -> None:
+@pytest.mark.parametrize("parallel", [1, 4], ids=["one-by-one", "batched"])
+def test_cancel_mid_way_resumes_after_the_last_finished_segment(library: Library, doc_id: str, parallel: int) -> None:
+    """Batched summaries too are stored as each finishes: a cancel or a crash in the middle of a
+    batch keeps the ones already done."""
     n = n_segments(library, doc_id)
     token = CancelToken()
 
@@ -117,18 +120,20 @@ def test_cancel_mid_way_resumes_after_the_last_finished_segment(library: Library
 
     engine = FakeEngine(replies(n), n_ctx=N_CTX)
     with pytest.raises(Cancelled):
-        run(library, doc_id, engine, progress=cancel_after_three, cancel=token)
-    assert len(engine.calls) == 3
+        run(library, doc_id, engine, progress=cancel_after_three, cancel=token, parallel=parallel)
+    assert all(c.batch == (parallel > 1) for c in engine.calls)
     assert count_summaries(library, doc_id, "segment") == 3
+    if parallel == 1:
+        assert len(engine.calls) == 3
 
     # A crash (the engine fails) after two more segments: those two are kept too.
     crashing = FakeEngine([*replies(n)[3:5], EngineError("worker crashed")], n_ctx=N_CTX)
     with pytest.raises(EngineError):
-        run(library, doc_id, crashing)
+        run(library, doc_id, crashing, parallel=parallel)
     assert count_summaries(library, doc_id, "segment") == 5
 
     resumed = FakeEngine(replies(n)[5:] + replies(20, "R"), n_ctx=N_CTX)
-    result = run(library, doc_id, resumed)
+    result = run(library, doc_id, resumed, parallel=parallel)
     map_calls = [c for c in resumed.calls if c.max_tokens == PARAMS.summary_tokens]
     assert len(map_calls) == n - 5
     assert [s.text for s in result.segments] == replies(n)
@@ -142,7 +147,7 @@ def test_batched_map_uses_generate_batch_and_gives_the_same_result(library: Libr
     engine = FakeEngine(replies(n) + replies(20, "R"), n_ctx=N_CTX)
     batched = run(library, doc_id, engine, parallel=4)
     map_calls = engine.calls[:n]
-    assert [c.batch for c in map_calls] == [True] * (n - n % 4) + [n % 4 > 1] * (n % 4)
+    assert [c.batch for c in map_calls] == [True] * n  # one generate_batch call; the engine schedules
     assert [s.text for s in batched.segments] == [s.text for s in sequential.segments]
     assert batched.super_summary.text == sequential.super_summary.text
 

@@ -1,12 +1,14 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from inference.errors import ModelError
 from inference.gguf_info import read_gguf_info
-from summarizer.local_model import choose_batch, plan_local_model
+from summarizer.local_model import BatchChoice, choose_batch, plan_local_model
+from summarizer.local_model import choose_batch as choose_batch_any_ubatch
 
 
 def test_cpu_plan_runs_one_sequence_unless_asked(smollm2_path: Path) -> None:
@@ -31,29 +33,52 @@ def test_missing_model_file(tmp_path: Path) -> None:
         plan_local_model(tmp_path / "missing.gguf")
 
 
-def test_batch_context_gives_up_kv_precision_before_sequences(smollm2_path: Path) -> None:
+def test_batch_context_keeps_kv_precision_over_sequences(smollm2_path: Path) -> None:
+    """Measured on an H200: f16 sequences decode faster than q8_0 ones (docs/benchmarks.md), so the
+    batch context quantizes its cache only when the main context's type cannot run two."""
+    from dataclasses import replace
+
+    info = read_gguf_info(smollm2_path)
+    plan, _ = plan_local_model(smollm2_path, n_ctx=8192, budget=8 * 1024**3, max_parallel=1)
+    single = replace(plan, type_k="f16", type_v="f16", flash_attn=True)
+
+    def choose_batch(*args: Any) -> BatchChoice:  # the KV choice alone: one micro-batch size
+        return choose_batch_any_ubatch(*args, ubatches=(512,))
+
+    roomy = choose_batch(single, info, 64 * 1024**3, 16)
+    assert (roomy.parallel, roomy.kv) == (16, "f16")
+    assert roomy.gpu_bytes > 0
+    # One byte short of 16 f16 sequences: 8 f16 ones, although 16 q8_0 ones would fit.
+    budget = single.predicted.total + roomy.gpu_bytes - 1
+    fewer = choose_batch(single, info, budget, 16)
+    assert (fewer.parallel, fewer.kv) == (8, "f16")
+    assert single.predicted.total + fewer.gpu_bytes <= budget
+    # Without flash attention the V cache cannot be quantized: f16 in any case.
+    no_fa = choose_batch(replace(single, flash_attn=False), info, budget, 16)
+    assert (no_fa.parallel, no_fa.kv) == (8, "f16")
+    # q8_0 only when f16 cannot run two sequences, q4_0 only when q8_0 cannot.
+    two_f16 = choose_batch(single, info, 64 * 1024**3, 2).gpu_bytes
+    two_q8 = choose_batch(single, info, single.predicted.total + two_f16 - 1, 16)
+    assert two_q8.kv == "q8_0" and two_q8.parallel >= 2
+    two_q8_bytes = choose_batch(replace(single, type_k="q8_0", type_v="q8_0"), info, 64 * 1024**3, 2).gpu_bytes
+    squeezed = choose_batch(single, info, single.predicted.total + two_q8_bytes - 1, 16)
+    assert squeezed.kv == "q4_0" and squeezed.parallel >= 2
+
+
+def test_batch_context_takes_larger_micro_batches_only_when_sequences_are_not_lost(smollm2_path: Path) -> None:
     from dataclasses import replace
 
     info = read_gguf_info(smollm2_path)
     plan, _ = plan_local_model(smollm2_path, n_ctx=8192, budget=8 * 1024**3, max_parallel=1)
     single = replace(plan, type_k="f16", type_v="f16", flash_attn=True)
     roomy = choose_batch(single, info, 64 * 1024**3, 16)
-    assert (roomy.parallel, roomy.kv) == (16, "f16")
-    assert roomy.gpu_bytes > 0
-    # Room for 16 sequences only with a q8_0 cache: q8_0 is chosen over fewer f16 sequences.
-    budget = single.predicted.total + roomy.gpu_bytes - 1
-    q8 = choose_batch(single, info, budget, 16)
-    assert q8.parallel == 16 and q8.kv == "q8_0"
-    assert single.predicted.total + q8.gpu_bytes <= budget
-    # Without flash attention the V cache cannot be quantized: fewer f16 sequences.
-    no_fa = choose_batch(replace(single, flash_attn=False), info, budget, 16)
-    assert no_fa.kv == "f16" and no_fa.parallel == 8
-    # q4_0 only when nothing more precise runs two sequences.
-    two_f16 = choose_batch(single, info, 64 * 1024**3, 2).gpu_bytes
-    two_q8 = choose_batch(single, info, single.predicted.total + two_f16 - 1, 2)
-    assert (two_q8.parallel, two_q8.kv) == (2, "q8_0")
-    squeezed = choose_batch(single, info, single.predicted.total + two_q8.gpu_bytes - 1, 16)
-    assert squeezed.kv == "q4_0" and squeezed.parallel >= 2
+    assert (roomy.parallel, roomy.n_ubatch, roomy.kv) == (16, 2048, "f16")
+    # Room for 16 sequences with 512-token micro-batches but not with 2048: 16 sequences.
+    small = choose_batch(single, info, 64 * 1024**3, 16, ubatches=(512,))
+    chosen = choose_batch(single, info, single.predicted.total + small.gpu_bytes, 16)
+    assert (chosen.parallel, chosen.n_ubatch, chosen.kv) == (16, 512, "f16")
+    # The 2048-token compute buffer is larger, and the estimate says so.
+    assert roomy.gpu_bytes > small.gpu_bytes
 
 
 def test_plan_local_model_records_the_batch_context(smollm2_path: Path) -> None:
@@ -63,6 +88,7 @@ def test_plan_local_model_records_the_batch_context(smollm2_path: Path) -> None:
     assert parallel == 16 and plan.n_seq_max == 16
     assert plan.predicted_batch_bytes > 0
     assert plan.batch_n_ctx == 8192  # a segment summary's need, capped by the context
+    assert plan.batch_n_ubatch == 2048
     assert "batches of 16" in summary_line(plan) and "while batching" in summary_line(plan)
 
 
@@ -79,5 +105,5 @@ def test_batch_context_is_planned_for_segments_not_the_whole_context() -> None:
     assert single.n_ctx == 32768
     whole = choose_batch(single, info, budget, 16)  # sequences as long as the 32K context
     segments = choose_batch(single, info, budget, 16, batch_sequence_tokens(single.n_ctx))
-    assert segments.parallel == 16 and whole.parallel <= 4
+    assert segments.parallel == 8 and whole.parallel <= 2
     assert single.predicted.total + segments.gpu_bytes <= budget

@@ -32,11 +32,13 @@ def library() -> Iterator[Library]:
 def fake_model(monkeypatch: pytest.MonkeyPatch) -> FakeEngine:
     engine = FakeEngine(default_reply="The buyer pays monthly [p. 7] and [p. 99].", n_ctx=2048)
 
-    def open_model(args: argparse.Namespace, library: Library, progress: Any, *, batch: bool) -> LocalModel:
+    def open_model(
+        args: argparse.Namespace, library: Library, progress: Any, *, batch: bool, summaries_only: bool = False
+    ) -> LocalModel:
         return LocalModel(engine, Plan(model_path="fake.gguf", n_gpu_layers=0, n_ctx=2048), "fake-sha", 2)  # type: ignore[arg-type]
 
     def planned_model(
-        args: argparse.Namespace, library: Library, *, batch: bool, progress: Any = None
+        args: argparse.Namespace, library: Library, *, batch: bool, summaries_only: bool = False, progress: Any = None
     ) -> tuple[Plan, int, str]:
         return Plan(model_path="fake.gguf", n_gpu_layers=0, n_ctx=2048), 2, "fake-sha"
 
@@ -137,3 +139,19 @@ def test_no_model_configured(
     assert "No model is configured. Pass --model PATH" in capsys.readouterr().err
     assert main(["ask", doc_id, "q?", "--model", str(tmp_path / "missing.gguf"), "--json"]) == 1
     assert "not found" in json.loads(capsys.readouterr().out)["error"]
+
+
+def test_summarize_plans_a_context_sized_for_summaries_unless_told() -> None:
+    """A smaller main context leaves more memory to the batch context (docs/benchmarks.md)."""
+    import argparse
+
+    from app.commands._model_args import _context
+
+    def args(ctx: int | None = None, segment_tokens: int | None = None) -> argparse.Namespace:
+        return argparse.Namespace(ctx=ctx, segment_tokens=segment_tokens)
+
+    assert _context(args(), summaries_only=True) == 8192 + 256 + 512 + 1024
+    assert _context(args(segment_tokens=2048), summaries_only=True) == 2048 + 256 + 512 + 1024
+    assert _context(args(ctx=4096), summaries_only=True) == 4096
+    assert _context(args(), summaries_only=False) is None  # answers: the planner's default context
+    assert _context(args(ctx=4096), summaries_only=False) == 4096
