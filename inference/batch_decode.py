@@ -167,8 +167,7 @@ def run_batch(
     n_ubatch = max(plan.batch_n_ubatch or plan.n_ubatch, n_slots)
     sys.stderr.write(
         f"[pagewise] batch: {len(prompts)} prompts, {n_slots} sequence{'s' if n_slots > 1 else ''} at a time, "
-        f"{cells} cells each, "
-        f"KV {plan.batch_kv}, micro-batch {n_ubatch}\n"
+        f"{cells} cells each, KV {plan.batch_kv}, micro-batch {n_ubatch}\n"
     )
 
     params = llama_cpp.llama_context_default_params()
@@ -307,12 +306,14 @@ class _SlotLoop:
         self._set_abort(True)
         started = time.perf_counter()
         _decode(self.llama_cpp, self.ctx, batch, self.check_cancel)
-        seconds = time.perf_counter() - started
-        self.sizer.record(row, seconds)
-        self.clock.prefill_s += seconds
-        self.clock.prefill_tokens += row
+        self.sizer.record(row, time.perf_counter() - started)
         for sequence, last_row in finishing:
             self._accept(sequence, last_row, max_tokens)
+        # On a GPU llama_decode returns before the computation ends; reading the logits (in
+        # _accept) waits for it. Every run of prefill steps ends with a step that finishes a
+        # prompt, so with the accepts inside the clock, the run's GPU time is all counted here.
+        self.clock.prefill_s += time.perf_counter() - started
+        self.clock.prefill_tokens += row
 
     def _decode_step(self, live: list[_Sequence], max_tokens: int) -> None:
         """One call with one token of every slot (in slot order: consecutive sequence ids)."""

@@ -12,9 +12,9 @@ fits the budget, or 1. For the same number of sequences it takes prefill micro-b
 the main context's KV type; it quantizes (q8_0, then q4_0) only when that type cannot run two
 sequences. Measured on an H200 at 12 GiB (docs/benchmarks.md), 125 segments of 8K tokens:
 Llama-3.1-8B took 165 s with 4 f16 sequences and 2,048-token micro-batches against 199 s with 8
-q8_0 sequences and 512 (the CUDA flash-attention kernels decode a q8_0 cache more slowly, and
-prefill ran at 13.1K against 9.3K tok/s); Qwen2.5-7B 153 s with 8 f16 against 162 s with 16
-q8_0. On the CPU it is 1 unless asked (see ``CPU_MAX_PARALLEL``).
+q8_0 sequences and 512 (the CUDA flash-attention kernels decode a q8_0 cache more slowly: 588
+against 440 tok/s in all; prefill and setup took 104 against 118 s); Qwen2.5-7B 153 s with 8 f16 against
+162 s with 16 q8_0. On the CPU it is 1 unless asked (see ``CPU_MAX_PARALLEL``).
 """
 
 from __future__ import annotations
