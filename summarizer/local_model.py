@@ -8,13 +8,14 @@ number of segments summarized at once (``parallel``) is, on the GPU, the largest
 whose batch context (KV cache for ``parallel`` sequences of a segment summary's tokens, at most
 ``n_ctx``, plus a compute buffer, created by ``generate_batch`` next to the main context) still
 fits the budget, or 1. For the same number of sequences it takes prefill micro-batches of
-2,048 tokens rather than 512 when their larger compute buffer fits. The batch context keeps
-the main context's KV type; it quantizes (q8_0, then q4_0) only when that type cannot run two
-sequences. Measured on an H200 at 12 GiB (docs/benchmarks.md), 125 segments of 8K tokens:
-Llama-3.1-8B took 165 s with 4 f16 sequences and 2,048-token micro-batches against 199 s with 8
-q8_0 sequences and 512 (the CUDA flash-attention kernels decode a q8_0 cache more slowly: 588
-against 440 tok/s in all; prefill and setup took 104 against 118 s); Qwen2.5-7B 153 s with 8 f16 against
-162 s with 16 q8_0. On the CPU it is 1 unless asked (see ``CPU_MAX_PARALLEL``).
+2,048 tokens rather than 512 when their larger compute buffer fits. The batch context has an
+f16 KV cache; it quantizes (q8_0, then q4_0) only when f16 cannot run two sequences.
+
+Measured on an H200 at 12 GiB (docs/benchmarks.md), 125 segments of 8K tokens: Llama-3.1-8B
+took 165 s with 4 f16 sequences and 2,048-token micro-batches against 199 s with 8 q8_0
+sequences and 512 (the CUDA flash-attention kernels decode a q8_0 cache more slowly: 588 against
+440 tok/s in all; prefill and setup took 104 against 118 s); Qwen2.5-7B 153 s with 8 f16
+against 162 s with 16 q8_0. On the CPU it is 1 unless asked (see ``CPU_MAX_PARALLEL``).
 """
 
 from __future__ import annotations
@@ -80,12 +81,12 @@ class BatchChoice:
 
 
 def _batch_kv_types(single: Plan) -> tuple[KvType, ...]:
-    """KV types for the batch context, in order: the main context's, then (each only when the
-    one before cannot run two sequences) the more compact ones that flash attention allows."""
-    order: tuple[KvType, ...] = ("f16", "q8_0", "q4_0")
+    """KV types for the batch context, in order: f16, then (each only when the one before cannot
+    run two sequences) q8_0 and q4_0, which need flash attention. A main context quantized to
+    hold a long context does not make the batch's segment-sized sequences quantized too."""
     if not single.flash_attn:  # a quantized V cache needs flash attention
         return (single.type_k,)
-    return order[order.index(single.type_k) :]
+    return ("f16", "q8_0", "q4_0")
 
 
 def batch_sequence_tokens(n_ctx: int) -> int:
@@ -107,8 +108,8 @@ def choose_batch(
 ) -> BatchChoice:
     """How many sequences ``generate_batch`` can run next to the ``single`` plan's context, each
     of ``per_sequence`` tokens (default: the plan's n_ctx), with which KV type and micro-batch
-    (on the GPU: the main context's KV type unless it cannot run two sequences, then the most
-    sequences, then the larger micro-batch)."""
+    (on the GPU: f16 KV unless it cannot run two sequences, then the most sequences, then the
+    larger micro-batch)."""
     seq_ctx = per_sequence or single.n_ctx
     gpu = bool(budget) and single.n_gpu_layers != 0
     if not gpu:

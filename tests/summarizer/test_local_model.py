@@ -35,8 +35,10 @@ def test_missing_model_file(tmp_path: Path) -> None:
 
 def test_batch_context_keeps_kv_precision_over_sequences(smollm2_path: Path) -> None:
     """Measured on an H200: f16 sequences decode faster than q8_0 ones (docs/benchmarks.md), so the
-    batch context quantizes its cache only when the main context's type cannot run two."""
+    batch context quantizes its cache only when f16 cannot run two sequences."""
     from dataclasses import replace
+
+    from inference.planner import Config, PlannerOptions, estimate
 
     info = read_gguf_info(smollm2_path)
     plan, _ = plan_local_model(smollm2_path, n_ctx=8192, budget=8 * 1024**3, max_parallel=1)
@@ -60,9 +62,13 @@ def test_batch_context_keeps_kv_precision_over_sequences(smollm2_path: Path) -> 
     two_f16 = choose_batch(single, info, 64 * 1024**3, 2).gpu_bytes
     two_q8 = choose_batch(single, info, single.predicted.total + two_f16 - 1, 16)
     assert two_q8.kv == "q8_0" and two_q8.parallel >= 2
-    two_q8_bytes = choose_batch(replace(single, type_k="q8_0", type_v="q8_0"), info, 64 * 1024**3, 2).gpu_bytes
+    two_q8 = estimate(info, Config(single.n_gpu_layers, 2 * single.n_ctx, "q8_0", True, 2), PlannerOptions())
+    two_q8_bytes = two_q8.breakdown.kv_cache + two_q8.breakdown.compute_buffers
     squeezed = choose_batch(single, info, single.predicted.total + two_q8_bytes - 1, 16)
     assert squeezed.kv == "q4_0" and squeezed.parallel >= 2
+    # A main context quantized for a long context still gets f16 batch sequences when they fit.
+    quantized_main = replace(single, type_k="q4_0", type_v="q4_0")
+    assert choose_batch(quantized_main, info, 64 * 1024**3, 16).kv == "f16"
 
 
 def test_batch_context_takes_larger_micro_batches_only_when_sequences_are_not_lost(smollm2_path: Path) -> None:
