@@ -194,7 +194,8 @@ class Engine(abc.ABC):
         ``on_result(index, completion)`` is called, in the caller's thread, as soon as each
         reply is finished (in the order they finish), so a caller can store it before the rest
         are done: a cancel or a crash then loses only the unfinished ones. An exception raised
-        by ``on_result`` stops the batch and propagates.
+        by ``on_result`` stops the batch and propagates. ``on_result`` must not call the engine
+        (the batch is still running).
         """
 
     @abc.abstractmethod

@@ -109,6 +109,7 @@ class LocalEngine(Engine):
         self._needs_reload = False
         self._crash_message = ""
         self._in_flight = False
+        self._in_batch_callback = False  # generate_batch is running the caller's on_result/progress
         self._request_serial = 0  # counts requests sent; a stream drains only its own request
         self._cancel_deadline: float | None = None
         self._load_log_start = 0
@@ -288,13 +289,17 @@ class LocalEngine(Engine):
                 index, completion = int(message[1]), Completion(message[2], GenerationStats(**message[3]))
                 results[index] = completion
                 done += 1
+                self._in_batch_callback = True
                 try:
                     if on_result is not None:
                         on_result(index, completion)
                     progress(Progress("generate", done, len(prompts), "batch"))
                 except BaseException:
+                    self._in_batch_callback = False
                     self._drain()  # stop the rest of the batch; the worker keeps its model
                     raise
+                finally:
+                    self._in_batch_callback = False
             self._in_flight = False
             self._raise_for(message)
             if message[0] != "batch_done" or done != len(prompts):
@@ -354,6 +359,9 @@ class LocalEngine(Engine):
         self._stop_worker()
 
     def _ensure_ready(self) -> None:
+        if self._in_batch_callback:
+            # The batch is still running in the worker: a request now would have to cancel it.
+            raise EngineError("The model cannot take another request inside generate_batch's on_result.")
         if self._plan is None:
             raise EngineError("No model is loaded. Load a model first.")
         if self._in_flight:

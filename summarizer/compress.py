@@ -335,7 +335,11 @@ class _Compressor:
             done(index, collect(pieces))
 
     def _tokens(self, engine: Engine, text: str, completion: Completion) -> int:
-        return completion.stats.completion_tokens or engine.count_tokens(text)
+        """The summary's length in tokens. Called while a batch runs, so it asks the engine only
+        when its stats have no count (an engine that reports none)."""
+        if completion.stats.completion_tokens or not text:
+            return completion.stats.completion_tokens
+        return engine.count_tokens(text)
 
     # -- map --------------------------------------------------------------------------------
 

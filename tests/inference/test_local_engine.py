@@ -460,6 +460,18 @@ def test_batch_slots_take_the_next_prompt_as_soon_as_a_reply_ends() -> None:
     assert done and f"decode {decoded} tokens" in done[-1]
 
 
+def test_on_result_cannot_call_the_engine_mid_batch(engine: LocalEngine) -> None:
+    """A request from inside on_result would have to cancel the running batch (and its reply
+    would never come): it is refused with an error instead of hanging."""
+
+    def count(index: int, completion: object) -> None:
+        engine.count_tokens("more work")
+
+    with pytest.raises(EngineError, match="on_result"):
+        engine.generate_batch(["The sky is", "One, two,"], max_tokens=3, on_result=count)
+    assert engine.count_tokens("more work") > 0
+
+
 def test_an_error_while_storing_a_batch_reply_stops_the_batch_and_keeps_the_model(engine: LocalEngine) -> None:
     def refuse(index: int, _completion: object) -> None:
         raise OSError("No space left on device")
