@@ -142,6 +142,7 @@ class PdfViewer(QWidget):
         self.search_model.setDocument(self.document)
         self.view.setSearchModel(self.search_model)
         self.path: Path | None = None
+        self.needs_password = False  # the last open() failed for a missing or wrong password
 
         bar = QHBoxLayout()
         bar.setContentsMargins(4, 2, 4, 2)
@@ -218,8 +219,6 @@ class PdfViewer(QWidget):
         self.view.fit_width = True
         self.view.apply_fit_width()
         return True
-
-    needs_password = False
 
     def close_document(self) -> None:
         self.clear_highlights()

@@ -315,10 +315,9 @@ class _SlotLoop:
         self.clock.prefill_s += time.perf_counter() - started
         self.clock.prefill_tokens += row
 
-    def _decode_step(self, live: list[_Sequence], max_tokens: int) -> None:
+    def _decode_step(self, active: list[_Sequence], max_tokens: int) -> None:
         """One call with one token of every slot (in slot order: consecutive sequence ids)."""
         batch = self.batch
-        active = [sequence for sequence in live if sequence.reason is None]
         batch.n_tokens = len(active)
         for row, sequence in enumerate(active):
             batch.token[row] = sequence.last_token

@@ -295,7 +295,6 @@ class LocalEngine(Engine):
                         on_result(index, completion)
                     progress(Progress("generate", done, len(prompts), "batch"))
                 except BaseException:
-                    self._in_batch_callback = False
                     self._drain()  # stop the rest of the batch; the worker keeps its model
                     raise
                 finally:

@@ -531,13 +531,11 @@ def summary_line(p: Plan) -> str:
     parts.append(kv)
     parts.append(f"{p.n_ctx // 1024}K ctx" if p.n_ctx % 1024 == 0 else f"{p.n_ctx} ctx")
     if p.n_seq_max > 1:
-        batch_kv = getattr(p, "batch_kv_type", None)
-        parts.append(f"batches of {p.n_seq_max}" + (f" (KV {batch_kv})" if batch_kv else ""))
+        parts.append(f"batches of {p.n_seq_max}" + (f" (KV {p.batch_kv_type})" if p.batch_kv_type else ""))
     if p.n_gpu_layers:
         est = f"est. {p.predicted.total / GIB:.1f} GiB"
-        batch_bytes = getattr(p, "predicted_batch_bytes", 0)
-        if batch_bytes:
-            est += f" (+{batch_bytes / GIB:.1f} while batching)"
+        if p.predicted_batch_bytes:
+            est += f" (+{p.predicted_batch_bytes / GIB:.1f} while batching)"
         if p.budget_bytes:
             est += f" of {p.budget_bytes / GIB:.1f}"
         parts.append(est)

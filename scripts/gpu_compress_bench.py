@@ -238,7 +238,7 @@ def main() -> int:
     from inference.random_gguf import write_random_gguf
     from summarizer.compress import SummaryParams
     from summarizer.library import Library
-    from summarizer.local_model import LocalModel, plan_local_model
+    from summarizer.local_model import LocalModel, plan_local_model, summary_context_tokens
     from summarizer.model_files import model_sha256
 
     out = Path(args.out)
@@ -246,7 +246,7 @@ def main() -> int:
     work = Path(tempfile.mkdtemp(prefix="compress-bench-"))
     os.environ["PAGEWISE_HOME"] = str(work)
     model_path = Path(args.model) if args.model else write_random_gguf(args.shape, work / f"{args.shape}.gguf")
-    n_ctx = args.ctx or args.segment_tokens + args.summary_tokens + 512 + 1024  # a segment, its summary, prompts
+    n_ctx = args.ctx or summary_context_tokens(args.segment_tokens, args.summary_tokens)  # what `summarize` plans
     params = SummaryParams(args.segment_tokens, args.summary_tokens, args.super_tokens)
     report: dict[str, Any] = {"shape": args.shape, "budget": args.budget, "segment_tokens": args.segment_tokens}
     from inference.telemetry import GpuTelemetry

@@ -356,6 +356,7 @@ class _Compressor:
         self.progress(CompressProgress("summarizing segments", len(nodes), total, self.title))
         started = time.perf_counter()
         tokens_read = 0
+        summarized = 0  # in this run
         prompts = [
             segment_summary_messages(
                 segments[i].text,
@@ -368,7 +369,7 @@ class _Compressor:
         ]
 
         def store(position: int, completion: Completion) -> None:
-            nonlocal tokens_read
+            nonlocal tokens_read, summarized
             index = todo[position]
             segment = segments[index]
             text = _clean(completion.text)
@@ -382,8 +383,9 @@ class _Compressor:
             put_summary(self.library, keys[index], summary)
             nodes[index] = _node(0, summary, cached=False)
             tokens_read += segment.n_tokens
+            summarized += 1
             elapsed = max(time.perf_counter() - started, 1e-9)
-            rate = (len(nodes) - (total - len(todo))) / elapsed
+            rate = summarized / elapsed
             self.progress(
                 CompressProgress(
                     "summarizing segments",

@@ -181,14 +181,14 @@ def with_batch_context(
     return chosen, choice.parallel
 
 
-def summary_context_tokens(segment_tokens: int | None = None) -> int:
+def summary_context_tokens(segment_tokens: int | None = None, summary_tokens: int = 256) -> int:
     """The main context for summarizing alone: a segment, its summary, the prompts, and room for
     the reduction's groups. Smaller than the default answer context, so that more memory is
     left to the batch context (Llama-3.1-8B at 12 GiB: 4 sequences with 2,048-token micro-batches
     at 9,984 tokens, against 512-token ones at 16K)."""
     from summarizer.compress import DEFAULT_SEGMENT_TOKENS
 
-    return (segment_tokens or DEFAULT_SEGMENT_TOKENS) + 256 + 512 + 1024
+    return (segment_tokens or DEFAULT_SEGMENT_TOKENS) + summary_tokens + 512 + 1024
 
 
 def open_local_model(

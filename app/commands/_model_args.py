@@ -44,8 +44,10 @@ def model_path(args: argparse.Namespace) -> Path:
 def _context(args: argparse.Namespace, *, summaries_only: bool) -> int | None:
     """``--ctx``, or for a command that only summarizes a context sized for it; None: the
     planner's default (answers may hold a whole document)."""
-    if args.ctx or not summaries_only:
-        return int(args.ctx) if args.ctx else None
+    if args.ctx:
+        return int(args.ctx)
+    if not summaries_only:
+        return None
     from summarizer.local_model import summary_context_tokens
 
     return summary_context_tokens(args.segment_tokens)
