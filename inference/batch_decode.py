@@ -7,12 +7,17 @@ low-level API, with one KV stream per slot, and runs its own loop over the slots
 * A free slot takes the next prompt at once, so a reply that ends early (end of text, a stop
   string) never leaves its slot idle until the slowest reply of a group is done.
 * Each step is either prefill or decode. Prefill steps pack the prompt tokens of the slots
-  still reading their prompts, in prompt order, into one ``llama_decode`` call sized by measured
-  time (``ChunkSizer``). Decode steps take one token of every other slot in one call. Prefill
+  still reading their prompts, in prompt order, into one ``llama_decode`` call of one whole
+  micro-batch (a smaller call costs as much when layers live in CPU memory, and leaves the GPU
+  idle otherwise). Decode steps take one token of every other slot in one call. Prefill
   goes first: decoding waits while a refilled slot reads its prompt, so the decode calls keep
   every slot, and llama.cpp's per-stream micro-batches stay whole (with one stream per
   sequence, a micro-batch holds only consecutive sequence ids: a slot missing from the middle
   of a decode call would split it into two passes over the weights).
+* With ``plan.batch_mixed`` the sequences share one unified KV cache instead, and every step
+  carries the decoding slots' next tokens together with the next prompt tokens (continuous
+  batching, as llama.cpp's server does): decoding rides along with prefill instead of taking
+  passes over the weights of its own, at the price of attention over the shared cells.
 * Each reply is handed to ``on_result`` as soon as it is finished.
 
 Memory: the batch context holds at most the cells of ``plan.n_seq_max`` sequences of
@@ -32,14 +37,11 @@ from collections import deque
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from inference.decode_utils import ChunkSizer, GreedySampler, TokenBytes
+from inference.decode_utils import GreedySampler, TokenBytes
 from inference.engine import StopReason, StopScanner
 from inference.plan import GGML_TYPE_IDS, Plan
 
 _KV_ROUND = 256
-BATCH_CHUNK_TARGET_S = 0.25
-"""Prefill calls of a batch aim at this many seconds: longer than a single answer's (its first
-token is not waiting on them) for fewer, fuller calls; still a quick cancel."""
 
 BatchResultCallback = Callable[[int, str, dict[str, Any]], None]
 
@@ -97,6 +99,7 @@ class _Clock:
         self.decode_s = 0.0
         self.decode_tokens = 0
         self.decode_steps = 0
+        self.ridden_tokens = 0  # decode tokens carried in prefill steps (mixed batches)
 
     @property
     def prefill_rate(self) -> float:
@@ -108,7 +111,8 @@ class _Clock:
         return (
             f"prefill {self.prefill_tokens} tokens in {self.prefill_s:.2f} s ({self.prefill_rate:.0f} tok/s), "
             f"decode {self.decode_tokens} tokens in {self.decode_s:.2f} s ({decode_rate:.0f} tok/s, "
-            f"{self.decode_steps} steps of {per_step:.1f} sequences)"
+            f"{self.decode_steps} steps of {per_step:.1f} sequences), "
+            f"{self.ridden_tokens} tokens decoded inside prefill steps"
         )
 
 
@@ -167,7 +171,8 @@ def run_batch(
     n_ubatch = max(plan.batch_n_ubatch or plan.n_ubatch, n_slots)
     sys.stderr.write(
         f"[pagewise] batch: {len(prompts)} prompts, {n_slots} sequence{'s' if n_slots > 1 else ''} at a time, "
-        f"{cells} cells each, KV {plan.batch_kv}, micro-batch {n_ubatch}\n"
+        f"{cells} cells each, KV {plan.batch_kv}, micro-batch {n_ubatch}"
+        f"{', mixed steps' if plan.batch_mixed else ''}\n"
     )
 
     params = llama_cpp.llama_context_default_params()
@@ -175,7 +180,7 @@ def run_batch(
     params.n_batch = n_ubatch
     params.n_ubatch = n_ubatch
     params.n_seq_max = n_slots
-    params.kv_unified = False
+    params.kv_unified = plan.batch_mixed
     params.n_threads = llm.n_threads
     params.n_threads_batch = llm.n_threads_batch
     params.type_k = GGML_TYPE_IDS[plan.batch_kv]
@@ -191,7 +196,9 @@ def run_batch(
         )
     batch = llama_cpp.llama_batch_init(n_ubatch, 0, 1)
     try:
-        loop = _SlotLoop(llama_cpp, llm, ctx, batch, n_ubatch, n_slots, check_cancel, abort_callback)
+        loop = _SlotLoop(
+            llama_cpp, llm, ctx, batch, n_ubatch, n_slots, check_cancel, abort_callback, mixed=plan.batch_mixed
+        )
         loop.run(prompts, max_tokens, temperature, stop, seed, on_result)
         sys.stderr.write(f"[pagewise] batch done: {loop.clock.summary()}\n")
     finally:
@@ -212,8 +219,11 @@ class _SlotLoop:
         n_slots: int,
         check_cancel: Callable[[], None],
         abort_callback: Any,
+        *,
+        mixed: bool = False,
     ) -> None:
         self.llama_cpp = llama_cpp
+        self.mixed = mixed
         self.ctx = ctx
         self.batch = batch
         self.n_batch = n_batch
@@ -224,7 +234,6 @@ class _SlotLoop:
         self.token_bytes = TokenBytes(llama_cpp, self.vocab)
         self.greedy = GreedySampler(llama_cpp, llm.n_vocab())
         self.memory = llama_cpp.llama_get_memory(ctx)
-        self.sizer = ChunkSizer(maximum=n_batch, target_s=BATCH_CHUNK_TARGET_S, initial=32)
         self.clock = _Clock()
         self._abort_set = False
 
@@ -255,7 +264,8 @@ class _SlotLoop:
                 self.check_cancel()
                 reading = sorted((s for s in live if s.reading), key=lambda s: s.index)
                 if reading:
-                    self._prefill_step(reading, max_tokens)
+                    riding = [s for s in live if not s.reading] if self.mixed else []
+                    self._prefill_step(reading, riding, max_tokens)
                 else:
                     self._decode_step(live, max_tokens)
                 for seq_id, slot in enumerate(slots):
@@ -281,21 +291,21 @@ class _SlotLoop:
         self.llama_cpp.llama_set_abort_callback(self.ctx, callback, None)
         self._abort_set = enabled
 
-    def _prefill_step(self, reading: list[_Sequence], max_tokens: int) -> None:
-        """One call with the next prompt tokens of the reading slots, in prompt order; a slot
+    def _prefill_step(self, reading: list[_Sequence], riding: list[_Sequence], max_tokens: int) -> None:
+        """One call of one whole micro-batch: the next token of each ``riding`` slot (mixed
+        batches only), then the next prompt tokens of the reading slots, in prompt order; a slot
         whose last prompt token is in it samples its first token."""
         batch = self.batch
-        room = self.sizer.next(sum(len(s.prompt) - s.n_past for s in reading))
-        row = 0
+        for row, sequence in enumerate(riding):
+            self._put(row, sequence.last_token, sequence.n_past, sequence.seq_id, True)
+        row = len(riding)
+        room = self.n_batch
         finishing: list[tuple[_Sequence, int]] = []
         for sequence in reading:
             take = min(room - row, len(sequence.prompt) - sequence.n_past)
+            last = len(sequence.prompt) - 1
             for pos in range(sequence.n_past, sequence.n_past + take):
-                batch.token[row] = sequence.prompt[pos]
-                batch.pos[row] = pos
-                batch.n_seq_id[row] = 1
-                batch.seq_id[row][0] = sequence.seq_id
-                batch.logits[row] = pos == len(sequence.prompt) - 1
+                self._put(row, sequence.prompt[pos], pos, sequence.seq_id, pos == last)
                 row += 1
             sequence.n_past += take
             if not sequence.reading:
@@ -306,25 +316,32 @@ class _SlotLoop:
         self._set_abort(True)
         started = time.perf_counter()
         _decode(self.llama_cpp, self.ctx, batch, self.check_cancel)
-        self.sizer.record(row, time.perf_counter() - started)
+        for row, sequence in enumerate(riding):
+            sequence.n_past += 1
+            self._accept(sequence, row, max_tokens)
         for sequence, last_row in finishing:
             self._accept(sequence, last_row, max_tokens)
         # On a GPU llama_decode returns before the computation ends; reading the logits (in
         # _accept) waits for it. Every run of prefill steps ends with a step that finishes a
         # prompt, so with the accepts inside the clock, the run's GPU time is all counted here.
         self.clock.prefill_s += time.perf_counter() - started
-        self.clock.prefill_tokens += row
+        self.clock.prefill_tokens += row - len(riding)
+        self.clock.ridden_tokens += len(riding)
+
+    def _put(self, row: int, token: int, pos: int, seq_id: int, logits: bool) -> None:
+        batch = self.batch
+        batch.token[row] = token
+        batch.pos[row] = pos
+        batch.n_seq_id[row] = 1
+        batch.seq_id[row][0] = seq_id
+        batch.logits[row] = logits
 
     def _decode_step(self, active: list[_Sequence], max_tokens: int) -> None:
         """One call with one token of every slot (in slot order: consecutive sequence ids)."""
         batch = self.batch
         batch.n_tokens = len(active)
         for row, sequence in enumerate(active):
-            batch.token[row] = sequence.last_token
-            batch.pos[row] = sequence.n_past
-            batch.n_seq_id[row] = 1
-            batch.seq_id[row][0] = sequence.seq_id
-            batch.logits[row] = True
+            self._put(row, sequence.last_token, sequence.n_past, sequence.seq_id, True)
         self._set_abort(False)
         started = time.perf_counter()
         _decode(self.llama_cpp, self.ctx, batch, self.check_cancel)

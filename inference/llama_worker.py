@@ -15,10 +15,12 @@ until a terminal reply):
     ("unload",)                         -> ("ok",)
     ("exit",)                           -> the process ends
 
-``cancel_event`` (a ``multiprocessing.Event``) is checked between prefill chunks and between
-generated tokens. Prefill chunks are sized from measured time (``decode_utils.ChunkSizer``),
-so a check comes about every ``CHUNK_TARGET_S`` whatever the speed of the device; on the
-CPU backend llama.cpp's abort callback also checks it between graph nodes during prefill.
+``cancel_event`` (a ``multiprocessing.Event``) is checked between prefill calls and between
+generated tokens. Prefill goes in whole micro-batches (``decode_utils.prefill_step``): with
+layers in CPU memory each call costs the same whatever its size (their weights cross to the GPU
+once per micro-batch), so smaller calls only multiply that cost. On the CPU backend llama.cpp's
+abort callback checks the event between graph nodes, so a cancel lands at once; on CUDA it
+waits for the running micro-batch (measured per placement in docs/benchmarks.md).
 
 ``worker_main`` is a top-level function and nothing here runs at import: required by the
 "spawn" start method and by frozen builds (the app calls ``multiprocessing.freeze_support()``).
@@ -40,7 +42,7 @@ from dataclasses import dataclass
 from multiprocessing.connection import Connection
 from typing import Any
 
-from inference.decode_utils import ChunkSizer, GreedySampler, TokenBytes
+from inference.decode_utils import GreedySampler, TokenBytes, prefill_step
 from inference.engine import ChatMessage, StopReason, StopScanner
 from inference.plan import Plan
 
@@ -331,13 +333,13 @@ class _Worker:
         cached = self._reuse_prefix(tokens)
         suffix = tokens[cached:]
         prefill_started = time.perf_counter()
-        sizer = ChunkSizer(maximum=int(llm.n_batch))
+        step = prefill_step(int(llm.n_batch), self.plan.n_ubatch if self.plan else int(llm.n_batch))
         done = 0
         self._set_abort(llm, True)
         try:
             while done < len(suffix):
                 self._check_cancel()
-                part = suffix[done : done + sizer.next(len(suffix) - done)]
+                part = suffix[done : done + step]
                 chunk_started = time.perf_counter()
                 try:
                     llm.eval(part)
@@ -345,7 +347,6 @@ class _Worker:
                     if self.cancel_event.is_set():
                         raise WorkerCancelled() from error
                     raise
-                sizer.record(len(part), time.perf_counter() - chunk_started)
                 if _TRACE:
                     sys.stderr.write(
                         f"[chunk] n={len(part)} s={time.perf_counter() - chunk_started:.3f} "

@@ -63,6 +63,7 @@ class Plan:
     predicted_batch_bytes: int = 0
     batch_n_ctx: int = 0  # tokens per batch sequence the batch context is planned for (0: n_ctx)
     batch_n_ubatch: int = 0  # the batch context's n_batch and n_ubatch (0: n_ubatch): larger = faster prefill
+    batch_mixed: bool = False  # one unified KV cache; decode tokens ride in prefill steps (batch_decode)
 
     @property
     def batch_kv(self) -> KvType:

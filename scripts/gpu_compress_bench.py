@@ -229,6 +229,9 @@ def main() -> int:
     parser.add_argument("--ctx", type=int, help="the main context (default: a segment, its summary and prompts)")
     parser.add_argument("--batch-ubatch", type=int, help="override the planned micro-batch of the batch context")
     parser.add_argument("--batch-kv", choices=("f16", "q8_0", "q4_0"), help="override the batch context's KV type")
+    parser.add_argument(
+        "--mixed", action="store_true", help="decode tokens ride in prefill steps (one unified KV cache)"
+    )
     parser.add_argument("--no-follow-up", action="store_true", help="skip the follow-up question's TTFT")
     parser.add_argument("--tag", default="", help="results go to compress_bench[_TAG].json")
     args = parser.parse_args()
@@ -262,6 +265,8 @@ def main() -> int:
         overrides["batch_n_ubatch"] = args.batch_ubatch
     if args.batch_kv:
         overrides["batch_kv_type"] = args.batch_kv
+    if args.mixed:
+        overrides["batch_mixed"] = True
     if overrides:
         import dataclasses
 

@@ -32,21 +32,27 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     parser.add_argument(
         "--compare-raw", action="store_true", help="also time llama-cpp-python directly (engine overhead)"
     )
+    parser.add_argument(
+        "--ubatch", type=int, help="micro-batch size (n_batch = n_ubatch; default: the planner's choice)"
+    )
     parser.add_argument("--rounds", type=int, default=3, help="measured generations per side (median; default 3)")
     add_json_flag(parser)
     parser.set_defaults(handler=run)
 
 
-def make_plan(model: str, budget_text: str | None, ctx: int | None, threads: int | None) -> Any:
+def make_plan(
+    model: str, budget_text: str | None, ctx: int | None, threads: int | None, ubatch: int | None = None
+) -> Any:
     """The planner's plan for ``model`` (CPU-only when there is no GPU budget)."""
     from dataclasses import replace
 
     from inference.gguf_info import read_gguf_info
-    from inference.planner import auto_budget, parse_budget, plan
+    from inference.planner import PlannerOptions, auto_budget, parse_budget, plan
 
     info = read_gguf_info(model)
     budget = parse_budget(budget_text) if budget_text else auto_budget()
-    chosen = plan(info, budget, ctx)
+    options = PlannerOptions(n_batch=ubatch, n_ubatch=ubatch) if ubatch else PlannerOptions()
+    chosen = plan(info, budget, ctx, options=options)
     return replace(chosen, n_threads=threads) if threads else chosen
 
 
@@ -59,15 +65,22 @@ def _prompt(engine: Any, n_tokens: int, nonce: str) -> str:
 
 
 def _raw_child(kwargs: dict[str, Any], prompt: str, n_tokens: int, rounds: int, conn: Any) -> None:
-    """In a child process: decode tokens/s of llama-cpp-python's own loop, ``rounds`` times."""
+    """In a child process, ``rounds`` times: prefill tokens/s of one ``eval()`` of the whole
+    prompt, and decode tokens/s of llama-cpp-python's own loop."""
     try:
         import llama_cpp
 
         llm = llama_cpp.Llama(**kwargs, verbose=False)
         rates: list[float] = []
+        prefill_rates: list[float] = []
         try:
             tokens = llm.tokenize(prompt.encode("utf-8"), add_bos=True, special=True)
             for round_index in range(rounds + 1):  # round 0 warms up (graph build, caches)
+                llm.reset()
+                started = time.perf_counter()
+                llm.eval(tokens)  # reads the last token's logits: waits for the GPU
+                if round_index:
+                    prefill_rates.append(len(tokens) / (time.perf_counter() - started))
                 llm.reset()
                 generated = 0
                 first_at = 0.0
@@ -82,7 +95,7 @@ def _raw_child(kwargs: dict[str, Any], prompt: str, n_tokens: int, rounds: int, 
                     rates.append((generated - 1) / (ended - first_at))
         finally:
             llm.close()
-        conn.send(("ok", rates))
+        conn.send(("ok", (rates, prefill_rates)))
     except BaseException as error:  # reported to the parent, which keeps running
         conn.send(("error", f"{type(error).__name__}: {error}"))
 
@@ -104,9 +117,15 @@ def _raw_decode_rate(plan: Plan, prompt: str, n_tokens: int, rounds: int) -> dic
         process.join()
         return {"error": f"llama-cpp-python's process ended with exit code {process.exitcode} before reporting."}
     process.join()
-    if kind != "ok" or not value:
-        return {"error": str(value or "no tokens were generated")}
-    return {"decode_tok_s": statistics.median(value), "rounds": [round(r, 2) for r in value]}
+    if kind != "ok" or not value[0]:
+        return {"error": str(value if kind != "ok" else "no tokens were generated")}
+    rates, prefill_rates = value
+    return {
+        "decode_tok_s": statistics.median(rates),
+        "rounds": [round(r, 2) for r in rates],
+        "prefill_tok_s": statistics.median(prefill_rates),
+        "prefill_rounds": [round(r, 2) for r in prefill_rates],
+    }
 
 
 def run(args: argparse.Namespace) -> int:
@@ -115,7 +134,7 @@ def run(args: argparse.Namespace) -> int:
     from inference.planner import calibrate, summary_line
     from inference.telemetry import GpuTelemetry
 
-    plan = make_plan(args.model, args.budget, args.ctx, args.threads)
+    plan = make_plan(args.model, args.budget, args.ctx, args.threads, args.ubatch)
     if args.prompt_tokens + args.gen_tokens + 16 > plan.n_ctx:
         from inference.errors import PlanError
 
@@ -161,6 +180,7 @@ def run(args: argparse.Namespace) -> int:
     if args.compare_raw:
         raw = _raw_decode_rate(plan, prompt, args.gen_tokens, max(1, args.rounds))
     raw_rate = float(raw["decode_tok_s"]) if raw and "decode_tok_s" in raw else 0.0
+    raw_prefill = float(raw["prefill_tok_s"]) if raw and "prefill_tok_s" in raw else 0.0
 
     stats = result.stats
     output: dict[str, Any] = {
@@ -185,6 +205,10 @@ def run(args: argparse.Namespace) -> int:
         "raw_decode_tok_s_rounds": raw.get("rounds") if raw else None,
         "raw_error": raw.get("error") if raw else None,
         "engine_vs_raw": round(stats.decode_tok_s / raw_rate, 3) if raw_rate else None,
+        "prefill_tok_s_rounds": [round(r.stats.prefill_tok_s, 2) for r in results],
+        "raw_prefill_tok_s": round(raw_prefill, 2) if raw_prefill else None,
+        "raw_prefill_tok_s_rounds": raw.get("prefill_rounds") if raw else None,
+        "prefill_vs_raw": round(stats.prefill_tok_s / raw_prefill, 3) if raw_prefill else None,
     }
     if args.json:
         emit_json(output)
@@ -203,7 +227,10 @@ def run(args: argparse.Namespace) -> int:
     else:
         print(f"GPU memory: predicted {plan.predicted.total / gib:.2f} GiB, not measured ({gpu.reason})")
     if raw_rate:
-        print(f"llama-cpp-python directly: decode {raw_rate:.1f} tok/s (engine/raw = {output['engine_vs_raw']})")
+        print(
+            f"llama-cpp-python directly: prefill {raw_prefill:.0f} tok/s (engine/raw = {output['prefill_vs_raw']}) · "
+            f"decode {raw_rate:.1f} tok/s (engine/raw = {output['engine_vs_raw']})"
+        )
     elif raw:
         print(f"llama-cpp-python directly: not measured ({raw.get('error')})")
     return 0

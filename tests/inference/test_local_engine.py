@@ -9,6 +9,7 @@ from __future__ import annotations
 import glob
 import importlib.util
 import os
+import re
 import signal
 import threading
 import time
@@ -427,10 +428,12 @@ def test_batch_prompts_longer_than_planned_run_in_smaller_waves() -> None:
     assert [done for done, _ in progress] == [1, 2, 3]
 
 
-def test_batch_slots_take_the_next_prompt_as_soon_as_a_reply_ends() -> None:
+@pytest.mark.parametrize("mixed", [False, True], ids=["prefill-then-decode", "decode-rides-along"])
+def test_batch_slots_take_the_next_prompt_as_soon_as_a_reply_ends(mixed: bool) -> None:
     """More prompts than slots, replies of different lengths (a stop string ends some early):
     each slot is refilled when its reply ends, every reply is handed over as it finishes, and
-    the texts are those of one-at-a-time generation."""
+    the texts are those of one-at-a-time generation; with mixed steps (one unified KV cache),
+    the decoding slots' tokens ride in the prefill calls of a refilled slot."""
     prompts = [
         "List three colours:\n1.",
         "The capital of France is",
@@ -441,7 +444,7 @@ def test_batch_slots_take_the_next_prompt_as_soon_as_a_reply_ends() -> None:
     finished: list[int] = []
     with LocalEngine() as local:
         assert isinstance(local, LocalEngine)
-        local.load(_plan(n_seq_max=2, batch_n_ctx=256))
+        local.load(_plan(n_seq_max=2, batch_n_ctx=256, batch_mixed=mixed))
         results = local.generate_batch(
             prompts, max_tokens=12, stop=["\n"], on_result=lambda index, _done: finished.append(index)
         )
@@ -457,7 +460,31 @@ def test_batch_slots_take_the_next_prompt_as_soon_as_a_reply_ends() -> None:
     # Every token sampled but each reply's first (sampled after its prefill) came from a decode
     # step; an end-of-text token is sampled but not part of the reply.
     decoded = sum(r.stats.completion_tokens - 1 + (r.stats.stop_reason == "eos") for r in results)
-    assert done and f"decode {decoded} tokens" in done[-1]
+    assert done
+    clock = re.search(r"decode (\d+) tokens .* (\d+) tokens decoded inside prefill steps", done[-1])
+    assert clock, done[-1]
+    in_decode_steps, in_prefill_steps = int(clock.group(1)), int(clock.group(2))
+    assert in_decode_steps + in_prefill_steps == decoded
+    if mixed:
+        assert in_prefill_steps > 0  # a refilled slot's prompt carried the other slot's tokens
+    else:
+        assert in_prefill_steps == 0
+
+
+def test_prefill_goes_in_whole_micro_batches(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every prefill call but the last holds one whole micro-batch (n_ubatch tokens): smaller
+    calls cost as much when layers live in CPU memory."""
+    monkeypatch.setenv("PAGEWISE_TRACE_CHUNKS", "1")
+    with LocalEngine() as local:
+        assert isinstance(local, LocalEngine)
+        local.load(_plan(n_batch=128, n_ubatch=128))
+        result = local.complete(_long_prompt(40), max_tokens=2)
+        with open(local.log_path, encoding="utf-8") as log:
+            sizes = [int(m.group(1)) for m in re.finditer(r"\[chunk\] n=(\d+)", log.read())]
+    assert sum(sizes) == result.stats.prompt_tokens
+    assert len(sizes) >= 3
+    assert all(size == 128 for size in sizes[:-1])
+    assert 0 < sizes[-1] <= 128
 
 
 def test_on_result_cannot_call_the_engine_mid_batch(engine: LocalEngine) -> None:
