@@ -46,7 +46,9 @@ class JobProgress(QWidget):
         self.cancel_button = QToolButton()
         self.cancel_button.setText("Cancel")
         self.cancel_button.setToolTip(cancel_tip)
+        self.cancel_button.clicked.connect(self.mark_stopping)
         self.cancel_button.clicked.connect(self.cancel_requested)
+        self._stopping = False
         layout = QHBoxLayout(self)
         layout.setContentsMargins(4, 0, 4, 0)
         layout.addWidget(self.label, 1)
@@ -60,9 +62,22 @@ class JobProgress(QWidget):
         self.bar.setRange(0, 0)  # busy until a total is known
         self.eta.setText("")
         self.cancel_button.setEnabled(True)
+        self._stopping = False
         self.show()
 
+    def mark_stopping(self) -> None:
+        """Say at once that the stop was heard: a model stops at the end of its running
+        micro-batch (tens of milliseconds to a few seconds with layers in CPU memory)."""
+        if self.isHidden():
+            return
+        self._stopping = True
+        self.label.setText("Stopping…")
+        self.eta.setText("")
+        self.cancel_button.setEnabled(False)
+
     def update_progress(self, progress: Progress) -> None:
+        if self._stopping:
+            return
         self.label.setText(describe(progress))
         if progress.total:
             self.bar.setRange(0, progress.total)

@@ -524,6 +524,7 @@ class MainWindow(QMainWindow):
 
     def cancel_answer(self) -> None:
         if self.answer_job is not None:
+            self.conversation.progress.mark_stopping()
             self.answer_job.cancel()
 
     def _answer_progress(self, progress: Progress) -> None:
@@ -650,6 +651,7 @@ class MainWindow(QMainWindow):
 
     def cancel_summary(self) -> None:
         if self.summary_job is not None:
+            self.summary.progress.mark_stopping()
             self.summary_job.cancel()
 
     # --- citations -----------------------------------------------------------------------

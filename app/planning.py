@@ -82,7 +82,8 @@ def preview(values: Mapping[str, Any], free_vram: Callable[[], int | None] = def
     model = str(values.get("model_path", "") or "").strip()
     if not model:
         return PlanPreview(None, "No model configured", "Choose a GGUF model file, or download a recommended one.")
-    from inference.planner import Overrides, plan, summary_line
+    from inference.job_time import ANSWER, local_speeds, plan_for_job
+    from inference.planner import Overrides, summary_line
     from summarizer.local_model import with_batch_context
 
     try:
@@ -96,7 +97,7 @@ def preview(values: Mapping[str, Any], free_vram: Callable[[], int | None] = def
             kv_type=None if kv == "auto" else kv,  # type: ignore[arg-type]
             n_ctx=ctx or None,
         )
-        chosen = plan(info, budget, None, overrides)
+        chosen = plan_for_job(info, budget, None, overrides, ANSWER, local_speeds()).plan
         # Room for summarizing several segments at once next to it (``generate_batch``).
         chosen, _ = with_batch_context(chosen, info, budget)
     except PagewiseError as error:

@@ -28,9 +28,10 @@ from types import TracebackType
 
 from inference.cancel import NEVER_CANCELLED, CancelToken
 from inference.gguf_info import GgufInfo, read_gguf_info
+from inference.job_time import ANSWER, Job, local_speeds, plan_for_job
 from inference.local_engine import LocalEngine, check_model_file
 from inference.plan import KvType, Plan
-from inference.planner import Config, PlannerOptions, auto_budget, estimate, plan
+from inference.planner import Config, PlannerOptions, auto_budget, estimate
 from inference.progress import ProgressCallback, no_progress
 from summarizer.library import Library
 from summarizer.model_files import model_sha256
@@ -143,8 +144,9 @@ def plan_local_model(
     n_threads: int | None = None,
     budget: int | None = None,
     max_parallel: int | None = None,
+    job: Job = ANSWER,
 ) -> tuple[Plan, int]:
-    """The plan for ``model_path`` and the parallelism it leaves room for.
+    """The plan for ``model_path`` for ``job`` and the parallelism it leaves room for.
 
     ``budget`` is GPU bytes; None means the free VRAM minus the planner's reserve (0 on a
     machine without an NVIDIA GPU: a CPU plan). ``max_parallel=1`` never batches.
@@ -153,7 +155,7 @@ def plan_local_model(
     info = read_gguf_info(path)
     if budget is None:
         budget = auto_budget()
-    single = plan(info, budget, n_ctx)
+    single = plan_for_job(info, budget, n_ctx, job=job, speeds=local_speeds()).plan
     if n_threads is not None:
         single = dataclasses.replace(single, n_threads=n_threads)
     return with_batch_context(single, info, budget, max_parallel)
@@ -201,10 +203,11 @@ def open_local_model(
     max_parallel: int | None = None,
     progress: ProgressCallback = no_progress,
     cancel: CancelToken = NEVER_CANCELLED,
+    job: Job = ANSWER,
 ) -> LocalModel:
     """Hash (cached), plan and load ``model_path`` in a worker process."""
     chosen, parallel = plan_local_model(
-        model_path, n_ctx=n_ctx, n_threads=n_threads, budget=budget, max_parallel=max_parallel
+        model_path, n_ctx=n_ctx, n_threads=n_threads, budget=budget, max_parallel=max_parallel, job=job
     )
     sha = model_sha256(library, model_path, progress, cancel)
     engine = LocalEngine()

@@ -63,6 +63,7 @@ def planned_model(
 ) -> tuple[Plan, int, str]:
     """(plan, parallel sequences, model sha256) without loading the model. ``batch``: leave room
     for summarizing several segments at once; ``summaries_only``: the command only summarizes."""
+    from inference.job_time import ANSWER, SUMMARY
     from inference.planner import parse_budget
     from summarizer.local_model import plan_local_model
     from summarizer.model_files import model_sha256
@@ -74,6 +75,7 @@ def planned_model(
         n_threads=args.threads or default_threads(),
         budget=parse_budget(args.budget) if args.budget else None,
         max_parallel=None if batch else 1,
+        job=SUMMARY if summaries_only else ANSWER,
     )
     return plan, parallel, model_sha256(library, path, progress) if progress else model_sha256(library, path)
 
@@ -88,6 +90,7 @@ def open_model(
 ) -> LocalModel:
     """Plan and load the model named by ``--model`` (or configured), in a worker process
     (``batch`` and ``summaries_only`` as for ``planned_model``)."""
+    from inference.job_time import ANSWER, SUMMARY
     from inference.planner import parse_budget
     from summarizer.local_model import open_local_model
 
@@ -99,6 +102,7 @@ def open_model(
         budget=parse_budget(args.budget) if args.budget else None,
         max_parallel=None if batch else 1,
         progress=progress,
+        job=SUMMARY if summaries_only else ANSWER,
     )
 
 

@@ -41,18 +41,27 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 
 
 def make_plan(
-    model: str, budget_text: str | None, ctx: int | None, threads: int | None, ubatch: int | None = None
+    model: str,
+    budget_text: str | None,
+    ctx: int | None,
+    threads: int | None,
+    ubatch: int | None = None,
+    job: Any = None,
 ) -> Any:
-    """The planner's plan for ``model`` (CPU-only when there is no GPU budget)."""
+    """The planner's plan for ``model`` (CPU-only when there is no GPU budget), for ``job``
+    (an ``inference.job_time.Job``; default: an answer) unless ``ubatch`` fixes the micro-batch."""
     from dataclasses import replace
 
     from inference.gguf_info import read_gguf_info
-    from inference.planner import PlannerOptions, auto_budget, parse_budget, plan
+    from inference.job_time import ANSWER, local_speeds, plan_for_job
+    from inference.planner import Overrides, PlannerOptions, auto_budget, parse_budget, plan
 
     info = read_gguf_info(model)
     budget = parse_budget(budget_text) if budget_text else auto_budget()
-    options = PlannerOptions(n_batch=ubatch, n_ubatch=ubatch) if ubatch else PlannerOptions()
-    chosen = plan(info, budget, ctx, options=options)
+    if ubatch:
+        chosen = plan(info, budget, ctx, options=PlannerOptions(n_batch=ubatch, n_ubatch=ubatch))
+    else:
+        chosen = plan_for_job(info, budget, ctx, Overrides(), job or ANSWER, local_speeds()).plan
     return replace(chosen, n_threads=threads) if threads else chosen
 
 
@@ -130,11 +139,15 @@ def _raw_decode_rate(plan: Plan, prompt: str, n_tokens: int, rounds: int) -> dic
 
 def run(args: argparse.Namespace) -> int:
     from inference.engine import collect
+    from inference.gguf_info import read_gguf_info
+    from inference.job_time import Job, local_speeds, predict_rates
     from inference.local_engine import LocalEngine
     from inference.planner import calibrate, summary_line
     from inference.telemetry import GpuTelemetry
 
-    plan = make_plan(args.model, args.budget, args.ctx, args.threads, args.ubatch)
+    job = Job("bench", args.prompt_tokens, args.gen_tokens)
+    plan = make_plan(args.model, args.budget, args.ctx, args.threads, args.ubatch, job)
+    predicted = predict_rates(read_gguf_info(args.model), plan, local_speeds()) if plan.n_gpu_layers else None
     if args.prompt_tokens + args.gen_tokens + 16 > plan.n_ctx:
         from inference.errors import PlanError
 
@@ -206,6 +219,8 @@ def run(args: argparse.Namespace) -> int:
         "raw_error": raw.get("error") if raw else None,
         "engine_vs_raw": round(stats.decode_tok_s / raw_rate, 3) if raw_rate else None,
         "prefill_tok_s_rounds": [round(r.stats.prefill_tok_s, 2) for r in results],
+        "predicted_prefill_tok_s": round(predicted.prefill_tok_s, 1) if predicted else None,
+        "predicted_decode_tok_s": round(predicted.decode_tok_s, 2) if predicted else None,
         "raw_prefill_tok_s": round(raw_prefill, 2) if raw_prefill else None,
         "raw_prefill_tok_s_rounds": raw.get("prefill_rounds") if raw else None,
         "prefill_vs_raw": round(stats.prefill_tok_s / raw_prefill, 3) if raw_prefill else None,

@@ -34,6 +34,13 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         help="MoE models: offload whole layers instead of keeping some expert tensors in CPU memory",
     )
     parser.add_argument(
+        "--job",
+        choices=("answer", "summary"),
+        default="answer",
+        help="the work to plan for: answers (3K-token prompts) or segment summaries (8K); "
+        "with layers in CPU memory the micro-batch is chosen by its predicted time",
+    )
+    parser.add_argument(
         "--probe",
         action="store_true",
         help="ask llama.cpp for its exact compute buffer sizes (a dry run in a child process; needs a GPU build)",
@@ -54,7 +61,7 @@ def _gpu_build() -> bool | None:
 def run(args: argparse.Namespace) -> int:
     from inference.errors import PlanError
     from inference.gguf_info import read_gguf_info
-    from inference.planner import Overrides, PlannerOptions, auto_budget, parse_budget, plan, summary_line
+    from inference.planner import Overrides, PlannerOptions, auto_budget, parse_budget, summary_line
 
     info = read_gguf_info(args.model)
     extra_notes: list[str] = []
@@ -95,8 +102,13 @@ def run(args: argparse.Namespace) -> int:
                 extra_notes.append(f"the dry run failed ({exc}); the arithmetic alone was used")
         else:
             extra_notes.append("--probe needs llama.cpp built with GPU support; the arithmetic alone was used")
+    from inference.job_time import ANSWER, SUMMARY, local_speeds, plan_for_job, predict_rates
+
+    job = SUMMARY if args.job == "summary" else ANSWER
+    speeds = local_speeds()
     if not probed:
-        chosen = plan(info, budget, args.ctx, overrides, options)
+        chosen = plan_for_job(info, budget, args.ctx, overrides, job, speeds, options).plan
+    rates = predict_rates(info, chosen, speeds) if chosen.n_gpu_layers else None
     if probed:
         extra_notes.append("compute buffers from llama.cpp's dry run")
     notes = list(chosen.notes) + extra_notes
@@ -106,6 +118,10 @@ def run(args: argparse.Namespace) -> int:
         data["summary"] = summary_line(chosen)
         data["budget_source"] = budget_source
         data["probed"] = probed
+        data["job"] = {"name": job.name, "prompt_tokens": job.prompt_tokens, "generated_tokens": job.generated_tokens}
+        data["predicted_prefill_tok_s"] = round(rates.prefill_tok_s, 1) if rates else None
+        data["predicted_decode_tok_s"] = round(rates.decode_tok_s, 2) if rates else None
+        data["speeds"] = speeds.name if rates else None
         data["model"] = info.to_json()
         emit_json(data)
         return 0
@@ -122,6 +138,12 @@ def run(args: argparse.Namespace) -> int:
         f"  n_ctx {chosen.n_ctx}, n_batch {chosen.n_batch}, n_ubatch {chosen.n_ubatch}, "
         f"KV {chosen.type_k}/{chosen.type_v}, flash attention {'on' if chosen.flash_attn else 'off'}"
     )
+    if rates:
+        print(
+            f"  predicted on {speeds.name}: prefill {rates.prefill_tok_s:,.0f} tok/s, "
+            f"decode {rates.decode_tok_s:.1f} tok/s; job '{job.name}' "
+            f"({job.prompt_tokens:,} tokens in, {job.generated_tokens} out) {rates.seconds(job):.1f} s"
+        )
     for note in notes:
         print(f"  note: {note}")
     return 0
