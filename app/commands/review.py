@@ -1,0 +1,63 @@
+"""``pagewise review DOC_ID... --evidence-only``: where each checklist item's clause is."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from app.output import TerminalProgress, add_json_flag, emit_json
+
+
+def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    parser = sub.add_parser(
+        "review",
+        help="review contracts against a checklist (CUAD's 41 clause categories by default)",
+        description="For each checklist item, find the passages of each contract where the clause is. "
+        "Answering the items with a language model is not built yet: --evidence-only is required.",
+    )
+    parser.add_argument("doc_ids", nargs="+", metavar="DOC_ID", help="the contracts (see `pagewise list`)")
+    parser.add_argument("--checklist", default="cuad", help="cuad, or a CSV/YAML checklist file (docs/checklists.md)")
+    parser.add_argument(
+        "--evidence-only", action="store_true", help="find each item's evidence without a language model"
+    )
+    parser.add_argument("--format", choices=("md", "csv"), help="write the review as Markdown or CSV (with --out)")
+    parser.add_argument("--out", type=Path, help="the file to write with --format")
+    add_json_flag(parser)
+    parser.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from app.output import fail
+    from summarizer.checklist import load_checklist
+    from summarizer.library import Library
+    from summarizer.review import review_evidence
+    from summarizer.review_export import page_label, to_csv, to_markdown
+
+    if not args.evidence_only:
+        return fail(
+            args,
+            "answering the checklist with a language model is not built yet; "
+            "run with --evidence-only to find where each clause is",
+            2,
+        )
+    if bool(args.format) != bool(args.out):
+        return fail(args, "--format and --out go together (e.g. --format md --out review.md)", 2)
+    checklist = load_checklist(args.checklist)
+    progress = TerminalProgress(enabled=not args.json)
+    with Library.open() as library:
+        reviews = review_evidence(library, args.doc_ids, checklist, progress)
+    progress.close()
+    if args.out:
+        text = to_markdown(reviews) if args.format == "md" else to_csv(reviews)
+        args.out.write_text(text, encoding="utf-8")
+    if args.json:
+        emit_json({"reviews": [r.to_json() for r in reviews]})
+        return 0
+    if args.out:
+        print(f"Wrote {args.out} ({len(checklist.items)} items x {len(reviews)} contracts).")
+        return 0
+    for review in reviews:
+        print(f"{review.title} ({review.doc_id}) — {checklist.name} checklist, {len(review.items)} items")
+        for item in review.items:
+            print(f"  {item.category:<36} {page_label(item) or 'no passage'}")
+    return 0

@@ -1,0 +1,154 @@
+"""Contract review against a checklist: for every item, the passages where the answer is.
+
+This is the evidence half of the review (``pagewise review --evidence-only``): hybrid retrieval
+over the whole contract for each item's queries and its question, fused by rank, kept with the
+result (the passages consulted and the best one first). It needs no language model, so it runs
+on a laptop without a GPU and makes the retrieval half testable on its own. Answering each item
+with a model (typed values, citations, playbook flags) builds on these results.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from inference.cancel import NEVER_CANCELLED, CancelToken
+from inference.errors import LibraryError
+from inference.progress import Progress, ProgressCallback, no_progress
+from summarizer.checklist import Checklist, ChecklistItem
+from summarizer.library import Library
+from summarizer.retrieval import search
+
+PER_QUERY = 10  # passages taken from each query's ranking
+EVIDENCE = 10  # passages kept per item, best first
+RANK_K = 5  # rank fusion across an item's queries: 1 / (RANK_K + rank)
+
+
+@dataclass(frozen=True, slots=True)
+class Evidence:
+    passage_id: int
+    page_start: int
+    page_end: int
+    text: str
+    heading: str = ""
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "passage_id": self.passage_id,
+            "page_start": self.page_start,
+            "page_end": self.page_end,
+            "heading": self.heading,
+            "text": self.text,
+        }
+
+
+@dataclass(slots=True)
+class ItemResult:
+    """One checklist item for one contract (the JSON of docs/cli-json.md, `pagewise review`)."""
+
+    item_id: str
+    category: str
+    question: str
+    type: str
+    status: str  # evidence (evidence-only run) | answered | not_found | error
+    evidence: list[Evidence] = field(default_factory=list)
+    passages_read: int = 0
+    answer: str | None = None
+    value: str | None = None
+    flag: str | None = None  # match | deviation | missing (playbook); None without one
+    reason: str = ""
+    quote: str = ""
+    citations: list[dict[str, Any]] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "item_id": self.item_id,
+            "category": self.category,
+            "question": self.question,
+            "answer": self.answer,
+            "type": self.type,
+            "value": self.value,
+            "status": self.status,
+            "flag": self.flag,
+            "reason": self.reason,
+            "citations": self.citations,
+            "quote": self.quote,
+            "evidence": [e.to_json() for e in self.evidence],
+            "passages_read": self.passages_read,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class DocumentReview:
+    doc_id: str
+    title: str
+    content_sha256: str
+    checklist: str
+    checklist_version: str
+    items: tuple[ItemResult, ...]
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "doc_id": self.doc_id,
+            "title": self.title,
+            "content_sha256": self.content_sha256,
+            "checklist": self.checklist,
+            "checklist_version": self.checklist_version,
+            "items": [i.to_json() for i in self.items],
+        }
+
+
+def item_evidence(library: Library, doc_id: str, item: ChecklistItem) -> tuple[list[Evidence], int]:
+    """The best passages for ``item`` in ``doc_id`` (at most ``EVIDENCE``, best first) and how many
+    distinct passages the queries consulted."""
+    scores: dict[int, float] = {}
+    found: dict[int, Evidence] = {}
+    for query in (*item.queries, item.question):
+        for rank, result in enumerate(search(library, query, doc_ids=[doc_id], k=PER_QUERY), start=1):
+            scores[result.passage_id] = scores.get(result.passage_id, 0.0) + 1.0 / (RANK_K + rank)
+            found.setdefault(
+                result.passage_id,
+                Evidence(result.passage_id, result.page_start, result.page_end, result.text, result.heading),
+            )
+    best = sorted(scores, key=lambda pid: (-scores[pid], pid))[:EVIDENCE]
+    return [found[pid] for pid in best], len(found)
+
+
+def check_reviewable(library: Library, doc_ids: Sequence[str]) -> None:
+    """Raises ``LibraryError`` naming the first document that cannot be reviewed yet."""
+    for doc_id in doc_ids:
+        record = library.document(doc_id)  # DocumentNotFound names the id
+        if record.state != "ready":
+            raise LibraryError(
+                f"{record.title} ({doc_id}) is still being added to the library ({record.state}). "
+                "Wait until it is indexed, then review it."
+            )
+        if record.passages == 0:
+            raise LibraryError(f"{record.title} ({doc_id}) has no text to review (a scanned PDF needs OCR first).")
+
+
+def review_evidence(
+    library: Library,
+    doc_ids: Sequence[str],
+    checklist: Checklist,
+    progress: ProgressCallback = no_progress,
+    cancel: CancelToken = NEVER_CANCELLED,
+) -> list[DocumentReview]:
+    """The evidence for every item of ``checklist`` in every document (one after the other)."""
+    check_reviewable(library, doc_ids)
+    total = len(doc_ids) * len(checklist.items)
+    reviews = []
+    for n_doc, doc_id in enumerate(doc_ids):
+        record = library.document(doc_id)
+        items = []
+        for n_item, item in enumerate(checklist.items):
+            cancel.raise_if_cancelled()
+            evidence, consulted = item_evidence(library, doc_id, item)
+            items.append(ItemResult(item.id, item.category, item.question, item.type, "evidence", evidence, consulted))
+            done = n_doc * len(checklist.items) + n_item + 1
+            progress(Progress("Finding the clauses", done, total, f"{record.title}: {item.category}"))
+        reviews.append(
+            DocumentReview(doc_id, record.title, record.content_sha256, checklist.name, checklist.version, tuple(items))
+        )
+    return reviews

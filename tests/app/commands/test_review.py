@@ -1,0 +1,59 @@
+"""`pagewise review`: evidence-only runs, JSON keys, exports, and refusals."""
+
+from __future__ import annotations
+
+import csv
+import json
+from pathlib import Path
+
+import pytest
+
+from app.cli import main
+from tests.conftest import CONTRACTS
+
+CHECKLIST = (
+    "id,category,question,queries,type,expected\n"
+    "law,Governing Law,Which law governs?,governed by the laws of | governing law,jurisdiction,\n"
+    "ins,Insurance,Must a party carry insurance?,shall maintain insurance,yes_no,\n"
+)
+
+
+@pytest.fixture
+def doc_id(capsys: pytest.CaptureFixture[str]) -> str:
+    assert main(["ingest", str(CONTRACTS / "endorsement-8p.pdf"), "--json"]) == 0
+    return str(json.loads(capsys.readouterr().out.splitlines()[0])["doc_id"])
+
+
+def test_review_evidence_only_json_and_exports(capsys: pytest.CaptureFixture[str], tmp_path: Path, doc_id: str) -> None:
+    checklist = tmp_path / "two.csv"
+    checklist.write_text(CHECKLIST)
+    assert main(["review", doc_id, "--checklist", str(checklist), "--evidence-only", "--json"]) == 0
+    (review,) = json.loads(capsys.readouterr().out)["reviews"]
+    assert review["doc_id"] == doc_id and review["checklist"] == "two"
+    law, insurance = review["items"]
+    assert law["item_id"] == "law" and law["status"] == "evidence"
+    assert set(law) == {
+        "item_id", "category", "question", "answer", "type", "value", "status", "flag", "reason",
+        "citations", "quote", "evidence", "passages_read",
+    }  # fmt: skip
+    assert set(law["evidence"][0]) == {"passage_id", "page_start", "page_end", "heading", "text"}
+    assert 1 <= len(insurance["evidence"]) <= 10
+
+    out = tmp_path / "review.csv"
+    assert (
+        main(["review", doc_id, "--checklist", str(checklist), "--evidence-only", "--format", "csv", "--out", str(out)])
+        == 0
+    )
+    rows = list(csv.DictReader(out.open()))
+    assert [r["category"] for r in rows] == ["Governing Law", "Insurance"]
+    assert all(r["pages"].startswith("p") for r in rows)
+
+
+def test_review_needs_evidence_only_until_answers_exist(capsys: pytest.CaptureFixture[str], doc_id: str) -> None:
+    assert main(["review", doc_id]) == 2
+    assert "--evidence-only" in capsys.readouterr().err
+
+
+def test_review_of_an_unknown_document(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["review", "nosuchdoc", "--evidence-only"]) != 0
+    assert "nosuchdoc" in capsys.readouterr().err

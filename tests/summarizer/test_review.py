@@ -1,0 +1,117 @@
+"""Checklists (CSV/YAML, bad files) and the evidence half of a contract review."""
+
+from __future__ import annotations
+
+import csv
+import io
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from inference.errors import DocumentNotFound, LibraryError
+from summarizer.checklist import ANSWER_TYPES, ChecklistError, load_checklist
+from summarizer.ingest import ingest_path
+from summarizer.library import Library
+from summarizer.review import review_evidence
+from summarizer.review_export import to_csv, to_markdown
+from tests.conftest import CONTRACTS
+
+ROOT = Path(__file__).resolve().parents[2]
+HEADER = "id,category,question,queries,type,expected\n"
+
+
+def test_the_bundled_cuad_checklist_has_the_41_categories() -> None:
+    checklist = load_checklist("cuad")
+    assert len(checklist.items) == 41
+    names = [line.strip() for line in (ROOT / "eval" / "cuad_categories.txt").read_text().splitlines() if line]
+    assert [item.category for item in checklist.items] == names
+    assert all(item.queries and item.type in ANSWER_TYPES for item in checklist.items)
+    assert len({item.id for item in checklist.items}) == 41
+    assert len(checklist.version) == 12
+
+
+def test_the_documented_example_loads() -> None:
+    checklist = load_checklist(ROOT / "docs" / "examples" / "my-checklist.csv")
+    assert checklist.item("law").expected == "Delaware or New York"
+    assert checklist.item("cap").queries == ("in no event shall liability exceed", "limitation of liability")
+
+
+def test_yaml_checklist(tmp_path: Path) -> None:
+    path = tmp_path / "c.yaml"
+    path.write_text(
+        "items:\n  - id: law\n    category: Governing Law\n    question: Which law?\n"
+        "    queries: [governed by the laws of, governing law]\n    type: jurisdiction\n"
+    )
+    (item,) = load_checklist(path).items
+    assert item.queries == ("governed by the laws of", "governing law")
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("id,category,question,type\nx,X,Q?,yes_no\n", "line 1: the header lacks the column queries"),
+        (HEADER + "a,A,Q?,q,yes_no,\na,B,Q?,q,date,\n", "line 3: the id 'a' is used twice (first on line 2)"),
+        (HEADER + "a,A,Q?,q,colour,\n", "line 2: unknown answer type 'colour'"),
+        (HEADER + "a,A,,q,yes_no,\n", "line 2: the 'question' field is empty"),
+        (HEADER, "the checklist has no items"),
+    ],
+)
+def test_bad_checklists_name_the_file_and_line(tmp_path: Path, text: str, expected: str) -> None:
+    path = tmp_path / "bad.csv"
+    path.write_text(text)
+    with pytest.raises(ChecklistError) as caught:
+        load_checklist(path)
+    assert str(path) in str(caught.value)
+    assert expected in str(caught.value)
+
+
+def test_a_missing_checklist_file(tmp_path: Path) -> None:
+    with pytest.raises(ChecklistError, match="cannot read the checklist"):
+        load_checklist(tmp_path / "nope.csv")
+
+
+@pytest.fixture(scope="module")
+def library(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Library, str]]:
+    with Library.open(tmp_path_factory.mktemp("lib") / "library.sqlite") as lib:
+        yield lib, ingest_path(lib, CONTRACTS / "license-17p.pdf").doc_id
+
+
+def test_evidence_finds_the_governing_law_clause(library: tuple[Library, str], tmp_path: Path) -> None:
+    lib, doc_id = library
+    path = tmp_path / "three.csv"
+    path.write_text(
+        HEADER
+        + "law,Governing Law,Which law governs?,governed by the laws of | governing law,jurisdiction,\n"
+        + "assign,Anti-Assignment,Can it be assigned?,assign this agreement | prior written consent,yes_no,\n"
+        + "escrow,Source Code Escrow,Is source code in escrow?,source code escrow,yes_no,\n"
+    )
+    seen: list[int] = []
+    (review,) = review_evidence(lib, [doc_id], load_checklist(path), progress=lambda p: seen.append(p.done))
+    assert seen == [1, 2, 3]
+    law = review.items[0]
+    assert law.status == "evidence" and 1 <= len(law.evidence) <= 10
+    assert "Governing Law" in " ".join(law.evidence[0].text.split())
+    assert "Republic of China" in " ".join(law.evidence[0].text.split())
+    assert law.passages_read >= len(law.evidence)
+    # Evidence is real passage text on the pages it names.
+    page_text = lib.page_text(doc_id, law.evidence[0].page_start)
+    assert law.evidence[0].text.split("\n")[0][:40] in page_text
+    data = review.to_json()
+    assert set(data["items"][0]) >= {"item_id", "category", "status", "evidence", "passages_read", "flag", "citations"}
+    rows = list(csv.DictReader(io.StringIO(to_csv([review]))))
+    assert [r["item_id"] for r in rows] == ["law", "assign", "escrow"]
+    markdown = to_markdown([review])
+    assert "CONFIDENTIAL" in markdown and "Machine-generated" in markdown and "| Governing Law |" in markdown
+
+
+def test_unknown_or_unfinished_documents_are_refused(library: tuple[Library, str]) -> None:
+    lib, doc_id = library
+    with pytest.raises(DocumentNotFound):
+        review_evidence(lib, ["nope"], load_checklist("cuad"))
+    lib.db.execute("UPDATE documents SET state = 'embedding' WHERE doc_id = ?", [doc_id])
+    try:
+        with pytest.raises(LibraryError, match="still being added"):
+            review_evidence(lib, [doc_id], load_checklist("cuad"))
+    finally:
+        lib.db.execute("UPDATE documents SET state = 'ready' WHERE doc_id = ?", [doc_id])
