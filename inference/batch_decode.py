@@ -116,12 +116,23 @@ class _Clock:
         )
 
 
-def _new_sampler(llama_cpp: Any, temperature: float, seed: int) -> Any:
-    """A llama.cpp sampler chain for sampling with ``temperature`` (greedy decoding uses
-    ``GreedySampler`` instead: None here)."""
-    if temperature <= 0:
+def _new_sampler(llama_cpp: Any, temperature: float, seed: int, grammar: Any = None, vocab: Any = None) -> Any:
+    """A llama.cpp sampler chain for sampling with ``temperature``, or for any decoding held to
+    a ``grammar`` (a ``LlamaGrammar``; ``vocab`` then needed); plain greedy decoding uses
+    ``GreedySampler`` instead: None here."""
+    if temperature <= 0 and grammar is None:
         return None
     chain = llama_cpp.llama_sampler_chain_init(llama_cpp.llama_sampler_chain_default_params())
+    if grammar is not None:
+        llama_cpp.llama_sampler_chain_add(
+            chain,
+            llama_cpp.llama_sampler_init_grammar(
+                vocab, grammar._grammar.encode("utf-8"), grammar._root.encode("utf-8")
+            ),
+        )
+        if temperature <= 0:
+            llama_cpp.llama_sampler_chain_add(chain, llama_cpp.llama_sampler_init_greedy())
+            return chain
     llama_cpp.llama_sampler_chain_add(chain, llama_cpp.llama_sampler_init_top_k(40))
     llama_cpp.llama_sampler_chain_add(chain, llama_cpp.llama_sampler_init_top_p(0.95, 1))
     llama_cpp.llama_sampler_chain_add(chain, llama_cpp.llama_sampler_init_min_p(0.05, 1))
@@ -142,8 +153,10 @@ def run_batch(
     check_cancel: Callable[[], None],
     on_result: BatchResultCallback,
     abort_callback: Any = None,
+    grammar: Any = None,
 ) -> None:
     """Generate for each tokenized prompt; ``on_result(index, text, stats)`` as each finishes.
+    ``grammar`` (a ``LlamaGrammar``) holds every reply to it.
 
     ``abort_callback`` (a ``ggml_abort_callback``) lets a cancel interrupt a prefill decode
     call from inside on the CPU backend; ``check_cancel`` raises when cancelled.
@@ -199,7 +212,7 @@ def run_batch(
         loop = _SlotLoop(
             llama_cpp, llm, ctx, batch, n_ubatch, n_slots, check_cancel, abort_callback, mixed=plan.batch_mixed
         )
-        loop.run(prompts, max_tokens, temperature, stop, seed, on_result)
+        loop.run(prompts, max_tokens, temperature, stop, seed, on_result, grammar)
         sys.stderr.write(f"[pagewise] batch done: {loop.clock.summary()}\n")
     finally:
         llama_cpp.llama_batch_free(batch)
@@ -245,6 +258,7 @@ class _SlotLoop:
         stop: Sequence[str],
         seed: int,
         on_result: BatchResultCallback,
+        grammar: Any = None,
     ) -> None:
         llama_cpp = self.llama_cpp
         pending = deque(range(len(prompts)))
@@ -256,7 +270,7 @@ class _SlotLoop:
                         index = pending.popleft()
                         llama_cpp.llama_memory_seq_rm(self.memory, seq_id, -1, -1)
                         new = _Sequence(index, seq_id, prompts[index], stop)
-                        new.sampler = _new_sampler(llama_cpp, temperature, seed + index)
+                        new.sampler = _new_sampler(llama_cpp, temperature, seed + index, grammar, self.vocab)
                         slots[seq_id] = new
                 live = [slot for slot in slots if slot is not None]
                 if not live:

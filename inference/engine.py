@@ -19,7 +19,7 @@ Conventions every implementation follows:
 from __future__ import annotations
 
 import abc
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import TracebackType
 from typing import Any, Literal
@@ -43,6 +43,9 @@ class ChatMessage:
 
 
 Prompt = str | Sequence[ChatMessage]
+JsonSchema = Mapping[str, Any]
+"""A JSON schema the reply must follow (constrained decoding: llama.cpp grammars locally,
+``response_format`` on an OpenAI-compatible server). The reply is the JSON text."""
 """A raw prompt (sent as is) or chat messages (rendered with the model's chat template)."""
 
 
@@ -169,12 +172,14 @@ class Engine(abc.ABC):
         max_tokens: int = 256,
         temperature: float = 0.0,
         stop: Sequence[str] = (),
+        json_schema: JsonSchema | None = None,
         cancel: CancelToken = NEVER_CANCELLED,
     ) -> Iterator[Piece]:
         """Stream the reply to ``prompt``; the last piece carries the stats.
 
         ``temperature`` 0 is greedy (deterministic). ``stop`` strings end the reply and are
-        not included in it.
+        not included in it. With ``json_schema`` the reply is JSON text that follows it (a
+        reply cut by ``max_tokens`` can still be incomplete JSON: callers check).
         """
 
     @abc.abstractmethod
@@ -185,6 +190,7 @@ class Engine(abc.ABC):
         max_tokens: int = 256,
         temperature: float = 0.0,
         stop: Sequence[str] = (),
+        json_schema: JsonSchema | None = None,
         cancel: CancelToken = NEVER_CANCELLED,
         progress: ProgressCallback = no_progress,
         on_result: ResultCallback | None = None,
@@ -219,10 +225,20 @@ class Engine(abc.ABC):
         max_tokens: int = 256,
         temperature: float = 0.0,
         stop: Sequence[str] = (),
+        json_schema: JsonSchema | None = None,
         cancel: CancelToken = NEVER_CANCELLED,
     ) -> Completion:
         """``generate`` and collect the whole reply."""
-        return collect(self.generate(prompt, max_tokens=max_tokens, temperature=temperature, stop=stop, cancel=cancel))
+        return collect(
+            self.generate(
+                prompt,
+                max_tokens=max_tokens,
+                temperature=temperature,
+                stop=stop,
+                json_schema=json_schema,
+                cancel=cancel,
+            )
+        )
 
     def __enter__(self) -> Engine:
         return self

@@ -34,6 +34,7 @@ from inference.engine import (
     Completion,
     Engine,
     GenerationStats,
+    JsonSchema,
     LoadReport,
     Piece,
     Prompt,
@@ -61,6 +62,7 @@ class FakeCall:
     temperature: float
     stop: tuple[str, ...]
     batch: bool = False
+    json_schema: JsonSchema | None = None
 
 
 def split_pieces(text: str) -> list[str]:
@@ -170,11 +172,12 @@ class FakeEngine(Engine):
         max_tokens: int = 256,
         temperature: float = 0.0,
         stop: Sequence[str] = (),
+        json_schema: JsonSchema | None = None,
         cancel: CancelToken = NEVER_CANCELLED,
     ) -> Iterator[Piece]:
         self._require_loaded()
         self._cancel_event.clear()
-        self.calls.append(FakeCall(prompt, max_tokens, temperature, tuple(stop)))
+        self.calls.append(FakeCall(prompt, max_tokens, temperature, tuple(stop), json_schema=json_schema))
         reply = self._next_reply()
         return self._stream(prompt, reply, max_tokens, stop, cancel)
 
@@ -185,6 +188,7 @@ class FakeEngine(Engine):
         max_tokens: int = 256,
         temperature: float = 0.0,
         stop: Sequence[str] = (),
+        json_schema: JsonSchema | None = None,
         cancel: CancelToken = NEVER_CANCELLED,
         progress: ProgressCallback = no_progress,
         on_result: ResultCallback | None = None,
@@ -193,7 +197,9 @@ class FakeEngine(Engine):
         self._cancel_event.clear()
         results: list[Completion] = []
         for index, prompt in enumerate(prompts):
-            self.calls.append(FakeCall(prompt, max_tokens, temperature, tuple(stop), batch=True))
+            self.calls.append(
+                FakeCall(prompt, max_tokens, temperature, tuple(stop), batch=True, json_schema=json_schema)
+            )
             reply = self._next_reply()
             texts: list[str] = []
             stats = GenerationStats()

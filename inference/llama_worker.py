@@ -65,6 +65,7 @@ class GenerateRequest:
     temperature: float
     stop: tuple[str, ...]
     prompt_lookup: bool = False
+    json_schema: str | None = None  # JSON text; the reply follows it (a llama.cpp grammar)
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,6 +74,7 @@ class BatchRequest:
     max_tokens: int
     temperature: float
     stop: tuple[str, ...]
+    json_schema: str | None = None
     seed: int = 0
 
 
@@ -143,6 +145,7 @@ class _Worker:
         self.cancel_event = cancel_event
         self.llm: Any = None
         self.plan: Plan | None = None
+        self._grammars: dict[str, Any] = {}
         self.render_chat: Any = None
         self._overrides: Any = None
         self._abort_callback: Any = None
@@ -357,8 +360,11 @@ class _Worker:
             self._set_abort(llm, False)
         prefill_s = time.perf_counter() - prefill_started
 
-        if request.temperature <= 0:
-            sampler: Any = GreedySampler(self.llama_cpp, llm.n_vocab())
+        if request.json_schema is not None:
+            grammar = self._grammar(request.json_schema)
+            sampler: Any = llm._init_sampler(temp=max(0.0, request.temperature), repeat_penalty=1.0, grammar=grammar)
+        elif request.temperature <= 0:
+            sampler = GreedySampler(self.llama_cpp, llm.n_vocab())
         else:
             sampler = llm._init_sampler(temp=request.temperature, repeat_penalty=1.0)
         vocab = llm._model.vocab
@@ -424,6 +430,19 @@ class _Worker:
                 },
             )
         )
+
+    def _grammar(self, schema_text: str) -> Any:
+        """A llama.cpp grammar for the JSON schema ``schema_text`` (kept for reuse)."""
+        cached = self._grammars.get(schema_text)
+        if cached is None:
+            from llama_cpp.llama_grammar import LlamaGrammar
+
+            try:
+                cached = LlamaGrammar.from_json_schema(schema_text, verbose=False)
+            except Exception as error:  # the converter raises plain exceptions on schemas it cannot express
+                raise _ReportedError("engine", f"The JSON schema cannot be turned into a grammar: {error}") from error
+            self._grammars[schema_text] = cached
+        return cached
 
     def _plain_tokens(self, llm: Any, sampler: Any, max_tokens: int) -> Generator[int, None, None]:
         """Sample a token, hand it out, evaluate it; ``max_tokens`` times."""
@@ -542,6 +561,7 @@ class _Worker:
             check_cancel=self._check_cancel,
             on_result=send,
             abort_callback=self._abort_callback_for_batch(),
+            grammar=self._grammar(request.json_schema) if request.json_schema is not None else None,
         )
         self.conn.send(("batch_done",))
 

@@ -35,6 +35,7 @@ from inference.engine import (
     Completion,
     Engine,
     GenerationStats,
+    JsonSchema,
     LoadReport,
     Piece,
     Prompt,
@@ -243,6 +244,7 @@ class LocalEngine(Engine):
         max_tokens: int = 256,
         temperature: float = 0.0,
         stop: Sequence[str] = (),
+        json_schema: JsonSchema | None = None,
         cancel: CancelToken = NEVER_CANCELLED,
     ) -> Iterator[Piece]:
         with self._lock:
@@ -252,7 +254,8 @@ class LocalEngine(Engine):
                 max_tokens=max_tokens,
                 temperature=temperature,
                 stop=tuple(stop),
-                prompt_lookup=self.prompt_lookup,
+                prompt_lookup=self.prompt_lookup and json_schema is None,
+                json_schema=_schema_text(json_schema),
             )
             started = time.perf_counter()
             self._send(("generate", request))
@@ -265,6 +268,7 @@ class LocalEngine(Engine):
         max_tokens: int = 256,
         temperature: float = 0.0,
         stop: Sequence[str] = (),
+        json_schema: JsonSchema | None = None,
         cancel: CancelToken = NEVER_CANCELLED,
         progress: ProgressCallback = no_progress,
         on_result: ResultCallback | None = None,
@@ -278,6 +282,7 @@ class LocalEngine(Engine):
                 max_tokens=max_tokens,
                 temperature=temperature,
                 stop=tuple(stop),
+                json_schema=_schema_text(json_schema),
             )
             self._send(("batch", request))
             results: list[Completion | None] = [None] * len(prompts)
@@ -546,3 +551,10 @@ def _freeze(prompt: Prompt) -> str | tuple[ChatMessage, ...]:
     if isinstance(prompt, str):
         return prompt
     return tuple(ChatMessage(message.role, message.content) for message in prompt)
+
+
+def _schema_text(schema: JsonSchema | None) -> str | None:
+    """The schema as JSON text for the worker (which turns it into a llama.cpp grammar)."""
+    import json
+
+    return None if schema is None else json.dumps(schema, sort_keys=True)

@@ -25,6 +25,7 @@ from inference.engine import (
     Completion,
     Engine,
     GenerationStats,
+    JsonSchema,
     LoadReport,
     Piece,
     Prompt,
@@ -220,6 +221,7 @@ class RemoteEngine(Engine):
         max_tokens: int = 256,
         temperature: float = 0.0,
         stop: Sequence[str] = (),
+        json_schema: JsonSchema | None = None,
         cancel: CancelToken = NEVER_CANCELLED,
     ) -> Iterator[Piece]:
         if not self._loaded:
@@ -233,6 +235,12 @@ class RemoteEngine(Engine):
         }
         if stop:
             body["stop"] = list(stop)
+        if json_schema is not None:
+            # OpenAI's structured output; llama.cpp's server and llama_cpp.server both take it.
+            body["response_format"] = {
+                "type": "json_schema",
+                "json_schema": {"name": "reply", "schema": dict(json_schema), "strict": True},
+            }
         if isinstance(prompt, str):
             path, body["prompt"] = "/v1/completions", prompt
         else:
@@ -246,6 +254,7 @@ class RemoteEngine(Engine):
         max_tokens: int = 256,
         temperature: float = 0.0,
         stop: Sequence[str] = (),
+        json_schema: JsonSchema | None = None,
         cancel: CancelToken = NEVER_CANCELLED,
         progress: ProgressCallback = no_progress,
         on_result: ResultCallback | None = None,
@@ -264,7 +273,14 @@ class RemoteEngine(Engine):
 
         def one(prompt: Prompt) -> Completion:
             return collect(
-                self.generate(prompt, max_tokens=max_tokens, temperature=temperature, stop=stop, cancel=stop_all)
+                self.generate(
+                    prompt,
+                    max_tokens=max_tokens,
+                    temperature=temperature,
+                    stop=stop,
+                    json_schema=json_schema,
+                    cancel=stop_all,
+                )
             )
 
         pool = ThreadPoolExecutor(max_workers=min(self._max_parallel, max(1, len(prompts))))

@@ -516,3 +516,28 @@ def test_the_first_piece_says_how_much_of_the_prompt_was_reused(engine: LocalEng
     assert again[0].cached_tokens is not None and again[0].cached_tokens > 0
     final = again[-1].stats
     assert final is not None and final.cached_tokens == again[0].cached_tokens
+
+
+REPLY_SCHEMA = {
+    "type": "object",
+    "properties": {"found": {"type": "boolean"}, "value": {"type": "string", "maxLength": 30}},
+    "required": ["found", "value"],
+    "additionalProperties": False,
+}
+
+
+def test_a_json_schema_holds_single_and_batched_replies_to_it(engine: LocalEngine) -> None:
+    """Even a 135M model returns parseable JSON of the schema's shape (a llama.cpp grammar)."""
+    import json
+
+    question = [ChatMessage("user", "Does the contract cap liability? Answer in JSON.")]
+    single = engine.complete(question, max_tokens=40, json_schema=REPLY_SCHEMA)
+    batch = engine.generate_batch([question, [ChatMessage("user", "Name the governing law.")]], max_tokens=40,
+                                  json_schema=REPLY_SCHEMA)  # fmt: skip
+    for completion in (single, *batch):
+        data = json.loads(completion.text)
+        assert set(data) == {"found", "value"}
+        assert isinstance(data["found"], bool) and isinstance(data["value"], str)
+    assert batch[0].text == single.text  # greedy under the same grammar, batched or not
+    plain = engine.complete(question, max_tokens=12)  # the next request is unconstrained again
+    assert plain.stats.completion_tokens >= 1

@@ -286,3 +286,17 @@ def test_http_error_status_is_reported(fake: tuple[FakeServer, str]) -> None:
 def test_bad_url() -> None:
     with pytest.raises(EngineError, match="not a server address"):
         RemoteEngine("localhost:8080")
+
+
+def test_json_schema_goes_as_response_format(fake: tuple[FakeServer, str]) -> None:
+    server, url = fake
+    engine = _engine(url)
+    schema = {"type": "object", "properties": {"found": {"type": "boolean"}}, "required": ["found"]}
+    engine.complete([ChatMessage("user", "Is there a cap?")], max_tokens=8, json_schema=schema)
+    _, body = server.requests[-1]
+    assert body["response_format"] == {
+        "type": "json_schema",
+        "json_schema": {"name": "reply", "schema": schema, "strict": True},
+    }
+    engine.complete([ChatMessage("user", "Plain")], max_tokens=8)
+    assert "response_format" not in server.requests[-1][1]
