@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from app.commands._model_args import add_model_flags
 from app.output import TerminalProgress, add_json_flag, emit_json
 
 
@@ -12,8 +13,9 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     parser = sub.add_parser(
         "review",
         help="review contracts against a checklist (CUAD's 41 clause categories by default)",
-        description="For each checklist item, find the passages of each contract where the clause is. "
-        "Answering the items with a language model is not built yet: --evidence-only is required.",
+        description="For each checklist item, a typed answer from the language model (which reads the whole "
+        "contract for it) with page-linked evidence and playbook flags; --evidence-only finds the passages "
+        "where each clause is without a model.",
     )
     parser.add_argument("doc_ids", nargs="+", metavar="DOC_ID", help="the contracts (see `pagewise list`)")
     parser.add_argument("--checklist", default="cuad", help="cuad, or a CSV/YAML checklist file (docs/checklists.md)")
@@ -22,6 +24,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     )
     parser.add_argument("--format", choices=("md", "csv"), help="write the review as Markdown or CSV (with --out)")
     parser.add_argument("--out", type=Path, help="the file to write with --format")
+    add_model_flags(parser)
     add_json_flag(parser)
     parser.set_defaults(handler=run)
 
@@ -33,19 +36,25 @@ def run(args: argparse.Namespace) -> int:
     from summarizer.review import review_evidence
     from summarizer.review_export import page_label, to_csv, to_markdown
 
-    if not args.evidence_only:
-        return fail(
-            args,
-            "answering the checklist with a language model is not built yet; "
-            "run with --evidence-only to find where each clause is",
-            2,
-        )
     if bool(args.format) != bool(args.out):
         return fail(args, "--format and --out go together (e.g. --format md --out review.md)", 2)
     checklist = load_checklist(args.checklist)
     progress = TerminalProgress(enabled=not args.json)
     with Library.open() as library:
-        reviews = review_evidence(library, args.doc_ids, checklist, progress)
+        if args.evidence_only:
+            reviews = review_evidence(library, args.doc_ids, checklist, progress)
+        else:
+            from app.commands._model_args import open_model
+            from summarizer.review import check_reviewable
+            from summarizer.review_answers import review_with_model
+
+            check_reviewable(library, args.doc_ids)  # a clear error before loading a model
+            try:
+                model = open_model(args, library, progress, batch=True)
+            finally:
+                progress.close()
+            with model:
+                reviews = review_with_model(library, model.engine, args.doc_ids, checklist, progress)
     progress.close()
     if args.out:
         text = to_markdown(reviews) if args.format == "md" else to_csv(reviews)
@@ -59,5 +68,11 @@ def run(args: argparse.Namespace) -> int:
     for review in reviews:
         print(f"{review.title} ({review.doc_id}) — {checklist.name} checklist, {len(review.items)} items")
         for item in review.items:
-            print(f"  {item.category:<36} {page_label(item) or 'no passage'}")
+            where = page_label(item) or "no passage"
+            if item.status == "evidence":
+                print(f"  {item.category:<36} {where}")
+                continue
+            value = item.value or item.answer or ""
+            flag = f" [{item.flag}]" if item.flag else ""
+            print(f"  {item.category:<36} {item.status:<9} {value[:60]}{flag}  ({where})")
     return 0

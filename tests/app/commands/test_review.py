@@ -49,9 +49,11 @@ def test_review_evidence_only_json_and_exports(capsys: pytest.CaptureFixture[str
     assert all(r["pages"].startswith("p") for r in rows)
 
 
-def test_review_needs_evidence_only_until_answers_exist(capsys: pytest.CaptureFixture[str], doc_id: str) -> None:
-    assert main(["review", doc_id]) == 2
-    assert "--evidence-only" in capsys.readouterr().err
+def test_review_with_a_missing_model_file_says_so(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, doc_id: str
+) -> None:
+    assert main(["review", doc_id, "--model", str(tmp_path / "none.gguf")]) != 0
+    assert "none.gguf" in capsys.readouterr().err
 
 
 def test_review_of_an_unknown_document(capsys: pytest.CaptureFixture[str]) -> None:

@@ -1,0 +1,54 @@
+"""Playbook flags: an item's answer against the reviewer's expected position.
+
+Understood positions (the ``expected`` column of a checklist, case-insensitive):
+
+* ``required`` — the clause must be there: ``match`` when answered (a yes/no item: "yes"),
+  ``missing`` when not found.
+* ``not acceptable`` — the clause must not be there: ``deviation`` when answered yes, ``match``
+  when not found or answered no.
+* ``at least N days|months|years`` / ``at most …`` — a duration compared in days.
+* ``A or B [or C]`` — one of these values (e.g. governing law): ``match`` when the answer names one.
+
+Any other text is shown to the reviewer but not compared (flag None, reason says so).
+"""
+
+from __future__ import annotations
+
+import re
+
+from summarizer.checklist import ChecklistItem
+from summarizer.review import ItemResult
+from summarizer.review_values import duration_days
+
+
+def flag_for(item: ChecklistItem, result: ItemResult) -> tuple[str | None, str]:
+    """(flag, one-line reason) for ``result``; (None, "") when the item has no expected position."""
+    expected = item.expected.strip()
+    if not expected or result.status == "error":
+        return None, ""
+    low = expected.lower()
+    found = result.status == "answered" and result.value != "no"
+    if low == "required":
+        return ("match", "present, as required") if found else ("missing", "required but not found")
+    if low in ("not acceptable", "not allowed", "unacceptable"):
+        return ("deviation", "present, but not acceptable") if found else ("match", "absent, as wanted")
+    bound = re.fullmatch(r"(at least|at most)\s+(.+)", low)
+    if bound:
+        limit = duration_days(bound[2])
+        if limit is None:
+            return None, f"cannot compare with '{expected}'"
+        if not found:
+            return "missing", f"no period found (expected {expected})"
+        days = duration_days(result.answer or "")
+        if days is None:
+            return None, f"cannot read a period in '{result.answer}'"
+        ok = days >= limit if bound[1] == "at least" else days <= limit
+        return ("match" if ok else "deviation"), f"{days} days against {expected}"
+    options = [o.strip() for o in re.split(r"\s+or\s+|,", low) if o.strip()]
+    if len(options) > 1:
+        if not found:
+            return "missing", f"not found (expected {expected})"
+        answer = (result.answer or "").lower()
+        hit = next((o for o in options if o in answer), None)
+        return ("match", f"{hit} is one of: {expected}") if hit else ("deviation", f"not one of: {expected}")
+    return None, f"expected position '{expected}' is not compared automatically"
