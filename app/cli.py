@@ -18,7 +18,7 @@ import app.commands
 from app import output
 
 # The order shown in --help; any other module in app/commands/ follows, alphabetically.
-ORDER = ("ingest", "list", "remove", "search", "summarize", "ask", "plan", "bench", "doctor")
+ORDER = ("ingest", "list", "remove", "reindex", "search", "summarize", "ask", "plan", "bench", "doctor")
 
 
 def command_modules() -> list[str]:

@@ -8,6 +8,7 @@ OR and BM25 ranks passages holding more (and rarer) terms higher.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 _WORD = re.compile(r"\w+", re.UNICODE)
 MAX_TERMS = 64
@@ -31,9 +32,19 @@ def fts_terms(text: str) -> list[str]:
     return (content or words)[:MAX_TERMS]
 
 
-def fts_query(text: str) -> str | None:
-    """An FTS5 MATCH expression for ``text``, or None when it holds no searchable word."""
+def fts_query(text: str, extra_terms: Sequence[str] = ()) -> str | None:
+    """An FTS5 MATCH expression for ``text``, or None when it holds no searchable word.
+
+    ``extra_terms`` (query expansion) are added to it; one of several words is searched as a
+    phrase ("first refusal" matches those two words in a row).
+    """
     terms = fts_terms(text)
     if not terms:
         return None
-    return " OR ".join('"' + t.replace('"', '""') + '"' for t in terms)
+    quoted = ['"' + t.replace('"', '""') + '"' for t in terms]
+    for term in extra_terms:
+        words = [m.group(0).lower() for m in _WORD.finditer(term)]
+        phrase = '"' + " ".join(words).replace('"', '""') + '"'
+        if words and phrase not in quoted:
+            quoted.append(phrase)
+    return " OR ".join(quoted[: MAX_TERMS * 2])

@@ -20,7 +20,13 @@ from inference.cancel import NEVER_CANCELLED, CancelToken
 from inference.errors import DocumentError
 from inference.progress import Progress, ProgressCallback, no_progress
 from summarizer.library import DocumentRecord, Library, now_iso, transaction
-from summarizer.passages import DEFAULT_MAX_TOKENS, DEFAULT_OVERLAP_TOKENS, split_passages
+from summarizer.passages import (
+    DEFAULT_MAX_CHARS,
+    DEFAULT_MAX_TOKENS,
+    DEFAULT_OVERLAP_TOKENS,
+    PASSAGE_FORMAT,
+    split_passages,
+)
 from summarizer.pdf_extract import PdfPages, has_text
 
 PAGE_BATCH = 16  # pages written per transaction
@@ -31,6 +37,7 @@ EMBED_BATCH = 64  # passages embedded per transaction
 class IngestOptions:
     password: str | None = None
     max_tokens: int = DEFAULT_MAX_TOKENS
+    max_chars: int = DEFAULT_MAX_CHARS
     overlap_tokens: int | None = None  # default: DEFAULT_OVERLAP_TOKENS, at most a quarter of a passage
     embedding_model: str | None = None
     embed: bool = True
@@ -149,6 +156,8 @@ class Ingestor:
         sha = pdf.content_sha256
         existing = self.library.find(sha256=sha)
         if existing is not None and existing.state == "ready":
+            if existing.needs_reindex:
+                return self.recut(existing.doc_id)  # cut by an older Pagewise: never left so
             return IngestResult.of(existing, "unchanged")
         record = existing or self.library.find(path=str(path))
         doc_id = self._start(record, pdf, path)
@@ -260,23 +269,25 @@ class Ingestor:
                     p.page_start,
                     p.page_end,
                     p.n_tokens,
+                    p.heading,
                 )
                 for p in split_passages(
                     ((n, t) for n, t in pages if has_text(t)),
                     tokenizer,
                     max_tokens=self.options.max_tokens,
+                    max_chars=self.options.max_chars,
                     overlap_tokens=self.options.overlap,
                 )
             )
             self.db.conn.executemany(
-                "INSERT INTO passages (doc_id, seq, text, search_text, spans, page_start, page_end, n_tokens) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                "INSERT INTO passages (doc_id, seq, text, search_text, spans, page_start, page_end, n_tokens, "
+                "heading) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 rows,
             )
             self.db.execute(
                 "UPDATE documents SET state = 'embedding', warnings = ?, ocr_pages = ?, "
-                "bad_pages = ?, chunk_tokenizer = ?, chunk_max_tokens = ?, chunk_overlap = ?, updated_at = ? "
-                "WHERE doc_id = ?",
+                "bad_pages = ?, chunk_tokenizer = ?, chunk_max_tokens = ?, chunk_overlap = ?, passage_format = ?, "
+                "updated_at = ? WHERE doc_id = ?",
                 [
                     json.dumps(warnings),
                     json.dumps(ocr_pages),
@@ -284,10 +295,33 @@ class Ingestor:
                     tokenizer.name,
                     self.options.max_tokens,
                     self.options.overlap,
+                    PASSAGE_FORMAT,
                     now_iso(),
                     doc_id,
                 ],
             )
+
+    def recut(self, doc_id: str) -> IngestResult:
+        """Cut a document's passages again from its stored pages, embed and index them.
+
+        Resumable: the document's ``state`` records the step (``chunking`` → ``embedding`` →
+        ``ready``), and a later call, or ``pagewise ingest`` of the same file, finishes the job.
+        A document whose pages were never all read is left as it is (ingest the file again).
+        """
+        state, _ = self._state(doc_id)
+        if state == "extracting":
+            return IngestResult.of(self.library.document(doc_id))
+        if state == "ready":
+            self.cancel.raise_if_cancelled()
+            with transaction(self.db):
+                self.db.execute(
+                    "UPDATE documents SET state = 'chunking', updated_at = ? WHERE doc_id = ?", [now_iso(), doc_id]
+                )
+        self._chunk(doc_id)
+        if self.options.embed:
+            self._embed(doc_id)
+        self._finish(doc_id)
+        return IngestResult.of(self.library.document(doc_id))
 
     def _embed(self, doc_id: str) -> None:
         embed_missing(self.library, [doc_id], self.options.embedding_model, self.progress, self.cancel)
@@ -316,11 +350,18 @@ def embed_missing(
     progress: ProgressCallback = no_progress,
     cancel: CancelToken = NEVER_CANCELLED,
 ) -> int:
-    """Embed the passages that have no vector from the current model. Returns how many."""
+    """Embed the passages that have no vector from the current model. Returns how many.
+
+    A passage longer than the model's window is embedded as several windows
+    (``summarizer.embedding_windows``), never truncated.
+    """
+    from summarizer.chunk_tokenizer import chunk_tokenizer
     from summarizer.embedder import load_embedder
+    from summarizer.embedding_windows import mean_of_windows, passage_windows
 
     progress(Progress("Loading the embedding model", 0, None))
     embedder = load_embedder(model_name)
+    tokenizer = chunk_tokenizer(embedder.name)
     where = ""
     args: list[Any] = [embedder.name]
     if doc_ids:
@@ -334,7 +375,7 @@ def embed_missing(
             args,
         )
     todo = library.db.execute(
-        "SELECT p.passage_id, p.search_text FROM passages p LEFT JOIN embeddings e "
+        "SELECT p.passage_id, p.search_text, p.heading FROM passages p LEFT JOIN embeddings e "
         f"ON e.passage_id = p.passage_id WHERE e.passage_id IS NULL{where} "
         "ORDER BY length(p.search_text)",
         args[1:],
@@ -344,7 +385,8 @@ def embed_missing(
     for start in range(0, total, EMBED_BATCH):
         cancel.raise_if_cancelled()
         chunk = todo[start : start + EMBED_BATCH]
-        vectors = embedder.encode([r[1] for r in chunk])
+        windows = [passage_windows(r[1], r[2], tokenizer, embedder.max_seq_length) for r in chunk]
+        vectors = mean_of_windows(embedder.encode([w for ws in windows for w in ws]), [len(ws) for ws in windows])
         with transaction(library.db):
             library.db.conn.executemany(
                 "INSERT OR REPLACE INTO embeddings (passage_id, model, dim, vector) VALUES (?, ?, ?, ?)",

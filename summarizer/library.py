@@ -35,6 +35,14 @@ class DocumentRecord:
     warnings: list[str]
     ocr_pages: list[int]
     bad_pages: list[int]
+    passage_format: int = 1
+
+    @property
+    def needs_reindex(self) -> bool:
+        """Its passages were cut by an older Pagewise (or a re-cut was interrupted)."""
+        from summarizer.passages import PASSAGE_FORMAT
+
+        return self.passage_format < PASSAGE_FORMAT or self.state in ("chunking", "embedding")
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -44,13 +52,14 @@ class DocumentRecord:
             "passages": self.passages,
             "status": self.status,
             "path": self.path,
+            "needs_reindex": self.needs_reindex,
         }
 
 
 _DOC_COLUMNS = (
     "d.doc_id, d.path, d.title, d.pages, "
     "(SELECT COUNT(*) FROM passages p WHERE p.doc_id = d.doc_id), "
-    "d.content_sha256, d.status, d.state, d.warnings, d.ocr_pages, d.bad_pages"
+    "d.content_sha256, d.status, d.state, d.warnings, d.ocr_pages, d.bad_pages, d.passage_format"
 )
 
 
@@ -67,6 +76,7 @@ def _record(row: tuple[Any, ...]) -> DocumentRecord:
         warnings=json.loads(row[8]),
         ocr_pages=json.loads(row[9]),
         bad_pages=json.loads(row[10]),
+        passage_format=int(row[11]),
     )
 
 

@@ -1,4 +1,8 @@
-"""Hybrid retrieval: BM25 (FTS5) and cosine (FAISS), fused by reciprocal rank fusion."""
+"""Hybrid retrieval: BM25 (FTS5) and cosine (FAISS), fused by reciprocal rank fusion.
+
+BM25 reads two fields, the passage text and its heading path (weighted by
+``RetrievalParams.heading_weight``). The figures behind each default are in docs/retrieval.md.
+"""
 
 from __future__ import annotations
 
@@ -8,11 +12,34 @@ from dataclasses import dataclass
 from typing import Any
 
 from inference.errors import DocumentNotFound
+from summarizer.clauses import is_attachment_heading
 from summarizer.fts_query import fts_query
+from summarizer.legal_lexicon import expansion_terms
 from summarizer.library import Library
 
-RRF_K = 60  # the constant of Cormack et al. (2009)
+RRF_K = 5  # Cormack et al. (2009) use 60; a small k lets BM25's first ranks lead (docs/retrieval.md)
 CANDIDATES = 50  # taken from each ranking before fusion
+
+
+@dataclass(frozen=True, slots=True)
+class RetrievalParams:
+    """The knobs of ``search`` (docs/retrieval.md has the measurements behind each default)."""
+
+    candidates: int = CANDIDATES
+    rrf_k: int = RRF_K
+    heading_weight: float = 2.0  # BM25 weight of the heading field; the text field weighs 1
+    bm25_weight: float = 1.0  # RRF weight of each ranking: the lexicon-expanded BM25 leads,
+    vector_weight: float = 0.5  # all-MiniLM-L6-v2's cosine reorders (docs/retrieval.md)
+    # Passages under an exhibit, schedule or annex count this much of their fused score: the
+    # operative clauses are in the body; attachments hold forms, lists and copies of clauses.
+    attachment_weight: float = 0.5
+    expand_query: bool = True  # add summarizer.legal_lexicon's contract words to the BM25 query
+    # At most this many of them: every term, a phrase most, costs a pass over its postings.
+    max_expansion_terms: int = 16
+    expand_vector_query: bool = False  # ... and to the text embedded for the vector ranking
+
+
+DEFAULT_PARAMS = RetrievalParams()
 
 
 @dataclass(frozen=True, slots=True)
@@ -24,6 +51,7 @@ class SearchResult:
     page_end: int
     score: float
     spans: list[tuple[int, int, int]]
+    heading: str = ""
     bm25_rank: int | None = None
     vector_rank: int | None = None
 
@@ -31,6 +59,7 @@ class SearchResult:
         return {
             "passage_id": self.passage_id,
             "doc_id": self.doc_id,
+            "heading": self.heading,
             "text": self.text,
             "page_start": self.page_start,
             "page_end": self.page_end,
@@ -44,20 +73,36 @@ def _doc_filter(doc_ids: Sequence[str] | None) -> tuple[str, list[Any]]:
     return f" AND p.doc_id IN ({','.join('?' * len(doc_ids))})", list(doc_ids)
 
 
-def bm25_ranking(library: Library, query: str, doc_ids: Sequence[str] | None, limit: int) -> list[int]:
-    match = fts_query(query)
+def bm25_ranking(
+    library: Library,
+    query: str,
+    doc_ids: Sequence[str] | None,
+    limit: int,
+    params: RetrievalParams = DEFAULT_PARAMS,
+) -> list[int]:
+    extra = expansion_terms(query, params.max_expansion_terms) if params.expand_query else []
+    match = fts_query(query, extra)
     if match is None:
         return []
+    rank = f"bm25(passages_fts, 1.0, {float(params.heading_weight)!r})"
     if doc_ids:
         where, args = _doc_filter(doc_ids)
+        # A document's passages are written in one transaction, so their ids are one run: the
+        # rowid range lets FTS5 skip the other documents' postings instead of ranking them all.
+        low, high = library.db.execute(
+            f"SELECT MIN(p.passage_id), MAX(p.passage_id) FROM passages p WHERE 1{where}", args
+        ).fetchone()
+        if low is None:
+            return []
         sql = (
             "SELECT f.rowid FROM passages_fts f JOIN passages p ON p.passage_id = f.rowid "
-            f"WHERE passages_fts MATCH ?{where} ORDER BY bm25(passages_fts) LIMIT ?"
+            f"WHERE passages_fts MATCH ? AND f.rowid BETWEEN ? AND ?{where} ORDER BY {rank} LIMIT ?"
         )
+        args = [low, high, *args]
     else:
         # Without a filter, ranking inside the FTS table and joining nothing is ~40% faster.
         args = []
-        sql = "SELECT rowid FROM passages_fts WHERE passages_fts MATCH ? ORDER BY bm25(passages_fts) LIMIT ?"
+        sql = f"SELECT rowid FROM passages_fts WHERE passages_fts MATCH ? ORDER BY {rank} LIMIT ?"
     rows = library.db.execute(sql, [match, *args, limit]).fetchall()
     return [int(r[0]) for r in rows]
 
@@ -81,6 +126,15 @@ def vector_ranking(library: Library, query: str, doc_ids: Sequence[str] | None, 
     return [pid for pid, _ in index.search(vector, limit, allowed)]
 
 
+def _in_attachments(library: Library, passage_ids: list[int]) -> list[int]:
+    """The passages among ``passage_ids`` whose heading path starts in an exhibit or schedule."""
+    rows = library.db.execute(
+        f"SELECT passage_id, heading FROM passages WHERE passage_id IN ({','.join('?' * len(passage_ids))})",
+        passage_ids,
+    ).fetchall()
+    return [int(r[0]) for r in rows if is_attachment_heading(str(r[1]))]
+
+
 def search(
     library: Library,
     query: str,
@@ -88,16 +142,23 @@ def search(
     doc_ids: Sequence[str] | None = None,
     k: int = 3,
     use_vectors: bool = True,
+    params: RetrievalParams = DEFAULT_PARAMS,
 ) -> list[SearchResult]:
     """The top ``k`` passages for ``query``, optionally only in ``doc_ids``."""
     for doc_id in doc_ids or ():
         library.document(doc_id)  # raises DocumentNotFound with a helpful message
-    bm25 = bm25_ranking(library, query, doc_ids, CANDIDATES)
-    vectors = vector_ranking(library, query, doc_ids, CANDIDATES) if use_vectors else []
+    bm25 = bm25_ranking(library, query, doc_ids, params.candidates, params)
+    vector_query = query
+    if params.expand_vector_query:
+        vector_query = " ".join([query, *expansion_terms(query, params.max_expansion_terms)])
+    vectors = vector_ranking(library, vector_query, doc_ids, params.candidates) if use_vectors else []
     fused: dict[int, float] = {}
-    for ranking in (bm25, vectors):
+    for ranking, weight in ((bm25, params.bm25_weight), (vectors, params.vector_weight)):
         for rank, passage_id in enumerate(ranking, start=1):
-            fused[passage_id] = fused.get(passage_id, 0.0) + 1.0 / (RRF_K + rank)
+            fused[passage_id] = fused.get(passage_id, 0.0) + weight / (params.rrf_k + rank)
+    if fused and params.attachment_weight != 1.0:
+        for passage_id in _in_attachments(library, list(fused)):
+            fused[passage_id] *= params.attachment_weight
     top = sorted(fused.items(), key=lambda item: (-item[1], item[0]))[:k]
     if not top:
         return []
@@ -106,7 +167,7 @@ def search(
     rows = {
         int(r[0]): r
         for r in library.db.execute(
-            "SELECT passage_id, doc_id, text, page_start, page_end, spans FROM passages "
+            "SELECT passage_id, doc_id, text, page_start, page_end, spans, heading FROM passages "
             f"WHERE passage_id IN ({','.join('?' * len(top))})",
             [pid for pid, _ in top],
         ).fetchall()
@@ -125,6 +186,7 @@ def search(
                 page_end=row[4],
                 score=score,
                 spans=[tuple(s) for s in json.loads(row[5])],
+                heading=row[6],
                 bm25_rank=bm25_rank.get(passage_id),
                 vector_rank=vector_rank.get(passage_id),
             )
@@ -132,4 +194,4 @@ def search(
     return results
 
 
-__all__ = ["DocumentNotFound", "SearchResult", "search"]
+__all__ = ["DEFAULT_PARAMS", "DocumentNotFound", "RetrievalParams", "SearchResult", "search"]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 import textwrap
 
 from app.output import add_json_flag, emit_json
@@ -39,7 +40,15 @@ def run(args: argparse.Namespace) -> int:
         return fail(args, "-k must be at least 1", 2)
     with Library.open() as library:
         results = search(library, query, doc_ids=doc_ids, k=args.k)
-        titles = {d.doc_id: d.title for d in library.documents()} if not args.json else {}
+        documents = library.documents()
+        titles = {d.doc_id: d.title for d in documents}
+        stale = [d.doc_id for d in documents if d.needs_reindex and (doc_ids is None or d.doc_id in doc_ids)]
+    if stale:
+        # Old passages still answer, but without clause boundaries and headings.
+        sys.stderr.write(
+            f"pagewise: {len(stale)} document(s) were cut by an older Pagewise ({', '.join(stale[:3])}"
+            f"{', ...' if len(stale) > 3 else ''}); run `pagewise reindex` for better results.\n"
+        )
     if args.json:
         emit_json({"results": [r.to_json() for r in results]})
         return 0

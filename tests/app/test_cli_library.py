@@ -38,6 +38,7 @@ def test_ingest_list_search_remove(capsys: pytest.CaptureFixture[str], tmp_path:
             "passages": doc["passages"],
             "status": "indexed",
             "path": str((CONTRACTS / "endorsement-8p.pdf").resolve()),
+            "needs_reindex": False,
         }
     ]
 
@@ -46,7 +47,8 @@ def test_ingest_list_search_remove(capsys: pytest.CaptureFixture[str], tmp_path:
     results = rows[0]["results"]
     assert isinstance(results, list) and len(results) == 2
     for r in results:
-        assert set(r) == {"passage_id", "doc_id", "text", "page_start", "page_end", "score"}
+        assert set(r) == {"passage_id", "doc_id", "heading", "text", "page_start", "page_end", "score"}
+        assert isinstance(r["heading"], str)
         assert 1 <= r["page_start"] <= r["page_end"] <= 8
 
     code, rows = run_json(capsys, "search", "--all", "endorsement")
@@ -104,3 +106,32 @@ def test_encrypted_pdf_password_option(capsys: pytest.CaptureFixture[str], tmp_p
 def test_search_needs_a_target(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["search", "onlyquery"]) == 2
     assert "--all" in capsys.readouterr().err
+
+
+def test_reindex_recuts_an_old_format_document(capsys: pytest.CaptureFixture[str]) -> None:
+    code, rows = run_json(capsys, "ingest", str(CONTRACTS / "endorsement-8p.pdf"))
+    doc_id = str(rows[0]["doc_id"])
+    code, rows = run_json(capsys, "reindex")
+    assert code == 0 and rows == [], "nothing to do: the document was cut by this version"
+
+    from summarizer.library import Library
+
+    with Library.open() as library:  # as if an older Pagewise had cut it
+        library.db.execute("UPDATE documents SET passage_format = 1 WHERE doc_id = ?", [doc_id])
+    code, rows = run_json(capsys, "list")
+    assert rows[0]["needs_reindex"] is True
+    assert main(["search", doc_id, "termination", "--json"]) == 0
+    assert "pagewise reindex" in capsys.readouterr().err, "an old-format document is never silently left so"
+
+    code, rows = run_json(capsys, "reindex")
+    assert code == 0
+    (result,) = rows
+    assert set(result) == {"doc_id", "title", "status", "passages_before", "passages", "passage_format"}
+    assert result["doc_id"] == doc_id and result["status"] == "reindexed" and result["passage_format"] >= 2
+    code, rows = run_json(capsys, "list")
+    assert rows[0]["needs_reindex"] is False
+
+    code, rows = run_json(capsys, "reindex", doc_id)  # named: re-cut even when current
+    assert [r["status"] for r in rows] == ["reindexed"]
+    code, rows = run_json(capsys, "reindex", "no-such-doc")
+    assert code != 0 and "error" in rows[0]

@@ -206,7 +206,7 @@ def test_json_has_the_documented_keys(library: Library, long_doc: str) -> None:
     )
     assert set(data) == {"answer", "mode", "citations", "passages", "stats"}
     assert {"doc_id", "page", "passage_id", "text", "valid"} <= set(data["citations"][0])
-    assert set(data["passages"][0]) == {"passage_id", "doc_id", "text", "page_start", "page_end", "score"}
+    assert set(data["passages"][0]) == {"passage_id", "doc_id", "heading", "text", "page_start", "page_end", "score"}
     assert {"prompt_tokens", "completion_tokens", "ttft_s", "prefill_tok_s", "decode_tok_s"} <= set(data["stats"])
 
 

@@ -5,12 +5,9 @@ from pathlib import Path
 import pytest
 
 from summarizer.chunk_tokenizer import chunk_tokenizer
-from summarizer.passages import PAGE_JOIN, split_passages
+from summarizer.passages import DEFAULT_MAX_CHARS, PAGE_JOIN, split_passages
 from summarizer.pdf_extract import PdfPages
 from tests.conftest import CONTRACTS
-
-# all-MiniLM-L6-v2 reads at most 256 word pieces, [CLS] and [SEP] included.
-EMBEDDER_LIMIT = 256 - 2
 
 
 def _pages(pdf: Path) -> list[tuple[int, str]]:
@@ -28,8 +25,9 @@ def _check_passages(pages: list[tuple[int, str]], max_tokens: int = 200) -> int:
         assert joined == passage.text, f"passage {n} does not round-trip through its spans"
         pages_seen = [s.page for s in passage.spans]
         assert pages_seen == sorted(set(pages_seen)), "one span per page, in page order"
-        assert tokenizer.count(passage.search_text) <= EMBEDDER_LIMIT
+        # Longer than the embedding model's window is fine: it is embedded in windows.
         assert passage.n_tokens <= max_tokens
+        assert len(passage.text) <= DEFAULT_MAX_CHARS
         assert passage.search_text.strip()
     return sum(len(p.spans) > 1 for p in passages)
 
@@ -74,3 +72,58 @@ def test_paragraph_boundaries_are_preferred() -> None:
 def test_overlap_must_be_small() -> None:
     with pytest.raises(ValueError):
         list(split_passages([(1, "text")], chunk_tokenizer(), max_tokens=100, overlap_tokens=60))
+
+
+CONTRACT = """MASTER SUPPLY AGREEMENT
+This Agreement is made on 1 May 2020 by and between Acme Ltd and Beta Inc.
+ARTICLE I
+DEFINITIONS
+1.1 Products. "Products" means the goods listed in Exhibit A, as updated by the parties in writing.
+1.2 Territory. "Territory" means the countries listed in Exhibit B.
+ARTICLE II
+SUPPLY
+2.1 Orders. The Customer shall order Products by written purchase orders. {filler}
+2.2 Delivery. The Supplier shall deliver the Products within thirty days of each order. {filler}
+2.3 Exclusivity. The Customer shall purchase the Products exclusively from the Supplier. {filler}
+ARTICLE III
+GENERAL
+3.1 Governing Law. This Agreement is governed by the laws of the State of New York.
+3.2 Notices. Notices shall be given in writing to the addresses above.
+"""
+FILLER = "Each such obligation applies during the whole term and in every part of the Territory. " * 4
+
+
+def _clause_texts() -> list[str]:
+    lines = CONTRACT.format(filler=FILLER).splitlines()
+    return [" ".join(line.split()) for line in lines if line[:1].isdigit()]
+
+
+def test_short_clauses_are_never_split() -> None:
+    raw = CONTRACT.format(filler=FILLER)
+    passages = list(split_passages([(1, raw)], chunk_tokenizer(), max_tokens=120, overlap_tokens=0))
+    assert len(passages) > 2
+    for clause in _clause_texts():
+        holding = [p for p in passages if clause in " ".join(p.text.split())]
+        assert len(holding) == 1, f"clause cut across passages: {clause[:40]}"
+    # Passages start where clauses (or the document) start.
+    for passage in passages[1:]:
+        assert passage.text.lstrip()[:3] in {"ART", "1.1", "1.2", "2.1", "2.2", "2.3", "3.1", "3.2"}, passage.text[:20]
+
+
+def test_heading_path_is_its_own_field_and_spans_stay_exact() -> None:
+    raw = CONTRACT.format(filler=FILLER)
+    passages = list(split_passages([(1, raw)], chunk_tokenizer(), max_tokens=120, overlap_tokens=0))
+    by_start = {p.text.split()[0]: p for p in passages}
+    assert passages[0].heading == "Preamble > MASTER SUPPLY AGREEMENT"
+    assert by_start["2.3"].heading == "ARTICLE II SUPPLY > 2.3 Exclusivity"
+    for passage in passages:
+        (span,) = passage.spans
+        assert raw[span.start : span.end] == passage.text
+        assert not passage.text.startswith(passage.heading)
+
+
+def test_a_clause_longer_than_a_passage_is_cut_inside_with_its_heading_kept() -> None:
+    raw = "ARTICLE IX\nINDEMNITY\n9.1 Indemnification. " + "The Supplier shall indemnify the Customer. " * 60
+    passages = list(split_passages([(1, raw)], chunk_tokenizer(), max_tokens=100, overlap_tokens=16))
+    assert len(passages) > 2
+    assert all(p.heading == "ARTICLE IX INDEMNITY > 9.1 Indemnification" for p in passages[1:])

@@ -9,8 +9,9 @@ from inference.errors import DocumentNotFound
 from summarizer.fts_query import fts_query
 from summarizer.ingest import ingest_path
 from summarizer.library import Library
-from summarizer.retrieval import bm25_ranking, search
+from summarizer.retrieval import DEFAULT_PARAMS, RetrievalParams, bm25_ranking, search
 from tests.conftest import CONTRACTS
+from tests.summarizer.doc_factory import add_document
 
 
 @pytest.fixture(scope="module")
@@ -104,7 +105,7 @@ def test_results_carry_scores_and_page_ranges(library: tuple[Library, dict[str, 
     assert [r.score for r in results] == sorted((r.score for r in results), reverse=True)
     for r in results:
         assert 1 <= r.page_start <= r.page_end
-        assert set(r.to_json()) == {"passage_id", "doc_id", "text", "page_start", "page_end", "score"}
+        assert set(r.to_json()) == {"passage_id", "doc_id", "heading", "text", "page_start", "page_end", "score"}
 
 
 def test_unknown_document(library: tuple[Library, dict[str, str]]) -> None:
@@ -116,3 +117,42 @@ def test_unknown_document(library: tuple[Library, dict[str, str]]) -> None:
 def test_empty_library_returns_nothing(tmp_path: Path) -> None:
     with Library.open(tmp_path / "empty.sqlite") as lib:
         assert search(lib, "termination", k=3) == []
+
+
+def test_results_carry_the_heading_path_outside_the_text(library: tuple[Library, dict[str, str]]) -> None:
+    lib, ids = library
+    (top,) = search(lib, "Which law governs this agreement?", doc_ids=[ids["license-17p"]], k=1)
+    assert "Governing Law" in top.heading and top.heading.startswith("ARTICLE X")
+    assert top.to_json()["heading"] == top.heading
+    assert not top.text.startswith(top.heading), "the heading is a field of its own, not part of the text"
+
+
+def test_the_heading_field_is_searched(library: tuple[Library, dict[str, str]]) -> None:
+    lib, ids = library
+    # "Quality Control" is the title of ARTICLE III; sub-clauses under it do not repeat it.
+    heading_only = RetrievalParams(heading_weight=DEFAULT_PARAMS.heading_weight, expand_query=False)
+    ranked = bm25_ranking(lib, "quality control", [ids["license-17p"]], 10, heading_only)
+    headings = [
+        str(lib.db.execute("SELECT heading FROM passages WHERE passage_id = ?", [pid]).fetchone()[0]) for pid in ranked
+    ]
+    assert sum("QUALITY CONTROL" in h for h in headings) >= 2
+
+
+def test_query_expansion_finds_the_lawyers_words(tmp_path: Path) -> None:
+    with Library.open(tmp_path / "lib.sqlite") as lib:
+        doc_id = add_document(
+            lib,
+            [
+                "The Supplier shall deliver the Products to the Customer's warehouse in good condition. "
+                "Either party may terminate this Agreement for convenience upon ninety days' written notice. "
+                "Invoices are due within thirty days of receipt."
+            ],
+            words_per_passage=12,
+        )
+        question = "Can we walk away from this deal?"
+        plain = search(
+            lib, question, doc_ids=[doc_id], k=3, use_vectors=False, params=RetrievalParams(expand_query=False)
+        )
+        expanded = search(lib, question, doc_ids=[doc_id], k=1, use_vectors=False)
+    assert not any("convenience" in r.text for r in plain)
+    assert "for convenience" in expanded[0].text

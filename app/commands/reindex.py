@@ -1,0 +1,44 @@
+"""``pagewise reindex [DOC_ID...]``: cut documents' passages again (after a format change)."""
+
+from __future__ import annotations
+
+import argparse
+
+from app.output import TerminalProgress, add_json_flag, emit_json
+
+
+def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    parser = sub.add_parser(
+        "reindex",
+        help="re-cut passages of documents added by an older Pagewise (or of the DOC_IDs given)",
+    )
+    parser.add_argument(
+        "doc_ids", nargs="*", metavar="DOC_ID", help="documents to re-cut (default: those that need it)"
+    )
+    add_json_flag(parser)
+    parser.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from summarizer.library import Library
+    from summarizer.reindex import reindex
+
+    progress = TerminalProgress(enabled=not args.json)
+    with Library.open() as library:
+        try:
+            results = reindex(library, args.doc_ids or None, progress=progress)
+        finally:
+            progress.close()
+    if args.json:
+        for result in results:
+            emit_json(result.to_json())
+        return 0
+    if not results:
+        print("Every document's passages are up to date.")
+        return 0
+    for r in results:
+        if r.status == "incomplete":
+            print(f"{r.doc_id}  not all pages were read: add the file again with `pagewise ingest`  {r.title}")
+        else:
+            print(f"{r.status:<9} {r.doc_id}  {r.passages_before} -> {r.passages} passages  {r.title}")
+    return 0

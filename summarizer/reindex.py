@@ -1,0 +1,85 @@
+"""Re-cutting the passages of documents already in the library.
+
+When the way passages are cut changes (``summarizer.passages.PASSAGE_FORMAT``), documents
+added by an older Pagewise keep working (search reads their old passages) but are listed by
+``documents_needing_reindex``; ``reindex`` cuts them again from the page texts stored in the
+library (the PDFs are not read again), embeds the new passages and updates the vector index.
+
+Each document is one resumable job (``Ingestor.recut``): its ``state`` records the step, so a
+cancelled or killed reindex is finished by the next one (or by ``pagewise ingest`` of the same
+file). Progress counts documents; cancellation is checked between documents and between
+embedding batches.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from inference.cancel import NEVER_CANCELLED, CancelToken
+from inference.progress import Progress, ProgressCallback, no_progress
+from summarizer.ingest import IngestOptions, Ingestor
+from summarizer.library import Library
+from summarizer.passages import PASSAGE_FORMAT
+
+
+@dataclass(frozen=True, slots=True)
+class ReindexResult:
+    doc_id: str
+    title: str
+    status: str  # reindexed | incomplete (its pages were never all read: ingest the file again)
+    passages_before: int
+    passages: int
+    passage_format: int
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "doc_id": self.doc_id,
+            "title": self.title,
+            "status": self.status,
+            "passages_before": self.passages_before,
+            "passages": self.passages,
+            "passage_format": self.passage_format,
+        }
+
+
+def documents_needing_reindex(library: Library) -> list[str]:
+    """Documents cut by an older passage format, or whose re-cut was interrupted."""
+    return [d.doc_id for d in library.documents() if d.state != "extracting" and d.needs_reindex]
+
+
+def reindex(
+    library: Library,
+    doc_ids: Sequence[str] | None = None,
+    *,
+    options: IngestOptions | None = None,
+    progress: ProgressCallback = no_progress,
+    cancel: CancelToken = NEVER_CANCELLED,
+) -> list[ReindexResult]:
+    """Re-cut ``doc_ids`` (even those already current), or every document that needs it."""
+    if doc_ids is None:
+        targets = documents_needing_reindex(library)
+    else:
+        targets = [library.document(doc_id).doc_id for doc_id in doc_ids]  # DocumentNotFound early
+    ingestor = Ingestor(library, options, progress, cancel)
+    results: list[ReindexResult] = []
+    for done, doc_id in enumerate(targets):
+        cancel.raise_if_cancelled()
+        before = library.document(doc_id)
+        progress(Progress("Re-cutting passages", done, len(targets), before.title))
+        if before.state == "extracting":
+            results.append(_result(before.doc_id, before.title, "incomplete", before.passages, library))
+            continue
+        ingestor.recut(doc_id)
+        results.append(_result(doc_id, before.title, "reindexed", before.passages, library))
+    progress(Progress("Re-cutting passages", len(targets), len(targets)))
+    return results
+
+
+def _result(doc_id: str, title: str, status: str, passages_before: int, library: Library) -> ReindexResult:
+    after = library.document(doc_id)
+    return ReindexResult(doc_id, title, status, passages_before, after.passages, after.passage_format)
+
+
+__all__ = ["PASSAGE_FORMAT", "ReindexResult", "documents_needing_reindex", "reindex"]
