@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from inference.cancel import NEVER_CANCELLED, CancelToken
@@ -87,6 +88,7 @@ class DocumentReview:
     checklist: str
     checklist_version: str
     items: tuple[ItemResult, ...]
+    file_name: str = ""  # the PDF's file name, for the memo's provenance
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -95,6 +97,7 @@ class DocumentReview:
             "content_sha256": self.content_sha256,
             "checklist": self.checklist,
             "checklist_version": self.checklist_version,
+            "file_name": self.file_name,
             "items": [i.to_json() for i in self.items],
         }
 
@@ -149,6 +152,14 @@ def review_evidence(
             done = n_doc * len(checklist.items) + n_item + 1
             progress(Progress("Finding the clauses", done, total, f"{record.title}: {item.category}"))
         reviews.append(
-            DocumentReview(doc_id, record.title, record.content_sha256, checklist.name, checklist.version, tuple(items))
+            DocumentReview(
+                doc_id,
+                record.title,
+                record.content_sha256,
+                checklist.name,
+                checklist.version,
+                tuple(items),
+                Path(record.path).name,
+            )
         )
     return reviews

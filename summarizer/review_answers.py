@@ -16,6 +16,7 @@ import json
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 from inference.cancel import NEVER_CANCELLED, CancelToken
 from inference.engine import ChatMessage, Completion, Engine
@@ -176,7 +177,13 @@ def review_with_model(
         progress(Progress("Reading the contract", len(units), len(units), record.title))
         reviews.append(
             DocumentReview(
-                doc_id, record.title, record.content_sha256, checklist.name, checklist.version, tuple(results)
+                doc_id,
+                record.title,
+                record.content_sha256,
+                checklist.name,
+                checklist.version,
+                tuple(results),
+                Path(record.path).name,
             )
         )
     return reviews

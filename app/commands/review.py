@@ -22,7 +22,9 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     parser.add_argument(
         "--evidence-only", action="store_true", help="find each item's evidence without a language model"
     )
-    parser.add_argument("--format", choices=("md", "csv"), help="write the review as Markdown or CSV (with --out)")
+    parser.add_argument(
+        "--format", choices=("md", "csv", "docx"), help="write the review as Markdown, CSV or a Word memo (with --out)"
+    )
     parser.add_argument("--out", type=Path, help="the file to write with --format")
     add_model_flags(parser)
     add_json_flag(parser)
@@ -56,7 +58,11 @@ def run(args: argparse.Namespace) -> int:
             with model:
                 reviews = review_with_model(library, model.engine, args.doc_ids, checklist, progress)
     progress.close()
-    if args.out:
+    if args.format == "docx":
+        from summarizer.review_docx import write_docx
+
+        write_docx(reviews, args.out, model="" if args.evidence_only else Path(args.model or "").name)
+    elif args.out:
         text = to_markdown(reviews) if args.format == "md" else to_csv(reviews)
         args.out.write_text(text, encoding="utf-8")
     if args.json:

@@ -117,3 +117,20 @@ def test_the_cuad_checklist_runs_end_to_end_on_the_fake(library: tuple[Library, 
     (review,) = review_with_model(lib, engine, [doc_id], load_checklist("cuad"))
     assert len(review.items) == 41 and {i.status for i in review.items} == {"not_found"}
     assert len(engine.calls) == 41  # one unit, one batch of 41
+
+
+def test_flags_are_highlighted_in_the_docx_memo(library: tuple[Library, str], tmp_path: Path) -> None:
+    import docx
+
+    from summarizer.review_docx import FLAG_COLOURS, write_docx
+
+    lib, doc_id = library
+    engine = FakeEngine(n_ctx=32768)
+    engine.queue(reply(True, "New York law", "", [14]), reply(False), reply(True, "one year", "", []))
+    reviews = review_with_model(lib, engine, [doc_id], CHECKLIST)
+    write_docx(reviews, tmp_path / "memo.docx", model="model.gguf")
+    grid = docx.Document(str(tmp_path / "memo.docx")).tables[0]
+    cells = [row.cells[1] for row in grid.rows[1:]]
+    assert [c.text.split(" [")[-1] for c in cells] == ["match]", "missing]", "deviation]"]
+    fills = [c._tc.xpath("./w:tcPr/w:shd/@w:fill") for c in cells]
+    assert fills == [[FLAG_COLOURS["match"]], [FLAG_COLOURS["missing"]], [FLAG_COLOURS["deviation"]]]

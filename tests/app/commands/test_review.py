@@ -59,3 +59,20 @@ def test_review_with_a_missing_model_file_says_so(
 def test_review_of_an_unknown_document(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["review", "nosuchdoc", "--evidence-only"]) != 0
     assert "nosuchdoc" in capsys.readouterr().err
+
+
+def test_review_docx_memo_reads_back(capsys: pytest.CaptureFixture[str], tmp_path: Path, doc_id: str) -> None:
+    import docx
+
+    checklist = tmp_path / "two.csv"
+    checklist.write_text(CHECKLIST)
+    out = tmp_path / "memo.docx"
+    argv = ["review", doc_id, "--checklist", str(checklist), "--evidence-only", "--format", "docx", "--out", str(out)]
+    assert main(argv) == 0
+    memo = docx.Document(str(out))
+    assert "CONFIDENTIAL" in memo.sections[0].header.paragraphs[0].text
+    text = "\n".join(p.text for p in memo.paragraphs)
+    assert "Machine-generated" in text and "sha256" in text and "two" in text
+    (grid,) = memo.tables
+    assert [row.cells[0].text for row in grid.rows] == ["Item", "Governing Law", "Insurance"]
+    assert grid.rows[1].cells[1].text.startswith("p")

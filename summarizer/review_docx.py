@@ -1,0 +1,87 @@
+"""A review as a Word memo (python-docx): the grid, each answer's quote and pages, flags
+highlighted, and where it came from, under a confidentiality header."""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Sequence
+from pathlib import Path
+
+from summarizer.review import DocumentReview, ItemResult
+from summarizer.review_export import CONFIDENTIAL, NOTICE, page_label
+
+FLAG_COLOURS = {"match": "C6EFCE", "deviation": "FFC7CE", "missing": "FFEB9C"}  # Excel's good/bad/neutral
+
+
+def _cell_text(item: ItemResult) -> str:
+    if item.status == "evidence":
+        return page_label(item) or "—"
+    value = item.value or item.answer or item.status.replace("_", " ")
+    pages = page_label(item)
+    return f"{value} ({pages})" if pages and item.status == "answered" else value
+
+
+def _shade(cell: object, colour: str) -> None:
+    from docx.oxml import OxmlElement
+    from docx.oxml.ns import qn
+
+    properties = cell._tc.get_or_add_tcPr()  # type: ignore[attr-defined]
+    shading = OxmlElement("w:shd")
+    shading.set(qn("w:val"), "clear")
+    shading.set(qn("w:color"), "auto")
+    shading.set(qn("w:fill"), colour)
+    properties.append(shading)
+
+
+def write_docx(
+    reviews: Sequence[DocumentReview],
+    path: Path,
+    *,
+    model: str = "",
+    generated: dt.datetime | None = None,
+) -> None:
+    """Write the memo to ``path`` (``model``: the model's file name, empty for evidence-only)."""
+    from docx import Document
+    from docx.shared import Pt
+
+    document = Document()
+    header = document.sections[0].header.paragraphs[0]
+    header.text = CONFIDENTIAL
+    document.add_heading(f"Contract review — {reviews[0].checklist if reviews else ''} checklist", level=1)
+    when = (generated or dt.datetime.now(dt.UTC)).isoformat(timespec="seconds")
+    provenance = document.add_paragraph()
+    for r in reviews:
+        provenance.add_run(f"{r.title} ({r.file_name or r.doc_id}), sha256 {r.content_sha256}\n")
+    if reviews:
+        provenance.add_run(f"Checklist {reviews[0].checklist}, version {reviews[0].checklist_version}. ")
+    provenance.add_run(f"Model: {model or 'none (evidence only)'}. Generated {when}.\n")
+    provenance.add_run(NOTICE).bold = True
+
+    items = reviews[0].items if reviews else ()
+    table = document.add_table(rows=1 + len(items), cols=1 + len(reviews))
+    table.style = "Table Grid"
+    table.rows[0].cells[0].text = "Item"
+    for column, r in enumerate(reviews, start=1):
+        table.rows[0].cells[column].text = r.title
+    for row, item in enumerate(items, start=1):
+        table.rows[row].cells[0].text = item.category
+        for column, r in enumerate(reviews, start=1):
+            result = r.items[row - 1]
+            cell = table.rows[row].cells[column]
+            cell.text = _cell_text(result) + (f" [{result.flag}]" if result.flag else "")
+            if result.flag in FLAG_COLOURS:
+                _shade(cell, FLAG_COLOURS[result.flag])
+
+    for r in reviews:
+        document.add_heading(r.title, level=2)
+        for result in r.items:
+            paragraph = document.add_paragraph(style="List Bullet")
+            paragraph.add_run(f"{result.category}: ").bold = True
+            paragraph.add_run(_cell_text(result))
+            if result.flag:
+                paragraph.add_run(f" — {result.flag}: {result.reason}").italic = True
+            support = result.quote or (" ".join(result.evidence[0].text.split())[:400] if result.evidence else "")
+            if support:
+                quote = document.add_paragraph(f"“{support}” ({page_label(result) or 'no page'})")
+                quote.paragraph_format.left_indent = Pt(18)
+    document.save(str(path))
