@@ -90,6 +90,7 @@ def test_ask_json_has_the_issue_keys(
     assert data["passages"] and set(data["passages"][0]) == {
         "passage_id",
         "doc_id",
+        "heading",
         "text",
         "page_start",
         "page_end",
