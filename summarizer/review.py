@@ -18,7 +18,7 @@ from inference.cancel import NEVER_CANCELLED, CancelToken
 from inference.errors import LibraryError
 from inference.progress import Progress, ProgressCallback, no_progress
 from summarizer.checklist import Checklist, ChecklistItem
-from summarizer.library import Library
+from summarizer.library import DocumentRecord, Library
 from summarizer.retrieval import search
 
 PER_QUERY = 10  # passages taken from each query's ranking
@@ -90,6 +90,18 @@ class DocumentReview:
     items: tuple[ItemResult, ...]
     file_name: str = ""  # the PDF's file name, for the memo's provenance
 
+    @classmethod
+    def of(cls, record: DocumentRecord, checklist: Checklist, items: Sequence[ItemResult]) -> DocumentReview:
+        return cls(
+            record.doc_id,
+            record.title,
+            record.content_sha256,
+            checklist.name,
+            checklist.version,
+            tuple(items),
+            Path(record.path).name,
+        )
+
     def to_json(self) -> dict[str, Any]:
         return {
             "doc_id": self.doc_id,
@@ -151,15 +163,5 @@ def review_evidence(
             items.append(ItemResult(item.id, item.category, item.question, item.type, "evidence", evidence, consulted))
             done = n_doc * len(checklist.items) + n_item + 1
             progress(Progress("Finding the clauses", done, total, f"{record.title}: {item.category}"))
-        reviews.append(
-            DocumentReview(
-                doc_id,
-                record.title,
-                record.content_sha256,
-                checklist.name,
-                checklist.version,
-                tuple(items),
-                Path(record.path).name,
-            )
-        )
+        reviews.append(DocumentReview.of(record, checklist, items))
     return reviews

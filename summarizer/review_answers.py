@@ -16,7 +16,6 @@ import json
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from pathlib import Path
 
 from inference.cancel import NEVER_CANCELLED, CancelToken
 from inference.engine import ChatMessage, Completion, Engine
@@ -175,15 +174,5 @@ def review_with_model(
             if flag_reason:
                 result.reason = "; ".join(r for r in (result.reason, flag_reason) if r)
         progress(Progress("Reading the contract", len(units), len(units), record.title))
-        reviews.append(
-            DocumentReview(
-                doc_id,
-                record.title,
-                record.content_sha256,
-                checklist.name,
-                checklist.version,
-                tuple(results),
-                Path(record.path).name,
-            )
-        )
+        reviews.append(DocumentReview.of(record, checklist, results))
     return reviews
