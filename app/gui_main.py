@@ -19,9 +19,13 @@ log = logging.getLogger("pagewise.app")
 
 
 def assets_dir() -> Path:
-    """``assets/`` next to the packages, or inside a frozen bundle."""
+    """``assets/`` inside a frozen bundle, next to the packages in a checkout, or in
+    ``<prefix>/share/pagewise/assets`` where a wheel installed it (pyproject.toml's data-files)."""
     frozen = getattr(sys, "_MEIPASS", None)
-    return Path(frozen) / "assets" if frozen else ASSETS
+    if frozen:
+        return Path(frozen) / "assets"
+    installed = Path(sys.prefix) / "share" / "pagewise" / "assets"
+    return ASSETS if ASSETS.is_dir() or not installed.is_dir() else installed
 
 
 def check_dependencies() -> str | None:
@@ -82,6 +86,16 @@ def run_gui(files: Sequence[str] = ()) -> int:
     if folder and not os.environ.get("PAGEWISE_HOME"):
         os.environ["PAGEWISE_HOME"] = str(Path(folder).expanduser())  # the library lives there from now on
     app = make_application(sys.argv[:1])
+    from app.single_instance import InstanceServer, hand_over, server_name
+    from summarizer.paths import data_home
+
+    instance_name = server_name(data_home())
+    if hand_over(instance_name, files):
+        print(
+            "Pagewise is already open on this library: "
+            + ("the files were opened there." if files else "it was brought to the front.")
+        )
+        return 0
     from app.main_window import MainWindow
     from app.messages import MessageCenter
     from inference.telemetry import GpuTelemetry
@@ -98,6 +112,18 @@ def run_gui(files: Sequence[str] = ()) -> int:
     install_crash_handler(messages.report)
     window = MainWindow(settings=settings, telemetry=telemetry, messages=messages)
     windows.append(window)
+
+    def from_another_instance(paths: list[str]) -> None:
+        if window.isMinimized():
+            window.showNormal()
+        window.raise_()
+        window.activateWindow()
+        if paths:
+            window.open_paths([Path(p) for p in paths])
+
+    instance = InstanceServer(instance_name, from_another_instance, parent=window)
+    if not instance.listening:
+        log.warning("Could not listen for other Pagewise instances; a second one will open its own window")
     telemetry.start()
     window.show()
     if files:

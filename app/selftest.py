@@ -1,10 +1,15 @@
 """``pagewise --selftest``: the smoke test for source installs and frozen builds.
 
 Builds the main window offscreen, adds the bundled sample contract through the ingest
-process, opens it in the viewer, starts the inference worker process, generates a few
-tokens from the tiny random-weight GGUF in ``assets/`` and prints which backend loaded
-(CPU or CUDA). Exits 0 when every step worked, 1 otherwise (and says which step failed).
-It runs in a temporary data folder, so the user's library is never touched.
+process (which embeds its passages with the default embedding model, found offline: in a
+frozen build it is inside the bundle), opens it in the viewer, runs a hybrid search (BM25 and
+vectors) in the LLM thread as a question would, starts the inference worker process,
+generates a few tokens from the tiny random-weight GGUF in ``assets/`` and prints which
+backend loaded (CPU or CUDA). These are the steps that break in frozen apps: spawned
+processes, libraries loaded by name (llama.cpp, FAISS, torch), data files found by path.
+Exits 0 when every step worked, 1 otherwise (and says which step failed). It runs in a
+temporary data folder with the Hugging Face hub offline, so the user's library is never
+touched and nothing is downloaded.
 """
 
 from __future__ import annotations
@@ -18,6 +23,7 @@ from typing import Any
 
 TIMEOUT_S = 300.0
 TOKENS = 8
+SEARCH_QUERY = "termination of this agreement"
 
 
 def find_model() -> tuple[Path | None, str]:
@@ -48,6 +54,9 @@ def wait_for(app: Any, done: Callable[[], bool], timeout_s: float = TIMEOUT_S) -
 
 def run_selftest() -> int:
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    from summarizer.embedding_model import set_hub_offline
+
+    set_hub_offline()  # inherited by the ingest process: the model must be on disk already
     home = tempfile.TemporaryDirectory(prefix="pagewise-selftest-")
     os.environ["PAGEWISE_HOME"] = home.name
     try:
@@ -79,8 +88,16 @@ def _run(home: Path) -> int:
     settings = Settings({"model_path": str(model), "context_size": 2048}, path=home / "settings.json")
     session = ModelSession(settings.values(), n_threads=min(2, os.cpu_count() or 1))
     messages = MessageCenter()
+    try:
+        from summarizer.embedding_model import configured_model_name, resolve_model_dir
+
+        embedding_dir: Path | None = resolve_model_dir()
+        embedding_note = f"{configured_model_name()} in {embedding_dir}"
+    except Exception as error:  # ModelError: says where to put the model
+        embedding_dir, embedding_note = None, str(error)
+    if not _step("embedding model on disk", embedding_dir is not None, embedding_note):
+        return 1
     window = MainWindow(settings=settings, session=session, messages=messages)
-    window.runner.embed = False  # the embedding model is not part of the smoke test
     window.resize(1200, 800)
     window.show()
     _step("main window built", True, f"platform {app.platformName()}")  # type: ignore[attr-defined]
@@ -88,12 +105,22 @@ def _run(home: Path) -> int:
     try:
         sample = assets_dir() / "sample-contract.pdf"
         window.open_paths([sample])
-        ingested = wait_for(app, lambda: window.doc_id is not None and not window.runner.ingests, 180)
-        errors = [m.text for m in messages.history if m.level == "error"]
-        if not _step("sample PDF added by the ingest process", ingested and not errors, "; ".join(errors)):
+
+        def errors() -> list[str]:
+            return [m.text for m in messages.history if m.level == "error"]
+
+        # Done when the document is open, or as soon as the ingest process reports an error.
+        ingested = wait_for(app, lambda: (window.doc_id is not None or errors()) and not window.runner.ingests, 300)
+        errors_seen = errors()
+        if not _step("sample PDF added and embedded by the ingest process",
+                     ingested and window.doc_id is not None and not errors_seen,
+                     "; ".join(errors_seen) or ("" if ingested else "timed out")):  # fmt: skip
             return 1
         pages = window.viewer.document.pageCount()
         if not _step("sample PDF open in the viewer", pages > 0, f"{pages} pages"):
+            return 1
+        ok, detail = _hybrid_search(app, window, str(window.doc_id))
+        if not _step("hybrid search (BM25 + vectors) in the LLM thread", ok, detail):
             return 1
         result: dict[str, Any] = {}
 
@@ -119,3 +146,37 @@ def _run(home: Path) -> int:
         window.close()
     print("selftest passed" if code == 0 else "selftest FAILED", flush=True)
     return code
+
+
+def _hybrid_search(app: Any, window: Any, doc_id: str) -> tuple[bool, str]:
+    """Search the sample as a question does: FTS5, the FAISS index and the query encoder, in
+    the LLM thread with its own library connection. Passes when the vector ranking took part."""
+    from summarizer.retrieval import search
+
+    outcome: dict[str, Any] = {}
+
+    def run(_job: Any) -> tuple[int, list[Any]]:
+        library = window._worker_library()
+        vectors = library.db.execute("SELECT COUNT(*) FROM embeddings").fetchone()[0]
+        return int(vectors), search(library, SEARCH_QUERY, doc_ids=[doc_id], k=3)
+
+    job = window.runner.submit_llm("selftest-search", run)
+    job.succeeded.connect(lambda value: outcome.update(value=value))
+    job.failed.connect(lambda error: outcome.update(error=error))
+    job.cancelled.connect(lambda: outcome.update(error="cancelled"))
+    if not wait_for(app, lambda: bool(outcome), 120):
+        return False, "timed out"
+    if "error" in outcome:
+        error = outcome["error"]
+        return False, f"{type(error).__name__}: {error}" if isinstance(error, BaseException) else str(error)
+    vectors, results = outcome["value"]
+    if not results:
+        return False, f"no passage found for {SEARCH_QUERY!r} ({vectors} passage vectors stored)"
+    by_vector = sum(r.vector_rank is not None for r in results)
+    by_bm25 = sum(r.bm25_rank is not None for r in results)
+    top = results[0]
+    detail = (
+        f"{vectors} passage vectors; {SEARCH_QUERY!r} → {len(results)} passages, top p. {top.page_start} "
+        f"(BM25 rank {top.bm25_rank}, vector rank {top.vector_rank}); {by_bm25} ranked by BM25, {by_vector} by vectors"
+    )
+    return vectors > 0 and by_vector > 0 and by_bm25 > 0, detail

@@ -1,0 +1,70 @@
+"""CUDA variant only (PAGEWISE_VARIANT=cuda): load llama.cpp's backends, or fall back to the CPU.
+
+llama.cpp is built with GGML_BACKEND_DL: the CPU and CUDA backends are separate libraries in
+llama_cpp/lib that ggml loads at run time. llama-cpp-python does not ask ggml to load them, so
+this hook does it right after ``llama_cpp.llama_cpp`` is imported (in the model worker). Without
+an NVIDIA driver (no libcuda.so.1 / nvcuda.dll) libggml-cuda fails to load, ggml skips it and the
+CPU backend runs; the first process says so once, naming the driver it needs.
+
+NOT VERIFIED: the CUDA variant has not been built yet (installers/README.md).
+"""
+
+import ctypes
+import importlib.abc
+import os
+import sys
+from pathlib import Path
+
+MIN_DRIVER = "525 (CUDA 12)"
+
+
+def _driver_present() -> bool:
+    try:
+        ctypes.CDLL("nvcuda.dll" if sys.platform == "win32" else "libcuda.so.1")
+    except OSError:
+        return False
+    return True
+
+
+def _load_backends(folder: Path) -> None:
+    name = "ggml.dll" if sys.platform == "win32" else "libggml.so"
+    ggml = ctypes.CDLL(str(folder / name))
+    ggml.ggml_backend_load_all_from_path.argtypes = [ctypes.c_char_p]
+    ggml.ggml_backend_load_all_from_path.restype = None
+    ggml.ggml_backend_load_all_from_path(str(folder).encode())
+
+
+class _LoadBackendsAfterImport(importlib.abc.MetaPathFinder):
+    def find_spec(self, name, path, target=None):  # type: ignore[no-untyped-def]
+        if name != "llama_cpp.llama_cpp":
+            return None
+        for finder in sys.meta_path:
+            if finder is self or not hasattr(finder, "find_spec"):
+                continue
+            spec = finder.find_spec(name, path, target)
+            if spec is not None:
+                spec.loader = _Loader(spec.loader)
+                return spec
+        return None
+
+
+class _Loader(importlib.abc.Loader):
+    def __init__(self, inner):  # type: ignore[no-untyped-def]
+        self.inner = inner
+
+    def create_module(self, spec):  # type: ignore[no-untyped-def]
+        return self.inner.create_module(spec)
+
+    def exec_module(self, module):  # type: ignore[no-untyped-def]
+        self.inner.exec_module(module)
+        _load_backends(Path(module.__file__).parent / "lib")
+
+
+if not _driver_present() and not os.environ.get("PAGEWISE_CPU_NOTICE_SHOWN"):
+    os.environ["PAGEWISE_CPU_NOTICE_SHOWN"] = "1"  # inherited by the workers: said once
+    os.environ["PAGEWISE_GPU_UNAVAILABLE"] = f"no NVIDIA driver found; this build needs driver {MIN_DRIVER} or newer"
+    sys.stderr.write(
+        f"Pagewise: no NVIDIA driver found, so models run on the CPU. To use the GPU, install the "
+        f"NVIDIA driver {MIN_DRIVER} or newer.\n"
+    )
+sys.meta_path.insert(0, _LoadBackendsAfterImport())

@@ -1,0 +1,44 @@
+"""``pagewise --selftest``, run as users and the installers run it: in a process of its own."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def run_selftest(tmp_path: Path, **env: str) -> subprocess.CompletedProcess[str]:
+    environ = dict(os.environ, QT_QPA_PLATFORM="offscreen", **env)
+    return subprocess.run(
+        [sys.executable, "-m", "app.cli", "--selftest"],
+        cwd=ROOT, env=environ, capture_output=True, text=True, timeout=540,
+    )  # fmt: skip
+
+
+@pytest.mark.slow
+def test_selftest_embeds_searches_and_generates(tmp_path: Path) -> None:
+    result = run_selftest(tmp_path)
+    out = result.stdout
+    assert result.returncode == 0, out + result.stderr
+    for step in (
+        "[ok] embedding model on disk",
+        "[ok] sample PDF added and embedded by the ingest process",
+        "[ok] hybrid search (BM25 + vectors) in the LLM thread",
+        "[ok] inference worker generates tokens",
+    ):
+        assert step in out
+    assert "backend: CPU" in out or "backend: CUDA" in out
+    assert out.rstrip().endswith("selftest passed")
+
+
+def test_selftest_fails_and_says_so_without_the_embedding_model(tmp_path: Path) -> None:
+    missing = tmp_path / "no-such-model"
+    result = run_selftest(tmp_path, PAGEWISE_EMBEDDING_MODEL=str(missing))
+    assert result.returncode == 1
+    assert f"[FAIL] embedding model on disk: The embedding model {missing} is not on this computer" in result.stdout
+    assert "selftest passed" not in result.stdout
