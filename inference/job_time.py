@@ -25,6 +25,7 @@ efficiencies (``CONSUMER_12GB``); ``docs/benchmarks.md`` shows both side by side
 from __future__ import annotations
 
 import dataclasses
+import functools
 import math
 from dataclasses import dataclass
 
@@ -87,8 +88,10 @@ def speeds_for(gpu_name: str | None) -> DeviceSpeeds:
     return CONSUMER_12GB
 
 
+@functools.cache
 def local_speeds(device_index: int = 0) -> DeviceSpeeds:
-    """The rates for this machine's first NVIDIA GPU, by its NVML name."""
+    """The rates for this machine's first NVIDIA GPU, by its NVML name (asked once per process:
+    the window re-plans on every status refresh)."""
     try:
         import pynvml
 

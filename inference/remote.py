@@ -32,7 +32,6 @@ from inference.engine import (
     ResultCallback,
     StopReason,
     StopScanner,
-    collect,
 )
 from inference.errors import EngineError
 from inference.plan import Plan
@@ -272,15 +271,13 @@ class RemoteEngine(Engine):
         cancel_watch = threading.Thread(target=watch_cancel, name="pagewise-batch-cancel", daemon=True)
 
         def one(prompt: Prompt) -> Completion:
-            return collect(
-                self.generate(
-                    prompt,
-                    max_tokens=max_tokens,
-                    temperature=temperature,
-                    stop=stop,
-                    json_schema=json_schema,
-                    cancel=stop_all,
-                )
+            return self.complete(
+                prompt,
+                max_tokens=max_tokens,
+                temperature=temperature,
+                stop=stop,
+                json_schema=json_schema,
+                cancel=stop_all,
             )
 
         pool = ThreadPoolExecutor(max_workers=min(self._max_parallel, max(1, len(prompts))))
