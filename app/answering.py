@@ -74,23 +74,30 @@ _known_lock = threading.Lock()
 
 
 def _engine_key(engine: Engine) -> str:
-    plan = getattr(engine, "plan", None)
-    path = str(getattr(plan, "model_path", "") or "")
-    return path or f"{type(engine).__name__}:{engine.model_name}"
+    """The cache key: the model file with its size and time (a file replaced under the same name
+    is hashed again), or the server's model."""
+    path = engine.model_path
+    if path:
+        try:
+            stat = Path(path).stat()
+            return f"{path}@{stat.st_size}:{stat.st_mtime_ns}"
+        except OSError:
+            return path
+    return f"{type(engine).__name__}:{engine.model_name}"
 
 
 def model_identity(
     library: Library, engine: Engine, progress: ProgressCallback = no_progress, cancel: CancelToken = NEVER_CANCELLED
 ) -> str:
-    """The sha256 of the loaded model file (hashed once, then cached in the library); a remote
-    or test engine is identified by its name."""
-    from summarizer.model_files import model_sha256
+    """``summarizer.model_files.engine_identity``, remembered for this process so that the GUI
+    thread can show it without touching the file (``known_identity``)."""
+    from summarizer.model_files import engine_identity
 
     key = _engine_key(engine)
     with _known_lock:
         if key in _known_models:
             return _known_models[key]
-    value = model_sha256(library, key, progress, cancel) if Path(key).is_file() else key
+    value = engine_identity(library, engine, progress, cancel)
     with _known_lock:
         _known_models[key] = value
     return value
@@ -141,7 +148,7 @@ def _views(
         if pid is None:
             spans: tuple[tuple[int, int, int], ...] = ()
         elif pid in passages:
-            spans = tuple(tuple(s) for s in passages[pid].spans)  # type: ignore[misc]
+            spans = tuple(tuple(s) for s in passages[pid].spans)
         else:
             spans = _passage_spans(library, int(pid))
         views.append(_citation_view(number, data, doc_id, spans))
@@ -239,9 +246,7 @@ def summarize(
     from summarizer.compress import compress
 
     identity = model_identity(library, engine, progress, cancel)
-    plan = getattr(engine, "plan", None)
-    parallel = max(1, int(getattr(plan, "n_seq_max", 1) or 1))
-    summary = compress(library, engine, doc_id, model_sha256=identity, parallel=parallel, progress=progress,
+    summary = compress(library, engine, doc_id, model_sha256=identity, parallel=engine.parallel, progress=progress,
                        cancel=cancel)  # fmt: skip
     return _summary_view(summary)
 

@@ -14,11 +14,25 @@ import pkgutil
 import sys
 from collections.abc import Sequence
 
+import app
 import app.commands
 from app import output
 
 # The order shown in --help; any other module in app/commands/ follows, alphabetically.
-ORDER = ("ingest", "list", "remove", "reindex", "search", "summarize", "ask", "plan", "bench", "doctor")
+ORDER = (
+    "ingest",
+    "list",
+    "remove",
+    "reindex",
+    "search",
+    "summarize",
+    "ask",
+    "review",
+    "plan",
+    "bench",
+    "config",
+    "doctor",
+)
 
 
 def command_modules() -> list[str]:
@@ -32,6 +46,7 @@ def build_parser() -> argparse.ArgumentParser:
         description="Ask questions about long PDFs with a local language model.",
     )
     parser.add_argument("--selftest", action="store_true", help="run the installation self-test and exit")
+    parser.add_argument("--version", action="version", version=f"pagewise {app.version()}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in command_modules():
         module = importlib.import_module(f"app.commands.{name}")
@@ -62,6 +77,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not args.command:
         parser.print_help()
         return 0
+    from app.settings import Settings, apply_to_process
+
+    settings = Settings.load()
+    if settings.problem:
+        sys.stderr.write(f"pagewise: {settings.problem}\n")
+    apply_to_process(settings)  # the window does the same: one data folder, one embedding model
     return output.run_command(args)
 
 

@@ -90,7 +90,7 @@ class ConversationView(QWidget):
         self._render_timer = QTimer(self)
         self._render_timer.setSingleShot(True)
         self._render_timer.setInterval(RENDER_INTERVAL_MS)
-        self._render_timer.timeout.connect(self.render)
+        self._render_timer.timeout.connect(self.render_conversation)
         self.set_document(None)
 
     # State
@@ -107,7 +107,7 @@ class ConversationView(QWidget):
         self.export_button.setEnabled(enabled and bool(self.turns))
         self.hint.setText("" if enabled else "Select a document in the library to ask about it.")
         self.hint.setVisible(not enabled)
-        self.render()
+        self.render_conversation()
 
     def set_busy(self, busy: bool) -> None:
         self.ask_button.setEnabled(not busy and self.question.isEnabled())
@@ -118,7 +118,7 @@ class ConversationView(QWidget):
         self.note = ""
         self.progress.start("Finding passages…")
         self.set_busy(True)
-        self.render()
+        self.render_conversation()
 
     def add_piece(self, text: str) -> None:
         self.pending_text += text
@@ -139,7 +139,7 @@ class ConversationView(QWidget):
         self.set_busy(False)
         self.copy_button.setEnabled(bool(self.turns))
         self.export_button.setEnabled(bool(self.turns))
-        self.render()
+        self.render_conversation()
 
     # Rendering
 
@@ -160,7 +160,7 @@ class ConversationView(QWidget):
             return ""
         return "\n\n---\n\n".join(parts)
 
-    def render(self) -> None:
+    def render_conversation(self) -> None:
         bar = self.browser.verticalScrollBar()
         at_bottom = bar.value() >= bar.maximum() - 4
         self.browser.setMarkdown(self.markdown())

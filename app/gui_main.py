@@ -79,12 +79,10 @@ def run_gui(files: Sequence[str] = ()) -> int:
         sys.stderr.write(f"pagewise: {problem}\n")
         return 1
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
-    from app.settings import Settings
+    from app.settings import Settings, apply_to_process
 
     settings = Settings.load()
-    folder = settings["data_folder"]
-    if folder and not os.environ.get("PAGEWISE_HOME"):
-        os.environ["PAGEWISE_HOME"] = str(Path(folder).expanduser())  # the library lives there from now on
+    apply_to_process(settings)  # as every command does: the same data folder and embedding model
     app = make_application(sys.argv[:1])
     from app.single_instance import InstanceServer, hand_over, server_name
     from summarizer.paths import data_home
@@ -105,7 +103,7 @@ def run_gui(files: Sequence[str] = ()) -> int:
     def our_pids() -> tuple[int | None, ...]:
         """This process and the model worker count as "this app" in the VRAM gauge."""
         engine = windows[0].session.engine if windows else None
-        return (os.getpid(), getattr(engine, "worker_pid", None))
+        return (os.getpid(), engine.worker_pid if engine is not None else None)
 
     telemetry = GpuTelemetry(pids=our_pids)
     messages = MessageCenter()

@@ -5,8 +5,10 @@
 * ``("progress", path, stage, done, total, message, rate)``
 * ``("done", path, result_json)`` for each file that was added (or was already there)
 * ``("error", path, kind, message)``: ``kind`` is "password" for an encrypted PDF without the
-  right password, "document" for a file Pagewise cannot read, "other" otherwise. The batch
+  right password, "document" for a file Pagewise cannot read (its typed errors). The batch
   goes on with the next file: one broken PDF does not stop the others.
+* ``("bug", path, summary, traceback)``: an unexpected exception (a bug in Pagewise, not a
+  problem with the file): the window sends it to the crash report, and a test fails.
 * ``("cancelled", path)`` then the process ends; ``("finished",)`` after the last file.
 
 Cancel is cooperative (an event the child checks between pages and batches); the caller may
@@ -20,6 +22,7 @@ from __future__ import annotations
 import multiprocessing
 import threading
 import time
+import traceback
 from dataclasses import dataclass
 from multiprocessing.process import BaseProcess
 from multiprocessing.queues import Queue
@@ -95,8 +98,9 @@ def _child(
             except PagewiseError as error:
                 queue.put(("error", request.path, "document", str(error)))
                 continue
-            except Exception as error:  # a bug: report it and go on with the other files
-                queue.put(("error", request.path, "other", f"{request.path}: {type(error).__name__}: {error}"))
+            except Exception as error:  # a bug: to the crash report (and a failed test), not a message
+                detail = "".join(traceback.format_exception(type(error), error, error.__traceback__))
+                queue.put(("bug", request.path, f"{type(error).__name__}: {error}", detail))
                 continue
             data = result.to_json()
             data["path"] = result.path or request.path

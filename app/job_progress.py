@@ -8,10 +8,17 @@ from PySide6.QtWidgets import QHBoxLayout, QLabel, QProgressBar, QToolButton, QW
 from inference.progress import Progress
 
 
+def plural(n: int, word: str) -> str:
+    """'1 page', '2 pages'."""
+    return f"{n:,} {word}" if n == 1 else f"{n:,} {word}s"
+
+
 def format_eta(seconds: float | None) -> str:
     if seconds is None:
         return ""
     seconds = round(seconds)
+    if seconds < 1:
+        return "almost done"
     if seconds < 60:
         return f"~{seconds} s left"
     minutes, seconds = divmod(seconds, 60)

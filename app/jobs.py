@@ -64,6 +64,7 @@ class Job(QObject):
         self.token = CancelToken()
         self._on_cancel = on_cancel
         self._last_report = 0.0
+        self._last_stage = ""
         self.started_at: float | None = None
         self.done = False
 
@@ -74,11 +75,15 @@ class Job(QObject):
             self._on_cancel()
 
     def report(self, progress: Progress) -> None:
-        """Called by the job's function: progress, sent at a bounded rate."""
+        """Called by the job's function: progress, sent at a bounded rate. A new stage and a
+        stage's last step always go through: a dropped first update of the next stage would leave
+        the window showing a finished step for as long as that stage runs."""
         now = time.monotonic()
         final = progress.total is not None and progress.done >= progress.total
-        if final or now - self._last_report >= PROGRESS_INTERVAL_S:
+        new_stage = progress.stage != self._last_stage
+        if final or new_stage or now - self._last_report >= PROGRESS_INTERVAL_S:
             self._last_report = now
+            self._last_stage = progress.stage
             self._post(self, "progressed", progress)
 
     def emit_piece(self, text: str) -> None:
@@ -234,12 +239,21 @@ class JobRunner(QObject):
             job.kill()
 
 
+class IngestBug(RuntimeError):
+    """An unexpected exception in the ingest process, with the child's traceback: a bug."""
+
+    def __init__(self, path: str, summary: str, child_traceback: str) -> None:
+        super().__init__(f"{Path(path).name}: {summary}\n--- in the ingest process ---\n{child_traceback}")
+        self.path = path
+
+
 class IngestJob(QObject):
     """One batch of PDFs ingested in a spawned process."""
 
     file_progress = Signal(str, object)  # path, Progress
     file_done = Signal(str, object)  # path, result dict (IngestResult.to_json() + "path")
     file_failed = Signal(str, str, str)  # path, kind ("password", "document", "other"), message
+    bug = Signal(object)  # IngestBug: an unexpected exception in the ingest process
     cancelled = Signal()
     finished = Signal()
 
@@ -300,6 +314,9 @@ class IngestJob(QObject):
             elif kind == "error":
                 self.pending.discard(message[1])
                 self.file_failed.emit(message[1], message[2], message[3])
+            elif kind == "bug":
+                self.pending.discard(message[1])
+                self.bug.emit(IngestBug(message[1], message[2], message[3]))
             elif kind == "cancelled":
                 self.was_cancelled = True
 

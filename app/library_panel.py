@@ -13,6 +13,7 @@ from PySide6.QtCore import QPoint, Qt, Signal
 from PySide6.QtGui import QAction, QDragEnterEvent, QDragMoveEvent, QDropEvent, QKeySequence
 from PySide6.QtWidgets import QLabel, QListWidget, QListWidgetItem, QMenu, QVBoxLayout, QWidget
 
+from app.job_progress import plural
 from summarizer.library import DocumentRecord
 
 KEY_ROLE = Qt.ItemDataRole.UserRole
@@ -29,7 +30,7 @@ STATUS_TEXT = {
 def record_state(record: DocumentRecord) -> str:
     if record.state != "ready":
         return "interrupted · add it again to finish"
-    return f"{STATUS_TEXT.get(record.status, record.status)} · {record.pages} pages"
+    return f"{STATUS_TEXT.get(record.status, record.status)} · {plural(record.pages, 'page')}"
 
 
 def local_pdf_paths(event: QDropEvent | QDragEnterEvent | QDragMoveEvent) -> list[Path]:
@@ -117,7 +118,7 @@ class LibraryPanel(QWidget):
                 self.list.takeItem(row)
         for record in records:
             self._set(record.doc_id, record.title or Path(record.path).name, record_state(record),
-                      f"{record.path}\n{record.pages} pages · {record.passages} passages"
+                      f"{record.path}\n{plural(record.pages, 'page')} · {plural(record.passages, 'passage')}"
                       + "".join(f"\n{w}" for w in record.warnings))  # fmt: skip
         if current:
             self.select(current)

@@ -27,7 +27,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app import answering
+from app import answering, version
 from app.answering import AnswerView, CitationView, SummaryView
 from app.ingest_process import IngestRequest, expand_paths
 from app.job_progress import JobProgress, describe, format_eta
@@ -62,8 +62,10 @@ class MainWindow(QMainWindow):
         self.setWindowTitle("Pagewise")
         self.setAcceptDrops(True)
         self.settings = settings or Settings.load()
-        self.session = session or ModelSession(self.settings.values())
+        self.session = session or ModelSession(self.settings.effective_values())
         self.messages = messages or MessageCenter(self)
+        if problem := self.settings.problem:  # once the banners are wired
+            QTimer.singleShot(0, lambda: self.messages.warning(problem))
         self.runner = JobRunner(self)
         self.runner.embedding_model = self.settings["embedding_model"]
         self.library = Library.open()
@@ -287,6 +289,7 @@ class MainWindow(QMainWindow):
         job.file_progress.connect(lambda path, p: self._ingest_progress(job, path, p))
         job.file_done.connect(self._ingest_done)
         job.file_failed.connect(self._ingest_failed)
+        job.bug.connect(lambda bug: self.messages.report(bug, "adding documents"))
         job.cancelled.connect(lambda: self._ingest_cancelled(job))
         job.finished.connect(self._ingest_finished)
         return job
@@ -722,7 +725,12 @@ class MainWindow(QMainWindow):
 
     def open_settings(self) -> SettingsDialog:
         dialog = SettingsDialog(self.settings.values(), recommended=self.recommended_label, parent=self)
-        dialog.download_requested.connect(lambda: (dialog.reject(), self.download_recommended()))
+
+        def download() -> None:
+            dialog.reject()
+            self.download_recommended()
+
+        dialog.download_requested.connect(download)
         dialog.accepted.connect(lambda: self.apply_settings(dialog.values()))
         dialog.open()
         return dialog
@@ -735,7 +743,7 @@ class MainWindow(QMainWindow):
         except (PagewiseError, OSError) as error:
             self.messages.report(error if isinstance(error, PagewiseError) else PagewiseError(str(error)))
             return False
-        self.session.configure(self.settings.values())
+        self.session.configure(self.settings.effective_values())
         self.runner.embedding_model = self.settings["embedding_model"]
         if self.settings["data_folder"] != before:
             self.messages.info("The new data folder is used from the next start of Pagewise.")
@@ -771,12 +779,14 @@ class MainWindow(QMainWindow):
         job.finished.connect(self._activity_finished)
         return job
 
-    def about(self) -> None:
-        QMessageBox.about(
-            self,
-            "About Pagewise",
-            "<b>Pagewise</b><br>Ask questions about long PDFs with a local language model; answers cite their pages.",
+    def about_text(self) -> str:
+        return (
+            f"<b>Pagewise {version()}</b><br>Ask questions about long PDFs with a local language model; "
+            "answers cite their pages."
         )
+
+    def about(self) -> None:
+        QMessageBox.about(self, "About Pagewise", self.about_text())
 
     # --- drag and drop anywhere in the window --------------------------------------------
 

@@ -97,11 +97,7 @@ class ModelSession:
         engine = self.engine
         if engine is None or self.preview is None:
             raise EngineError("No model was loaded, so there is nothing to restart.")
-        restart = getattr(engine, "restart", None)
-        plan = self.preview.plan
-        if plan is not None and self.n_threads and plan.n_threads is None:
-            plan = dataclasses.replace(plan, n_threads=self.n_threads)
-        self.report = restart(progress, cancel) if restart else engine.load(plan, progress, cancel)
+        self.report = engine.restart(progress, cancel)
         return self.report
 
     def cancel(self) -> None:

@@ -34,6 +34,10 @@ HIGHLIGHT = QColor(255, 200, 0, 90)
 HIGHLIGHT_EDGE = QColor(230, 140, 0, 200)
 
 
+FIND_WAIT_MS = 2000
+"""How long Enter waits for QtPdf's background search before saying "no match"."""
+
+
 @dataclass(frozen=True, slots=True)
 class Highlight:
     page: int  # 0-based, as QtPdf counts
@@ -45,7 +49,7 @@ class HighlightView(QPdfView):
     """QPdfView that also paints ``highlights`` (rectangles in page points)."""
 
     def __init__(self, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
+        super().__init__(parent)  # type: ignore[arg-type]  # the stubs omit QPdfView's default nullptr
         self.highlights: list[Highlight] = []
         self.setPageMode(QPdfView.PageMode.MultiPage)
         self.setZoomMode(QPdfView.ZoomMode.Custom)
@@ -143,6 +147,9 @@ class PdfViewer(QWidget):
         self.view.setSearchModel(self.search_model)
         self.path: Path | None = None
         self.needs_password = False  # the last open() failed for a missing or wrong password
+        self._find_pending = False  # Enter came before the (asynchronous) search had results
+        self.search_model.rowsInserted.connect(self._results_arrived)
+        self.search_model.modelReset.connect(self._results_arrived)
 
         bar = QHBoxLayout()
         bar.setContentsMargins(4, 2, 4, 2)
@@ -189,7 +196,9 @@ class PdfViewer(QWidget):
         self.view.pageNavigator().currentPageChanged.connect(self._page_moved)
         self.view.verticalScrollBar().valueChanged.connect(self._scrolled)
 
-    def _button(self, text: str, tip: str, slot: object, shortcut: object = None) -> QToolButton:
+    def _button(
+        self, text: str, tip: str, slot: object, shortcut: QKeySequence.StandardKey | str | None = None
+    ) -> QToolButton:
         button = QToolButton()
         button.setText(text)
         button.setToolTip(tip)
@@ -205,6 +214,10 @@ class PdfViewer(QWidget):
         """Show ``path``; False when QtPdf cannot load it (``needs_password`` tells whether the
         file is encrypted and the password was missing or wrong)."""
         self.clear_highlights()
+        self.find_box.clear()  # each document starts without the last one's search...
+        self.find_status.setText("")
+        # QtPdf drops a password set while another file is open: close it first.
+        self.document.close()
         self.document.setPassword(password or "")
         error = self.document.load(str(path))
         self.needs_password = error == QPdfDocument.Error.IncorrectPassword
@@ -218,6 +231,8 @@ class PdfViewer(QWidget):
         self.view.show()
         self.view.fit_width = True
         self.view.apply_fit_width()
+        self.view.scroll_to(0, 0.0, above_px=0)  # ...and on its first page
+        self._page_moved(0)
         return True
 
     def close_document(self) -> None:
@@ -292,11 +307,27 @@ class PdfViewer(QWidget):
         self.search_model.setSearchString(text)
         self.view.setCurrentSearchResultIndex(-1)
         self.find_status.setText("")
+        self._find_pending = False
+
+    def _results_arrived(self, *args: object) -> None:
+        if self._find_pending and self.search_model.rowCount(QModelIndex()):
+            self._find_pending = False
+            self.find_next()
+
+    def _give_up_finding(self) -> None:
+        if self._find_pending:
+            self._find_pending = False
+            self.find_status.setText("no match")
 
     def find_next(self) -> None:
         count = self.search_model.rowCount(QModelIndex())
-        if not self.find_box.text() or count == 0:
-            self.find_status.setText("no match" if self.find_box.text() else "")
+        if not self.find_box.text():
+            self.find_status.setText("")
+            return
+        if count == 0:  # QtPdf searches in the background: wait a moment for its first results
+            self._find_pending = True
+            self.find_status.setText("searching…")
+            QTimer.singleShot(FIND_WAIT_MS, self._give_up_finding)
             return
         index = (self.view.currentSearchResultIndex() + 1) % count
         self.view.setCurrentSearchResultIndex(index)

@@ -41,19 +41,18 @@ def gguf_info(path: str) -> Any:
     return _gguf_info(path, os.path.getmtime(path))
 
 
-def _budget(text: str, free_vram: Callable[[], int | None]) -> tuple[int | None, str]:
+def _budget(text: str, free_vram: Callable[[], tuple[int | None, str]]) -> tuple[int | None, str]:
     from inference.planner import parse_budget
 
     if text == "auto":
-        free = free_vram()
-        return free, "" if free is not None else "no NVIDIA GPU: the model runs on the CPU"
+        return free_vram()
     return parse_budget(text), ""
 
 
-def default_free_vram() -> int | None:
-    from inference.planner import auto_budget
+def default_free_vram() -> tuple[int | None, str]:
+    from inference.gpu_budget import default_budget
 
-    return auto_budget()
+    return default_budget()
 
 
 # The planner words its advice for the CLI; the window names its settings instead.
@@ -74,7 +73,9 @@ def in_settings_words(message: str) -> str:
     return message
 
 
-def preview(values: Mapping[str, Any], free_vram: Callable[[], int | None] = default_free_vram) -> PlanPreview:
+def preview(
+    values: Mapping[str, Any], free_vram: Callable[[], tuple[int | None, str]] = default_free_vram
+) -> PlanPreview:
     """The plan these settings give, or the reason they cannot be loaded."""
     remote = str(values.get("remote_url", "") or "").strip()
     if remote:
@@ -82,9 +83,8 @@ def preview(values: Mapping[str, Any], free_vram: Callable[[], int | None] = def
     model = str(values.get("model_path", "") or "").strip()
     if not model:
         return PlanPreview(None, "No model configured", "Choose a GGUF model file, or download a recommended one.")
-    from inference.job_time import ANSWER, local_speeds, plan_for_job
     from inference.planner import Overrides, summary_line
-    from summarizer.local_model import with_batch_context
+    from summarizer.local_model import plan_model
 
     try:
         info = gguf_info(os.path.expanduser(model))
@@ -97,9 +97,8 @@ def preview(values: Mapping[str, Any], free_vram: Callable[[], int | None] = def
             kv_type=None if kv == "auto" else kv,  # type: ignore[arg-type]
             n_ctx=ctx or None,
         )
-        chosen = plan_for_job(info, budget, None, overrides, ANSWER, local_speeds()).plan
-        # Room for summarizing several segments at once next to it (``generate_batch``).
-        chosen, _ = with_batch_context(chosen, info, budget)
+        # The window's one model answers and summarizes: `pagewise ask` plans the same way.
+        chosen = plan_model(info, budget, None, overrides=overrides).plan
     except PagewiseError as error:
         return PlanPreview(None, "Cannot load with these settings", in_settings_words(str(error)))
     except (OSError, ValueError) as error:

@@ -110,7 +110,9 @@ def _run(home: Path) -> int:
             return [m.text for m in messages.history if m.level == "error"]
 
         # Done when the document is open, or as soon as the ingest process reports an error.
-        ingested = wait_for(app, lambda: (window.doc_id is not None or errors()) and not window.runner.ingests, 300)
+        ingested = wait_for(
+            app, lambda: (window.doc_id is not None or bool(errors())) and not window.runner.ingests, 300
+        )
         errors_seen = errors()
         if not _step("sample PDF added and embedded by the ingest process",
                      ingested and window.doc_id is not None and not errors_seen,

@@ -1,8 +1,21 @@
-"""The one settings schema: every user setting with its type, default, description and check.
+"""The one settings schema and its one reader, for the window and every command.
 
-Settings are stored as JSON (``settings.json``) next to the library (``PAGEWISE_HOME``) or in
-the user's config folder. No Qt here: the settings dialog is built from ``SCHEMA``, and the CLI
-or a test can read the same values. Window geometry is not a setting: it lives in QSettings.
+Every user setting has a type, a default, a description and a check; the settings dialog is
+built from ``SCHEMA`` and ``pagewise config`` validates with the same checks. No Qt here.
+
+Where the file lives: ``settings.json`` in the user's config folder (platformdirs; for example
+``~/.config/Pagewise`` on Linux), or the file ``$PAGEWISE_CONFIG`` names. Never inside the data
+folder, which a setting can move.
+
+What wins, first to last: a command-line flag (``--model``, ``--remote``, ``--budget``...), an
+environment variable (``ENVIRONMENT``: ``PAGEWISE_MODEL``, ``PAGEWISE_REMOTE_URL``,
+``PAGEWISE_HOME``, ``PAGEWISE_EMBEDDING_MODEL``), the settings file, the default.
+
+A damaged file (not JSON, not an object) is moved aside to ``settings.json.damaged``, the
+defaults are used, and ``Settings.problem`` says so, naming both files: the window shows it in a
+banner and the commands print it once on stderr. It is never silently overwritten.
+
+Window geometry is not a setting: it lives in QSettings.
 """
 
 from __future__ import annotations
@@ -122,15 +135,45 @@ SCHEMA: tuple[Setting, ...] = (
 BY_KEY: dict[str, Setting] = {s.key: s for s in SCHEMA}
 
 
-def settings_path() -> Path:
-    home = os.environ.get("PAGEWISE_HOME")
-    if home:
-        folder = Path(home).expanduser()
-    else:
-        import platformdirs
+ENV_CONFIG = "PAGEWISE_CONFIG"
+ENVIRONMENT: dict[str, str] = {
+    "model_path": "PAGEWISE_MODEL",
+    "remote_url": "PAGEWISE_REMOTE_URL",
+    "data_folder": "PAGEWISE_HOME",
+    "embedding_model": "PAGEWISE_EMBEDDING_MODEL",
+}
+"""Settings an environment variable overrides (for a shell, a script or a test)."""
 
-        folder = Path(platformdirs.user_config_dir("Pagewise", appauthor=False))
-    return folder / "settings.json"
+
+def settings_path() -> Path:
+    """The settings file: ``$PAGEWISE_CONFIG``, or settings.json in the user's config folder."""
+    override = os.environ.get(ENV_CONFIG)
+    if override:
+        return Path(override).expanduser()
+    import platformdirs
+
+    return Path(platformdirs.user_config_dir("Pagewise", appauthor=False)) / "settings.json"
+
+
+def _read(path: Path) -> tuple[dict[str, Any], str]:
+    """The stored values and a problem ("" when none); a damaged file is moved aside."""
+    try:
+        raw = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return {}, ""
+    except (OSError, ValueError) as error:
+        reason = f"it is not valid JSON ({error})" if isinstance(error, ValueError) else str(error)
+    else:
+        if isinstance(raw, dict):
+            return raw, ""
+        reason = "it does not hold a JSON object"
+    aside = path.with_name(path.name + ".damaged")
+    try:
+        os.replace(path, aside)
+        kept = f"It was kept as {aside}."
+    except OSError:
+        kept = "It was left as it is."
+    return {}, f"The settings file {path} could not be read: {reason}. Pagewise uses the defaults. {kept}"
 
 
 def coerce(setting: Setting, value: Any) -> Any:
@@ -159,10 +202,12 @@ def validate(values: Mapping[str, Any]) -> dict[str, str]:
 
 
 class Settings:
-    """The current values; ``save()`` writes them. Unknown keys in the file are kept."""
+    """The stored values (file, else default); ``save()`` writes them. Unknown keys in the file
+    are kept. ``effective(key)`` adds the environment's overrides."""
 
-    def __init__(self, values: Mapping[str, Any] | None = None, path: Path | None = None) -> None:
+    def __init__(self, values: Mapping[str, Any] | None = None, path: Path | None = None, problem: str = "") -> None:
         self.path = path or settings_path()
+        self.problem = problem
         self._values: dict[str, Any] = {s.key: s.default for s in SCHEMA}
         if values:
             self._values.update(values)
@@ -170,16 +215,8 @@ class Settings:
     @classmethod
     def load(cls, path: Path | None = None) -> Settings:
         path = path or settings_path()
-        values: dict[str, Any] = {}
-        try:
-            raw = json.loads(path.read_text(encoding="utf-8"))
-            if isinstance(raw, dict):
-                values = raw
-        except FileNotFoundError:
-            pass
-        except (OSError, ValueError):
-            values = {}  # a damaged file: start from the defaults rather than refuse to start
-        return cls(values, path)
+        values, problem = _read(path)
+        return cls(values, path, problem)
 
     def __getitem__(self, key: str) -> Any:
         setting = BY_KEY[key]
@@ -188,8 +225,27 @@ class Settings:
         except SettingsError:
             return setting.default
 
+    def source(self, key: str) -> str:
+        """Where ``effective(key)`` comes from: "environment", "file" or "default"."""
+        env = ENVIRONMENT.get(key)
+        if env and os.environ.get(env):
+            return "environment"
+        return "file" if key in self._values and self._values[key] != BY_KEY[key].default else "default"
+
+    def effective(self, key: str) -> Any:
+        """The value after the environment's override (flags are the caller's to apply)."""
+        env = ENVIRONMENT.get(key)
+        if env and os.environ.get(env):
+            return coerce(BY_KEY[key], os.environ[env])
+        return self[key]
+
     def values(self) -> dict[str, Any]:
+        """The stored values (what the settings dialog edits)."""
         return {s.key: self[s.key] for s in SCHEMA}
+
+    def effective_values(self) -> dict[str, Any]:
+        """The values in force: the environment's overrides on the stored ones."""
+        return {s.key: self.effective(s.key) for s in SCHEMA}
 
     def update(self, values: Mapping[str, Any]) -> None:
         """Set values after checking all of them; raises ``SettingsError`` naming the first problem."""
@@ -208,4 +264,29 @@ class Settings:
 
     @property
     def model_configured(self) -> bool:
-        return bool(self["model_path"] or self["remote_url"])
+        return bool(self.effective("model_path") or self.effective("remote_url"))
+
+
+def apply_to_process(settings: Settings) -> None:
+    """Make the data folder and embedding model settings hold for this process and the
+    processes it starts (the ingest worker), unless the environment already decided: the
+    window and every command call this first, so both see the same library."""
+    for key in ("data_folder", "embedding_model"):
+        env = ENVIRONMENT[key]
+        value = settings[key]
+        if value and value != BY_KEY[key].default and not os.environ.get(env):
+            os.environ[env] = str(Path(value).expanduser()) if key == "data_folder" else str(value)
+
+
+def configured_model(settings: Settings | None = None) -> Path:
+    """The configured model file: ``$PAGEWISE_MODEL``, else ``model_path`` in the settings."""
+    from inference.errors import ModelError
+
+    settings = settings or Settings.load()
+    value = settings.effective("model_path")
+    if not value:
+        raise ModelError(
+            f"No model is configured. Pass --model PATH, set PAGEWISE_MODEL=PATH, or choose one with "
+            f"`pagewise config set model_path PATH` or in the window's settings ({settings.path})."
+        )
+    return Path(value).expanduser()

@@ -148,6 +148,33 @@ class Engine(abc.ABC):
     @abc.abstractmethod
     def loaded(self) -> bool: ...
 
+    @property
+    def plan(self) -> Plan | None:
+        """The plan the model was loaded with (None: not loaded, or no plan, as for a server)."""
+        return None
+
+    @property
+    def model_path(self) -> str:
+        """The model file the engine runs ("" for a server or before ``load``): with the file's
+        sha256, the identity summaries are stored under."""
+        plan = self.plan
+        return plan.model_path if plan is not None else ""
+
+    @property
+    def parallel(self) -> int:
+        """How many sequences ``generate_batch`` runs at once."""
+        plan = self.plan
+        return max(1, plan.n_seq_max) if plan is not None else 1
+
+    @property
+    def worker_pid(self) -> int | None:
+        """The process that holds the model's memory, when it is not this one."""
+        return None
+
+    @abc.abstractmethod
+    def restart(self, progress: ProgressCallback = no_progress, cancel: CancelToken = NEVER_CANCELLED) -> LoadReport:
+        """Load the model again as it was last loaded (after a worker crash, or a server restart)."""
+
     @abc.abstractmethod
     def load(
         self,

@@ -134,6 +134,13 @@ class FakeEngine(Engine):
     def loaded(self) -> bool:
         return self._loaded
 
+    @property
+    def plan(self) -> Plan | None:
+        return self.plans[-1] if self._loaded and self.plans else None
+
+    def restart(self, progress: ProgressCallback = no_progress, cancel: CancelToken = NEVER_CANCELLED) -> LoadReport:
+        return self.load(self.plans[-1] if self.plans else None, progress, cancel)
+
     def load(
         self,
         plan: Plan | None = None,

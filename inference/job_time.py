@@ -56,6 +56,7 @@ class DeviceSpeeds:
     gpu_flops: float  # FLOP/s of prompt processing on the GPU
     step_overhead_s: float  # per decode step: kernel launches, sampling, Python
     source: str
+    host_flops: float = 2.5e11  # FLOP/s of the CPU-resident layers' matrix products (the threads used)
 
 
 H200 = DeviceSpeeds(
@@ -140,6 +141,19 @@ def active_parameters(info: GgufInfo) -> int:
     return total
 
 
+def decode_step_seconds(info: GgufInfo, p: Plan, speeds: DeviceSpeeds, width: int = 1) -> float:
+    """One decode step of ``width`` sequences (one token each). Fewer than 32 tokens run the
+    CPU-resident layers on the CPU: their weights are read once per step whatever the width, and
+    their matrix products grow with it, so a few sequences cost about what one does."""
+    split = weights_split(info, p.n_gpu_layers, p.n_cpu_moe)
+    cpu_bytes = max(0, split.cpu - info.token_embd_bytes)
+    weight_bytes = max(1, split.cpu + split.gpu - info.token_embd_bytes)
+    cpu_flops = width * 2 * active_parameters(info) * cpu_bytes / weight_bytes
+    gpu_s = split.gpu / speeds.gpu_memory_rate * (1.0 if p.type_k == "f16" else QUANTIZED_KV_DECODE_COST)
+    cpu_s = max(cpu_bytes / speeds.host_memory_rate, cpu_flops / speeds.host_flops) if cpu_bytes else 0.0
+    return gpu_s + cpu_s + speeds.step_overhead_s
+
+
 def predict_rates(info: GgufInfo, p: Plan, speeds: DeviceSpeeds) -> Rates:
     """Predicted prefill and decode tokens/s of plan ``p`` on a GPU of ``speeds``."""
     split = weights_split(info, p.n_gpu_layers, p.n_cpu_moe)
@@ -148,9 +162,7 @@ def predict_rates(info: GgufInfo, p: Plan, speeds: DeviceSpeeds) -> Rates:
     flops_per_token = 2 * active_parameters(info)
     u = max(1, p.n_ubatch)
     per_ubatch = cpu_bytes / speeds.host_to_gpu_rate + u * flops_per_token / speeds.gpu_flops
-    gpu_s = split.gpu / speeds.gpu_memory_rate * (1.0 if p.type_k == "f16" else QUANTIZED_KV_DECODE_COST)
-    per_token = gpu_s + cpu_bytes / speeds.host_memory_rate + speeds.step_overhead_s
-    return Rates(prefill_tok_s=u / per_ubatch, decode_tok_s=1 / per_token)
+    return Rates(prefill_tok_s=u / per_ubatch, decode_tok_s=1 / decode_step_seconds(info, p, speeds))
 
 
 @dataclass(frozen=True, slots=True)

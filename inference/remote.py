@@ -3,7 +3,8 @@
 Streaming uses server-sent events (``stream: true``) on ``/v1/chat/completions`` (chat
 messages) or ``/v1/completions`` (raw prompts). Cancel closes the connection (the
 servers named above then stop generating). Token counts come from the server's
-``/tokenize`` when it has one (llama.cpp server, vLLM), else from an estimate of 4
+``/tokenize`` when it has one (llama.cpp server, vLLM; llama-cpp-python's server:
+``/extras/tokenize``), else from an estimate of 4
 characters per token. Only the standard library is used (``http.client``).
 """
 
@@ -95,7 +96,8 @@ class RemoteEngine(Engine):
         self._n_ctx = n_ctx
         self._max_parallel = max(1, max_parallel)
         self._loaded = False
-        self._tokenize_style: str | None = None  # "llama.cpp", "vllm", "none"
+        self._tokenize_style: str | None = None  # "llama.cpp", "vllm", "llama-cpp-python", "none"
+        self._schema_style = "json_schema"  # or "json_object" (llama-cpp-python's server)
         self._active: set[_Request] = set()
         self._active_lock = threading.Lock()
 
@@ -162,6 +164,14 @@ class RemoteEngine(Engine):
             notes=tuple(notes),
         )
 
+    @property
+    def parallel(self) -> int:
+        return self._max_parallel
+
+    def restart(self, progress: ProgressCallback = no_progress, cancel: CancelToken = NEVER_CANCELLED) -> LoadReport:
+        """Connect again (the server may have restarted with another model or context)."""
+        return self.load(None, progress, cancel)
+
     def unload(self) -> None:
         self.cancel()
         self._loaded = False
@@ -190,17 +200,19 @@ class RemoteEngine(Engine):
         return len(tokens)
 
     def _server_tokenize(self, text: str) -> list[int] | None:
-        styles = [self._tokenize_style] if self._tokenize_style else ["llama.cpp", "vllm"]
+        styles = [self._tokenize_style] if self._tokenize_style else ["llama.cpp", "vllm", "llama-cpp-python"]
         for style in styles:
             if style == "none":
                 return None
-            body: dict[str, Any] = (
-                {"content": text, "add_special": True}
-                if style == "llama.cpp"
-                else {"model": self._model, "prompt": text}
-            )
+            bodies: dict[str, dict[str, Any]] = {
+                "llama.cpp": {"content": text, "add_special": True},
+                "vllm": {"model": self._model, "prompt": text},
+                "llama-cpp-python": {"input": text},  # llama_cpp.server's /extras/tokenize
+            }
+            body = bodies[style]
+            path = "/extras/tokenize" if style == "llama-cpp-python" else "/tokenize"
             try:
-                answer = self._json("POST", "/tokenize", body, timeout_s=30.0, quiet_status=True)
+                answer = self._json("POST", path, body, timeout_s=30.0, quiet_status=True)
             except _HttpStatus:
                 continue
             tokens = answer.get("tokens") if isinstance(answer, dict) else None
@@ -235,16 +247,30 @@ class RemoteEngine(Engine):
         if stop:
             body["stop"] = list(stop)
         if json_schema is not None:
-            # OpenAI's structured output; llama.cpp's server and llama_cpp.server both take it.
-            body["response_format"] = {
-                "type": "json_schema",
-                "json_schema": {"name": "reply", "schema": dict(json_schema), "strict": True},
-            }
+            body["response_format"] = self._response_format(json_schema)
         if isinstance(prompt, str):
             path, body["prompt"] = "/v1/completions", prompt
         else:
             path, body["messages"] = "/v1/chat/completions", [m.to_json() for m in prompt]
         return self._stream(path, body, stop, cancel)
+
+    def _response_format(self, schema: JsonSchema) -> dict[str, Any]:
+        """OpenAI's structured output (llama.cpp's server, vLLM, Ollama); llama-cpp-python's
+        server only takes its own form, a ``json_object`` with a ``schema``, learnt on the first
+        refusal (``_json_object_fallback``)."""
+        if self._schema_style == "json_object":
+            return {"type": "json_object", "schema": dict(schema)}
+        return {"type": "json_schema", "json_schema": {"name": "reply", "schema": dict(schema), "strict": True}}
+
+    def _json_object_fallback(self, body: dict[str, Any], detail: bytes) -> dict[str, Any] | None:
+        """The request again in llama-cpp-python's form when the server refused OpenAI's."""
+        response_format = body.get("response_format")
+        if not isinstance(response_format, dict) or response_format.get("type") != "json_schema":
+            return None
+        if b"response_format" not in detail:
+            return None
+        self._schema_style = "json_object"
+        return {**body, "response_format": self._response_format(response_format["json_schema"]["schema"])}
 
     def generate_batch(
         self,
@@ -321,7 +347,15 @@ class RemoteEngine(Engine):
         try:
             response = self._send(request, "POST", path, body)
             if response.status != 200:
-                raise self._status_error(path, response.status, response.read(2000))
+                detail = response.read(2000)
+                fallback = self._json_object_fallback(body, detail)
+                if fallback is None:
+                    raise self._status_error(path, response.status, detail)
+                response.close()
+                request.connection.close()  # a fresh connection: the refusal may not be read whole
+                response = self._send(request, "POST", path, fallback)
+                if response.status != 200:
+                    raise self._status_error(path, response.status, response.read(2000))
             for event in _sse_events(response):
                 if event == "[DONE]":
                     break

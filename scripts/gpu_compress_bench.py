@@ -152,6 +152,34 @@ def log_lines(log_path: str) -> int:
         return len(log.read().splitlines())
 
 
+def forced_width(model_path: Path, n_ctx: int, budget: int, width: int) -> tuple[Any, int]:
+    """The summary plan with the most GPU layers that leave room for ``width`` sequences (the
+    planner's own search, without its choice of width: for sweeping widths)."""
+    import dataclasses
+
+    from inference.batch_plan import with_batch_context
+    from inference.errors import PlanError
+    from inference.gguf_info import read_gguf_info
+    from inference.job_time import SUMMARY, local_speeds, plan_for_job
+    from inference.planner import Overrides, PlannerOptions, plan
+    from summarizer.local_model import batch_sequence_tokens
+
+    info = read_gguf_info(model_path)
+    main = plan_for_job(info, budget, n_ctx, job=SUMMARY, speeds=local_speeds()).plan
+    options = PlannerOptions(n_batch=main.n_batch, n_ubatch=main.n_ubatch)
+    for layers in range(main.n_gpu_layers, 0, -1):
+        try:
+            single = plan(info, budget, n_ctx, Overrides(n_gpu_layers=layers, kv_type=main.type_k), options)
+        except PlanError:
+            continue
+        if width == 1:
+            return dataclasses.replace(single, n_seq_max=1), 1
+        chosen, got = with_batch_context(single, info, budget, batch_sequence_tokens(single.n_ctx), width, (width,))
+        if got == width:
+            return chosen, width
+    raise SystemExit(f"no plan runs {width} sequences in the budget")
+
+
 def run_compress(library: Any, model: Any, doc_id: str, params: Any, parallel: int, label: str) -> dict[str, Any]:
     from summarizer.compress import compress
 
@@ -232,10 +260,14 @@ def main() -> int:
     parser.add_argument(
         "--mixed", action="store_true", help="decode tokens ride in prefill steps (one unified KV cache)"
     )
+    parser.add_argument(
+        "--width", type=int, help="exactly this many sequences, with the most GPU layers that leave room for them"
+    )
     parser.add_argument("--no-follow-up", action="store_true", help="skip the follow-up question's TTFT")
     parser.add_argument("--tag", default="", help="results go to compress_bench[_TAG].json")
     args = parser.parse_args()
 
+    from inference.job_time import SUMMARY
     from inference.local_engine import LocalEngine
     from inference.planner import parse_budget
     from inference.random_gguf import write_random_gguf
@@ -257,9 +289,13 @@ def main() -> int:
     gpu = GpuTelemetry(interval_s=0.05)
     gpu.mark_baseline()
     gpu.start()
-    chosen, parallel = plan_local_model(
-        model_path, n_ctx=n_ctx, budget=parse_budget(args.budget), max_parallel=args.parallel
-    )
+    if args.width:
+        chosen, parallel = forced_width(model_path, n_ctx, parse_budget(args.budget), args.width)
+    else:
+        chosen, parallel = plan_local_model(
+            model_path, n_ctx=n_ctx, budget=parse_budget(args.budget), max_parallel=args.parallel, job=SUMMARY
+        )
+    report["plan_notes"] = list(chosen.notes)
     overrides: dict[str, Any] = {}
     if args.batch_ubatch:
         overrides["batch_n_ubatch"] = args.batch_ubatch

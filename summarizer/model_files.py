@@ -11,6 +11,7 @@ import hashlib
 from pathlib import Path
 
 from inference.cancel import NEVER_CANCELLED, CancelToken
+from inference.engine import Engine
 from inference.errors import ModelError
 from inference.progress import Progress, ProgressCallback, no_progress
 from summarizer.library import Library
@@ -57,3 +58,15 @@ def model_sha256(
         [str(file), stat.st_size, stat.st_mtime_ns, value],
     )
     return value
+
+
+def engine_identity(
+    library: Library, engine: Engine, progress: ProgressCallback = no_progress, cancel: CancelToken = NEVER_CANCELLED
+) -> str:
+    """What summaries made by ``engine`` are stored under: its model file's sha256 (hashed once,
+    then cached in the library by path, size and time), or for a server, which has no file here,
+    its kind and model name."""
+    path = engine.model_path
+    if path and Path(path).is_file():
+        return model_sha256(library, path, progress, cancel)
+    return f"{type(engine).__name__}:{engine.model_name}"

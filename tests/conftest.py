@@ -61,6 +61,7 @@ def pagewise_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[P
     """Every test gets its own empty data folder."""
     home = tmp_path / "pagewise-home"
     monkeypatch.setenv("PAGEWISE_HOME", str(home))
+    monkeypatch.setenv("PAGEWISE_CONFIG", str(tmp_path / "config" / "settings.json"))  # never the user's file
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     monkeypatch.setenv("TRANSFORMERS_OFFLINE", "1")
     yield home

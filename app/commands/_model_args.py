@@ -4,19 +4,26 @@ from __future__ import annotations
 
 import argparse
 import os
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from inference.engine import Engine
     from inference.plan import Plan
     from inference.progress import ProgressCallback
     from summarizer.compress import SummaryParams
     from summarizer.library import Library
-    from summarizer.local_model import LocalModel
 
 
 def add_model_flags(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--model", metavar="PATH", help="GGUF model file (default: the configured model)")
+    parser.add_argument(
+        "--remote",
+        metavar="URL",
+        help="an OpenAI-compatible server (llama.cpp server, vLLM, Ollama) instead of a local model "
+        "(default: the remote_url setting, unless --model is given)",
+    )
     parser.add_argument(
         "--ctx",
         type=int,
@@ -35,8 +42,56 @@ def default_threads() -> int:
     return max(1, cpus // 2)
 
 
+@dataclass
+class OpenModel:
+    """A loaded model for a command, local or remote."""
+
+    engine: Engine
+    sha256: str
+    parallel: int
+    plan: Plan | None
+
+    @property
+    def n_ctx(self) -> int:
+        return self.plan.n_ctx if self.plan is not None else self.engine.n_ctx
+
+    def close(self) -> None:
+        self.engine.close()
+
+    def __enter__(self) -> OpenModel:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def remote_url(args: argparse.Namespace) -> str:
+    """``--remote``, else (without ``--model``) the remote_url setting or $PAGEWISE_REMOTE_URL;
+    "" for a local model. The window decides the same way: a configured server wins."""
+    if getattr(args, "remote", None):
+        return str(args.remote)
+    if getattr(args, "model", None):
+        return ""
+    from app.settings import Settings
+
+    return str(Settings.load().effective("remote_url") or "")
+
+
+def open_remote(url: str, library: Library, progress: ProgressCallback) -> OpenModel:
+    from inference.remote import RemoteEngine
+    from summarizer.model_files import engine_identity
+
+    engine = RemoteEngine(url)
+    try:
+        engine.load(None, progress)
+        return OpenModel(engine, engine_identity(library, engine), engine.parallel, None)
+    except BaseException:
+        engine.close()
+        raise
+
+
 def model_path(args: argparse.Namespace) -> Path:
-    from summarizer.settings import configured_model
+    from app.settings import configured_model
 
     return Path(args.model).expanduser() if args.model else configured_model()
 
@@ -87,14 +142,17 @@ def open_model(
     *,
     batch: bool,
     summaries_only: bool = False,
-) -> LocalModel:
-    """Plan and load the model named by ``--model`` (or configured), in a worker process
-    (``batch`` and ``summaries_only`` as for ``planned_model``)."""
+) -> OpenModel:
+    """Connect to the server (``remote_url``), or plan and load the model named by ``--model``
+    (or configured) in a worker process (``batch`` and ``summaries_only`` as for ``planned_model``)."""
     from inference.job_time import ANSWER, SUMMARY
     from inference.planner import parse_budget
     from summarizer.local_model import open_local_model
 
-    return open_local_model(
+    url = remote_url(args)
+    if url:
+        return open_remote(url, library, progress)
+    local = open_local_model(
         library,
         model_path(args),
         n_ctx=_context(args, summaries_only=summaries_only),
@@ -104,6 +162,7 @@ def open_model(
         progress=progress,
         job=SUMMARY if summaries_only else ANSWER,
     )
+    return OpenModel(local.engine, local.sha256, local.parallel, local.plan)
 
 
 def summary_params(args: argparse.Namespace, n_ctx: int) -> SummaryParams:

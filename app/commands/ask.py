@@ -84,7 +84,7 @@ def run(args: argparse.Namespace) -> int:
                     model_sha256=model.sha256,
                     doc_ids=ids,
                     options=AnswerOptions(k=args.k, answer_tokens=args.answer_tokens),
-                    summary_params=summary_params(args, model.plan.n_ctx),
+                    summary_params=summary_params(args, model.n_ctx),
                     parallel=model.parallel,
                     progress=progress,
                 )

@@ -53,11 +53,12 @@ def make_plan(
     from dataclasses import replace
 
     from inference.gguf_info import read_gguf_info
+    from inference.gpu_budget import default_budget
     from inference.job_time import ANSWER, local_speeds, plan_for_job
-    from inference.planner import Overrides, PlannerOptions, auto_budget, parse_budget, plan
+    from inference.planner import Overrides, PlannerOptions, parse_budget, plan
 
     info = read_gguf_info(model)
-    budget = parse_budget(budget_text) if budget_text else auto_budget()
+    budget = parse_budget(budget_text) if budget_text else default_budget()[0]
     if ubatch:
         chosen = plan(info, budget, ctx, options=PlannerOptions(n_batch=ubatch, n_ubatch=ubatch))
     else:
@@ -85,12 +86,12 @@ def _raw_child(kwargs: dict[str, Any], prompt: str, n_tokens: int, rounds: int, 
         try:
             tokens = llm.tokenize(prompt.encode("utf-8"), add_bos=True, special=True)
             for round_index in range(rounds + 1):  # round 0 warms up (graph build, caches)
-                llm.reset()
+                llm.reset()  # type: ignore[no-untyped-call]
                 started = time.perf_counter()
                 llm.eval(tokens)  # reads the last token's logits: waits for the GPU
                 if round_index:
                     prefill_rates.append(len(tokens) / (time.perf_counter() - started))
-                llm.reset()
+                llm.reset()  # type: ignore[no-untyped-call]
                 generated = 0
                 first_at = 0.0
                 for _ in llm.generate(tokens, temp=0.0, repeat_penalty=1.0, reset=True):

@@ -49,19 +49,11 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     parser.set_defaults(handler=run)
 
 
-def _gpu_build() -> bool | None:
-    """Whether the installed llama.cpp can offload to a GPU; ``None`` when it is not installed."""
-    try:
-        import llama_cpp
-    except ImportError:
-        return None
-    return bool(llama_cpp.llama_supports_gpu_offload())
-
-
 def run(args: argparse.Namespace) -> int:
     from inference.errors import PlanError
     from inference.gguf_info import read_gguf_info
-    from inference.planner import Overrides, PlannerOptions, auto_budget, parse_budget, summary_line
+    from inference.gpu_budget import CPU_BUILD, default_budget, llama_gpu_build
+    from inference.planner import Overrides, PlannerOptions, parse_budget, summary_line
 
     info = read_gguf_info(args.model)
     extra_notes: list[str] = []
@@ -69,15 +61,10 @@ def run(args: argparse.Namespace) -> int:
         budget: int | None = parse_budget(args.budget)
         budget_source = "given"
     else:
-        budget = auto_budget()
-        budget_source = "nvml" if budget is not None else "none"
-        if budget is not None and _gpu_build() is False:
-            extra_notes.append(
-                "an NVIDIA GPU is present but this llama.cpp was built without GPU support: planning for the CPU. "
-                "Reinstall llama-cpp-python with CUDA (see `pagewise doctor`)"
-            )
-            budget = None
-            budget_source = "cpu-build"
+        budget, note = default_budget()
+        budget_source = "nvml" if budget is not None else ("cpu-build" if note == CPU_BUILD else "none")
+        if note == CPU_BUILD:
+            extra_notes.append(note)
     if args.gpu_layers is not None and args.gpu_layers < 0:
         raise PlanError("--gpu-layers must be 0 or more (use the default to let the planner choose).")
     if args.seqs is not None and args.seqs < 1:
@@ -92,7 +79,7 @@ def run(args: argparse.Namespace) -> int:
     options = PlannerOptions(cpu_moe=not args.no_cpu_moe)
     probed = False
     if args.probe and budget:
-        if _gpu_build():
+        if llama_gpu_build():
             from inference.planner import llama_cpp_probe, plan_with_probe
 
             try:
@@ -103,11 +90,18 @@ def run(args: argparse.Namespace) -> int:
         else:
             extra_notes.append("--probe needs llama.cpp built with GPU support; the arithmetic alone was used")
     from inference.job_time import ANSWER, SUMMARY, local_speeds, plan_for_job, predict_rates
+    from summarizer.local_model import plan_model, summary_context_tokens
 
     job = SUMMARY if args.job == "summary" else ANSWER
     speeds = local_speeds()
-    if not probed:
+    parallel = chosen.n_seq_max if probed else 1
+    if not probed and args.seqs:  # sequences sharing the main context, as asked: no batch context
         chosen = plan_for_job(info, budget, args.ctx, overrides, job, speeds, options).plan
+    elif not probed:
+        # What `ask` (and the window) or `summarize` would load: the same function plans them.
+        ctx = args.ctx or (summary_context_tokens() if job is SUMMARY else None)
+        batched = plan_model(info, budget, ctx, job=job, overrides=overrides, options=options)
+        chosen, parallel = batched.plan, batched.parallel
     rates = predict_rates(info, chosen, speeds) if chosen.n_gpu_layers else None
     if probed:
         extra_notes.append("compute buffers from llama.cpp's dry run")
@@ -118,6 +112,7 @@ def run(args: argparse.Namespace) -> int:
         data["summary"] = summary_line(chosen)
         data["budget_source"] = budget_source
         data["probed"] = probed
+        data["parallel"] = parallel
         data["job"] = {"name": job.name, "prompt_tokens": job.prompt_tokens, "generated_tokens": job.generated_tokens}
         data["predicted_prefill_tok_s"] = round(rates.prefill_tok_s, 1) if rates else None
         data["predicted_decode_tok_s"] = round(rates.decode_tok_s, 2) if rates else None
@@ -144,6 +139,8 @@ def run(args: argparse.Namespace) -> int:
             f"decode {rates.decode_tok_s:.1f} tok/s; job '{job.name}' "
             f"({job.prompt_tokens:,} tokens in, {job.generated_tokens} out) {rates.seconds(job):.1f} s"
         )
+    if parallel > 1:
+        print(f"  summaries: {parallel} segments at once ({chosen.batch_kv} KV, {chosen.batch_n_ctx:,} tokens each)")
     for note in notes:
         print(f"  note: {note}")
     return 0

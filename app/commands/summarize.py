@@ -4,9 +4,13 @@ from __future__ import annotations
 
 import argparse
 import textwrap
+from typing import TYPE_CHECKING, Any
 
 from app.commands._model_args import add_model_flags
 from app.output import TerminalProgress, add_json_flag, emit_json
+
+if TYPE_CHECKING:
+    from summarizer.compress import DocumentSummary
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -22,32 +26,48 @@ def _pages(start: int, end: int) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    from app.commands._model_args import open_model, planned_model, summary_params
+    from app.commands._model_args import open_model, planned_model, remote_url, summary_params
     from summarizer.compress import cached_summary, compress
     from summarizer.library import Library
 
     progress = TerminalProgress(enabled=not args.json)
+    plan_json: dict[str, Any] | None = None
+    result: DocumentSummary
     try:
         with Library.open() as library:
             library.document(args.doc_id)  # a clear error before loading a model
-            plan, _, sha = planned_model(args, library, batch=True, summaries_only=True, progress=progress)
-            # Stored already: no need to load the model.
-            result = cached_summary(library, args.doc_id, model_sha256=sha, params=summary_params(args, plan.n_ctx))
-            if result is None:
+            if remote_url(args):
                 with open_model(args, library, progress, batch=True, summaries_only=True) as model:
-                    result = compress(
-                        library,
-                        model.engine,
-                        args.doc_id,
-                        model_sha256=model.sha256,
-                        params=summary_params(args, plan.n_ctx),
-                        parallel=model.parallel,
-                        progress=progress,
-                    )
+                    sha, parallel = model.sha256, model.parallel
+                    params = summary_params(args, model.n_ctx)
+                    stored = cached_summary(library, args.doc_id, model_sha256=sha, params=params)
+                    result = stored or compress(
+                        library, model.engine, args.doc_id, model_sha256=sha, params=params,
+                        parallel=parallel, progress=progress,
+                    )  # fmt: skip
+            else:
+                plan, parallel, sha = planned_model(args, library, batch=True, summaries_only=True, progress=progress)
+                plan_json = plan.to_json()
+                # Stored already: no need to load the model.
+                params = summary_params(args, plan.n_ctx)
+                cached = cached_summary(library, args.doc_id, model_sha256=sha, params=params)
+                if cached is not None:
+                    result = cached
+                else:
+                    with open_model(args, library, progress, batch=True, summaries_only=True) as model:
+                        result = compress(
+                            library,
+                            model.engine,
+                            args.doc_id,
+                            model_sha256=model.sha256,
+                            params=params,
+                            parallel=model.parallel,
+                            progress=progress,
+                        )
     finally:
         progress.close()
     if args.json:
-        emit_json({**result.to_json(), "model_sha256": sha})
+        emit_json({**result.to_json(), "model_sha256": sha, "plan": plan_json, "parallel": parallel})
         return 0
     print(f"{result.title} ({result.doc_id}): {len(result.segments)} segments")
     for node in result.segments:

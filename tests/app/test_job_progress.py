@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 from pytestqt.qtbot import QtBot
 
@@ -25,3 +27,18 @@ def test_stop_says_stopping_at_once_and_later_progress_does_not_hide_it(qtbot: Q
     bar.start("Answering")  # the next job starts clean
     assert bar.label.text() == "Answering"
     assert bar.cancel_button.isEnabled()
+
+
+def test_small_words_read_right() -> None:
+    """Findings: "1 pages", "~0 s left"."""
+    from app.job_progress import format_eta, plural
+
+    assert plural(1, "page") == "1 page" and plural(2, "page") == "2 pages" and plural(1200, "page") == "1,200 pages"
+    assert format_eta(0.3) == "almost done" and format_eta(5) == "~5 s left"
+
+
+def test_about_names_the_version(make_window: Any) -> None:
+    from app import version
+
+    window = make_window()
+    assert version() in window.about_text() and version() != ""

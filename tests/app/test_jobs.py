@@ -77,3 +77,17 @@ def test_the_event_loop_does_not_stall_while_ingesting_and_streaming(
     qtbot.waitUntil(lambda: ingest.done, timeout=20_000)
     assert window.conversation.turns, "the answer finished"
     assert worst < 1000, f"the event loop stalled for {worst} ms"
+
+
+def test_a_new_stage_right_after_a_finished_one_is_not_dropped() -> None:
+    """Finding: "Counting tokens 72/72" stayed for minutes while the document was summarized:
+    the first update of the next stage came within 0.1 s of the last one and was dropped."""
+    from app.jobs import Job
+    from inference.progress import Progress
+
+    sent: list[Progress] = []
+    job = Job("answer", lambda j: None, lambda _job, kind, payload: sent.append(payload))
+    job.report(Progress("counting tokens", 72, 72))
+    job.report(Progress("summarizing", 0, 7, "reading the whole document first"))
+    job.report(Progress("summarizing", 0, 7, "segment 1"))  # same stage within the interval: held back
+    assert [(p.stage, p.done) for p in sent] == [("counting tokens", 72), ("summarizing", 0)]

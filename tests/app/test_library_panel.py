@@ -110,3 +110,33 @@ def test_removing_a_document_removes_it_and_its_conversation(qtbot: Any, make_wi
     with Library.open() as library:
         assert library.documents() == []
         assert library.db.execute("SELECT COUNT(*) FROM conversation_turns").fetchone()[0] == 0
+
+
+def test_an_encrypted_pdf_over_an_open_one_asks_once(qtbot: Any, make_window: Any, tmp_path: Path) -> None:
+    """Finding: with another PDF open, the right password added the file, then a second prompt
+    said "That password is not right", and again on every switch back (QtPdf dropped a password
+    set while another file was loaded)."""
+    from pypdf import PdfReader, PdfWriter
+
+    writer = PdfWriter()
+    for page in PdfReader(CONTRACTS / "endorsement-8p.pdf").pages:
+        writer.add_page(page)
+    writer.encrypt("secret", algorithm="AES-128")
+    locked = tmp_path / "locked.pdf"
+    with locked.open("wb") as handle:
+        writer.write(handle)
+    window = make_window()
+    window.add_paths([CONTRACTS / "supply-16p.pdf"])
+    qtbot.waitUntil(lambda: window.doc_id is not None and not window.runner.ingests, timeout=90_000)
+    plain = window.doc_id
+    assert window.viewer.document.pageCount() == 16
+    asked: list[tuple[str, bool]] = []
+    window.ask_password = lambda path, wrong: asked.append((path, wrong)) or "secret"
+    window.open_paths([locked])  # File → Open: shows the file when it is added
+    qtbot.waitUntil(lambda: window.doc_id not in (None, plain) and not window.runner.ingests, timeout=90_000)
+    locked_id = window.doc_id
+    assert asked == [(str(locked), False)]
+    assert window.viewer.document.pageCount() == 8
+    window.select_document(plain)
+    window.select_document(locked_id)
+    assert asked == [(str(locked), False)] and window.viewer.document.pageCount() == 8

@@ -153,3 +153,13 @@ def test_stop_scanner_holds_back_partial_stops() -> None:
 def test_collect_joins_pieces() -> None:
     completion = collect([Piece("a"), Piece("b")])
     assert completion.text == "ab"
+
+
+def test_the_engine_interface_carries_plan_parallel_and_restart() -> None:
+    engine = FakeEngine(autoload=False)
+    assert engine.plan is None and engine.model_path == "" and engine.parallel == 1 and engine.worker_pid is None
+    plan = Plan(model_path="/models/x.gguf", n_gpu_layers=0, n_ctx=2048, n_seq_max=4)
+    engine.load(plan)
+    assert engine.plan is plan and engine.model_path == "/models/x.gguf" and engine.parallel == 4
+    engine.restart()
+    assert engine.load_count == 2 and engine.plans == [plan, plan]

@@ -300,3 +300,12 @@ def test_json_schema_goes_as_response_format(fake: tuple[FakeServer, str]) -> No
     }
     engine.complete([ChatMessage("user", "Plain")], max_tokens=8)
     assert "response_format" not in server.requests[-1][1]
+
+
+def test_remote_restart_connects_again_and_reports_its_parallelism(fake: tuple[FakeServer, str]) -> None:
+    _, url = fake
+    engine = RemoteEngine(url, max_parallel=3)
+    engine.load()
+    report = engine.restart()
+    assert engine.loaded and report.backend == "remote"
+    assert engine.parallel == 3 and engine.plan is None and engine.model_path == "" and engine.worker_pid is None

@@ -5,10 +5,11 @@ from typing import Any
 
 import pytest
 
+from inference.batch_plan import BatchChoice, choose_batch
+from inference.batch_plan import choose_batch as choose_batch_any_ubatch
 from inference.errors import ModelError
 from inference.gguf_info import read_gguf_info
-from summarizer.local_model import BatchChoice, choose_batch, plan_local_model
-from summarizer.local_model import choose_batch as choose_batch_any_ubatch
+from summarizer.local_model import plan_local_model
 
 
 def test_cpu_plan_runs_one_sequence_unless_asked(smollm2_path: Path) -> None:

@@ -15,10 +15,10 @@ from typing import Any
 import pytest
 
 from app.cli import main
+from app.commands._model_args import OpenModel
 from inference.fake import FakeEngine
 from inference.plan import Plan
 from summarizer.library import Library
-from summarizer.local_model import LocalModel
 from tests.summarizer.doc_factory import add_document, numbered_pages
 
 
@@ -34,8 +34,8 @@ def fake_model(monkeypatch: pytest.MonkeyPatch) -> FakeEngine:
 
     def open_model(
         args: argparse.Namespace, library: Library, progress: Any, *, batch: bool, summaries_only: bool = False
-    ) -> LocalModel:
-        return LocalModel(engine, Plan(model_path="fake.gguf", n_gpu_layers=0, n_ctx=2048), "fake-sha", 2)  # type: ignore[arg-type]
+    ) -> OpenModel:
+        return OpenModel(engine, "fake-sha", 2, Plan(model_path="fake.gguf", n_gpu_layers=0, n_ctx=2048))
 
     def planned_model(
         args: argparse.Namespace, library: Library, *, batch: bool, summaries_only: bool = False, progress: Any = None

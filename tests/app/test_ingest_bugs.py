@@ -1,0 +1,51 @@
+"""An unexpected exception while adding a PDF is a bug: it reaches the crash report (and fails
+the tests), while a typed error stays a message for the user."""
+
+from __future__ import annotations
+
+import queue
+import threading
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import summarizer.ingest
+from app.ingest_process import IngestRequest, _child
+from app.jobs import IngestBug, IngestJob
+from inference.errors import DocumentError
+
+
+def _run_child(monkeypatch: pytest.MonkeyPatch, error: BaseException, tmp_path: Path) -> list[tuple[Any, ...]]:
+    def broken(*args: Any, **kwargs: Any) -> None:
+        raise error
+
+    monkeypatch.setattr(summarizer.ingest, "ingest_path", broken)
+    sent: queue.Queue[tuple[Any, ...]] = queue.Queue()
+    _child([IngestRequest(str(tmp_path / "a.pdf"))], sent, threading.Event(), None, False, None)  # type: ignore[arg-type]
+    return [sent.get_nowait() for _ in range(sent.qsize())]
+
+
+def test_the_ingest_process_sends_a_bug_with_its_traceback(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    messages = _run_child(monkeypatch, ZeroDivisionError("division by zero"), tmp_path)
+    assert messages[0][0] == "bug" and messages[0][2] == "ZeroDivisionError: division by zero"
+    assert "Traceback" in messages[0][3] and messages[-1] == ("finished",)
+    typed = _run_child(monkeypatch, DocumentError("a.pdf is damaged."), tmp_path)
+    assert typed[0] == ("error", str(tmp_path / "a.pdf"), "document", "a.pdf is damaged.")
+
+
+def test_the_window_reports_an_ingest_bug_as_a_bug(qtbot: Any, tmp_path: Path) -> None:
+    job = IngestJob([IngestRequest(str(tmp_path / "a.pdf"))], home=None, embed=False, embedding_model=None)
+    bugs: list[IngestBug] = []
+    failed: list[str] = []
+    job.bug.connect(bugs.append)
+    job.file_failed.connect(lambda path, kind, text: failed.append(kind))
+    job.pending.add(str(tmp_path / "a.pdf"))
+    job._handle([("bug", str(tmp_path / "a.pdf"), "ZeroDivisionError: x", "Traceback ...")])
+    assert len(bugs) == 1 and "ZeroDivisionError" in str(bugs[0]) and failed == []
+    from app.messages import MessageCenter
+
+    center = MessageCenter()
+    center.raise_unexpected = True
+    with pytest.raises(IngestBug):
+        center.report(bugs[0], "adding documents")

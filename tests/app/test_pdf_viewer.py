@@ -1,0 +1,42 @@
+"""The viewer between documents (findings of a new user): a document opens on its first page,
+without the last one's search; Enter right after typing finds the match."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from PySide6.QtCore import QModelIndex
+
+from app.pdf_viewer import PdfViewer
+from tests.conftest import CONTRACTS
+
+
+def test_a_new_document_starts_clean(qtbot: Any) -> None:
+    viewer = PdfViewer()
+    qtbot.addWidget(viewer)
+    viewer.resize(800, 900)
+    viewer.show()
+    assert viewer.open(CONTRACTS / "license-17p.pdf")
+    viewer.go_to_page(9)
+    qtbot.waitUntil(lambda: viewer.page_box.value() == 9, timeout=5000)
+    viewer.find_box.setText("License")
+    qtbot.waitUntil(lambda: viewer.search_model.rowCount(QModelIndex()) > 0, timeout=10000)
+    viewer.find_next()
+    assert " of " in viewer.find_status.text()
+    assert viewer.open(CONTRACTS / "supply-16p.pdf")
+    assert viewer.page_box.value() == 1 and viewer.current_page() == 1
+    assert viewer.find_box.text() == "" and viewer.find_status.text() == ""
+
+
+def test_enter_right_after_typing_waits_for_the_search(qtbot: Any) -> None:
+    viewer = PdfViewer()
+    qtbot.addWidget(viewer)
+    viewer.resize(800, 900)
+    viewer.show()
+    assert viewer.open(CONTRACTS / "supply-16p.pdf")
+    viewer.find_box.setText("Supplier")
+    viewer.find_next()  # at once: QtPdf has not searched yet
+    qtbot.waitUntil(lambda: " of " in viewer.find_status.text(), timeout=10000)
+    viewer.find_box.setText("zzqxj-not-in-the-text")
+    viewer.find_next()
+    qtbot.waitUntil(lambda: viewer.find_status.text() == "no match", timeout=10000)
