@@ -151,7 +151,7 @@ class LocalEngine(Engine):
 
     def load_log(self) -> str:
         """What llama.cpp logged during the last ``load`` (buffer sizes, for calibration:
-        ``inference.planner.calibrate(plan, engine.load_log(), measured_peak)``)."""
+        ``inference.plan_calibration.calibrate(plan, engine.load_log(), measured_peak)``)."""
         try:
             with open(self._log_path, encoding="utf-8", errors="replace") as log:
                 log.seek(self._load_log_start)

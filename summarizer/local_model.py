@@ -23,8 +23,9 @@ from inference.gguf_info import GgufInfo, read_gguf_info
 from inference.gpu_budget import default_budget
 from inference.job_time import ANSWER, SUMMARY, Job, local_speeds, plan_for_job
 from inference.local_engine import LocalEngine, check_model_file
+from inference.memory_model import PlannerOptions
 from inference.plan import Plan
-from inference.planner import Overrides, PlannerOptions
+from inference.plan_policy import Overrides
 from inference.progress import ProgressCallback, no_progress
 from summarizer.library import Library
 from summarizer.model_files import model_sha256
