@@ -272,10 +272,10 @@ def main() -> int:
     from inference.job_time import SUMMARY
     from inference.local_engine import LocalEngine
     from scripts.random_gguf import write_random_gguf
-    from summarizer.compress import SummaryParams
     from summarizer.library import Library
     from summarizer.local_model import LocalModel, plan_local_model, summary_context_tokens
     from summarizer.model_files import model_sha256
+    from summarizer.summary_tree import SummaryParams
 
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)

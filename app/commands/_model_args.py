@@ -12,8 +12,8 @@ if TYPE_CHECKING:
     from inference.engine import Engine
     from inference.plan import Plan
     from inference.progress import ProgressCallback
-    from summarizer.compress import SummaryParams
     from summarizer.library import Library
+    from summarizer.summary_tree import SummaryParams
 
 
 def add_model_flags(parser: argparse.ArgumentParser) -> None:
@@ -168,7 +168,7 @@ def open_model(
 def summary_params(args: argparse.Namespace, n_ctx: int) -> SummaryParams:
     import dataclasses
 
-    from summarizer.compress import SummaryParams
+    from summarizer.summary_tree import SummaryParams
 
     params = SummaryParams.for_context(n_ctx)
     if args.segment_tokens:
