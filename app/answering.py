@@ -225,8 +225,8 @@ def _summary_view(summary: Any) -> SummaryView:
 
 def cached_summary(library: Library, doc_id: str, engine: Engine | None) -> SummaryView | None:
     """The stored summary for the loaded model, without calling it (None if not computed)."""
-    from summarizer.compress import SummaryParams
     from summarizer.compress import cached_summary as stored
+    from summarizer.summary_tree import SummaryParams
 
     identity = known_identity(engine)
     if identity is None or engine is None:

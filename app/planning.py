@@ -42,7 +42,7 @@ def gguf_info(path: str) -> Any:
 
 
 def _budget(text: str, free_vram: Callable[[], tuple[int | None, str]]) -> tuple[int | None, str]:
-    from inference.planner import parse_budget
+    from inference.gpu_budget import parse_budget
 
     if text == "auto":
         return free_vram()
@@ -83,7 +83,8 @@ def preview(
     model = str(values.get("model_path", "") or "").strip()
     if not model:
         return PlanPreview(None, "No model configured", "Choose a GGUF model file, or download a recommended one.")
-    from inference.planner import Overrides, summary_line
+    from inference.plan import summary_line
+    from inference.plan_policy import Overrides
     from summarizer.local_model import plan_model
 
     try:

@@ -28,8 +28,9 @@ from dataclasses import dataclass
 from inference.errors import PlanError
 from inference.gguf_info import GgufInfo
 from inference.job_time import Job, JobPlan, decode_step_seconds, plan_for_job, predict_rates
+from inference.memory_model import Config, PlannerOptions, estimate
 from inference.plan import KvType, Plan
-from inference.planner import Config, Overrides, PlannerOptions, estimate, plan
+from inference.plan_policy import Overrides, plan
 
 PARALLEL_CHOICES = (16, 8, 4, 2)
 BATCH_UBATCH_CHOICES = (2048, 512)

@@ -1,4 +1,5 @@
-"""The GPU memory a plan may use when the user gave no budget, and why it may be none.
+"""The GPU memory a plan may use: a budget the user wrote (``parse_budget``), or, when none was
+given, the free VRAM (``auto_budget``) and why there may be none (``default_budget``).
 
 Every path that plans (the window, `pagewise plan`, `ask`, `summarize`, `review`, `bench`)
 asks here, so that a machine with an NVIDIA GPU but a CPU-only llama.cpp build is planned for
@@ -7,13 +8,64 @@ the CPU everywhere, with the same note.
 
 from __future__ import annotations
 
+import contextlib
 import functools
+import re
+
+from inference.errors import PlanError
+from inference.plan import GIB, MIB
 
 NO_GPU = "no NVIDIA GPU: the model runs on the CPU"
 CPU_BUILD = (
     "an NVIDIA GPU is present but this llama.cpp was built without GPU support: planning for the CPU. "
     "Reinstall llama-cpp-python with CUDA (see `pagewise doctor`)"
 )
+# Kept free of the device's free VRAM when the budget is automatic: other programs (a desktop
+# compositor, a browser) allocate more over time, and NVML's figure moves by tens of MiB.
+AUTO_BUDGET_RESERVE_BYTES = 768 * MIB
+
+
+def parse_budget(text: str | int | float) -> int:
+    """``"12GiB"``, ``"11.5 GiB"``, ``"900MiB"``, ``"12G"`` (= GiB), ``"12GB"`` (= 10^9) → bytes."""
+    if isinstance(text, int | float):
+        return int(text)
+    m = re.fullmatch(r"\s*([\d.]+)\s*([KMGT]?)(i?)(B?)\s*", text, flags=re.IGNORECASE)
+    if not m or m.group(1).count(".") > 1:
+        raise PlanError(f"Cannot read the memory budget '{text}'. Write it like 12GiB or 900MiB.")
+    value = float(m.group(1))
+    unit = m.group(2).upper()
+    decimal = m.group(4) and not m.group(3)  # "GB" means 10^9, "GiB"/"G" mean 2^30
+    exp = {"": 0, "K": 1, "M": 2, "G": 3, "T": 4}[unit]
+    if unit == "":
+        return int(value)
+    return int(value * (1000 if decimal else 1024) ** exp)
+
+
+def format_bytes(n: int) -> str:
+    if n >= GIB:
+        return f"{n / GIB:.1f} GiB"
+    return f"{n / MIB:.0f} MiB"
+
+
+def auto_budget(reserve: int = AUTO_BUDGET_RESERVE_BYTES, device_index: int = 0) -> int | None:
+    """Free VRAM of the first NVIDIA GPU minus ``reserve``; ``None`` without NVML or a GPU."""
+    try:
+        import pynvml
+    except ImportError:
+        return None
+    try:
+        pynvml.nvmlInit()
+    except Exception:  # NVMLError and friends: no driver, no GPU
+        return None
+    try:
+        handle = pynvml.nvmlDeviceGetHandleByIndex(device_index)
+        free = int(pynvml.nvmlDeviceGetMemoryInfo(handle).free)
+    except Exception:
+        return None
+    finally:
+        with contextlib.suppress(Exception):
+            pynvml.nvmlShutdown()
+    return max(0, free - reserve)
 
 
 @functools.cache
@@ -30,8 +82,6 @@ def llama_gpu_build() -> bool | None:
 def default_budget() -> tuple[int | None, str]:
     """(bytes, note): the free VRAM minus the planner's reserve, or ``None`` (plan for the CPU)
     with the reason."""
-    from inference.planner import auto_budget
-
     budget = auto_budget()
     if budget is None:
         return None, NO_GPU

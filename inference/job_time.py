@@ -1,6 +1,6 @@
 """How long a job takes in a plan, and the plan that finishes it soonest.
 
-The memory planner (``inference.planner``) finds, for one micro-batch size, the configuration
+The memory planner (``inference.plan_policy``) finds, for one micro-batch size, the configuration
 that fits the budget: the most layers on the GPU, then the most precise KV type. Which
 micro-batch is best depends on the job. With layers in CPU memory, llama.cpp sends their
 weights to the GPU once per micro-batch of 32 tokens or more, so a larger micro-batch pays that
@@ -32,8 +32,9 @@ from dataclasses import dataclass
 from inference.errors import PlanError
 from inference.gguf_info import GgufInfo
 from inference.kv_cache import weights_split
+from inference.memory_model import PlannerOptions
 from inference.plan import Plan
-from inference.planner import Overrides, PlannerOptions, plan
+from inference.plan_policy import Overrides, plan
 
 QUANTIZED_KV_DECODE_COST = 1.06
 """A q8_0/q4_0 KV cache decodes ~6% slower than f16 (H200, 14B all on the GPU at 32K: 149 tok/s

@@ -15,12 +15,14 @@ until a terminal reply):
     ("unload",)                         -> ("ok",)
     ("exit",)                           -> the process ends
 
+This module holds the protocol and the model's loading; the decoding itself is in
+``inference.single_decode`` (one prompt, on the model's own context) and
+``inference.batch_decode`` (several prompts, on a second context).
+
 ``cancel_event`` (a ``multiprocessing.Event``) is checked between prefill calls and between
-generated tokens. Prefill goes in whole micro-batches (``decode_utils.prefill_step``): with
-layers in CPU memory each call costs the same whatever its size (their weights cross to the GPU
-once per micro-batch), so smaller calls only multiply that cost. On the CPU backend llama.cpp's
-abort callback checks the event between graph nodes, so a cancel lands at once; on CUDA it
-waits for the running micro-batch (measured per placement in docs/benchmarks.md).
+generated tokens. On the CPU backend llama.cpp's abort callback checks the event between graph
+nodes, so a cancel lands at once; on CUDA it waits for the running micro-batch (measured per
+placement in docs/benchmarks.md).
 
 ``worker_main`` is a top-level function and nothing here runs at import: required by the
 "spawn" start method and by frozen builds (the app calls ``multiprocessing.freeze_support()``).
@@ -29,7 +31,6 @@ The worker ends itself when the parent process dies.
 
 from __future__ import annotations
 
-import codecs
 import contextlib
 import ctypes
 import gc
@@ -37,25 +38,13 @@ import os
 import sys
 import time
 from collections import deque
-from collections.abc import Generator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from multiprocessing.connection import Connection
 from typing import Any
 
-from inference.decode_utils import GreedySampler, TokenBytes, prefill_step
-from inference.engine import ChatMessage, StopReason, StopScanner
+from inference.engine import ChatMessage
 from inference.plan import Plan
-
-_TRACE = bool(os.environ.get("PAGEWISE_TRACE_CHUNKS"))
-
-DRAFT_MAX_TOKENS = 10
-"""Longest prompt-lookup draft checked in one decode call."""
-DRAFT_WINDOW = 20
-DRAFT_MIN_ACCEPTANCE = 0.4
-DRAFT_PAUSE_TOKENS = 32
-
-STREAM_INTERVAL_S = 0.05
-"""Coalesce streamed pieces over this long (20 updates a second at most)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -149,7 +138,6 @@ class _Worker:
         self.render_chat: Any = None
         self._overrides: Any = None
         self._abort_callback: Any = None
-        self._drafted = self._accepted = 0  # prompt-lookup drafts of the current generation
         self.log = _LogCapture()
         import llama_cpp
 
@@ -317,9 +305,11 @@ class _Worker:
         return list(llm.tokenize(text.encode("utf-8"), add_bos=False, special=True))
 
     def _generate(self, request: GenerateRequest) -> None:
+        from inference.single_decode import TRACE_CHUNKS, generate
+
         llm = self._require_model()
         started = time.perf_counter()
-        if _TRACE:
+        if TRACE_CHUNKS:
             sys.stderr.write(f"[chunk] request at {time.time():.3f}\n")
         tokens = self.prompt_tokens(request.prompt)
         n_ctx = int(llm.n_ctx())
@@ -331,105 +321,27 @@ class _Worker:
                 f"The prompt has {len(tokens)} tokens but the context holds {n_ctx}. "
                 "Shorten it, or load the model with a larger context.",
             )
-        max_tokens = min(request.max_tokens, n_ctx - len(tokens))
 
-        cached = self._reuse_prefix(tokens)
-        suffix = tokens[cached:]
-        prefill_started = time.perf_counter()
-        step = prefill_step(int(llm.n_batch), self.plan.n_ubatch if self.plan else int(llm.n_batch))
-        done = 0
-        self._set_abort(llm, True)
-        try:
-            while done < len(suffix):
-                self._check_cancel()
-                part = suffix[done : done + step]
-                chunk_started = time.perf_counter()
-                try:
-                    llm.eval(part)
-                except RuntimeError as error:  # "llama_decode returned 2": aborted
-                    if self.cancel_event.is_set():
-                        raise WorkerCancelled() from error
-                    raise
-                if _TRACE:
-                    sys.stderr.write(
-                        f"[chunk] n={len(part)} s={time.perf_counter() - chunk_started:.3f} "
-                        f"pos={llm.n_tokens} t={time.time():.3f}\n"
-                    )
-                done += len(part)
-        finally:
-            self._set_abort(llm, False)
-        prefill_s = time.perf_counter() - prefill_started
+        def send_piece(text: str, cached: int | None) -> None:
+            self.conn.send(("piece", text) if cached is None else ("piece", text, cached))
 
-        if request.json_schema is not None:
-            grammar = self._grammar(request.json_schema)
-            sampler: Any = llm._init_sampler(temp=max(0.0, request.temperature), repeat_penalty=1.0, grammar=grammar)
-        elif request.temperature <= 0:
-            sampler = GreedySampler(self.llama_cpp, llm.n_vocab())
-        else:
-            sampler = llm._init_sampler(temp=request.temperature, repeat_penalty=1.0)
-        vocab = llm._model.vocab
-        decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
-        scanner = StopScanner(request.stop)
-        reason: StopReason = "length"
-        generated = 0
-        first_token_at = 0.0
-        send = self.conn.send
-        is_eog = self.llama_cpp.llama_vocab_is_eog
-        detokenize = TokenBytes(self.llama_cpp, vocab)
-        self._drafted = self._accepted = 0
-        if request.prompt_lookup and request.temperature <= 0:
-            source = self._lookup_tokens(llm, sampler, max_tokens, tokens)
-        else:
-            source = self._plain_tokens(llm, sampler, max_tokens)
-        # Pieces are sent at most every STREAM_INTERVAL_S (the first at once): one message per
-        # token would wake the parent per token and, on a small CPU, slow the decode itself.
-        pending: list[str] = []
-        last_send = 0.0
-        for index, token in enumerate(source):
-            if index == 0:
-                first_token_at = time.perf_counter()
-            if is_eog(vocab, token):
-                reason = "eos"
-                if index == 0:
-                    send(("piece", "", cached))
-                break
-            generated += 1
-            text = scanner.feed(decoder.decode(detokenize(token)))
-            if text:
-                pending.append(text)
-            now = time.perf_counter()
-            if index == 0 or (pending and now - last_send >= STREAM_INTERVAL_S):
-                # The first piece also says how much of the prompt came from the cache.
-                send(("piece", "".join(pending), cached) if index == 0 else ("piece", "".join(pending)))
-                pending.clear()
-                last_send = now
-            if scanner.stopped:
-                reason = "stop"
-                break
-        source.close()
-        pending.append(scanner.flush() + ("" if scanner.stopped else decoder.decode(b"", final=True)))
-        tail = "".join(pending)
-        if tail:
-            send(("piece", tail))
-        ended = time.perf_counter()
-        decode_s = ended - first_token_at if first_token_at else 0.0
-        send(
-            (
-                "done",
-                {
-                    "prompt_tokens": len(tokens),
-                    "cached_tokens": cached,
-                    "completion_tokens": generated,
-                    "ttft_s": (first_token_at or ended) - started,
-                    "prefill_tok_s": len(suffix) / prefill_s if prefill_s > 0 else 0.0,
-                    "decode_tok_s": (generated - 1) / decode_s if generated > 1 and decode_s > 0 else 0.0,
-                    "total_s": ended - started,
-                    "stop_reason": reason,
-                    "drafted_tokens": self._drafted,
-                    "accepted_tokens": self._accepted,
-                },
-            )
+        stats = generate(
+            llm,
+            self.llama_cpp,
+            tokens,
+            max_tokens=min(request.max_tokens, n_ctx - len(tokens)),
+            temperature=request.temperature,
+            stop=request.stop,
+            prompt_lookup=request.prompt_lookup,
+            json_schema=request.json_schema,
+            n_ubatch=self.plan.n_ubatch if self.plan else int(llm.n_batch),
+            started=started,
+            check_cancel=self._check_cancel,
+            set_abort=lambda enabled: self._set_abort(llm, enabled),
+            grammar=self._grammar,
+            on_piece=send_piece,
         )
+        self.conn.send(("done", stats))
 
     def _grammar(self, schema_text: str) -> Any:
         """A llama.cpp grammar for the JSON schema ``schema_text`` (kept for reuse)."""
@@ -443,102 +355,6 @@ class _Worker:
                 raise _ReportedError("engine", f"The JSON schema cannot be turned into a grammar: {error}") from error
             self._grammars[schema_text] = cached
         return cached
-
-    def _plain_tokens(self, llm: Any, sampler: Any, max_tokens: int) -> Generator[int, None, None]:
-        """Sample a token, hand it out, evaluate it; ``max_tokens`` times."""
-        for index in range(max_tokens):
-            self._check_cancel()
-            token = int(sampler.sample(llm._ctx, -1))
-            yield token
-            if index + 1 < max_tokens:
-                llm.eval([token])
-
-    def _lookup_tokens(self, llm: Any, sampler: Any, max_tokens: int, prompt: list[int]) -> Generator[int, None, None]:
-        """Greedy decoding with prompt-lookup drafts (``inference.prompt_lookup``).
-
-        Each step evaluates the last token plus a draft in one call with logits for every
-        position, keeps the draft tokens the model agrees with, then trims the KV cache to
-        them. Same tokens as plain greedy decoding; fewer decode calls when drafts hit.
-        """
-        from inference.prompt_lookup import NgramIndex
-
-        index = NgramIndex(prompt, max_n=3, min_n=2)
-        n_ctx = int(llm.n_ctx())
-        produced = 0
-        # Drafting pays only while drafts are accepted: below DRAFT_MIN_ACCEPTANCE over the
-        # recent drafts, decode plainly for a while (free text rarely repeats the prompt).
-        recent_drafted = recent_accepted = 0
-        pause = 0
-        token = int(sampler.sample(llm._ctx, -1))
-        while True:
-            self._check_cancel()
-            yield token
-            produced += 1
-            index.add(token)
-            if produced >= max_tokens:
-                return
-            n_past = int(llm.n_tokens)
-            room = min(max_tokens - produced, n_ctx - n_past - 1, DRAFT_MAX_TOKENS)
-            draft = index.draft(room) if pause == 0 else []
-            pause = max(0, pause - 1)
-            if not draft:
-                llm.eval([token])
-                token = int(sampler.sample(llm._ctx, -1))
-                continue
-            batch_tokens = [token, *draft]
-            llm._ctx.kv_cache_seq_rm(-1, n_past, -1)
-            llm._batch.set_batch(batch=batch_tokens, n_past=n_past, logits_all=True)
-            llm._ctx.decode(llm._batch)
-            llm.input_ids[n_past : n_past + len(batch_tokens)] = batch_tokens
-            accepted: list[int] = []
-            for position in range(len(batch_tokens)):
-                predicted = int(sampler.sample(llm._ctx, position))
-                if position < len(draft) and predicted == draft[position]:
-                    accepted.append(predicted)
-                    continue
-                token = predicted  # the model's own next token after the accepted ones
-                break
-            kept = n_past + 1 + len(accepted)
-            llm._ctx.kv_cache_seq_rm(-1, kept, -1)
-            llm.n_tokens = kept
-            recent_drafted += len(draft)
-            recent_accepted += len(accepted)
-            self._drafted += len(draft)
-            self._accepted += len(accepted)
-            if recent_drafted >= DRAFT_WINDOW:
-                if recent_accepted < DRAFT_MIN_ACCEPTANCE * recent_drafted:
-                    pause = DRAFT_PAUSE_TOKENS
-                recent_drafted = recent_accepted = 0
-            for draft_token in accepted:
-                self._check_cancel()
-                yield draft_token
-                produced += 1
-                index.add(draft_token)
-                if produced >= max_tokens:
-                    return
-
-    def _reuse_prefix(self, tokens: list[int]) -> int:
-        """Keep the KV cache of the longest prefix shared with what was evaluated before.
-
-        At least one prompt token is always evaluated again, so that the logits used for the
-        first sample are those of this prompt. Returns the number of reused tokens.
-        """
-        llm = self.llm
-        previous = llm._input_ids  # tokens whose KV is in the cache (llm.n_tokens of them)
-        common = 0
-        limit = min(len(previous), len(tokens) - 1)
-        while common < limit and int(previous[common]) == tokens[common]:
-            common += 1
-        sys.stderr.write(
-            f"[pagewise] prompt of {len(tokens)} tokens: {common} shared with the {len(previous)} in the cache "
-            f"(first tokens {tokens[:4]} vs {[int(t) for t in previous[:4]]})\n"
-        )
-        if common > 0 and llm._ctx.kv_cache_seq_rm(-1, common, -1):
-            llm.n_tokens = common
-            return common
-        llm.reset()
-        llm._ctx.kv_cache_clear()
-        return 0
 
     def _batch(self, request: BatchRequest) -> None:
         from inference.batch_decode import run_batch

@@ -17,15 +17,11 @@ and VRAM is given back.
 
 from __future__ import annotations
 
-import multiprocessing
 import os
-import signal
 import tempfile
 import threading
 import time
 from collections.abc import Iterator, Sequence
-from multiprocessing.connection import Connection, wait
-from multiprocessing.process import BaseProcess
 from pathlib import Path
 from typing import Any
 
@@ -42,13 +38,12 @@ from inference.engine import (
     ResultCallback,
 )
 from inference.errors import EngineError, ModelError
-from inference.llama_worker import BatchRequest, GenerateRequest, worker_main
+from inference.llama_worker import BatchRequest, GenerateRequest
 from inference.plan import Plan
 from inference.progress import Progress, ProgressCallback, no_progress
+from inference.worker_process import WorkerProcess, describe_exit
 
-_POLL_S = 0.05
 _LOAD_LOG_END = "[pagewise] load finished"
-_TERMINAL = {"done", "cancelled", "error", "batch_done", "loaded", "tokens", "ok"}
 
 
 def check_model_file(path: str | Path) -> Path:
@@ -73,24 +68,6 @@ def check_model_file(path: str | Path) -> Path:
     return file
 
 
-def _describe_exit(code: int | None) -> str:
-    if code is None:
-        return "it stopped responding"
-    if code < 0:
-        try:
-            name = signal.Signals(-code).name
-        except ValueError:
-            name = f"signal {-code}"
-        if -code == getattr(signal, "SIGKILL", 9):
-            return f"it was killed ({name}; often the system running out of memory)"
-        if -code == getattr(signal, "SIGSEGV", 11):
-            return f"it crashed ({name}, a crash inside llama.cpp)"
-        if -code == getattr(signal, "SIGABRT", 6):
-            return f"it aborted ({name}; llama.cpp hit an internal error)"
-        return f"it ended on {name}"
-    return f"it exited with code {code}"
-
-
 class LocalEngine(Engine):
     """``Engine`` running llama-cpp-python in a worker process."""
 
@@ -101,23 +78,19 @@ class LocalEngine(Engine):
         self.prompt_lookup = prompt_lookup
         """Greedy generations use prompt-lookup drafts (see ``inference.prompt_lookup``)."""
         self.load_timeout_s = load_timeout_s
-        self._context = multiprocessing.get_context("spawn")
-        self._cancel_event = self._context.Event()
-        self._process: BaseProcess | None = None
-        self._conn: Connection | None = None
         self._plan: Plan | None = None
         self._info: dict[str, Any] = {}
         self._needs_reload = False
         self._crash_message = ""
-        self._in_flight = False
         self._in_batch_callback = False  # generate_batch is running the caller's on_result/progress
-        self._request_serial = 0  # counts requests sent; a stream drains only its own request
-        self._cancel_deadline: float | None = None
         self._load_log_start = 0
         self._loading_path: str | None = None
         self._lock = threading.RLock()
         self._log_dir = tempfile.TemporaryDirectory(prefix="pagewise-worker-")
         self._log_path = os.path.join(self._log_dir.name, "worker.log")
+        self._worker = WorkerProcess(
+            self._log_path, on_forced_stop=self._after_forced_stop, crash_error=self._crash_error
+        )
         self.notice = ""
         """The last thing the user should know about (a reload after a forced cancel...)."""
 
@@ -133,7 +106,7 @@ class LocalEngine(Engine):
 
     @property
     def loaded(self) -> bool:
-        return self._plan is not None and not self._crash_message and (self._needs_reload or self._alive())
+        return self._plan is not None and not self._crash_message and (self._needs_reload or self._worker.alive)
 
     @property
     def plan(self) -> Plan | None:
@@ -142,7 +115,7 @@ class LocalEngine(Engine):
     @property
     def worker_pid(self) -> int | None:
         """The worker's process id (for telemetry), or None when no worker runs."""
-        return self._process.pid if self._process is not None and self._alive() else None
+        return self._worker.pid
 
     @property
     def log_path(self) -> str:
@@ -151,7 +124,7 @@ class LocalEngine(Engine):
 
     def load_log(self) -> str:
         """What llama.cpp logged during the last ``load`` (buffer sizes, for calibration:
-        ``inference.planner.calibrate(plan, engine.load_log(), measured_peak)``)."""
+        ``inference.plan_calibration.calibrate(plan, engine.load_log(), measured_peak)``)."""
         try:
             with open(self._log_path, encoding="utf-8", errors="replace") as log:
                 log.seek(self._load_log_start)
@@ -173,7 +146,7 @@ class LocalEngine(Engine):
             raise EngineError("The local engine needs a plan to load a model (see `pagewise plan`).")
         check_model_file(plan.model_path)
         with self._lock:
-            self._stop_worker()
+            self._worker.stop()
             self._plan, self._info, self._needs_reload, self._crash_message = None, {}, False, ""
             self._loading_path = plan.model_path
             progress(Progress("load", 0, 3, "starting the model worker"))
@@ -189,7 +162,7 @@ class LocalEngine(Engine):
                     ("load", plan), cancel, self.load_timeout_s, kill_on_cancel=True, path=plan.model_path
                 )
             except BaseException:
-                self._stop_worker()
+                self._worker.stop()
                 raise
             if reply[0] != "loaded":
                 raise EngineError(f"Unexpected reply from the model worker: {reply[0]!r}.")
@@ -216,7 +189,7 @@ class LocalEngine(Engine):
 
     def unload(self) -> None:
         with self._lock:
-            self._stop_worker()
+            self._worker.stop()
             self._plan = None
             self._info = {}
             self._needs_reload = False
@@ -227,7 +200,7 @@ class LocalEngine(Engine):
         self._log_dir.cleanup()
 
     def cancel(self) -> None:
-        self._cancel_event.set()
+        self._worker.cancel_event.set()
 
     # Work
 
@@ -258,8 +231,8 @@ class LocalEngine(Engine):
                 json_schema=_schema_text(json_schema),
             )
             started = time.perf_counter()
-            self._send(("generate", request))
-        return self._stream(started, cancel, self._request_serial)
+            self._worker.send(("generate", request))
+        return self._stream(started, cancel, self._worker.request_serial)
 
     def generate_batch(
         self,
@@ -284,7 +257,7 @@ class LocalEngine(Engine):
                 stop=tuple(stop),
                 json_schema=_schema_text(json_schema),
             )
-            self._send(("batch", request))
+            self._worker.send(("batch", request))
             results: list[Completion | None] = [None] * len(prompts)
             done = 0
             while True:
@@ -304,63 +277,19 @@ class LocalEngine(Engine):
                     raise
                 finally:
                     self._in_batch_callback = False
-            self._in_flight = False
+            self._worker.in_flight = False
             self._raise_for(message)
             if message[0] != "batch_done" or done != len(prompts):
                 raise EngineError(f"Unexpected reply from the model worker: {message[0]!r}.")
             return [completion for completion in results if completion is not None]
 
-    # Internals: worker process
-
-    def _alive(self) -> bool:
-        return self._process is not None and self._process.is_alive()
+    # Internals: the worker process
 
     def _start_worker(self, cancel: CancelToken) -> None:
-        parent_conn, child_conn = self._context.Pipe(duplex=True)
-        self._cancel_event.clear()
-        self._cancel_deadline = None
-        process = self._context.Process(
-            target=worker_main,
-            args=(child_conn, self._cancel_event, self._log_path),
-            name="pagewise-llama-worker",
-            daemon=True,
-        )
-        process.start()
-        child_conn.close()
-        self._process, self._conn = process, parent_conn
-        self._in_flight = True
+        self._worker.start()
         reply = self._receive(cancel, timeout_s=120.0, kill_on_cancel=True)
-        self._in_flight = False
+        self._worker.in_flight = False
         self._raise_for(reply)
-
-    def _stop_worker(self) -> None:
-        process, conn = self._process, self._conn
-        if self._in_flight:
-            self._cancel_event.set()  # a generation nobody reads: let the worker see "exit" soon
-        self._process = self._conn = None
-        self._in_flight = False
-        if process is None:
-            return
-        if conn is not None:
-            try:
-                if process.is_alive():
-                    conn.send(("exit",))
-            except (OSError, ValueError):
-                pass
-        process.join(timeout=10.0)
-        if process.is_alive():
-            process.kill()
-            process.join(timeout=5.0)
-        if conn is not None:
-            conn.close()
-        process.close()
-
-    def _kill_worker(self) -> None:
-        process = self._process
-        if process is not None and process.is_alive():
-            process.kill()
-            process.join(timeout=5.0)
-        self._stop_worker()
 
     def _ensure_ready(self) -> None:
         if self._in_batch_callback:
@@ -368,26 +297,15 @@ class LocalEngine(Engine):
             raise EngineError("The model cannot take another request inside generate_batch's on_result.")
         if self._plan is None:
             raise EngineError("No model is loaded. Load a model first.")
-        if self._in_flight:
+        if self._worker.in_flight:
             self._drain()  # may have to stop the worker: then it reloads just below
         if self._needs_reload:
             self.load(self._plan)
             self.notice = "The model was reloaded after a forced stop; its prompt cache was lost."
         elif self._crash_message:
             raise EngineError(self._crash_message, path=self._plan.model_path)
-        elif not self._alive():
+        elif not self._worker.alive:
             raise self._crash_error("between requests")
-
-    def _send(self, message: tuple[Any, ...]) -> None:
-        assert self._conn is not None
-        self._cancel_event.clear()
-        self._cancel_deadline = None
-        try:
-            self._conn.send(message)
-        except (OSError, ValueError) as error:
-            raise self._crash_error("while sending a request") from error
-        self._in_flight = True
-        self._request_serial += 1
 
     def _request(
         self,
@@ -398,69 +316,25 @@ class LocalEngine(Engine):
         kill_on_cancel: bool = False,
         path: str | None = None,
     ) -> Any:
-        self._send(message)
+        self._worker.send(message)
         reply = self._receive(cancel, timeout_s=timeout_s, kill_on_cancel=kill_on_cancel)
-        self._in_flight = False
+        self._worker.in_flight = False
         self._raise_for(reply, path)
         return reply
 
     def _receive(self, cancel: CancelToken, *, timeout_s: float | None, kill_on_cancel: bool = False) -> Any:
-        """The next message from the worker, watching for cancel, crash and timeout.
+        return self._worker.receive(
+            cancel, timeout_s=timeout_s, grace_s=self.cancel_grace_s, kill_on_cancel=kill_on_cancel
+        )
 
-        A cancel gives the worker ``cancel_grace_s`` (counted once per request, across
-        messages) to answer; then, or at once with ``kill_on_cancel``, the worker is killed.
-        """
-        conn, process = self._conn, self._process
-        if conn is None or process is None:
-            raise EngineError("The model worker is not running. Load the model again.")
-        deadline = None if timeout_s is None else time.monotonic() + timeout_s
-        while True:
-            if cancel.cancelled and not self._cancel_event.is_set():
-                self._cancel_event.set()
-            now = time.monotonic()
-            if self._cancel_event.is_set() and self._cancel_deadline is None:
-                self._cancel_deadline = now + (0.0 if kill_on_cancel else self.cancel_grace_s)
-            if self._cancel_deadline is not None and now >= self._cancel_deadline:
-                self._force_stop()
-                raise Cancelled(
-                    "Cancelled."
-                    if kill_on_cancel
-                    else "Cancelled. The model had to be stopped mid-computation: it is reloaded on next "
-                    "use and its prompt cache is lost."
-                )
-            if deadline is not None and now >= deadline:
-                self._force_stop()
-                raise EngineError(
-                    f"The model worker did not answer within {timeout_s:.0f} s and was stopped. "
-                    "Try again; if it keeps happening, use a smaller model or context."
-                )
-            ready = wait([conn, process.sentinel], timeout=_POLL_S)
-            if conn in ready:
-                try:
-                    return conn.recv()
-                except (EOFError, OSError) as error:
-                    raise self._crash_error("while working") from error
-            if process.sentinel in ready:
-                raise self._crash_error("while working")
-
-    def _force_stop(self) -> None:
-        self._kill_worker()
+    def _after_forced_stop(self) -> None:
         self._needs_reload = self._plan is not None
         if self._needs_reload:
             self.notice = "The model worker was stopped; the model reloads on next use (prompt cache lost)."
 
     def _drain(self) -> None:
         """Finish an abandoned request: cancel it and read up to its final message."""
-        self._cancel_event.set()
-        try:
-            while True:
-                message = self._receive(NEVER_CANCELLED, timeout_s=None)
-                if message[0] in _TERMINAL:
-                    break
-        except Cancelled:
-            pass  # the worker was stopped; it reloads on next use
-        finally:
-            self._in_flight = False
+        self._worker.drain(self.cancel_grace_s)
 
     def _raise_for(self, message: Any, path: str | None = None) -> None:
         kind = message[0]
@@ -474,26 +348,22 @@ class LocalEngine(Engine):
             raise EngineError(text, path=path)
 
     def _crash_error(self, when: str) -> EngineError:
-        process = self._process
-        code = process.exitcode if process is not None else None
-        if process is not None and code is None:
-            process.join(timeout=1.0)
-            code = process.exitcode
-        tail = self._log_tail()
+        code = self._worker.exit_code()
+        tail = self._worker.log_tail()
         path = self._plan.model_path if self._plan else self._loading_path
         loading = self._plan is None
-        self._stop_worker()
+        self._worker.stop()
         self._needs_reload = False
         name = Path(path).name if path else "the model"
         if loading:
             message = (
-                f"The model worker stopped while loading {name}: {_describe_exit(code)}. "
+                f"The model worker stopped while loading {name}: {describe_exit(code)}. "
                 "Pagewise is still running. Try fewer GPU layers or a smaller context "
                 "(`pagewise plan` picks settings that fit), or check the file (`pagewise doctor`)."
             )
         else:
             message = (
-                f"The model worker for {name} stopped {when}: {_describe_exit(code)}. "
+                f"The model worker for {name} stopped {when}: {describe_exit(code)}. "
                 "Pagewise is still running; restart the model to continue (if it happens again, "
                 "use fewer GPU layers or a smaller context)."
             )
@@ -501,16 +371,6 @@ class LocalEngine(Engine):
             message += f" Last llama.cpp message: {tail}"
         self._crash_message = message
         return EngineError(message, path=path)
-
-    def _log_tail(self) -> str:
-        try:
-            with open(self._log_path, encoding="utf-8", errors="replace") as log:
-                lines = [line.strip() for line in log.readlines()[-20:] if line.strip()]
-        except OSError:
-            return ""
-        words = ("error", "fail", "abort", "assert")
-        interesting = [line for line in lines if any(word in line.lower() for word in words)]
-        return (interesting or lines or [""])[-1][:300]
 
     # Internals: streaming
 
@@ -528,7 +388,7 @@ class LocalEngine(Engine):
                     elif message[1]:
                         yield Piece(message[1])
                     continue
-                self._in_flight = False
+                self._worker.in_flight = False
                 self._raise_for(message)
                 if kind != "done":
                     raise EngineError(f"Unexpected reply from the model worker: {kind!r}.")
@@ -543,7 +403,8 @@ class LocalEngine(Engine):
             # Abandoned early (closed or garbage-collected): stop the worker's generation, if it
             # is still this stream's. A stream dropped unread and collected later must not cancel
             # a newer request (its generation was already drained when that one was sent).
-            if self._in_flight and serial == self._request_serial and self._alive():
+            worker = self._worker
+            if worker.in_flight and serial == worker.request_serial and worker.alive:
                 self._drain()
 
 

@@ -1,6 +1,7 @@
 """The Plan: how a model is loaded (the planner's output, the engine's input).
 
-This module only holds the value types; ``inference.planner`` computes them.
+This module holds the value types and their one-line summary; ``inference.plan_policy``
+computes them.
 """
 
 from __future__ import annotations
@@ -50,7 +51,7 @@ class Plan:
     budget_bytes: int | None = None
     predicted: MemoryBreakdown = field(default_factory=MemoryBreakdown)
     notes: tuple[str, ...] = ()
-    # Added by the planner (inference.planner); readers may ignore them.
+    # Added by the planner (inference.plan_policy); readers may ignore them.
     model_name: str = ""
     model_quant: str = ""
     n_layers_total: int = 0  # repeating layers + the output layer (llama.cpp's n_gpu_layers maximum)
@@ -97,3 +98,31 @@ class Plan:
         data["predicted"]["total"] = self.predicted.total
         data["notes"] = list(self.notes)
         return data
+
+
+def summary_line(p: Plan) -> str:
+    """``Qwen2.5-14B Q4_K_M · 49/49 layers GPU · KV q8_0 · 16K ctx · est. 11.3 GiB``"""
+    total_layers = getattr(p, "n_layers_total", 0) or p.n_gpu_layers
+    name = getattr(p, "model_name", "") or os.path.basename(p.model_path)
+    quant = getattr(p, "model_quant", "")
+    parts = [f"{name} {quant}".strip()]
+    if p.n_gpu_layers == 0:
+        parts.append("CPU only")
+    else:
+        parts.append(f"{p.n_gpu_layers}/{total_layers} layers GPU")
+    n_cpu_moe = getattr(p, "n_cpu_moe", 0)
+    if n_cpu_moe:
+        parts.append(f"experts of {n_cpu_moe} layers on CPU")
+    kv = f"KV {p.type_k}" + (" + flash attn" if p.flash_attn else "")
+    parts.append(kv)
+    parts.append(f"{p.n_ctx // 1024}K ctx" if p.n_ctx % 1024 == 0 else f"{p.n_ctx} ctx")
+    if p.n_seq_max > 1:
+        parts.append(f"batches of {p.n_seq_max}" + (f" (KV {p.batch_kv_type})" if p.batch_kv_type else ""))
+    if p.n_gpu_layers:
+        est = f"est. {p.predicted.total / GIB:.1f} GiB"
+        if p.predicted_batch_bytes:
+            est += f" (+{p.predicted_batch_bytes / GIB:.1f} while batching)"
+        if p.budget_bytes:
+            est += f" of {p.budget_bytes / GIB:.1f}"
+        parts.append(est)
+    return " · ".join(parts)

@@ -3,7 +3,7 @@
 Answers grounded in a document often copy phrases from it. When the last few tokens
 (an n-gram) appeared before, the tokens that followed them then are a cheap guess (a
 draft) for what comes next; the model checks the whole draft in one decode call and keeps
-the part it agrees with (see ``llama_worker`` for the verify step, greedy decoding only).
+the part it agrees with (see ``single_decode`` for the verify step, greedy decoding only).
 
 llama-cpp-python's ``LlamaPromptLookupDecoding`` forces ``logits_all`` (an n_ctx x n_vocab
 float array: ~20 GB at 32K context with a 152K vocabulary), hence this small index of

@@ -5,18 +5,14 @@ messages) or ``/v1/completions`` (raw prompts). Cancel closes the connection (th
 servers named above then stop generating). Token counts come from the server's
 ``/tokenize`` when it has one (llama.cpp server, vLLM; llama-cpp-python's server:
 ``/extras/tokenize``), else from an estimate of 4
-characters per token. Only the standard library is used (``http.client``).
+characters per token. The HTTP side (requests, events, abort) is ``inference.remote_http``.
 """
 
 from __future__ import annotations
 
-import contextlib
-import http.client
 import json
-import socket
 import threading
 import time
-import urllib.parse
 from collections.abc import Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from typing import Any
@@ -37,34 +33,10 @@ from inference.engine import (
 from inference.errors import EngineError
 from inference.plan import Plan
 from inference.progress import Progress, ProgressCallback, no_progress
+from inference.remote_http import HttpClient, HttpError, HttpStatus, error_text, sse_events
 
 CHARS_PER_TOKEN = 4.0
 """Estimate used when the server cannot count tokens."""
-
-
-class _Request:
-    """One HTTP exchange whose socket can be shut down from another thread (cancel)."""
-
-    def __init__(self, connection: http.client.HTTPConnection) -> None:
-        self.connection = connection
-        self.aborted = False
-        # Kept here: http.client drops connection.sock once a "Connection: close" response
-        # starts, but the response still reads from this socket.
-        self.sock: socket.socket | None = None
-
-    def connect(self) -> None:
-        if self.connection.sock is None:
-            self.connection.connect()
-        self.sock = self.connection.sock
-        if self.aborted:
-            self.abort()
-
-    def abort(self) -> None:
-        self.aborted = True
-        sock = self.sock
-        if sock is not None:
-            with contextlib.suppress(OSError):
-                sock.shutdown(socket.SHUT_RDWR)
 
 
 class RemoteEngine(Engine):
@@ -80,26 +52,15 @@ class RemoteEngine(Engine):
         n_ctx: int = 4096,
         max_parallel: int = 8,
     ) -> None:
-        parsed = urllib.parse.urlsplit(url.strip())
-        if parsed.scheme not in ("http", "https") or not parsed.hostname:
-            raise EngineError(f"'{url}' is not a server address. Give one like http://localhost:8080 (http or https).")
-        path = parsed.path.rstrip("/")
-        if path.endswith("/v1"):
-            path = path[:-3]
-        self.url = f"{parsed.scheme}://{parsed.netloc}{path}"
-        self._scheme = parsed.scheme
-        self._netloc = parsed.netloc
-        self._base_path = path
+        self._http = HttpClient(url, api_key=api_key, timeout_s=timeout_s)
+        self.url = self._http.url
         self._model = model
-        self._api_key = api_key
         self._timeout_s = timeout_s
         self._n_ctx = n_ctx
         self._max_parallel = max(1, max_parallel)
         self._loaded = False
         self._tokenize_style: str | None = None  # "llama.cpp", "vllm", "llama-cpp-python", "none"
         self._schema_style = "json_schema"  # or "json_object" (llama-cpp-python's server)
-        self._active: set[_Request] = set()
-        self._active_lock = threading.Lock()
 
     # Properties
 
@@ -127,10 +88,10 @@ class RemoteEngine(Engine):
         progress(Progress("load", 0, 1, f"connecting to {self.url}"))
         cancel.raise_if_cancelled()
         started = time.perf_counter()
-        listing = self._json("GET", "/v1/models", None, timeout_s=min(self._timeout_s, 15.0))
+        listing = self._http.json("GET", "/v1/models", None, timeout_s=min(self._timeout_s, 15.0))
         models = listing.get("data") if isinstance(listing, dict) else None
         if not isinstance(models, list):
-            raise self._garbage("/v1/models", "no 'data' list of models")
+            raise self._http.garbage("/v1/models", "no 'data' list of models")
         ids = [str(m.get("id")) for m in models if isinstance(m, dict) and m.get("id")]
         notes: list[str] = []
         if self._model is None:
@@ -147,7 +108,7 @@ class RemoteEngine(Engine):
                 if isinstance(limit, int) and limit > 0:
                     self._n_ctx = limit
         try:  # llama.cpp server: the context actually allocated
-            props = self._json("GET", "/props", None, timeout_s=5.0)
+            props = self._http.json("GET", "/props", None, timeout_s=5.0)
             n_ctx = (props.get("default_generation_settings") or {}).get("n_ctx")
             if isinstance(n_ctx, int) and n_ctx > 0:
                 self._n_ctx = n_ctx
@@ -177,10 +138,7 @@ class RemoteEngine(Engine):
         self._loaded = False
 
     def cancel(self) -> None:
-        with self._active_lock:
-            active = list(self._active)
-        for request in active:
-            request.abort()
+        self._http.abort_all()
 
     # Tokens
 
@@ -212,8 +170,8 @@ class RemoteEngine(Engine):
             body = bodies[style]
             path = "/extras/tokenize" if style == "llama-cpp-python" else "/tokenize"
             try:
-                answer = self._json("POST", path, body, timeout_s=30.0, quiet_status=True)
-            except _HttpStatus:
+                answer = self._http.json("POST", path, body, timeout_s=30.0, quiet_status=True)
+            except HttpStatus:
                 continue
             tokens = answer.get("tokens") if isinstance(answer, dict) else None
             if isinstance(tokens, list):
@@ -327,7 +285,7 @@ class RemoteEngine(Engine):
 
     def _stream(self, path: str, body: dict[str, Any], stop: Sequence[str], cancel: CancelToken) -> Iterator[Piece]:
         started = time.perf_counter()
-        request = self._open_request()
+        request = self._http.open_request()
         finished = threading.Event()
 
         def watch() -> None:
@@ -345,28 +303,28 @@ class RemoteEngine(Engine):
         timings: dict[str, Any] = {}
         reason: StopReason = "eos"
         try:
-            response = self._send(request, "POST", path, body)
+            response = self._http.send(request, "POST", path, body)
             if response.status != 200:
                 detail = response.read(2000)
                 fallback = self._json_object_fallback(body, detail)
                 if fallback is None:
-                    raise self._status_error(path, response.status, detail)
+                    raise self._http.status_error(path, response.status, detail)
                 response.close()
                 request.connection.close()  # a fresh connection: the refusal may not be read whole
-                response = self._send(request, "POST", path, fallback)
+                response = self._http.send(request, "POST", path, fallback)
                 if response.status != 200:
-                    raise self._status_error(path, response.status, response.read(2000))
-            for event in _sse_events(response):
+                    raise self._http.status_error(path, response.status, response.read(2000))
+            for event in sse_events(response):
                 if event == "[DONE]":
                     break
                 try:
                     chunk = json.loads(event)
                 except ValueError:
-                    raise self._garbage(path, f"an event that is not JSON: {event[:80]!r}") from None
+                    raise self._http.garbage(path, f"an event that is not JSON: {event[:80]!r}") from None
                 if not isinstance(chunk, dict):
-                    raise self._garbage(path, "an event that is not a JSON object")
+                    raise self._http.garbage(path, "an event that is not a JSON object")
                 if "error" in chunk:
-                    raise EngineError(f"The server at {self.url} reported an error: {_error_text(chunk['error'])}")
+                    raise EngineError(f"The server at {self.url} reported an error: {error_text(chunk['error'])}")
                 usage = chunk.get("usage") or usage
                 timings = chunk.get("timings") or timings
                 for choice in chunk.get("choices") or []:
@@ -386,13 +344,13 @@ class RemoteEngine(Engine):
                 if scanner.stopped:
                     reason = "stop"
                     break
-        except (OSError, http.client.HTTPException) as error:
+        except HttpError as error:
             if request.aborted or cancel.cancelled:
                 raise Cancelled() from None
-            raise self._connection_error(error) from None
+            raise self._http.connection_error(error) from None
         finally:
             finished.set()
-            self._close_request(request)
+            self._http.close_request(request)
         if request.aborted:
             raise Cancelled()
         tail = scanner.flush()
@@ -400,98 +358,6 @@ class RemoteEngine(Engine):
             yield Piece(tail)
         ended = time.perf_counter()
         yield Piece("", _stats(usage, timings, n_pieces, started, first_at, ended, reason))
-
-    # HTTP
-
-    def _open_request(self) -> _Request:
-        connection_class = http.client.HTTPSConnection if self._scheme == "https" else http.client.HTTPConnection
-        request = _Request(connection_class(self._netloc, timeout=self._timeout_s))
-        with self._active_lock:
-            self._active.add(request)
-        return request
-
-    def _close_request(self, request: _Request) -> None:
-        with self._active_lock:
-            self._active.discard(request)
-        request.connection.close()
-
-    def _send(self, request: _Request, method: str, path: str, body: dict[str, Any] | None) -> http.client.HTTPResponse:
-        headers = {"Accept": "application/json, text/event-stream"}
-        data = None
-        if body is not None:
-            data = json.dumps(body).encode("utf-8")
-            headers["Content-Type"] = "application/json"
-        if self._api_key:
-            headers["Authorization"] = f"Bearer {self._api_key}"
-        request.connect()
-        request.connection.request(method, self._base_path + path, body=data, headers=headers)
-        return request.connection.getresponse()
-
-    def _json(
-        self,
-        method: str,
-        path: str,
-        body: dict[str, Any] | None,
-        *,
-        timeout_s: float,
-        quiet_status: bool = False,
-    ) -> Any:
-        request = self._open_request()
-        request.connection.timeout = timeout_s
-        try:
-            response = self._send(request, method, path, body)
-            raw = response.read(16 * 1024 * 1024)
-        except (OSError, http.client.HTTPException) as error:
-            raise self._connection_error(error) from None
-        finally:
-            self._close_request(request)
-        if response.status != 200:
-            if quiet_status:
-                raise _HttpStatus(response.status)
-            raise self._status_error(path, response.status, raw)
-        try:
-            return json.loads(raw)
-        except ValueError:
-            raise self._garbage(path, f"{raw[:80]!r}") from None
-
-    def _connection_error(self, error: BaseException) -> EngineError:
-        reason = getattr(error, "strerror", None) or str(error) or type(error).__name__
-        return EngineError(
-            f"Cannot reach the model server at {self.url} ({reason}). Check that the server is running "
-            "and that the address and port are right."
-        )
-
-    def _status_error(self, path: str, status: int, raw: bytes) -> EngineError:
-        detail = ""
-        try:
-            detail = _error_text(json.loads(raw).get("error", ""))
-        except (ValueError, AttributeError):
-            detail = raw[:200].decode("utf-8", errors="replace")
-        hint = {
-            401: "Check the API key.",
-            403: "Check the API key.",
-            404: "Check the URL: it should be the server's base address (e.g. http://host:8080).",
-            503: "The server is busy or still loading its model; try again shortly.",
-        }.get(status, "Check the server's log.")
-        return EngineError(f"The server at {self.url} answered {status} to {path}: {detail.strip()} {hint}")
-
-    def _garbage(self, path: str, what: str) -> EngineError:
-        return EngineError(
-            f"The server at {self.url} did not answer like an OpenAI-compatible server on {path} "
-            f"(got {what}). Check the URL: it should point to a llama.cpp, vLLM or Ollama server."
-        )
-
-
-class _HttpStatus(Exception):
-    def __init__(self, status: int) -> None:
-        super().__init__(status)
-        self.status = status
-
-
-def _error_text(error: Any) -> str:
-    if isinstance(error, dict):
-        return str(error.get("message") or error)
-    return str(error)
 
 
 def _choice_text(choice: Any) -> str:
@@ -503,28 +369,6 @@ def _choice_text(choice: Any) -> str:
         return content if isinstance(content, str) else ""
     text = choice.get("text")
     return text if isinstance(text, str) else ""
-
-
-def _sse_events(response: http.client.HTTPResponse) -> Iterator[str]:
-    """The data of each server-sent event (multi-line data joined with newlines)."""
-    data: list[str] = []
-    while True:
-        raw = response.readline(1024 * 1024)
-        if not raw:
-            break
-        line = raw.decode("utf-8", errors="replace").rstrip("\r\n")
-        if not line:
-            if data:
-                yield "\n".join(data)
-                data = []
-            continue
-        if line.startswith(":"):
-            continue
-        field, _, value = line.partition(":")
-        if field == "data":
-            data.append(value[1:] if value.startswith(" ") else value)
-    if data:
-        yield "\n".join(data)
 
 
 def _stats(

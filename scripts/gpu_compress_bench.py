@@ -1,6 +1,6 @@
 """Hierarchical compression and follow-up latency on an NVIDIA GPU (issue 4, "Measure on the GPU").
 
-A random-weight 8B-shaped model (inference.random_gguf) at a 12 GiB budget compresses a synthetic
+A random-weight 8B-shaped model (scripts.random_gguf) at a 12 GiB budget compresses a synthetic
 document of ``--segments`` segments of ``--segment-tokens`` tokens (default 125 x 8K = 1M tokens),
 sequentially (parallel 1) and batched (the plan's parallelism, or ``--parallel``), through the
 real code path: ``summarizer.compress.compress`` on a ``LocalEngine``. Random weights never emit
@@ -161,7 +161,8 @@ def forced_width(model_path: Path, n_ctx: int, budget: int, width: int) -> tuple
     from inference.errors import PlanError
     from inference.gguf_info import read_gguf_info
     from inference.job_time import SUMMARY, local_speeds, plan_for_job
-    from inference.planner import Overrides, PlannerOptions, plan
+    from inference.memory_model import PlannerOptions
+    from inference.plan_policy import Overrides, plan
     from summarizer.local_model import batch_sequence_tokens
 
     info = read_gguf_info(model_path)
@@ -267,14 +268,14 @@ def main() -> int:
     parser.add_argument("--tag", default="", help="results go to compress_bench[_TAG].json")
     args = parser.parse_args()
 
+    from inference.gpu_budget import parse_budget
     from inference.job_time import SUMMARY
     from inference.local_engine import LocalEngine
-    from inference.planner import parse_budget
-    from inference.random_gguf import write_random_gguf
-    from summarizer.compress import SummaryParams
+    from scripts.random_gguf import write_random_gguf
     from summarizer.library import Library
     from summarizer.local_model import LocalModel, plan_local_model, summary_context_tokens
     from summarizer.model_files import model_sha256
+    from summarizer.summary_tree import SummaryParams
 
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)

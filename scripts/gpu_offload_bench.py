@@ -8,7 +8,7 @@ Run on the device machine after the CUDA build (see ../shared/device/README.md):
     python3 scripts/gpu_offload_bench.py --out $OUT cancel
     python3 scripts/gpu_offload_bench.py --out $OUT sweep --shape qwen2.5-32b --ctx 8192
 
-Random-weight GGUFs of the real shapes (inference.random_gguf) are written once to /tmp/models.
+Random-weight GGUFs of the real shapes (scripts.random_gguf) are written once to /tmp/models.
 
 * ``ttft``: ``pagewise bench --compare-raw --json`` for each prompt length (and each
   ``--ubatches`` micro-batch, default the planner's): the engine's prefill and time to first
@@ -42,7 +42,7 @@ GIB = 1024**3
 
 
 def model_file(shape: str) -> Path:
-    from inference.random_gguf import write_random_gguf
+    from scripts.random_gguf import write_random_gguf
 
     MODELS.mkdir(exist_ok=True)
     path = MODELS / f"{shape}.gguf"
@@ -192,7 +192,8 @@ def sweep(args: argparse.Namespace, out: Path) -> None:
     from dataclasses import replace
 
     from inference.gguf_info import read_gguf_info
-    from inference.planner import Config, PlannerOptions, estimate, parse_budget
+    from inference.gpu_budget import parse_budget
+    from inference.memory_model import Config, PlannerOptions, estimate
     from inference.telemetry import GpuTelemetry
 
     path = model_file(args.shape)

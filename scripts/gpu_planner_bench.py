@@ -1,6 +1,6 @@
 """Planner accuracy and planner-choice measurements on an NVIDIA GPU (the device machine).
 
-For each random-weight model shape (inference.random_gguf.GPU_SHAPES) and context (8K/32K/128K)
+For each random-weight model shape (scripts.random_gguf.GPU_SHAPES) and context (8K/32K/128K)
 at a 12 GiB budget:
 
 * accuracy: load the planner's plan in a fresh process; the parent samples NVML device memory at
@@ -182,7 +182,7 @@ def find_vocab_dir() -> str:
 
 
 def sweep_configs(info: Any, budget: int, ctx: int) -> list[dict[str, Any]]:
-    from inference.planner import Config, PlannerOptions, estimate
+    from inference.memory_model import Config, PlannerOptions, estimate
 
     out = []
     for kv, fa in (("f16", False), ("f16", True), ("q8_0", True), ("q4_0", True)):
@@ -210,8 +210,11 @@ def sweep_configs(info: Any, budget: int, ctx: int) -> list[dict[str, Any]]:
 
 def run_bench(args: argparse.Namespace) -> None:
     from inference.gguf_info import read_gguf_info
-    from inference.planner import PlannerOptions, parse_budget, plan, summary_line
-    from inference.random_gguf import write_random_gguf
+    from inference.gpu_budget import parse_budget
+    from inference.memory_model import PlannerOptions
+    from inference.plan import summary_line
+    from inference.plan_policy import plan
+    from scripts.random_gguf import write_random_gguf
 
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
@@ -476,8 +479,10 @@ def posthoc(paths: list[str], budget_text: str = "12GiB") -> str:
     Measurements do not depend on the planner, so a configuration measured in any run can check
     a later planner's arithmetic; cases whose chosen configuration was never measured say so.
     """
-    from inference.planner import Config, PlannerOptions, estimate, parse_budget, plan
-    from inference.random_gguf import SHAPES, shape_info
+    from inference.gpu_budget import parse_budget
+    from inference.memory_model import Config, PlannerOptions, estimate
+    from inference.plan_policy import plan
+    from scripts.random_gguf import SHAPES, shape_info
 
     budget = parse_budget(budget_text)
     rows = [json.loads(ln) for p in paths for ln in Path(p).read_text().splitlines() if ln.strip()]

@@ -82,7 +82,7 @@ def main() -> None:
     from app.model_session import ModelSession
     from app.qt_wait import wait_until
     from app.settings import Settings
-    from inference.random_gguf import shape_info
+    from scripts.random_gguf import shape_info
 
     CONTRACT = ROOT / "tests/fixtures/contracts/license-17p.pdf"
     # A 14B-shaped model for the plan line: the planner's real output for that shape (no 9 GB file here).

@@ -31,11 +31,12 @@ from summarizer.answer_prompt import (
     whole_document_prompt,
 )
 from summarizer.citations import Citation, find_citations
-from summarizer.compress import SummaryParams, compress
+from summarizer.compress import compress
 from summarizer.conversations import HistoryTurn
 from summarizer.library import Library
 from summarizer.repetition import loop_at_end, trim_repetition
 from summarizer.retrieval import SearchResult
+from summarizer.summary_tree import SummaryParams
 
 __all__ = [
     "Answer",

@@ -12,8 +12,8 @@ if TYPE_CHECKING:
     from inference.engine import Engine
     from inference.plan import Plan
     from inference.progress import ProgressCallback
-    from summarizer.compress import SummaryParams
     from summarizer.library import Library
+    from summarizer.summary_tree import SummaryParams
 
 
 def add_model_flags(parser: argparse.ArgumentParser) -> None:
@@ -118,8 +118,8 @@ def planned_model(
 ) -> tuple[Plan, int, str]:
     """(plan, parallel sequences, model sha256) without loading the model. ``batch``: leave room
     for summarizing several segments at once; ``summaries_only``: the command only summarizes."""
+    from inference.gpu_budget import parse_budget
     from inference.job_time import ANSWER, SUMMARY
-    from inference.planner import parse_budget
     from summarizer.local_model import plan_local_model
     from summarizer.model_files import model_sha256
 
@@ -145,8 +145,8 @@ def open_model(
 ) -> OpenModel:
     """Connect to the server (``remote_url``), or plan and load the model named by ``--model``
     (or configured) in a worker process (``batch`` and ``summaries_only`` as for ``planned_model``)."""
+    from inference.gpu_budget import parse_budget
     from inference.job_time import ANSWER, SUMMARY
-    from inference.planner import parse_budget
     from summarizer.local_model import open_local_model
 
     url = remote_url(args)
@@ -168,7 +168,7 @@ def open_model(
 def summary_params(args: argparse.Namespace, n_ctx: int) -> SummaryParams:
     import dataclasses
 
-    from summarizer.compress import SummaryParams
+    from summarizer.summary_tree import SummaryParams
 
     params = SummaryParams.for_context(n_ctx)
     if args.segment_tokens:

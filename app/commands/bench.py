@@ -53,9 +53,10 @@ def make_plan(
     from dataclasses import replace
 
     from inference.gguf_info import read_gguf_info
-    from inference.gpu_budget import default_budget
+    from inference.gpu_budget import default_budget, parse_budget
     from inference.job_time import ANSWER, local_speeds, plan_for_job
-    from inference.planner import Overrides, PlannerOptions, parse_budget, plan
+    from inference.memory_model import PlannerOptions
+    from inference.plan_policy import Overrides, plan
 
     info = read_gguf_info(model)
     budget = parse_budget(budget_text) if budget_text else default_budget()[0]
@@ -143,7 +144,8 @@ def run(args: argparse.Namespace) -> int:
     from inference.gguf_info import read_gguf_info
     from inference.job_time import Job, local_speeds, predict_rates
     from inference.local_engine import LocalEngine
-    from inference.planner import calibrate, summary_line
+    from inference.plan import summary_line
+    from inference.plan_calibration import calibrate
     from inference.telemetry import GpuTelemetry
 
     job = Job("bench", args.prompt_tokens, args.gen_tokens)

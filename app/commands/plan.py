@@ -52,8 +52,10 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 def run(args: argparse.Namespace) -> int:
     from inference.errors import PlanError
     from inference.gguf_info import read_gguf_info
-    from inference.gpu_budget import CPU_BUILD, default_budget, llama_gpu_build
-    from inference.planner import Overrides, PlannerOptions, parse_budget, summary_line
+    from inference.gpu_budget import CPU_BUILD, default_budget, llama_gpu_build, parse_budget
+    from inference.memory_model import PlannerOptions
+    from inference.plan import summary_line
+    from inference.plan_policy import Overrides
 
     info = read_gguf_info(args.model)
     extra_notes: list[str] = []
@@ -80,7 +82,7 @@ def run(args: argparse.Namespace) -> int:
     probed = False
     if args.probe and budget:
         if llama_gpu_build():
-            from inference.planner import llama_cpp_probe, plan_with_probe
+            from inference.plan_calibration import llama_cpp_probe, plan_with_probe
 
             try:
                 chosen = plan_with_probe(info, budget, args.ctx, llama_cpp_probe(str(info.path)), overrides, options)

@@ -10,7 +10,7 @@ from app.commands._model_args import add_model_flags
 from app.output import TerminalProgress, add_json_flag, emit_json
 
 if TYPE_CHECKING:
-    from summarizer.compress import DocumentSummary
+    from summarizer.summary_tree import DocumentSummary
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]

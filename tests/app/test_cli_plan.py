@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from app.cli import main
-from inference.random_gguf import write_random_gguf
+from scripts.random_gguf import write_random_gguf
 
 
 @pytest.fixture(scope="module")

@@ -15,7 +15,6 @@ from typing import Any
 import pytest
 
 import inference.gpu_budget
-import inference.planner
 from app.cli import main
 from app.commands._model_args import planned_model
 from app.planning import preview
@@ -61,7 +60,7 @@ def test_window_plan_ask_and_summarize_plan_alike(
 def test_a_gpu_with_a_cpu_only_llama_cpp_is_planned_for_the_cpu_everywhere(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], smollm2_path: Path
 ) -> None:
-    monkeypatch.setattr(inference.planner, "auto_budget", lambda *a, **k: 8 * 1024**3)
+    monkeypatch.setattr(inference.gpu_budget, "auto_budget", lambda *a, **k: 8 * 1024**3)
     monkeypatch.setattr(inference.gpu_budget, "llama_gpu_build", lambda: False)
     window = preview({"model_path": str(smollm2_path), "vram_budget": "auto"})
     assert window.plan is not None and window.plan.n_gpu_layers == 0 and window.plan.n_seq_max == 1

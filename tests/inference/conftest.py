@@ -1,4 +1,5 @@
-"""Fixtures for the GGUF inspection and planner tests: tiny random-weight models."""
+"""Fixtures for the GGUF inspection and planner tests: tiny random-weight models (also used by
+tests/scripts, which tests their writer)."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from inference.random_gguf import write_random_gguf
+from scripts.random_gguf import write_random_gguf
 
 
 @pytest.fixture(scope="session")

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from inference.batch_plan import plan_batched, with_batch_context
 from inference.job_time import ANSWER, H200, SUMMARY, decode_step_seconds, plan_for_job
-from inference.planner import Overrides
-from inference.random_gguf import shape_info
+from inference.plan_policy import Overrides
+from scripts.random_gguf import shape_info
 
 GIB = 1024**3
 SEGMENT = 8192 + 512

@@ -11,7 +11,7 @@ import pytest
 
 from inference.errors import ModelError
 from inference.gguf_info import read_gguf_info, swa_pattern
-from inference.random_gguf import SHAPES, shape_info
+from scripts.random_gguf import SHAPES, shape_info
 
 
 def test_smollm2_header(smollm2_path: Path) -> None:

@@ -9,10 +9,10 @@ import pytest
 
 from inference import job_time
 from inference.gguf_info import GgufInfo, read_gguf_info
+from inference.gpu_budget import parse_budget
 from inference.job_time import ANSWER, CONSUMER_12GB, H200, SUMMARY, Job, plan_for_job, predict_rates
 from inference.plan import Plan
-from inference.planner import parse_budget
-from inference.random_gguf import write_random_gguf
+from scripts.random_gguf import write_random_gguf
 
 BUDGET = parse_budget("12GiB")
 

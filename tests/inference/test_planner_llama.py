@@ -22,7 +22,7 @@ from inference.llama_log import (
     expert_layers_pattern,
     parse_buffer_sizes,
 )
-from inference.planner import COMPUTE_MARGIN_BYTES, compute_buffer_bytes
+from inference.memory_model import COMPUTE_MARGIN_BYTES, compute_buffer_bytes
 
 MIB = 1024 * 1024
 TYPES = {"f16": 1, "q4_0": 2, "q8_0": 8}
@@ -161,7 +161,8 @@ def test_probe_makes_the_compute_prediction_llama_cpps(tiny_gguf: Callable[[str]
 
     (On this CPU-only build the dry run reports the CPU graph; on a GPU build, the GPU's.)
     """
-    from inference.planner import llama_cpp_probe, plan, plan_with_probe
+    from inference.plan_calibration import llama_cpp_probe, plan_with_probe
+    from inference.plan_policy import plan
 
     path = tiny_gguf("tiny-qwen2")
     info = read_gguf_info(path)

@@ -9,11 +9,11 @@ from inference.engine import ChatMessage, Prompt
 from inference.fake import FakeEngine
 from summarizer.answer import AnswerOptions, answer_question, ask
 from summarizer.answer_prompt import PreparedPrompt, pick_diverse
-from summarizer.compress import SummaryParams
 from summarizer.conversations import HistoryTurn
 from summarizer.library import Library
 from summarizer.prompts import ANSWER_REMINDER, NOT_IN_DOCUMENT
 from summarizer.retrieval import SearchResult
+from summarizer.summary_tree import SummaryParams
 from tests.summarizer.doc_factory import add_document, numbered_pages
 
 OPTIONS = AnswerOptions(use_vectors=False, answer_tokens=200)

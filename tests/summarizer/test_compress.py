@@ -11,10 +11,11 @@ from inference.errors import EngineError, PlanError
 from inference.fake import FakeEngine
 from inference.progress import Progress
 from summarizer import compress as compress_module
-from summarizer.compress import CompressProgress, SummaryParams, cached_summary, compress
+from summarizer.compress import cached_summary, compress
 from summarizer.library import Library
 from summarizer.segments import build_segments
 from summarizer.summary_store import count_summaries
+from summarizer.summary_tree import CompressProgress, DocumentSummary, SummaryParams
 from tests.summarizer.doc_factory import add_document, numbered_pages
 
 PARAMS = SummaryParams(segment_tokens=130, summary_tokens=20, super_tokens=30)
@@ -48,7 +49,7 @@ def user_text(prompt: Prompt) -> str:
     return "\n".join(m.content for m in prompt if isinstance(m, ChatMessage) and m.role == "user")
 
 
-def run(library: Library, doc_id: str, engine: FakeEngine, **kwargs: object) -> compress_module.DocumentSummary:
+def run(library: Library, doc_id: str, engine: FakeEngine, **kwargs: object) -> DocumentSummary:
     return compress(library, engine, doc_id, model_sha256="model-a", params=PARAMS, **kwargs)  # type: ignore[arg-type]
 
 

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from inference.gguf_info import read_gguf_info
-from inference.random_gguf import GPU_SHAPES, SHAPES, _template, shape_info, tensor_specs, write_random_gguf
+from scripts.random_gguf import GPU_SHAPES, SHAPES, _template, shape_info, tensor_specs, write_random_gguf
 
 GIB = 1024**3
 

@@ -6,9 +6,10 @@ engine like the real model would, without downloading 9 GB. Quant blocks hold ra
 fp16 scales are small finite numbers (outputs are gibberish but finite); the tokenizer keys are
 copied from a real GGUF and padded with unused tokens to the model's vocabulary size.
 
-Command line (used by ``scripts/gpu_planner_bench.py`` and to make ``assets/tiny-random.gguf``)::
+Development tooling, not shipped: the planner and engine tests and the GPU benchmark scripts use
+it. Command line, from the repository root (also makes ``assets/tiny-random.gguf``)::
 
-    python -m inference.random_gguf qwen2.5-14b out.gguf [--quant Q4_K_M] [--tokenizer vocab.gguf]
+    python -m scripts.random_gguf qwen2.5-14b out.gguf [--quant Q4_K_M] [--tokenizer vocab.gguf]
 """
 
 from __future__ import annotations
@@ -505,10 +506,6 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-if __name__ == "__main__":
-    raise SystemExit(main())
-
-
 def shape_info(shape: ModelShape | str, quant: str = "Q4_K_M", path: str = "") -> GgufInfo:
     """The ``GgufInfo`` a file written by ``write_random_gguf`` would have, without writing it."""
     from inference.gguf_info import GgufInfo, TensorInfo, swa_pattern
@@ -540,3 +537,7 @@ def shape_info(shape: ModelShape | str, quant: str = "Q4_K_M", path: str = "") -
         swa_layers=swa,
         tensors=tuple(tensors),
     )
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,186 @@
+"""HTTP to an OpenAI-compatible server for the remote engine (``inference.remote``): JSON
+requests, streamed responses read as server-sent events, and requests that another thread can
+abort (cancel closes the connection). Only the standard library is used (``http.client``).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import http.client
+import json
+import socket
+import threading
+import urllib.parse
+from collections.abc import Iterator
+from typing import Any
+
+from inference.errors import EngineError
+
+HttpError = (OSError, http.client.HTTPException)
+"""What a request may raise when the connection fails or is aborted."""
+
+
+class Request:
+    """One HTTP exchange whose socket can be shut down from another thread (cancel)."""
+
+    def __init__(self, connection: http.client.HTTPConnection) -> None:
+        self.connection = connection
+        self.aborted = False
+        # Kept here: http.client drops connection.sock once a "Connection: close" response
+        # starts, but the response still reads from this socket.
+        self.sock: socket.socket | None = None
+
+    def connect(self) -> None:
+        if self.connection.sock is None:
+            self.connection.connect()
+        self.sock = self.connection.sock
+        if self.aborted:
+            self.abort()
+
+    def abort(self) -> None:
+        self.aborted = True
+        sock = self.sock
+        if sock is not None:
+            with contextlib.suppress(OSError):
+                sock.shutdown(socket.SHUT_RDWR)
+
+
+class HttpClient:
+    """Requests to one server (``url``: its base address, with or without ``/v1``)."""
+
+    def __init__(self, url: str, *, api_key: str | None, timeout_s: float) -> None:
+        parsed = urllib.parse.urlsplit(url.strip())
+        if parsed.scheme not in ("http", "https") or not parsed.hostname:
+            raise EngineError(f"'{url}' is not a server address. Give one like http://localhost:8080 (http or https).")
+        path = parsed.path.rstrip("/")
+        if path.endswith("/v1"):
+            path = path[:-3]
+        self.url = f"{parsed.scheme}://{parsed.netloc}{path}"
+        self._scheme = parsed.scheme
+        self._netloc = parsed.netloc
+        self._base_path = path
+        self._api_key = api_key
+        self.timeout_s = timeout_s
+        self._active: set[Request] = set()
+        self._active_lock = threading.Lock()
+
+    def abort_all(self) -> None:
+        """Abort every request in progress (from any thread)."""
+        with self._active_lock:
+            active = list(self._active)
+        for request in active:
+            request.abort()
+
+    def open_request(self) -> Request:
+        connection_class = http.client.HTTPSConnection if self._scheme == "https" else http.client.HTTPConnection
+        request = Request(connection_class(self._netloc, timeout=self.timeout_s))
+        with self._active_lock:
+            self._active.add(request)
+        return request
+
+    def close_request(self, request: Request) -> None:
+        with self._active_lock:
+            self._active.discard(request)
+        request.connection.close()
+
+    def send(self, request: Request, method: str, path: str, body: dict[str, Any] | None) -> http.client.HTTPResponse:
+        headers = {"Accept": "application/json, text/event-stream"}
+        data = None
+        if body is not None:
+            data = json.dumps(body).encode("utf-8")
+            headers["Content-Type"] = "application/json"
+        if self._api_key:
+            headers["Authorization"] = f"Bearer {self._api_key}"
+        request.connect()
+        request.connection.request(method, self._base_path + path, body=data, headers=headers)
+        return request.connection.getresponse()
+
+    def json(
+        self,
+        method: str,
+        path: str,
+        body: dict[str, Any] | None,
+        *,
+        timeout_s: float,
+        quiet_status: bool = False,
+    ) -> Any:
+        """The JSON answer to one request; ``quiet_status``: a status other than 200 raises
+        ``HttpStatus`` instead of the error for the user."""
+        request = self.open_request()
+        request.connection.timeout = timeout_s
+        try:
+            response = self.send(request, method, path, body)
+            raw = response.read(16 * 1024 * 1024)
+        except HttpError as error:
+            raise self.connection_error(error) from None
+        finally:
+            self.close_request(request)
+        if response.status != 200:
+            if quiet_status:
+                raise HttpStatus(response.status)
+            raise self.status_error(path, response.status, raw)
+        try:
+            return json.loads(raw)
+        except ValueError:
+            raise self.garbage(path, f"{raw[:80]!r}") from None
+
+    def connection_error(self, error: BaseException) -> EngineError:
+        reason = getattr(error, "strerror", None) or str(error) or type(error).__name__
+        return EngineError(
+            f"Cannot reach the model server at {self.url} ({reason}). Check that the server is running "
+            "and that the address and port are right."
+        )
+
+    def status_error(self, path: str, status: int, raw: bytes) -> EngineError:
+        detail = ""
+        try:
+            detail = error_text(json.loads(raw).get("error", ""))
+        except (ValueError, AttributeError):
+            detail = raw[:200].decode("utf-8", errors="replace")
+        hint = {
+            401: "Check the API key.",
+            403: "Check the API key.",
+            404: "Check the URL: it should be the server's base address (e.g. http://host:8080).",
+            503: "The server is busy or still loading its model; try again shortly.",
+        }.get(status, "Check the server's log.")
+        return EngineError(f"The server at {self.url} answered {status} to {path}: {detail.strip()} {hint}")
+
+    def garbage(self, path: str, what: str) -> EngineError:
+        return EngineError(
+            f"The server at {self.url} did not answer like an OpenAI-compatible server on {path} "
+            f"(got {what}). Check the URL: it should point to a llama.cpp, vLLM or Ollama server."
+        )
+
+
+class HttpStatus(Exception):
+    def __init__(self, status: int) -> None:
+        super().__init__(status)
+        self.status = status
+
+
+def error_text(error: Any) -> str:
+    if isinstance(error, dict):
+        return str(error.get("message") or error)
+    return str(error)
+
+
+def sse_events(response: http.client.HTTPResponse) -> Iterator[str]:
+    """The data of each server-sent event (multi-line data joined with newlines)."""
+    data: list[str] = []
+    while True:
+        raw = response.readline(1024 * 1024)
+        if not raw:
+            break
+        line = raw.decode("utf-8", errors="replace").rstrip("\r\n")
+        if not line:
+            if data:
+                yield "\n".join(data)
+                data = []
+            continue
+        if line.startswith(":"):
+            continue
+        field, _, value = line.partition(":")
+        if field == "data":
+            data.append(value[1:] if value.startswith(" ") else value)
+    if data:
+        yield "\n".join(data)

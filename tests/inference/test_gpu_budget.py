@@ -1,0 +1,32 @@
+"""Budgets written by the user."""
+
+from __future__ import annotations
+
+import pytest
+
+from inference.errors import PlanError
+from inference.gpu_budget import parse_budget
+from inference.plan import GIB, MIB
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("12GiB", 12 * GIB),
+        ("12 GiB", 12 * GIB),
+        ("12G", 12 * GIB),
+        ("11.5GiB", int(11.5 * GIB)),
+        ("900MiB", 900 * MIB),
+        ("12GB", 12 * 10**9),
+        ("0", 0),
+        (4096, 4096),
+    ],
+)
+def test_parse_budget(text: str | int, expected: int) -> None:
+    assert parse_budget(text) == expected
+
+
+@pytest.mark.parametrize("text", ["twelve", "12 parsecs", "1.2.3GiB", ""])
+def test_parse_budget_rejects(text: str) -> None:
+    with pytest.raises(PlanError, match="12GiB"):
+        parse_budget(text)
