@@ -39,7 +39,7 @@ class IngestOptions:
     max_tokens: int = DEFAULT_MAX_TOKENS
     max_chars: int = DEFAULT_MAX_CHARS
     overlap_tokens: int | None = None  # default: DEFAULT_OVERLAP_TOKENS, at most a quarter of a passage
-    embedding_model: str | None = None
+    embedding_model: str | None = None  # the configured model: only a library with no vectors takes it
     embed: bool = True
 
     @property

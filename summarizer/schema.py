@@ -325,8 +325,11 @@ def _backup(db: sqlite_utils.Database, path: Path, version: int) -> Path | None:
     try:
         db.conn.backup(copy)
         copied = copy.execute("SELECT MAX(version) FROM migrations").fetchone()[0]
-    finally:
+    except BaseException:
         copy.close()
+        tmp.unlink(missing_ok=True)
+        raise
+    copy.close()
     if copied != version:
         tmp.unlink()
         return None
