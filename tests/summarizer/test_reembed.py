@@ -8,7 +8,7 @@ import pytest
 from inference.cancel import Cancelled, CancelToken
 from inference.progress import Progress
 from summarizer import query_encoder
-from summarizer.ingest import embed_missing, ingest_path
+from summarizer.ingest import IngestOptions, Ingestor, embed_missing, ingest_path
 from summarizer.library import Library
 from summarizer.reembed import STAGE, model_notice, reembed, reembed_status
 from summarizer.retrieval import search
@@ -74,10 +74,14 @@ def test_ingest_with_another_configured_model_keeps_the_librarys(
         first = ingest_path(library, CONTRACTS / "endorsement-8p.pdf")
         assert library.embedding_model == MINILM
         monkeypatch.setenv("PAGEWISE_EMBEDDING_MODEL", tiny)
-        add_document(library, numbered_pages(2, 60))
-        embed_missing(library, None, tiny)  # as ingest and re-cuts call it with the configured model
+        configured = IngestOptions(embedding_model=tiny)  # as the window passes its setting
+        second = ingest_path(library, CONTRACTS / "license-17p.pdf", configured)
+        Ingestor(library, configured).recut(first.doc_id)
+        assert library.document(second.doc_id).passages > 0
         assert library.embedding_model == MINILM
         assert _models(library) == {MINILM: _passages(library)}
+        tokenizers = {r[0] for r in library.db.execute("SELECT chunk_tokenizer FROM documents")}
+        assert tokenizers == {MINILM}, "passages are measured with the library's model too"
         assert load_index(library).index.d == 384
         assert search(library, "endorsement fee", doc_ids=[first.doc_id], k=2)
         assert encoded_with == [MINILM], "queries are encoded with the library's model"
