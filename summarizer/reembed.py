@@ -13,11 +13,14 @@ job stages them before it swaps, so the index never mixes models.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from inference.cancel import NEVER_CANCELLED, CancelToken
 from inference.progress import Progress, ProgressCallback, no_progress
 from summarizer.library import Library, transaction
+
+if TYPE_CHECKING:
+    from summarizer.embedder import Embedder
 
 STAGE = "Re-embedding passages"
 TARGET_KEY = "embedding_model_target"  # meta: the model an unfinished re-embed switches to
@@ -172,7 +175,7 @@ def _pending_documents(library: Library, target: str) -> list[tuple[str, str]]:
     ]
 
 
-def _stage_document(library: Library, embedder: Any, doc_id: str, cancel: CancelToken) -> int:
+def _stage_document(library: Library, embedder: Embedder, doc_id: str, cancel: CancelToken) -> int:
     from summarizer.chunk_tokenizer import chunk_tokenizer
     from summarizer.embedding_windows import mean_of_windows, passage_windows
 

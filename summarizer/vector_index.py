@@ -63,6 +63,17 @@ class VectorIndex:
 
 
 def _build(library: Library) -> VectorIndex:
+    # One read snapshot: a re-embed swapping models meanwhile cannot give a half-built index.
+    if library.db.conn.in_transaction:
+        return _build_in_snapshot(library)
+    library.db.execute("BEGIN")
+    try:
+        return _build_in_snapshot(library)
+    finally:
+        library.db.execute("COMMIT")
+
+
+def _build_in_snapshot(library: Library) -> VectorIndex:
     import faiss
 
     generation = library.embeddings_generation()
