@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 import sqlite_utils
 
+from summarizer import schema
 from summarizer.library import Library
 from summarizer.schema import MIGRATIONS, SCHEMA_VERSION, applied_version, backup_path
 from summarizer.vector_index import load_index
@@ -73,3 +74,20 @@ def test_migration_5_takes_the_model_of_most_vectors_and_indexes_only_those(tmp_
         assert library.embedding_model == "model-a"
         index = load_index(library)
         assert index.model == "model-a" and index.index.d == 4 and index.size == passages - 1
+
+
+def test_a_migration_numbered_below_the_latest_is_still_applied(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Branches merged in any order: a library at 5 gets a later-merged migration 4 too."""
+    path = tmp_path / "library.sqlite"
+    Library.open(path).close()
+
+    def add_table(db: sqlite_utils.Database) -> None:
+        db.execute("CREATE TABLE merged_later (x INTEGER)")
+
+    merged = sorted([*MIGRATIONS, (4, "merged later", add_table)], key=lambda m: m[0])
+    monkeypatch.setattr(schema, "MIGRATIONS", merged)
+    with Library.open(path) as library:
+        assert "merged_later" in library.db.table_names()
+        assert library.migration_backup == backup_path(path, SCHEMA_VERSION)
