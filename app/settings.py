@@ -122,7 +122,8 @@ SCHEMA: tuple[Setting, ...] = (
             "Model layers on the GPU: 'auto' (as many as fit) or a number.",
             _check_gpu_layers, kind="layers", affects_plan=True),
     Setting("embedding_model", "Embedding model", str, "all-MiniLM-L6-v2",
-            "The sentence-embedding model used to search passages (changing it re-embeds the library).",
+            "The sentence-embedding model used to search passages. The library keeps the model it was embedded "
+            "with until a re-embed (`pagewise reindex`, or reindexing in the window) switches it to this one.",
             lambda v: None if str(v).strip() else "The embedding model cannot be empty."),
     Setting("data_folder", "Data folder", str, "",
             "Where the library, vectors and models are kept (empty = the default folder). Takes effect on restart.",

@@ -39,7 +39,7 @@ class IngestOptions:
     max_tokens: int = DEFAULT_MAX_TOKENS
     max_chars: int = DEFAULT_MAX_CHARS
     overlap_tokens: int | None = None  # default: DEFAULT_OVERLAP_TOKENS, at most a quarter of a passage
-    embedding_model: str | None = None
+    embedding_model: str | None = None  # the configured model: only a library with no vectors takes it
     embed: bool = True
 
     @property
@@ -248,7 +248,7 @@ class Ingestor:
         if state != "chunking":
             return
         self.progress(Progress("Cutting passages", 0, None))
-        tokenizer = chunk_tokenizer(self.options.embedding_model)
+        tokenizer = chunk_tokenizer(self.library.embedding_model or self.options.embedding_model)
         pages = list(self._pages(doc_id))  # page texts of one document; passages stream below
         ocr_pages = [n for n, text in pages if not has_text(text)]
         bad_pages = [
@@ -350,11 +350,31 @@ def embed_missing(
     progress: ProgressCallback = no_progress,
     cancel: CancelToken = NEVER_CANCELLED,
 ) -> int:
-    """Embed the passages that have no vector from the current model. Returns how many.
+    """Embed the passages that have no vector from the library's model. Returns how many.
 
-    A passage longer than the model's window is embedded as several windows
+    The library's model (``Library.embedding_model``) wins over ``model_name``, which only names
+    the model of a library that has no vectors yet: the index never mixes models. A passage
+    longer than the model's window is embedded as several windows
     (``summarizer.embedding_windows``), never truncated.
     """
+    while True:
+        try:
+            return _embed_missing(library, doc_ids, library.embedding_model or model_name, progress, cancel)
+        except _ModelChanged:
+            continue  # a re-embed finished meanwhile: embed with the library's new model
+
+
+class _ModelChanged(Exception):
+    pass
+
+
+def _embed_missing(
+    library: Library,
+    doc_ids: list[str] | None,
+    model_name: str | None,
+    progress: ProgressCallback,
+    cancel: CancelToken,
+) -> int:
     from summarizer.chunk_tokenizer import chunk_tokenizer
     from summarizer.embedder import load_embedder
     from summarizer.embedding_windows import mean_of_windows, passage_windows
@@ -369,6 +389,8 @@ def embed_missing(
         args += doc_ids
     # Vectors from another model are replaced: the model's name is stored with each vector.
     with transaction(library.db):
+        if library.embedding_model not in (None, embedder.name):
+            raise _ModelChanged
         library.db.execute(
             "DELETE FROM embeddings WHERE model != ? AND passage_id IN "
             f"(SELECT p.passage_id FROM passages p WHERE 1{where})",
@@ -388,6 +410,10 @@ def embed_missing(
         windows = [passage_windows(r[1], r[2], tokenizer, embedder.max_seq_length) for r in chunk]
         vectors = mean_of_windows(embedder.encode([w for ws in windows for w in ws]), [len(ws) for ws in windows])
         with transaction(library.db):
+            # The first vectors name the library's model; a re-embed may have changed it since.
+            if library.embedding_model not in (None, embedder.name):
+                raise _ModelChanged
+            library.set_meta("embedding_model", embedder.name)
             library.db.conn.executemany(
                 "INSERT OR REPLACE INTO embeddings (passage_id, model, dim, vector) VALUES (?, ?, ?, ?)",
                 [(r[0], embedder.name, embedder.dim, v.tobytes()) for r, v in zip(chunk, vectors, strict=True)],
@@ -395,7 +421,6 @@ def embed_missing(
         done = start + len(chunk)
         elapsed = time.monotonic() - started
         progress(Progress("Embedding passages", done, total, "", done / elapsed if elapsed else None))
-    library.set_meta("embedding_model", embedder.name)
     return total
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import logging
 import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
@@ -86,6 +87,8 @@ class Library:
     def __init__(self, db: sqlite_utils.Database, path: Path) -> None:
         self.db = db
         self.path = path
+        # The copy taken before this open migrated the file (``pagewise`` says so once).
+        self.migration_backup: Path | None = None
 
     @classmethod
     def open(cls, path: Path | None = None) -> Library:
@@ -105,7 +108,7 @@ class Library:
                     "Update Pagewise to open it.",
                     path=path,
                 )
-            migrate(db)
+            migrated = migrate(db, path)
         except sqlite3.DatabaseError as error:
             raise LibraryError(
                 f"The library {path} cannot be opened ({error}). If it is damaged, move it away "
@@ -114,7 +117,13 @@ class Library:
             ) from None
         except OSError as error:
             raise LibraryError(f"The library folder {path.parent} is not writable ({error}).", path=path) from None
-        return cls(db, path)
+        library = cls(db, path)
+        library.migration_backup = migrated.backup
+        if migrated.backup is not None:
+            logging.getLogger("pagewise").warning(
+                "The library was updated to a new format; the previous version is kept in %s.", migrated.backup
+            )
+        return library
 
     def close(self) -> None:
         self.db.conn.close()
@@ -138,6 +147,12 @@ class Library:
 
     def embeddings_generation(self) -> int:
         return int(self.meta("embeddings_generation", "0") or 0)
+
+    @property
+    def embedding_model(self) -> str | None:
+        """The model of the library's vectors: set at the first embedding, changed only by a
+        finished re-embed (``summarizer.reembed``). None before anything is embedded."""
+        return self.meta("embedding_model")
 
     # --- documents --------------------------------------------------------------------
     def documents(self) -> list[DocumentRecord]:

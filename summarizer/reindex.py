@@ -9,6 +9,9 @@ Each document is one resumable job (``Ingestor.recut``): its ``state`` records t
 cancelled or killed reindex is finished by the next one (or by ``pagewise ingest`` of the same
 file). Progress counts documents; cancellation is checked between documents and between
 embedding batches.
+
+``reindex_library`` is the whole job behind ``pagewise reindex``: the re-cut, then, when the
+configured embedding model is not the library's, the re-embed of ``summarizer.reembed``.
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ from inference.progress import Progress, ProgressCallback, no_progress
 from summarizer.ingest import IngestOptions, Ingestor
 from summarizer.library import Library
 from summarizer.passages import PASSAGE_FORMAT
+from summarizer.reembed import ReembedResult, reembed
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,9 +81,37 @@ def reindex(
     return results
 
 
+@dataclass(frozen=True, slots=True)
+class LibraryReindex:
+    documents: list[ReindexResult]
+    reembedded: ReembedResult | None  # None: the library already uses the configured model
+
+
+def reindex_library(
+    library: Library,
+    doc_ids: Sequence[str] | None = None,
+    *,
+    options: IngestOptions | None = None,
+    progress: ProgressCallback = no_progress,
+    cancel: CancelToken = NEVER_CANCELLED,
+) -> LibraryReindex:
+    """Re-cut what needs it (or ``doc_ids``), then re-embed the library with the configured
+    model (``options.embedding_model`` or the settings') if it uses another one. Resumable."""
+    documents = reindex(library, doc_ids, options=options, progress=progress, cancel=cancel)
+    model = options.embedding_model if options else None
+    return LibraryReindex(documents, reembed(library, model, progress=progress, cancel=cancel))
+
+
 def _result(doc_id: str, title: str, status: str, passages_before: int, library: Library) -> ReindexResult:
     after = library.document(doc_id)
     return ReindexResult(doc_id, title, status, passages_before, after.passages, after.passage_format)
 
 
-__all__ = ["PASSAGE_FORMAT", "ReindexResult", "documents_needing_reindex", "reindex"]
+__all__ = [
+    "PASSAGE_FORMAT",
+    "LibraryReindex",
+    "ReindexResult",
+    "documents_needing_reindex",
+    "reindex",
+    "reindex_library",
+]

@@ -108,14 +108,13 @@ def bm25_ranking(
 
 
 def vector_ranking(library: Library, query: str, doc_ids: Sequence[str] | None, limit: int) -> list[int]:
-    from summarizer.embedding_model import configured_model_name
     from summarizer.query_encoder import load_query_encoder
     from summarizer.vector_index import load_index
 
     index = load_index(library)
-    if index.size == 0:
+    if index.size == 0 or index.model is None:
         return []
-    encoder = load_query_encoder(index.model or configured_model_name())
+    encoder = load_query_encoder(index.model)  # the library's model, whatever the settings name
     allowed: list[int] | None = None
     if doc_ids:
         where, args = _doc_filter(doc_ids)

@@ -6,8 +6,12 @@ Add a migration by appending to ``MIGRATIONS``; never edit one that has shipped.
 from __future__ import annotations
 
 import datetime as dt
+import os
+import sqlite3
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
 
 import sqlite_utils
 
@@ -254,13 +258,41 @@ def _clause_passages(db: sqlite_utils.Database) -> None:
     db.execute("INSERT INTO passages_fts (passages_fts) VALUES ('rebuild')")
 
 
+def _staged_embeddings(db: sqlite_utils.Database) -> None:
+    # The library's embedding model (meta 'embedding_model') is the model of its vectors: set at
+    # the first embedding, changed only by a finished re-embed (summarizer.reembed). A library
+    # written before this migration takes the model most of its vectors have.
+    row = db.execute("SELECT model FROM embeddings GROUP BY model ORDER BY COUNT(*) DESC, model LIMIT 1").fetchone()
+    if row is not None:
+        db.execute(
+            "INSERT INTO meta (key, value) VALUES ('embedding_model', ?) "
+            "ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+            [row[0]],
+        )
+    # The vector index is rebuilt with only that model's vectors.
+    db.execute("UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'embeddings_generation'")
+    # Vectors of the model a re-embed switches to, written per document until every passage has
+    # one; one transaction then moves them into ``embeddings``.
+    db.execute(
+        """
+        CREATE TABLE embeddings_staging (
+            passage_id INTEGER PRIMARY KEY REFERENCES passages(passage_id) ON DELETE CASCADE,
+            model TEXT NOT NULL,
+            dim INTEGER NOT NULL,
+            vector BLOB NOT NULL
+        )
+        """
+    )
+
+
 MIGRATIONS: list[tuple[int, str, Migration]] = [
     (1, "documents, pages, passages with FTS5, embeddings, meta", _initial),
     (2, "model file hashes, segments, summaries, conversation turns", _summaries_and_conversations),
     (3, "passage headings (column and FTS field), documents' passage format", _clause_passages),
+    (5, "the library's embedding model, staged vectors of a re-embed", _staged_embeddings),
 ]
 
-SCHEMA_VERSION = MIGRATIONS[-1][0]
+SCHEMA_VERSION = max(version for version, _, _ in MIGRATIONS)
 
 
 def applied_version(db: sqlite_utils.Database) -> int:
@@ -270,22 +302,64 @@ def applied_version(db: sqlite_utils.Database) -> int:
     return int(row[0] or 0)
 
 
-def migrate(db: sqlite_utils.Database) -> list[int]:
-    """Apply the migrations not yet recorded, each in its own transaction. Returns those applied."""
+def _applied(db: sqlite_utils.Database) -> set[int]:
+    return {int(r[0]) for r in db.execute("SELECT version FROM migrations")}
+
+
+@dataclass(slots=True)
+class Migrated:
+    applied: list[int] = field(default_factory=list)
+    backup: Path | None = None  # the copy of the library taken before migrating it
+
+
+def backup_path(path: Path, version: int) -> Path:
+    return path.with_name(f"{path.name}.bak-v{version}")
+
+
+def _backup(db: sqlite_utils.Database, path: Path, version: int) -> Path | None:
+    """Copy the library as it is now (SQLite's backup API: a consistent snapshot of a live,
+    WAL-mode database) to ``<name>.bak-v<version>``. None when another process migrated it first."""
+    target = backup_path(path, version)
+    tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
+    copy = sqlite3.connect(str(tmp))
+    try:
+        db.conn.backup(copy)
+        copied = copy.execute("SELECT MAX(version) FROM migrations").fetchone()[0]
+    except BaseException:
+        copy.close()
+        tmp.unlink(missing_ok=True)
+        raise
+    copy.close()
+    if copied != version:
+        tmp.unlink()
+        return None
+    os.replace(tmp, target)
+    return target
+
+
+def migrate(db: sqlite_utils.Database, path: Path | None = None) -> Migrated:
+    """Apply the migrations not yet recorded, each in its own transaction.
+
+    A library that has some migrations already (not a new, empty one) is first copied to
+    ``<path>.bak-v<version>`` when ``path`` is given.
+    """
     db.execute("CREATE TABLE IF NOT EXISTS migrations (version INTEGER PRIMARY KEY, name TEXT, applied_at TEXT)")
-    done = applied_version(db)
-    applied: list[int] = []
-    for version, name, apply in MIGRATIONS:
-        if version <= done:
-            continue
+    result = Migrated()
+    done = _applied(db)
+    pending = [m for m in MIGRATIONS if m[0] not in done]
+    if not pending:
+        return result
+    if path is not None and done:
+        result.backup = _backup(db, path, applied_version(db))
+    for version, name, apply in pending:
         with transaction(db):
             # Another process may have migrated while we waited for the lock.
-            if applied_version(db) >= version:
+            if version in _applied(db):
                 continue
             apply(db)
             db.execute(
                 "INSERT INTO migrations (version, name, applied_at) VALUES (?, ?, ?)",
                 [version, name, dt.datetime.now(dt.UTC).isoformat(timespec="seconds")],
             )
-        applied.append(version)
-    return applied
+        result.applied.append(version)
+    return result

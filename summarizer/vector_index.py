@@ -63,14 +63,29 @@ class VectorIndex:
 
 
 def _build(library: Library) -> VectorIndex:
+    # One read snapshot: a re-embed swapping models meanwhile cannot give a half-built index.
+    if library.db.conn.in_transaction:
+        return _build_in_snapshot(library)
+    library.db.execute("BEGIN")
+    try:
+        return _build_in_snapshot(library)
+    finally:
+        library.db.execute("COMMIT")
+
+
+def _build_in_snapshot(library: Library) -> VectorIndex:
     import faiss
 
     generation = library.embeddings_generation()
-    row = library.db.execute("SELECT dim, model FROM embeddings LIMIT 1").fetchone()
+    # Only the vectors of the library's model: the index never mixes models (a vector of
+    # another model is left over from before the library recorded its model).
+    model = library.embedding_model
+    row = library.db.execute("SELECT dim FROM embeddings WHERE model = ? LIMIT 1", [model]).fetchone()
     dim = int(row[0]) if row else 384
-    model = str(row[1]) if row else None
     index = faiss.IndexIDMap2(faiss.IndexFlatIP(dim))
-    cursor = library.db.execute("SELECT passage_id, vector FROM embeddings ORDER BY passage_id")
+    cursor = library.db.execute(
+        "SELECT passage_id, vector FROM embeddings WHERE model = ? ORDER BY passage_id", [model]
+    )
     while True:
         rows = cursor.fetchmany(8192)
         if not rows:

@@ -34,6 +34,7 @@ def run(args: argparse.Namespace) -> int:
     from summarizer.ingest import IngestOptions, ingest_path
     from summarizer.library import Library
     from summarizer.passages import DEFAULT_MAX_TOKENS
+    from summarizer.reembed import model_notice
 
     options = IngestOptions(password=args.password, max_tokens=args.max_tokens or DEFAULT_MAX_TOKENS)
     failures = 0
@@ -62,4 +63,7 @@ def run(args: argparse.Namespace) -> int:
                 print(line)
                 for warning in result.warnings:
                     print(f"          warning: {warning}")
+        notice = model_notice(library)
+    if notice:
+        sys.stderr.write(f"pagewise: {notice}\n")
     return 1 if failures else 0

@@ -1,4 +1,5 @@
-"""``pagewise reindex [DOC_ID...]``: cut documents' passages again (after a format change)."""
+"""``pagewise reindex [DOC_ID...]``: cut documents' passages again (after a format change) and
+re-embed the library when the configured embedding model is not the library's."""
 
 from __future__ import annotations
 
@@ -10,7 +11,8 @@ from app.output import TerminalProgress, add_json_flag, emit_json
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     parser = sub.add_parser(
         "reindex",
-        help="re-cut passages of documents added by an older Pagewise (or of the DOC_IDs given)",
+        help="re-cut passages of documents added by an older Pagewise (or of the DOC_IDs given); "
+        "re-embed the library when the embedding model setting changed",
     )
     parser.add_argument(
         "doc_ids", nargs="*", metavar="DOC_ID", help="documents to re-cut (default: those that need it)"
@@ -21,20 +23,26 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 
 def run(args: argparse.Namespace) -> int:
     from summarizer.library import Library
-    from summarizer.reindex import reindex
+    from summarizer.reindex import reindex_library
 
     progress = TerminalProgress(enabled=not args.json)
     with Library.open() as library:
         try:
-            results = reindex(library, args.doc_ids or None, progress=progress)
+            job = reindex_library(library, args.doc_ids or None, progress=progress)
         finally:
             progress.close()
+    results, reembedded = job.documents, job.reembedded
     if args.json:
         for result in results:
             emit_json(result.to_json())
+        if reembedded is not None:
+            emit_json(reembedded.to_json())
         return 0
+    if reembedded is not None:
+        print(f"re-embedded {reembedded.documents} documents with {reembedded.model} (was {reembedded.previous_model})")
     if not results:
-        print("Every document's passages are up to date.")
+        if reembedded is None:
+            print("Every document's passages are up to date.")
         return 0
     for r in results:
         if r.status == "incomplete":

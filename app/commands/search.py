@@ -22,6 +22,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 def run(args: argparse.Namespace) -> int:
     from app.output import fail
     from summarizer.library import Library
+    from summarizer.reembed import model_notice, reembed_status
     from summarizer.retrieval import search
 
     if args.all:
@@ -43,6 +44,9 @@ def run(args: argparse.Namespace) -> int:
         documents = library.documents()
         titles = {d.doc_id: d.title for d in documents}
         stale = [d.doc_id for d in documents if d.needs_reindex and (doc_ids is None or d.doc_id in doc_ids)]
+        model, reembedding, notice = library.embedding_model, reembed_status(library), model_notice(library)
+    if notice:
+        sys.stderr.write(f"pagewise: {notice}\n")
     if stale:
         # Old passages still answer, but without clause boundaries and headings.
         sys.stderr.write(
@@ -50,7 +54,13 @@ def run(args: argparse.Namespace) -> int:
             f"{', ...' if len(stale) > 3 else ''}); run `pagewise reindex` for better results.\n"
         )
     if args.json:
-        emit_json({"results": [r.to_json() for r in results]})
+        emit_json(
+            {
+                "results": [r.to_json() for r in results],
+                "embedding_model": model,
+                "reembedding": reembedding.to_json() if reembedding else None,
+            }
+        )
         return 0
     if not results:
         print("No matching passages.")
