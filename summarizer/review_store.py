@@ -15,7 +15,8 @@ Evidence-only runs are not stored: they take a second or two for 41 items (hybri
 model), and their passages depend on the retrieval code and embedding model, which a stored
 key would not follow.
 
-The window's review grid needs two calls: ``stored_review`` and ``record_correction``.
+The window's review grid needs two calls: ``summarizer.review_answers.stored_review`` (a
+document's stored grid for a checklist) and ``record_correction`` here.
 """
 
 from __future__ import annotations
