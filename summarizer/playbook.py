@@ -10,15 +10,37 @@ Understood positions (the ``expected`` column of a checklist, case-insensitive):
 * ``A or B [or C]`` — one of these values (e.g. governing law): ``match`` when the answer names one.
 
 Any other text is shown to the reviewer but not compared (flag None, reason says so).
+
+Flags are computed when a result is shown, never stored: a reviewer's corrected value is judged
+in place of the model's, and a changed position needs no new model call.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import re
+from collections.abc import Sequence
 
 from summarizer.checklist import ChecklistItem
 from summarizer.review import ItemResult
-from summarizer.review_values import duration_days
+from summarizer.review_values import duration_days, normalize_value
+
+
+def flag_results(items: Sequence[ChecklistItem], results: Sequence[ItemResult]) -> None:
+    """Set each result's flag, and add its one-line reason to the result's own ``reason``, from
+    the reviewer's corrected value when there is one, else the model's."""
+    for item, result in zip(items, results, strict=True):
+        judged = result
+        if result.correction is not None and result.correction.value is not None:
+            value = result.correction.value
+            judged = dataclasses.replace(
+                result, status="answered", answer=value, value=normalize_value(item.type, value) or value
+            )
+        if judged.status in ("evidence", "pending"):  # no answer to judge (evidence only, not asked yet)
+            continue
+        result.flag, flag_reason = flag_for(item, judged)
+        if flag_reason:
+            result.reason = "; ".join(r for r in (result.reason, flag_reason) if r)
 
 
 def flag_for(item: ChecklistItem, result: ItemResult) -> tuple[str | None, str]:

@@ -44,6 +44,20 @@ class Evidence:
         }
 
 
+@dataclass(frozen=True, slots=True)
+class Correction:
+    """The reviewer's word on one cell: a corrected value (None keeps the model's), accepted,
+    a note. Stored apart from the result (summarizer.review_store), so re-runs keep it."""
+
+    value: str | None = None
+    accepted: bool = False
+    note: str = ""
+    updated_at: str = ""
+
+    def to_json(self) -> dict[str, Any]:
+        return {"value": self.value, "accepted": self.accepted, "note": self.note, "updated_at": self.updated_at}
+
+
 @dataclass(slots=True)
 class ItemResult:
     """One checklist item for one contract (the JSON of docs/cli-json.md, `pagewise review`)."""
@@ -61,6 +75,19 @@ class ItemResult:
     reason: str = ""
     quote: str = ""
     citations: list[dict[str, Any]] = field(default_factory=list)
+    cached: bool = False  # read from the library's stored results, no model call
+    correction: Correction | None = None
+
+    @property
+    def corrected(self) -> bool:
+        return self.correction is not None and self.correction.value is not None
+
+    @property
+    def shown_value(self) -> str | None:
+        """What the grid shows: the reviewer's value, else the normalized value, else the answer."""
+        if self.correction is not None and self.correction.value is not None:
+            return self.correction.value
+        return self.value or self.answer
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -77,6 +104,8 @@ class ItemResult:
             "quote": self.quote,
             "evidence": [e.to_json() for e in self.evidence],
             "passages_read": self.passages_read,
+            "cached": self.cached,
+            "correction": self.correction.to_json() if self.correction else None,
         }
 
 

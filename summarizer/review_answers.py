@@ -8,23 +8,39 @@ to ``REPLY_SCHEMA`` by constrained decoding, so even a small model returns parse
 item is answered by the first unit whose reply says ``found``; an item no unit answers is
 ``not_found``; a reply that cannot be used is an ``error`` for that item only. The quote is
 checked against the unit's text and the cited pages against the unit's pages.
+
+Each item's result is stored in the library as soon as it is finished (``summarizer.review_store``):
+a second run with the same key asks nothing, a stopped run asks only the items not stored, and
+the playbook flags are computed from the stored values whenever a review is shown.
 """
 
 from __future__ import annotations
 
 import json
 import re
+import time
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from inference.cancel import NEVER_CANCELLED, CancelToken
 from inference.engine import ChatMessage, Completion, Engine
 from inference.progress import Progress, ProgressCallback, no_progress
 from summarizer.checklist import Checklist, ChecklistItem
 from summarizer.document_text import read_pages
-from summarizer.library import Library
-from summarizer.playbook import flag_for
+from summarizer.library import DocumentRecord, Library
+from summarizer.model_files import engine_identity
+from summarizer.playbook import flag_results
 from summarizer.review import DocumentReview, ItemResult, check_reviewable, item_evidence
+from summarizer.review_store import (
+    ReviewKey,
+    attach_corrections,
+    forget_results,
+    forget_stale_results,
+    latest_model,
+    review_key,
+    store_result,
+    stored_results,
+)
 from summarizer.review_values import normalize_value
 
 PROMPT_VERSION = 1
@@ -128,6 +144,128 @@ def _apply(result: ItemResult, item: ChecklistItem, unit: ReadingUnit, data: dic
         result.reason = "the model's quote is not in the contract text it read; check the evidence"
 
 
+@dataclass(slots=True)
+class _Meter:
+    """Progress in readings: an open item costs one reading per unit of its contract; an item
+    finished early has its remaining readings counted done at once; a stored item counts one,
+    done before the first model call (so the rate and the ETA measure the model's work only)."""
+
+    progress: ProgressCallback
+    total: int
+    done: int = 0
+    base: int = 0
+    started: float = field(default_factory=time.perf_counter)
+
+    def start(self, stored: int) -> None:
+        self.done = self.base = stored
+        self.started = time.perf_counter()
+        self.advance(0, "stored results read" if stored else "")
+
+    def advance(self, readings: int, message: str) -> None:
+        self.done += readings
+        elapsed = time.perf_counter() - self.started
+        measured = self.done - self.base
+        rate = measured / elapsed if measured > 0 and elapsed > 0 else None
+        self.progress(Progress("Reviewing", self.done, self.total, message, rate))
+
+
+@dataclass(slots=True)
+class _DocumentRun:
+    record: DocumentRecord
+    key: ReviewKey
+    results: dict[int, ItemResult]  # by the item's index in the checklist; the stored ones first
+    units: list[ReadingUnit]
+
+    def open_items(self, n_items: int) -> list[int]:
+        return [i for i in range(n_items) if i not in self.results]
+
+
+@dataclass(slots=True)
+class _UnitReplies:
+    """``generate_batch``'s ``on_result`` for one unit: each finished item is stored at once."""
+
+    library: Library
+    run: _DocumentRun
+    items: tuple[ChecklistItem, ...]
+    unit: ReadingUnit
+    positions: list[int]  # the batch's prompts -> the items' indexes
+    units_left: int  # this unit and the ones after it
+    meter: _Meter
+    still_open: list[int] = field(default_factory=list)
+    handled: set[int] = field(default_factory=set)
+
+    def __call__(self, position: int, completion: Completion) -> None:
+        if position in self.handled:
+            return
+        self.handled.add(position)
+        index = self.positions[position]
+        result = self.run.results[index]
+        result.passages_read += 1
+        message = f"{self.run.record.title}: {self.items[index].category}"
+        data = _parse(completion)
+        if data is None:
+            result.status = "error"
+            result.reason = "the model's reply was not the JSON asked for: " + completion.text[:80]
+        elif data["found"]:
+            _apply(result, self.items[index], self.unit, data)
+        else:
+            self.still_open.append(index)
+            self.meter.advance(1, message)
+            return
+        store_result(self.library, self.run.key, result)
+        self.meter.advance(self.units_left, message)
+
+
+def _prepare(
+    library: Library, engine: Engine, doc_id: str, checklist: Checklist, model: str, budget: int, fresh: bool
+) -> _DocumentRun:
+    record = library.document(doc_id)
+    forget_stale_results(library, doc_id)
+    key = review_key(library, doc_id, checklist, model, PROMPT_VERSION)
+    if fresh:
+        forget_results(library, key)
+    stored = stored_results(library, key, checklist.items)
+    results = {i: stored[item.id] for i, item in enumerate(checklist.items) if item.id in stored}
+    needs_reading = len(results) < len(checklist.items)
+    units = reading_units(read_pages(library, doc_id), engine, budget) if needs_reading else []
+    return _DocumentRun(record, key, results, units)
+
+
+def _read(
+    library: Library, engine: Engine, checklist: Checklist, run: _DocumentRun, meter: _Meter, cancel: CancelToken
+) -> None:
+    """Ask the model the items not stored, unit by unit, storing each item when it is finished."""
+    open_items = run.open_items(len(checklist.items))
+    for index in open_items:
+        cancel.raise_if_cancelled()
+        item = checklist.items[index]
+        meter.advance(0, f"{run.record.title}: finding {item.category}")
+        evidence, _ = item_evidence(library, run.key.doc_id, item)
+        run.results[index] = ItemResult(item.id, item.category, item.question, item.type, "not_found", evidence)
+    for n_unit, unit in enumerate(run.units):
+        if not open_items:
+            break
+        cancel.raise_if_cancelled()
+        replies = _UnitReplies(library, run, checklist.items, unit, open_items, len(run.units) - n_unit, meter)
+        meter.advance(0, f"{run.record.title}: pages {unit.pages[0]}-{unit.pages[-1]}")
+        prompts = [_messages(unit, checklist.items[i]) for i in open_items]
+        completions = engine.generate_batch(
+            prompts, max_tokens=REPLY_TOKENS, json_schema=REPLY_SCHEMA, cancel=cancel, on_result=replies
+        )
+        for position, completion in enumerate(completions):  # any the engine did not hand to on_result
+            replies(position, completion)
+        open_items = sorted(replies.still_open)
+    for index in open_items:  # every unit read: not found
+        store_result(library, run.key, run.results[index])
+
+
+def _shown(library: Library, checklist: Checklist, review: DocumentReview) -> DocumentReview:
+    """``review`` with the reviewer's corrections and the playbook flags (computed now)."""
+    attach_corrections(library, review)
+    flag_results(checklist.items, review.items)
+    return review
+
+
 def review_with_model(
     library: Library,
     engine: Engine,
@@ -135,44 +273,62 @@ def review_with_model(
     checklist: Checklist,
     progress: ProgressCallback = no_progress,
     cancel: CancelToken = NEVER_CANCELLED,
+    *,
+    model: str | None = None,
+    fresh: bool = False,
 ) -> list[DocumentReview]:
-    """Typed answers for every item of ``checklist`` in every document, with evidence and flags."""
+    """Typed answers for every item of ``checklist`` in every document, with evidence and flags.
+
+    Each item's result is stored as soon as it is finished; items already stored for the same
+    document, checklist version, model, prompt version and passages are read back, not asked
+    (``cached``), so a stopped run continues where it was. ``fresh``: ask every item again.
+    ``model``: what the results are stored under (default: the engine's model file's sha256).
+    """
     check_reviewable(library, doc_ids)
+    model = model or engine_identity(library, engine, cancel=cancel)
     budget = max(256, engine.n_ctx - REPLY_TOKENS - PROMPT_MARGIN)
+    runs = [_prepare(library, engine, doc_id, checklist, model, budget, fresh) for doc_id in doc_ids]
+    n_items = len(checklist.items)
+    stored = sum(len(run.results) for run in runs)
+    meter = _Meter(progress, stored + sum(len(run.open_items(n_items)) * len(run.units) for run in runs))
+    meter.start(stored)
+    reviews = []
+    for run in runs:
+        _read(library, engine, checklist, run, meter, cancel)
+        items = [run.results[i] for i in range(n_items)]
+        reviews.append(_shown(library, checklist, DocumentReview.of(run.record, checklist, items)))
+    return reviews
+
+
+def stored_review(
+    library: Library, doc_id: str, checklist: Checklist, model: str | None = None
+) -> DocumentReview | None:
+    """The document's stored review grid for ``checklist`` (by ``model``, default the one stored
+    last), with corrections and flags; an item not stored yet has status ``pending``. None when
+    nothing is stored. No model is loaded: this is what the window shows and exports."""
+    model = model or latest_model(library, doc_id, checklist, PROMPT_VERSION)
+    if model is None:
+        return None
+    key = review_key(library, doc_id, checklist, model, PROMPT_VERSION)
+    stored = stored_results(library, key, checklist.items)
+    if not stored:
+        return None
+    items = [
+        stored.get(item.id) or ItemResult(item.id, item.category, item.question, item.type, "pending")
+        for item in checklist.items
+    ]
+    return _shown(library, checklist, DocumentReview.of(library.document(doc_id), checklist, items))
+
+
+def stored_reviews(
+    library: Library, doc_ids: Sequence[str], checklist: Checklist, model: str
+) -> list[DocumentReview] | None:
+    """Every document's complete stored review by ``model``, or None if any item is missing
+    (then the model has to be loaded)."""
     reviews = []
     for doc_id in doc_ids:
-        record = library.document(doc_id)
-        units = reading_units(read_pages(library, doc_id), engine, budget)
-        results = []
-        for item in checklist.items:
-            evidence, _ = item_evidence(library, doc_id, item)
-            results.append(ItemResult(item.id, item.category, item.question, item.type, "not_found", evidence))
-        open_items = list(range(len(checklist.items)))
-        for n_unit, unit in enumerate(units):
-            if not open_items:
-                break
-            cancel.raise_if_cancelled()
-            progress(Progress("Reading the contract", n_unit, len(units), f"{record.title}: pages {unit.pages[0]}-"))
-            prompts = [_messages(unit, checklist.items[i]) for i in open_items]
-            replies = engine.generate_batch(prompts, max_tokens=REPLY_TOKENS, json_schema=REPLY_SCHEMA, cancel=cancel)
-            still_open = []
-            for index, completion in zip(open_items, replies, strict=True):
-                result = results[index]
-                result.passages_read += 1
-                data = _parse(completion)
-                if data is None:
-                    result.status = "error"
-                    result.reason = "the model's reply was not the JSON asked for: " + completion.text[:80]
-                    continue
-                if data["found"]:
-                    _apply(result, checklist.items[index], unit, data)
-                else:
-                    still_open.append(index)
-            open_items = still_open
-        for item, result in zip(checklist.items, results, strict=True):
-            result.flag, flag_reason = flag_for(item, result)
-            if flag_reason:
-                result.reason = "; ".join(r for r in (result.reason, flag_reason) if r)
-        progress(Progress("Reading the contract", len(units), len(units), record.title))
-        reviews.append(DocumentReview.of(record, checklist, results))
+        review = stored_review(library, doc_id, checklist, model)
+        if review is None or any(item.status == "pending" for item in review.items):
+            return None
+        reviews.append(review)
     return reviews

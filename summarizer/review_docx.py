@@ -1,5 +1,6 @@
 """A review as a Word memo (python-docx): the grid, each answer's quote and pages, flags
-highlighted, and where it came from, under a confidentiality header."""
+highlighted, and where it came from, under a confidentiality header. A cell the reviewer
+corrected shows the reviewer's value; the model's stays in the item's details with the note."""
 
 from __future__ import annotations
 
@@ -8,17 +9,18 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from summarizer.review import DocumentReview, ItemResult
-from summarizer.review_export import CONFIDENTIAL, NOTICE, page_label
+from summarizer.review_export import CONFIDENTIAL, NOTICE, page_label, review_marks, reviewer_line
 
 FLAG_COLOURS = {"match": "C6EFCE", "deviation": "FFC7CE", "missing": "FFEB9C"}  # Excel's good/bad/neutral
 
 
 def _cell_text(item: ItemResult) -> str:
-    if item.status == "evidence":
-        return page_label(item) or "—"
-    value = item.value or item.answer or item.status.replace("_", " ")
+    if item.status == "evidence" and not item.corrected:
+        return (page_label(item) or "—") + review_marks(item)
+    value = item.shown_value or item.status.replace("_", " ")
     pages = page_label(item)
-    return f"{value} ({pages})" if pages and item.status == "answered" else value
+    shown = f"{value} ({pages})" if pages and (item.status == "answered" or item.corrected) else value
+    return shown + review_marks(item)
 
 
 def _shade(cell: object, colour: str) -> None:
@@ -84,4 +86,8 @@ def write_docx(
             if support:
                 quote = document.add_paragraph(f"“{support}” ({page_label(result) or 'no page'})")
                 quote.paragraph_format.left_indent = Pt(18)
+            if result.correction is not None:
+                reviewer = document.add_paragraph()
+                reviewer.add_run(f"Reviewer: {reviewer_line(result)}").italic = True
+                reviewer.paragraph_format.left_indent = Pt(18)
     document.save(str(path))

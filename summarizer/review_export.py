@@ -1,4 +1,8 @@
-"""A review as Markdown or CSV: the grid (items x contracts) and each item's best evidence."""
+"""A review as Markdown or CSV: the grid (items x contracts) and each item's best evidence.
+
+A cell the reviewer corrected shows the reviewer's value (marked ``corrected``); the model's
+value stays beside it in the details and the CSV's ``model_value`` column.
+"""
 
 from __future__ import annotations
 
@@ -21,11 +25,35 @@ def page_label(item: ItemResult) -> str:
     return f"p. {best.page_start}" if best.page_start == best.page_end else f"pp. {best.page_start}-{best.page_end}"
 
 
+def review_marks(item: ItemResult) -> str:
+    """`` [corrected, accepted]``-style marks for the reviewer's word on a cell (empty without)."""
+    marks = ["corrected"] if item.corrected else []
+    if item.correction is not None and item.correction.accepted:
+        marks.append("accepted")
+    return f" [{', '.join(marks)}]" if marks else ""
+
+
+def reviewer_line(item: ItemResult) -> str:
+    """The reviewer's word on a cell in one line, with the model's value it replaced."""
+    correction = item.correction
+    if correction is None:
+        return ""
+    parts = []
+    if correction.value is not None:
+        model = item.value or item.answer or item.status.replace("_", " ")
+        parts.append(f"reviewer's value: {correction.value} (the model's: {model})")
+    if correction.accepted:
+        parts.append("accepted by the reviewer")
+    if correction.note:
+        parts.append(f"note: {correction.note}")
+    return "; ".join(parts)
+
+
 def _cell(item: ItemResult) -> str:
-    if item.status == "evidence":
-        return page_label(item) or "—"
-    value = item.value or item.answer or item.status
-    return f"{value} ({page_label(item)})" if item.evidence else value
+    if item.status == "evidence" and not item.corrected:
+        return (page_label(item) or "—") + review_marks(item)
+    value = item.shown_value or item.status
+    return (f"{value} ({page_label(item)})" if item.evidence else value) + review_marks(item)
 
 
 def _snippet(text: str, limit: int = 300) -> str:
@@ -44,7 +72,7 @@ def to_markdown(reviews: Sequence[DocumentReview], *, generated: dt.datetime | N
     out.append("| item | " + " | ".join(r.title.replace("|", "/") for r in reviews) + " |")
     out.append("|---|" + "---|" * len(reviews))
     for n, item in enumerate(reviews[0].items if reviews else ()):
-        row = [_cell(r.items[n]) for r in reviews]
+        row = [_cell(r.items[n]).replace("|", "/") for r in reviews]
         out.append(f"| {item.category} | " + " | ".join(row) + " |")
     for r in reviews:
         out += ["", f"## {r.title}", ""]
@@ -54,6 +82,8 @@ def to_markdown(reviews: Sequence[DocumentReview], *, generated: dt.datetime | N
             if best is not None:
                 line += f": {_snippet(best.text)}"
             out.append(line)
+            if item.correction is not None:
+                out.append(f"  - {reviewer_line(item)}")
     return "\n".join(out) + "\n"
 
 
@@ -61,8 +91,11 @@ def to_csv(reviews: Sequence[DocumentReview]) -> str:
     buffer = io.StringIO()
     writer = csv.writer(buffer)
     writer.writerow(
-        ["doc_id", "title", "item_id", "category", "status", "value", "flag", "pages", "passage_id", "evidence"]
-    )
+        [
+            "doc_id", "title", "item_id", "category", "status", "value", "model_value", "accepted", "note", "flag",
+            "pages", "passage_id", "evidence",
+        ]
+    )  # fmt: skip
     for r in reviews:
         for item in r.items:
             best = item.evidence[0] if item.evidence else None
@@ -73,7 +106,10 @@ def to_csv(reviews: Sequence[DocumentReview]) -> str:
                     item.item_id,
                     item.category,
                     item.status,
+                    item.shown_value or "",
                     item.value or "",
+                    "yes" if item.correction and item.correction.accepted else "",
+                    item.correction.note if item.correction else "",
                     item.flag or "",
                     page_label(item),
                     best.passage_id if best else "",

@@ -1,12 +1,19 @@
-"""``pagewise review DOC_ID... --evidence-only``: where each checklist item's clause is."""
+"""``pagewise review DOC_ID...``: a checklist's typed answers (stored, reused), or with
+``--evidence-only`` where each item's clause is; ``--item`` records the reviewer's correction."""
 
 from __future__ import annotations
 
 import argparse
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from app.commands._model_args import add_model_flags
 from app.output import TerminalProgress, add_json_flag, emit_json
+
+if TYPE_CHECKING:
+    from summarizer.checklist import Checklist
+    from summarizer.library import Library
+    from summarizer.review import DocumentReview
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -14,8 +21,10 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         "review",
         help="review contracts against a checklist (CUAD's 41 clause categories by default)",
         description="For each checklist item, a typed answer from the language model (which reads the whole "
-        "contract for it) with page-linked evidence and playbook flags; --evidence-only finds the passages "
-        "where each clause is without a model.",
+        "contract for it) with page-linked evidence and playbook flags, stored in the library as each item "
+        "is done: the same review again is read back without the model, and a stopped one continues. "
+        "--evidence-only finds the passages where each clause is without a model. With --item, record the "
+        "reviewer's correction of one cell instead (--set-value, --accept, --note); exports carry it.",
     )
     parser.add_argument("doc_ids", nargs="+", metavar="DOC_ID", help="the contracts (see `pagewise list`)")
     parser.add_argument("--checklist", default="cuad", help="cuad, or a CSV/YAML checklist file (docs/checklists.md)")
@@ -23,40 +32,113 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         "--evidence-only", action="store_true", help="find each item's evidence without a language model"
     )
     parser.add_argument(
+        "--fresh", action="store_true", help="ask the model every item again instead of reading stored answers"
+    )
+    parser.add_argument(
         "--format", choices=("md", "csv", "docx"), help="write the review as Markdown, CSV or a Word memo (with --out)"
     )
     parser.add_argument("--out", type=Path, help="the file to write with --format")
+    correction = parser.add_argument_group("the reviewer's correction of one cell (one DOC_ID, no model)")
+    correction.add_argument("--item", metavar="ITEM_ID", help="the checklist item to correct (e.g. governing_law)")
+    correction.add_argument("--set-value", metavar="VALUE", help="the right value (an empty one removes it)")
+    correction.add_argument(
+        "--accept", action=argparse.BooleanOptionalAction, help="mark the cell accepted (--no-accept: not)"
+    )
+    correction.add_argument("--note", help="the reviewer's note on the cell")
     add_model_flags(parser)
     add_json_flag(parser)
     parser.set_defaults(handler=run)
+
+
+def correct(args: argparse.Namespace, library: Library, checklist: Checklist) -> int:
+    from app.output import fail
+    from summarizer.review_answers import stored_review
+    from summarizer.review_store import UNCHANGED, record_correction
+
+    if len(args.doc_ids) != 1:
+        return fail(args, "--item corrects one document's cell: give one DOC_ID", 2)
+    if args.set_value is None and args.accept is None and args.note is None:
+        return fail(args, "--item needs --set-value, --accept/--no-accept or --note", 2)
+    (doc_id,) = args.doc_ids
+    if args.item not in {item.id for item in checklist.items}:
+        ids = ", ".join(item.id for item in checklist.items)
+        return fail(args, f"The {checklist.name} checklist has no item {args.item!r}. Its items: {ids}", 2)
+    shown = stored_review(library, doc_id, checklist)
+    model_value = next((i.value for i in shown.items if i.item_id == args.item), None) if shown else None
+    saved = record_correction(
+        library,
+        doc_id,
+        checklist,
+        args.item,
+        value=UNCHANGED if args.set_value is None else args.set_value,
+        accepted=UNCHANGED if args.accept is None else args.accept,
+        note=UNCHANGED if args.note is None else args.note,
+        model_value=model_value,
+    )
+    if args.json:
+        emit_json({"doc_id": doc_id, "checklist": checklist.name, "item_id": args.item, "correction": saved.to_json()})
+    else:
+        state = ", ".join(
+            part
+            for part in (
+                f"value {saved.value!r}" if saved.value is not None else "the model's value",
+                "accepted" if saved.accepted else "not accepted",
+                f"note {saved.note!r}" if saved.note else "",
+            )
+            if part
+        )
+        print(f"{doc_id} {args.item}: {state}.")
+    return 0
+
+
+def reviews_with_model(
+    args: argparse.Namespace, library: Library, checklist: Checklist, progress: TerminalProgress
+) -> list[DocumentReview]:
+    """Stored answers when every item is stored (the model is not even loaded), else a run that
+    asks the model the items not stored."""
+    from app.commands._model_args import model_path, open_model, remote_url
+    from summarizer.model_files import model_sha256
+    from summarizer.review import check_reviewable
+    from summarizer.review_answers import review_with_model, stored_reviews
+
+    check_reviewable(library, args.doc_ids)  # a clear error before loading a model
+    if not args.fresh and not remote_url(args):
+        stored = stored_reviews(library, args.doc_ids, checklist, model_sha256(library, model_path(args)))
+        if stored is not None:
+            return stored
+    try:
+        model = open_model(args, library, progress, batch=True)
+    finally:
+        progress.close()
+    with model:
+        return review_with_model(
+            library, model.engine, args.doc_ids, checklist, progress, model=model.sha256, fresh=args.fresh
+        )
 
 
 def run(args: argparse.Namespace) -> int:
     from app.output import fail
     from summarizer.checklist import load_checklist
     from summarizer.library import Library
+    from summarizer.playbook import flag_results
     from summarizer.review import review_evidence
-    from summarizer.review_export import page_label, to_csv, to_markdown
+    from summarizer.review_export import page_label, review_marks, to_csv, to_markdown
+    from summarizer.review_store import attach_corrections
 
     if bool(args.format) != bool(args.out):
         return fail(args, "--format and --out go together (e.g. --format md --out review.md)", 2)
     checklist = load_checklist(args.checklist)
     progress = TerminalProgress(enabled=not args.json)
     with Library.open() as library:
+        if args.item:
+            return correct(args, library, checklist)
         if args.evidence_only:
             reviews = review_evidence(library, args.doc_ids, checklist, progress)
+            for review in reviews:
+                attach_corrections(library, review)
+                flag_results(checklist.items, review.items)
         else:
-            from app.commands._model_args import open_model
-            from summarizer.review import check_reviewable
-            from summarizer.review_answers import review_with_model
-
-            check_reviewable(library, args.doc_ids)  # a clear error before loading a model
-            try:
-                model = open_model(args, library, progress, batch=True)
-            finally:
-                progress.close()
-            with model:
-                reviews = review_with_model(library, model.engine, args.doc_ids, checklist, progress)
+            reviews = reviews_with_model(args, library, checklist, progress)
     progress.close()
     if args.format == "docx":
         from summarizer.review_docx import write_docx
@@ -72,13 +154,16 @@ def run(args: argparse.Namespace) -> int:
         print(f"Wrote {args.out} ({len(checklist.items)} items x {len(reviews)} contracts).")
         return 0
     for review in reviews:
-        print(f"{review.title} ({review.doc_id}) — {checklist.name} checklist, {len(review.items)} items")
+        stored = sum(item.cached for item in review.items)
+        note = f", {stored} read back from the library" if stored else ""
+        print(f"{review.title} ({review.doc_id}) — {checklist.name} checklist, {len(review.items)} items{note}")
         for item in review.items:
             where = page_label(item) or "no passage"
-            if item.status == "evidence":
-                print(f"  {item.category:<36} {where}")
+            marks = review_marks(item)
+            if item.status == "evidence" and not item.corrected:
+                print(f"  {item.category:<36} {where}{marks}")
                 continue
-            value = item.value or item.answer or ""
+            value = item.shown_value or ""
             flag = f" [{item.flag}]" if item.flag else ""
-            print(f"  {item.category:<36} {item.status:<9} {value[:60]}{flag}  ({where})")
+            print(f"  {item.category:<36} {item.status:<9} {value[:60]}{flag}{marks}  ({where})")
     return 0

@@ -66,7 +66,7 @@ def test_every_unit_is_read_until_an_item_is_found(library: tuple[Library, str])
     # Later units: escrow never found.
     for _ in range(n_units - 1):
         engine.queue(reply(False))
-    (review,) = review_with_model(lib, engine, [doc_id], CHECKLIST)
+    (review,) = review_with_model(lib, engine, [doc_id], CHECKLIST, fresh=True)
     law, escrow, term = review.items
     assert all(call.json_schema == REPLY_SCHEMA and call.batch for call in engine.calls)
     assert law.status == "answered" and law.value == "the PRC" and law.passages_read == 1
@@ -85,7 +85,7 @@ def test_quotes_and_citations_are_checked_against_the_text_read(library: tuple[L
     quote = " ".join(page14.split()[5:20])
     engine.queue(reply(True, "New York law", quote, [14, 99]), reply(True, "yes", "made-up words", [3]),
                  reply(True, "ten (10) years", "", []))  # fmt: skip
-    (review,) = review_with_model(lib, engine, [doc_id], CHECKLIST)
+    (review,) = review_with_model(lib, engine, [doc_id], CHECKLIST, fresh=True)
     law, escrow, term = review.items
     assert law.quote == quote and law.flag == "match"
     assert law.citations == [{"page": 14, "passage_id": None, "valid": True},
@@ -114,7 +114,7 @@ def test_playbook_positions() -> None:
 def test_the_cuad_checklist_runs_end_to_end_on_the_fake(library: tuple[Library, str], tmp_path: Path) -> None:
     lib, doc_id = library
     engine = FakeEngine(n_ctx=65536, default_reply=reply(False))
-    (review,) = review_with_model(lib, engine, [doc_id], load_checklist("cuad"))
+    (review,) = review_with_model(lib, engine, [doc_id], load_checklist("cuad"), fresh=True)
     assert len(review.items) == 41 and {i.status for i in review.items} == {"not_found"}
     assert len(engine.calls) == 41  # one unit, one batch of 41
 
@@ -127,7 +127,7 @@ def test_flags_are_highlighted_in_the_docx_memo(library: tuple[Library, str], tm
     lib, doc_id = library
     engine = FakeEngine(n_ctx=32768)
     engine.queue(reply(True, "New York law", "", [14]), reply(False), reply(True, "one year", "", []))
-    reviews = review_with_model(lib, engine, [doc_id], CHECKLIST)
+    reviews = review_with_model(lib, engine, [doc_id], CHECKLIST, fresh=True)
     write_docx(reviews, tmp_path / "memo.docx", model="model.gguf")
     grid = docx.Document(str(tmp_path / "memo.docx")).tables[0]
     cells = [row.cells[1] for row in grid.rows[1:]]

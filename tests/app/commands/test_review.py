@@ -34,7 +34,7 @@ def test_review_evidence_only_json_and_exports(capsys: pytest.CaptureFixture[str
     assert law["item_id"] == "law" and law["status"] == "evidence"
     assert set(law) == {
         "item_id", "category", "question", "answer", "type", "value", "status", "flag", "reason",
-        "citations", "quote", "evidence", "passages_read",
+        "citations", "quote", "evidence", "passages_read", "cached", "correction",
     }  # fmt: skip
     assert set(law["evidence"][0]) == {"passage_id", "page_start", "page_end", "heading", "text"}
     assert 1 <= len(insurance["evidence"]) <= 10
@@ -76,3 +76,65 @@ def test_review_docx_memo_reads_back(capsys: pytest.CaptureFixture[str], tmp_pat
     (grid,) = memo.tables
     assert [row.cells[0].text for row in grid.rows] == ["Item", "Governing Law", "Insurance"]
     assert grid.rows[1].cells[1].text.startswith("p")
+
+
+def test_review_is_stored_reused_without_loading_and_corrected(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import argparse
+    from typing import Any
+
+    from app.commands._model_args import OpenModel
+    from inference.fake import FakeEngine
+    from summarizer.library import Library
+    from summarizer.model_files import model_sha256
+    from tests.summarizer.doc_factory import add_document
+
+    with Library.open() as library:
+        doc_id = add_document(library, ["This agreement is governed by the laws of the State of New York."])
+    model_file = tmp_path / "model.gguf"
+    model_file.write_bytes(b"weights")
+    found = json.dumps({"found": True, "answer": "New York", "quote": "", "pages": [1]})
+    engine = FakeEngine([found, json.dumps({"found": False, "answer": "", "quote": "", "pages": []})], n_ctx=4096)
+    loads: list[str] = []
+
+    def open_model(args: argparse.Namespace, library: Library, progress: Any, *, batch: bool) -> OpenModel:
+        loads.append(args.model)
+        engine.load()  # the command closes the model when done
+        return OpenModel(engine, model_sha256(library, args.model), 1, None)
+
+    monkeypatch.setattr("app.commands._model_args.open_model", open_model)
+    checklist = tmp_path / "two.csv"
+    checklist.write_text(CHECKLIST)
+    argv = ["review", doc_id, "--checklist", str(checklist), "--model", str(model_file)]
+
+    assert main([*argv, "--json"]) == 0
+    first = json.loads(capsys.readouterr().out)["reviews"][0]["items"]
+    assert [(i["status"], i["cached"]) for i in first] == [("answered", False), ("not_found", False)]
+    assert main([*argv, "--json"]) == 0
+    again = json.loads(capsys.readouterr().out)["reviews"][0]["items"]
+    assert [(i["status"], i["cached"]) for i in again] == [("answered", True), ("not_found", True)]
+    assert len(loads) == 1 and len(engine.calls) == 2  # the model was not even loaded the second time
+
+    edit = ["review", doc_id, "--checklist", str(checklist), "--item", "law"]
+    assert main([*edit, "--set-value", "Delaware", "--accept", "--note", "per the amendment", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["correction"] | {"updated_at": ""} == {
+        "value": "Delaware", "accepted": True, "note": "per the amendment", "updated_at": ""
+    }  # fmt: skip
+    assert main([*edit, "--note", "checked twice"]) == 0
+    assert "value 'Delaware', accepted, note 'checked twice'" in capsys.readouterr().out
+    assert main([*edit[:-1], "nosuch", "--accept"]) == 2
+    assert "no item 'nosuch'" in capsys.readouterr().err
+
+    out = tmp_path / "review.csv"
+    assert main([*argv, "--format", "csv", "--out", str(out)]) == 0
+    assert "Wrote" in capsys.readouterr().out
+    law = next(csv.DictReader(out.open()))
+    assert (law["value"], law["model_value"], law["accepted"], law["note"]) == (
+        "Delaware", "New York", "yes", "checked twice"
+    )  # fmt: skip
+    engine.queue(found, json.dumps({"found": True, "answer": "yes", "quote": "", "pages": [1]}))
+    assert main([*argv, "--fresh", "--json"]) == 0
+    law, insurance = json.loads(capsys.readouterr().out)["reviews"][0]["items"]
+    assert not law["cached"] and law["correction"]["value"] == "Delaware" and insurance["value"] == "yes"
+    assert len(loads) == 2 and len(engine.calls) == 4
