@@ -63,7 +63,7 @@ class ConversationView(QWidget):
         self.ask_button = QPushButton("Ask")
         self.ask_button.setDefault(True)
         self.ask_button.setToolTip("Ask (Ctrl+Enter)")
-        self.ask_button.clicked.connect(self._ask)
+        self.ask_button.clicked.connect(self.ask_from_box)
         self.copy_button = QPushButton("Copy answer")
         self.copy_button.setToolTip("Copy the last answer as Markdown, with its page citations")
         self.export_button = QPushButton("Export…")
@@ -169,7 +169,7 @@ class ConversationView(QWidget):
 
     # Actions
 
-    def _ask(self) -> None:
+    def ask_from_box(self) -> None:
         text = self.question.toPlainText().strip()
         if text and self.ask_button.isEnabled():
             self.question.clear()
@@ -185,6 +185,3 @@ class ConversationView(QWidget):
         except (ValueError, IndexError, StopIteration):
             return
         self.citation_clicked.emit(citation)
-
-    def citation_url(self, turn: int, citation: CitationView) -> QUrl:
-        return QUrl(f"cite:{turn}/{citation.number}")

@@ -139,7 +139,7 @@ def test_a_worker_crash_is_reported_and_the_model_restarted(qtbot: Any, make_win
     engine.crash_next = True
     with qtbot.waitSignal(window.ask("Two?").finished, timeout=20_000):
         pass
-    qtbot.waitUntil(lambda: engine.restarts == 1 and window._activity_job is None, timeout=10_000)
+    qtbot.waitUntil(lambda: engine.restarts == 1 and window.model_setup.activity_job is None, timeout=10_000)
     texts = [m.text for m in window.messages.history]
     assert any("stopped while working" in t and "Restarting" in t for t in texts)
     assert any("restarted" in t and "conversation is kept" in t for t in texts)
