@@ -147,10 +147,6 @@ class LibraryPanel(QWidget):
         item = self.list.currentItem()
         return None if item is None else str(item.data(KEY_ROLE))
 
-    def selected_doc_id(self) -> str | None:
-        key = self.selected_key()
-        return None if key is None or key.startswith("path:") else key
-
     def select(self, key: str) -> bool:
         item = self._item(key)
         if item is None:
