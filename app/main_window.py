@@ -70,7 +70,7 @@ class MainWindow(QMainWindow):
         self.session = session or ModelSession(self.settings.effective_values())
         self.messages = messages or MessageCenter(self)
         if problem := self.settings.problem:  # once the banners are wired
-            QTimer.singleShot(0, lambda: self.messages.warning(problem))
+            QTimer.singleShot(0, lambda: self.messages.warning(problem, key="settings"))
         self.runner = JobRunner(self)
         self.runner.embedding_model = self.settings["embedding_model"]
         self.library = Library.open()

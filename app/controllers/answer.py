@@ -55,6 +55,7 @@ class AnswerController(QObject):
         self.doc_id: str | None = None  # the document being answered about
         self._first_piece_at: float | None = None
         self._pieces = 0
+        self._loaded_shown = session.loaded
         self.search_ready = False
         self.warm_up_job: Job | None = None
         conversation.ask_requested.connect(self.ask)
@@ -82,8 +83,9 @@ class AnswerController(QObject):
         if note:
             self.conversation.begin_answer(question)
             self.conversation.finish_answer(None, note)
-            self.messages.warning(note)
+            self.messages.warning(note, key="model")
             return None
+        self.messages.resolve("answer")
         history = list(self.conversation.turns)
         self.conversation.begin_answer(question)
         self.doc_id = doc_id
@@ -120,7 +122,9 @@ class AnswerController(QObject):
     def _progressed(self, progress: Progress) -> None:
         if self.doc_id == self.current_doc():
             self.conversation.progress.update_progress(progress)
-        self.model_changed.emit()
+        if self.session.loaded != self._loaded_shown:  # the model just loaded
+            self._loaded_shown = self.session.loaded
+            self.model_changed.emit()
 
     def _piece(self, text: str) -> None:
         now = time.monotonic()
@@ -154,14 +158,15 @@ class AnswerController(QObject):
             return
         self._stopped(doc_id, f"No answer: {error}" if isinstance(error, PagewiseError) else "No answer.")
         if isinstance(error, NoModelConfigured):
-            self.messages.warning(str(error))
+            self.messages.warning(str(error), key="model")
         else:
-            self.messages.report(error, "answering")
+            self.messages.report(error, "answering", key="answer")
 
     def _finished(self) -> None:
         self.job = None
         self.doc_id = None
         self.conversation.set_busy(False)
+        self._loaded_shown = self.session.loaded
         self.model_changed.emit()
 
     def warm_up_search(self) -> Job | None:

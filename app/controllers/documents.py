@@ -69,6 +69,7 @@ class DocumentsController(QObject):
         record = self.record(doc_id)
         self.doc_id = record.doc_id if record is not None else None
         if record is None:
+            self.messages.resolve("viewer")
             self.opener.close()
         else:
             self._show_problem(self.opener.open(record))
@@ -84,13 +85,17 @@ class DocumentsController(QObject):
 
     def _show_problem(self, problem: str | None) -> None:
         if problem:
-            self.messages.error(problem)
+            self.messages.error(problem, key="viewer")
+        else:
+            self.messages.resolve("viewer")  # a message about the document shown before ends
 
     def remove(self, key: str) -> None:
         if not key:
             return
         if key.startswith("path:"):
             self.library_panel.remove_key(key)
+            self.messages.resolve(f"ingest:{key[5:]}")
+            self.refresh()  # a partly added document listed under its file's row shows again
             return
         record = self.record(key)
         if record is None or not self.confirm_remove(title_of(record)):

@@ -84,6 +84,7 @@ class IngestController(QObject):
 
     def _done(self, path: str, result: dict[str, Any]) -> None:
         self.library_panel.remove_key(f"path:{path}")
+        self.messages.resolve(f"ingest:{path}")
         self.documents_changed.emit()
         for warning in result.get("warnings", []):
             self.messages.warning(f"{Path(path).name}: {warning}")
@@ -101,7 +102,7 @@ class IngestController(QObject):
             self.library_panel.set_file(path, "encrypted · needs its password", message)
         else:
             self.library_panel.set_file(path, "error · could not be added", message)
-        self.messages.error(message)
+        self.messages.error(message, key=f"ingest:{path}")
 
     def _cancelled(self, job: IngestJob) -> None:
         for path in job.pending:

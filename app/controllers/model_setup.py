@@ -17,7 +17,11 @@ from app.settings import Settings
 from app.settings_dialog import SettingsDialog
 from app.status_bar import StatusBar
 from app.welcome import WelcomePanel
+from inference.engine import LoadReport
 from inference.errors import PagewiseError
+
+MODEL_KEYS = ("model_path", "remote_url", "vram_budget", "context_size", "kv_type", "gpu_layers")
+"""The settings that choose the model and its plan."""
 
 
 class ModelSetupController(QObject):
@@ -44,21 +48,28 @@ class ModelSetupController(QObject):
         self.recommended_label, self.recommended_entry = recommended
         self.window = parent
         self.activity_job: Job | None = None
+        self._replaced: LoadReport | None = None  # the load that the settings have replaced since
         welcome.choose_file.connect(self.choose_model_file)
         welcome.download.connect(self.download_recommended)
         activity.cancel_requested.connect(self.cancel_activity)
 
     def refresh_plan_line(self) -> None:
-        configured = self.settings.model_configured or self.session.loaded
-        self.welcome.setVisible(not configured)
-        if self.session.loaded and self.session.preview is not None:
-            backend = self.session.report.backend if self.session.report else ""
-            self.status.set_plan(f"{self.session.preview.summary}" + (f" · {backend}" if backend else ""))
-        elif self.settings.model_configured:
-            chosen = self.session.plan_preview()
+        """The status line names the model in force: the loaded one, unless the settings chose
+        another since (that one loads with the next question)."""
+        session = self.session
+        loaded = session.loaded and session.preview is not None and session.report is not self._replaced
+        self.welcome.setVisible(not (self.settings.model_configured or session.loaded))
+        if loaded and session.preview is not None:
+            backend = session.report.backend if session.report else ""
+            self.status.set_plan(f"{session.preview.summary}" + (f" · {backend}" if backend else ""))
+        elif self.settings.model_configured or session.loaded:
+            chosen = session.plan_preview()
             self.status.set_plan(chosen.summary + (" — not loaded yet" if chosen.ok else f" — {chosen.problem}"))
+            loaded = chosen.ok
         else:
             self.status.set_plan("No model configured · documents can still be added and searched")
+        if loaded:
+            self.messages.resolve("model")  # "Asking needs a language model…" no longer holds
 
     def model_missing(self, what: str) -> str:
         """Why ``what`` cannot use a model now ("" when it can): explained before anything loads."""
@@ -90,13 +101,18 @@ class ModelSetupController(QObject):
 
     def apply_settings(self, values: dict[str, Any]) -> bool:
         before = self.settings["data_folder"]
+        model_before = [self.settings.effective(key) for key in MODEL_KEYS]
         try:
             self.settings.update(values)
             self.settings.save()
         except (PagewiseError, OSError) as error:
-            self.messages.report(error if isinstance(error, PagewiseError) else PagewiseError(str(error)))
+            typed = error if isinstance(error, PagewiseError) else PagewiseError(str(error))
+            self.messages.report(typed, key="settings")
             return False
+        self.messages.resolve("settings")
         self.session.configure(self.settings.effective_values())
+        if self.session.loaded and model_before != [self.settings.effective(key) for key in MODEL_KEYS]:
+            self._replaced = self.session.report
         self.runner.embedding_model = self.settings["embedding_model"]
         if self.settings["data_folder"] != before:
             self.messages.info("The new data folder is used from the next start of Pagewise.")

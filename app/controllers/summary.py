@@ -74,9 +74,10 @@ class SummaryController(QObject):
             return None
         note = self.model_missing("Summarizing")
         if note:
-            self.messages.warning(note)
+            self.messages.warning(note, key="model")
             return None
         doc_id, title = record.doc_id, title_of(record)
+        self.messages.resolve("summary")
         self.panel.progress.start("Summarizing…")
         self.panel.summarize_button.setEnabled(False)
 
@@ -88,7 +89,7 @@ class SummaryController(QObject):
         self.job = job
         job.progressed.connect(lambda progress: self._progressed(doc_id, progress))
         job.succeeded.connect(lambda view: self._done(doc_id, title, view))
-        job.failed.connect(lambda error: self.messages.report(error, "summarizing"))
+        job.failed.connect(lambda error: self.messages.report(error, "summarizing", key="summary"))
         job.finished.connect(lambda: self._finished(doc_id))
         return job
 
