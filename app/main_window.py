@@ -112,7 +112,10 @@ class MainWindow(QMainWindow):
         for index, (pane, stretch) in enumerate(((self.library_panel, 0), (self.viewer, 3), (right, 2))):
             self.splitter.addWidget(pane)
             self.splitter.setStretchFactor(index, stretch)
+        self.splitter.setChildrenCollapsible(False)
         self.splitter.setSizes([240, 640, 460])
+        self.library_panel.setMinimumWidth(170)
+        right.setMinimumWidth(300)
         self.message_bar = MessageBar(self.messages)
         self.ingest_progress = JobProgress("Stop adding documents")
         self.activity = JobProgress("Stop")
@@ -124,6 +127,7 @@ class MainWindow(QMainWindow):
             layout.addWidget(widget)
         layout.addWidget(self.splitter, 1)
         self.setCentralWidget(central)
+        self.setMinimumSize(900, 560)  # three panes side by side, none of them cut
         self.status = StatusBar(
             gpu.latest if gpu is not None else None, getattr(telemetry, "reason", "") or "no NVIDIA GPU"
         )

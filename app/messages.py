@@ -29,6 +29,7 @@ log = logging.getLogger("pagewise.app")
 
 INFO_TIMEOUT_MS = 8000
 MAX_SHOWN = 2
+MAX_LINES = 3  # lines of one banner
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,6 +99,8 @@ class _MessageItem(QFrame):
         layout.setContentsMargins(8, 4, 4, 4)
         label = QLabel(message.text)
         label.setWordWrap(True)
+        label.setMaximumHeight(label.fontMetrics().lineSpacing() * MAX_LINES + 4)  # a long one is cut...
+        label.setToolTip(message.text)  # ...and shown whole here
         label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         layout.addWidget(label, 1)
         close = QToolButton()

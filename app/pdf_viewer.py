@@ -166,6 +166,7 @@ class PdfViewer(QWidget):
         self.find_box = QLineEdit()
         self.find_box.setPlaceholderText("Find in document (Ctrl+F)")
         self.find_box.setClearButtonEnabled(True)
+        self.find_box.setMinimumWidth(120)  # room for a word or two in a narrow window
         self.find_box.returnPressed.connect(self.find_next)
         self.find_box.textChanged.connect(self._search_changed)
         self.find_status = QLabel("")
