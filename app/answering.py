@@ -52,6 +52,8 @@ class AnswerView:
     stats: GenerationStats | None = None
     raw: Any = None
     """The summarizer's ``Answer`` (stored with the turn)."""
+    sources: list[CitationView] = field(default_factory=list)
+    """The passages given to the model, cited or not: what the answer can be checked against."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -155,6 +157,22 @@ def _views(
     return views
 
 
+def _source_views(library: Library, doc_id: str, passages: Sequence[dict[str, Any]]) -> list[CitationView]:
+    """The passages given to the model, as valid citations of their first page (``spans`` from
+    the passage itself when it has them, else from the library)."""
+    views = []
+    for number, data in enumerate(passages, start=1):
+        pid = data.get("passage_id")
+        spans = tuple(tuple(s) for s in data.get("spans") or ()) or (
+            _passage_spans(library, int(pid)) if pid is not None else ()
+        )
+        page = int(data.get("page_start") or (spans[0][0] if spans else 0))
+        if page > 0:
+            views.append(CitationView(number, str(data.get("doc_id") or doc_id), page, pid, str(data.get("text", "")),
+                                      True, spans))  # fmt: skip
+    return views
+
+
 # --- answers ------------------------------------------------------------------------------
 
 
@@ -210,7 +228,8 @@ def ask(
     answer = stream.answer
     citations = _views(library, doc_id, [c.to_json() for c in answer.citations],
                        {p.passage_id: p for p in answer.passages})  # fmt: skip
-    return AnswerView(question, answer.text, str(answer.mode), citations, answer.stats, answer)
+    sources = _source_views(library, doc_id, [{**p.to_json(), "spans": p.spans} for p in answer.passages])
+    return AnswerView(question, answer.text, str(answer.mode), citations, answer.stats, answer, sources)
 
 
 # --- summaries ----------------------------------------------------------------------------
@@ -261,7 +280,9 @@ def load_turns(library: Library, doc_id: str) -> list[AnswerView]:
     for turn in list_turns(library, doc_id):
         data = turn.answer_json
         citations = _views(library, doc_id, data.get("citations", []), {})
-        views.append(AnswerView(turn.question, turn.answer, str(data.get("mode", "retrieval")), citations))
+        sources = _source_views(library, doc_id, data.get("passages", []))
+        views.append(AnswerView(turn.question, turn.answer, str(data.get("mode", "retrieval")), citations,
+                                sources=sources))  # fmt: skip
     return views
 
 

@@ -41,6 +41,12 @@ def linkify(text: str, turn: int, citations: list[CitationView]) -> str:
     return "".join(out)
 
 
+def source_chips(turn: int, sources: list[CitationView]) -> str:
+    """A line of page links to the passages given to the model (``src:TURN/NUMBER``)."""
+    chips = [f"[p.\u00a0{s.page}](src:{turn}/{s.number})" for s in sources]
+    return "*Passages given to the model:* " + " · ".join(chips) if chips else ""
+
+
 class ConversationView(QWidget):
     ask_requested = Signal(str)
     cancel_requested = Signal()
@@ -146,16 +152,17 @@ class ConversationView(QWidget):
     def markdown(self) -> str:
         parts: list[str] = []
         for index, turn in enumerate(self.turns):
-            parts.append(f"**You:** {turn.question}\n\n{linkify(turn.text, index, turn.citations)}")
+            block = [f"**You:** {turn.question}", linkify(turn.text, index, turn.citations)]
             invalid = [c for c in turn.citations if not c.valid]
             if invalid:
                 pages = ", ".join(str(c.page) for c in invalid)
-                parts.append(f"*⚠ Not supported by the passages given to the model: p. {pages}.*")
+                block.append(f"*⚠ Not supported by the passages given to the model: p. {pages}.*")
+            if turn.sources:
+                block.append(source_chips(index, turn.sources))
+            parts.append("\n\n".join(block))
         if self.pending_question is not None:
             body = self.pending_text or "…"
-            parts.append(f"**You:** {self.pending_question}\n\n{body}")
-            if self.note:
-                parts.append(f"*{self.note}*")
+            parts.append(f"**You:** {self.pending_question}\n\n{body}" + (f"\n\n*{self.note}*" if self.note else ""))
         if not parts:
             return ""
         return "\n\n---\n\n".join(parts)
@@ -176,12 +183,13 @@ class ConversationView(QWidget):
             self.ask_requested.emit(text)
 
     def _anchor(self, url: QUrl) -> None:
-        if url.scheme() != "cite":
+        if url.scheme() not in ("cite", "src"):
             return
         try:
             turn_text, number_text = url.path().split("/")
             turn = self.turns[int(turn_text)]
-            citation = next(c for c in turn.citations if c.number == int(number_text))
+            links = turn.citations if url.scheme() == "cite" else turn.sources
+            citation = next(c for c in links if c.number == int(number_text))
         except (ValueError, IndexError, StopIteration):
             return
         self.citation_clicked.emit(citation)

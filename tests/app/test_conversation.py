@@ -195,3 +195,27 @@ def test_summarize_shows_the_summary_with_page_links(qtbot: Any, make_window: An
     window.select_document(None)
     window.select_document(doc_id)
     assert window.summary.summary == summary and len(fake_engine.calls) == calls
+
+
+def test_an_answer_without_citations_shows_the_passages_it_was_given(
+    qtbot: Any, make_window: Any, fake_engine: FakeEngine
+) -> None:
+    """Finding: SmolLM2 wrote no [p. N] at all, and the answer showed nothing to check it against."""
+    window = make_window()
+    doc_id = ingest(qtbot, window)
+    fake_engine.queue("The licensee pays the fee.")  # no citation at all
+    with qtbot.waitSignal(window.ask(QUESTION).finished, timeout=20_000):
+        pass
+    answer: AnswerView = window.conversation.turns[-1]
+    assert answer.citations == [] and answer.mode == "retrieval"
+    given = answer.raw.passages
+    assert [s.passage_id for s in answer.sources] == [p.passage_id for p in given]
+    markdown = window.conversation.markdown()
+    assert "Passages given to the model" in markdown and f"(src:0/{answer.sources[0].number})" in markdown
+    first = answer.sources[0]
+    window.conversation.browser.anchorClicked.emit(QUrl(f"src:0/{first.number}"))  # a chip jumps and highlights
+    assert {h.page + 1 for h in window.viewer.view.highlights} == {s[0] for s in given[0].spans}
+    qtbot.waitUntil(lambda: window.viewer.page_box.value() == first.page, timeout=3000)
+    window.select_document(None)  # the chips come back with the stored conversation
+    window.select_document(doc_id)
+    assert [s.page for s in window.conversation.turns[-1].sources] == [s.page for s in answer.sources]
