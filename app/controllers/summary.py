@@ -4,6 +4,7 @@ stored summary shown again without calling the model."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 
 from PySide6.QtCore import QObject, Signal
 
@@ -19,6 +20,19 @@ from app.summary_view import SummaryPanel
 from inference.errors import PagewiseError
 from inference.progress import Progress
 from summarizer.library import DocumentRecord, Library
+
+
+def why_not_summarized(record: DocumentRecord) -> str:
+    """Why ``record`` cannot be summarized ("" when it can), naming its file."""
+    if record.passages > 0:
+        return ""
+    name = Path(record.path).name
+    if record.status == "needs_ocr":
+        return (
+            f"{name} has no text to summarize: its pages are images (a scanned PDF). "
+            "Run OCR on it (for example with ocrmypdf) and add the result."
+        )
+    return f"{name} has no text in the library yet: add it again to finish reading it."
 
 
 class SummaryController(QObject):
@@ -56,6 +70,9 @@ class SummaryController(QObject):
         if record is None:
             self.panel.set_summary(None, None)
             return
+        if reason := why_not_summarized(record):
+            self.panel.set_unavailable(title_of(record), reason)
+            return
         try:
             cached = answering.cached_summary(self.library, record.doc_id, self.session.engine)
         except PagewiseError:
@@ -71,6 +88,9 @@ class SummaryController(QObject):
     def summarize(self) -> Job | None:
         record = self.current()
         if record is None or self.job is not None:
+            return None
+        if reason := why_not_summarized(record):
+            self.messages.warning(reason, key="summary")
             return None
         note = self.model_missing("Summarizing")
         if note:
