@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from inference.cancel import NEVER_CANCELLED, CancelToken
+from inference.cancel import NEVER_CANCELLED, Cancelled, CancelToken
 from inference.engine import Engine, GenerationStats
 from inference.progress import Progress, ProgressCallback, no_progress
 from summarizer.library import Library
@@ -176,6 +176,14 @@ def _source_views(library: Library, doc_id: str, passages: Sequence[dict[str, An
 # --- answers ------------------------------------------------------------------------------
 
 
+class AnswerStopped(Cancelled):
+    """The user stopped an answer: ``partial`` is what was written, with its citations checked."""
+
+    def __init__(self, partial: AnswerView) -> None:
+        super().__init__("The answer was stopped.")
+        self.partial = partial
+
+
 def warm_up_search(library: Library) -> bool:
     """Load the vector index and the query encoder now, if the library has vectors.
 
@@ -223,13 +231,28 @@ def ask(
         cancel=cancel,
     )
     progress(Progress("Reading the passages" if stream.mode == "retrieval" else "Reading the document", 0, None))
-    for text in stream:
-        on_piece(text)
+    pieces: list[str] = []
+    try:
+        for text in stream:
+            pieces.append(text)
+            on_piece(text)
+    except Cancelled as stop:
+        raise AnswerStopped(_partial(library, doc_id, question, "".join(pieces).strip(), stream)) from stop
     answer = stream.answer
     citations = _views(library, doc_id, [c.to_json() for c in answer.citations],
                        {p.passage_id: p for p in answer.passages})  # fmt: skip
     sources = _source_views(library, doc_id, [{**p.to_json(), "spans": p.spans} for p in answer.passages])
     return AnswerView(question, answer.text, str(answer.mode), citations, answer.stats, answer, sources)
+
+
+def _partial(library: Library, doc_id: str, question: str, text: str, stream: Any) -> AnswerView:
+    """A stopped answer's text with its citations checked against the passages given."""
+    from summarizer.citations import find_citations
+
+    citations = _views(library, doc_id, [c.to_json() for c in find_citations(text, stream.prompt.sources)],
+                       {p.passage_id: p for p in stream.passages})  # fmt: skip
+    sources = _source_views(library, doc_id, [{**p.to_json(), "spans": p.spans} for p in stream.passages])
+    return AnswerView(question, text, str(stream.mode), citations, sources=sources)
 
 
 # --- summaries ----------------------------------------------------------------------------

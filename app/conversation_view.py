@@ -59,6 +59,7 @@ class ConversationView(QWidget):
         self.pending_question: str | None = None
         self.pending_text = ""
         self.note = ""
+        self.partial: AnswerView | None = None  # a stopped answer, its citations checked
         self.browser = QTextBrowser()
         self.browser.setObjectName("conversation")
         self.browser.setOpenLinks(False)
@@ -105,6 +106,7 @@ class ConversationView(QWidget):
         self.turns = list(turns or [])
         self.pending_question = None
         self.pending_text = ""
+        self.partial = None
         self.note = ""
         enabled = title is not None
         self.question.setEnabled(enabled)
@@ -121,6 +123,7 @@ class ConversationView(QWidget):
     def begin_answer(self, question: str) -> None:
         self.pending_question = question
         self.pending_text = ""
+        self.partial = None
         self.note = ""
         self.progress.start("Finding passages…")
         self.set_busy(True)
@@ -131,16 +134,19 @@ class ConversationView(QWidget):
         if not self._render_timer.isActive():
             self._render_timer.start()
 
-    def finish_answer(self, answer: AnswerView | None, note: str = "") -> None:
-        """End the streamed answer: ``answer`` is kept; ``None`` keeps the partial text, marked."""
+    def finish_answer(self, answer: AnswerView | None, note: str = "", partial: AnswerView | None = None) -> None:
+        """End the streamed answer: ``answer`` is kept; ``None`` keeps the partial text, marked
+        with ``note`` (and with its citation links when ``partial`` is given)."""
         self._render_timer.stop()
         if answer is not None:
             self.turns.append(answer)
         elif self.pending_question is not None:
             self.note = note
+            self.partial = partial
         if answer is not None:
             self.pending_question = None
             self.pending_text = ""
+            self.partial = None
         self.progress.stop()
         self.set_busy(False)
         self.copy_button.setEnabled(bool(self.turns))
@@ -162,6 +168,10 @@ class ConversationView(QWidget):
             parts.append("\n\n".join(block))
         if self.pending_question is not None:
             body = self.pending_text or "…"
+            if self.partial is not None:
+                body = linkify(self.partial.text, len(self.turns), self.partial.citations)
+                if self.partial.sources:
+                    body += "\n\n" + source_chips(len(self.turns), self.partial.sources)
             parts.append(f"**You:** {self.pending_question}\n\n{body}" + (f"\n\n*{self.note}*" if self.note else ""))
         if not parts:
             return ""
@@ -187,7 +197,7 @@ class ConversationView(QWidget):
             return
         try:
             turn_text, number_text = url.path().split("/")
-            turn = self.turns[int(turn_text)]
+            turn = [*self.turns, *([self.partial] if self.partial is not None else [])][int(turn_text)]
             links = turn.citations if url.scheme() == "cite" else turn.sources
             citation = next(c for c in links if c.number == int(number_text))
         except (ValueError, IndexError, StopIteration):

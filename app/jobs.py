@@ -67,6 +67,8 @@ class Job(QObject):
         self._last_stage = ""
         self.started_at: float | None = None
         self.done = False
+        self.stop: Cancelled | None = None
+        """How the job's function ended when it was cancelled (it may carry a partial result)."""
 
     def cancel(self) -> None:
         """Ask the job to stop (any thread). It ends with ``cancelled``."""
@@ -101,6 +103,7 @@ class Job(QObject):
         elif kind == "failed":
             self.failed.emit(payload)
         elif kind == "cancelled":
+            self.stop = payload if isinstance(payload, Cancelled) else None
             self.cancelled.emit()
         elif kind == "finished":
             self.done = True
@@ -198,8 +201,8 @@ class JobRunner(QObject):
             try:
                 job.token.raise_if_cancelled()
                 result = job.fn(job)
-            except Cancelled:
-                self._post(job, "cancelled", None)
+            except Cancelled as stop:
+                self._post(job, "cancelled", stop)
             except BaseException as error:  # reported on the GUI thread by app.messages
                 self._post(job, "failed", error)
             else:

@@ -10,7 +10,7 @@ from collections.abc import Callable
 from PySide6.QtCore import QObject, Signal
 
 from app import answering
-from app.answering import AnswerView
+from app.answering import AnswerStopped, AnswerView
 from app.controllers import WorkerLibrary
 from app.controllers.documents import title_of
 from app.conversation_view import ConversationView
@@ -105,7 +105,7 @@ class AnswerController(QObject):
         job.piece.connect(self._piece)
         job.succeeded.connect(lambda answer: self._done(doc_id, answer))
         job.failed.connect(lambda error: self._failed(doc_id, error))
-        job.cancelled.connect(lambda: self._stopped(doc_id, "Stopped."))
+        job.cancelled.connect(lambda: self._stopped(doc_id, "Stopped.", job.stop))
         job.finished.connect(self._finished)
         return job
 
@@ -145,10 +145,11 @@ class AnswerController(QObject):
             self.conversation.finish_answer(answer)
         self.answered.emit(doc_id)
 
-    def _stopped(self, doc_id: str, note: str) -> None:
+    def _stopped(self, doc_id: str, note: str, stop: BaseException | None = None) -> None:
         self.status.set_last_rate(self.status.running_rate)
         if doc_id == self.current_doc():
-            self.conversation.finish_answer(None, note)
+            partial = stop.partial if isinstance(stop, AnswerStopped) else None
+            self.conversation.finish_answer(None, note, partial)
 
     def _failed(self, doc_id: str, error: BaseException) -> None:
         if isinstance(error, EngineError) and self.session.crashed():

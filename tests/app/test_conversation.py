@@ -219,3 +219,21 @@ def test_an_answer_without_citations_shows_the_passages_it_was_given(
     window.select_document(None)  # the chips come back with the stored conversation
     window.select_document(doc_id)
     assert [s.page for s in window.conversation.turns[-1].sources] == [s.page for s in answer.sources]
+
+
+def test_a_stopped_answer_keeps_its_citation_links(qtbot: Any, make_window: Any, fake_engine: FakeEngine) -> None:
+    """Finding: a stopped answer lost its citation links (its text was shown as plain text)."""
+    fake_engine.piece_delay_s = 0.03
+    fake_engine.queue(lambda prompt: f"It is in the fee clause [p. {first_passage_page(prompt)}]. " + "more " * 400)
+    window = make_window()
+    ingest(qtbot, window)
+    job = window.ask(QUESTION)
+    qtbot.waitUntil(lambda: "]. more" in window.conversation.pending_text, timeout=20_000)
+    with qtbot.waitSignal(job.cancelled, timeout=5000):
+        window.answers.cancel()
+    qtbot.waitUntil(lambda: window.answer_job is None, timeout=5000)
+    markdown = window.conversation.markdown()
+    assert "Stopped." in markdown and "(cite:0/1)" in markdown and "(src:0/1)" in markdown
+    assert window.conversation.turns == []  # not kept as an answer
+    window.conversation.browser.anchorClicked.emit(QUrl("cite:0/1"))
+    assert window.viewer.view.highlights  # the link jumps and highlights, as in a finished answer
