@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from inference.cancel import NEVER_CANCELLED, CancelToken
+from inference.cancel import NEVER_CANCELLED, Cancelled, CancelToken
 from inference.engine import Engine, GenerationStats
 from inference.progress import Progress, ProgressCallback, no_progress
 from summarizer.library import Library
@@ -52,6 +52,8 @@ class AnswerView:
     stats: GenerationStats | None = None
     raw: Any = None
     """The summarizer's ``Answer`` (stored with the turn)."""
+    sources: list[CitationView] = field(default_factory=list)
+    """The passages given to the model, cited or not: what the answer can be checked against."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -155,7 +157,31 @@ def _views(
     return views
 
 
+def _source_views(library: Library, doc_id: str, passages: Sequence[dict[str, Any]]) -> list[CitationView]:
+    """The passages given to the model, as valid citations of their first page (``spans`` from
+    the passage itself when it has them, else from the library)."""
+    views = []
+    for number, data in enumerate(passages, start=1):
+        pid = data.get("passage_id")
+        spans = tuple(tuple(s) for s in data.get("spans") or ()) or (
+            _passage_spans(library, int(pid)) if pid is not None else ()
+        )
+        page = int(data.get("page_start") or (spans[0][0] if spans else 0))
+        if page > 0:
+            views.append(CitationView(number, str(data.get("doc_id") or doc_id), page, pid, str(data.get("text", "")),
+                                      True, spans))  # fmt: skip
+    return views
+
+
 # --- answers ------------------------------------------------------------------------------
+
+
+class AnswerStopped(Cancelled):
+    """The user stopped an answer: ``partial`` is what was written, with its citations checked."""
+
+    def __init__(self, partial: AnswerView) -> None:
+        super().__init__("The answer was stopped.")
+        self.partial = partial
 
 
 def warm_up_search(library: Library) -> bool:
@@ -205,12 +231,28 @@ def ask(
         cancel=cancel,
     )
     progress(Progress("Reading the passages" if stream.mode == "retrieval" else "Reading the document", 0, None))
-    for text in stream:
-        on_piece(text)
+    pieces: list[str] = []
+    try:
+        for text in stream:
+            pieces.append(text)
+            on_piece(text)
+    except Cancelled as stop:
+        raise AnswerStopped(_partial(library, doc_id, question, "".join(pieces).strip(), stream)) from stop
     answer = stream.answer
     citations = _views(library, doc_id, [c.to_json() for c in answer.citations],
                        {p.passage_id: p for p in answer.passages})  # fmt: skip
-    return AnswerView(question, answer.text, str(answer.mode), citations, answer.stats, answer)
+    sources = _source_views(library, doc_id, [{**p.to_json(), "spans": p.spans} for p in answer.passages])
+    return AnswerView(question, answer.text, str(answer.mode), citations, answer.stats, answer, sources)
+
+
+def _partial(library: Library, doc_id: str, question: str, text: str, stream: Any) -> AnswerView:
+    """A stopped answer's text with its citations checked against the passages given."""
+    from summarizer.citations import find_citations
+
+    citations = _views(library, doc_id, [c.to_json() for c in find_citations(text, stream.prompt.sources)],
+                       {p.passage_id: p for p in stream.passages})  # fmt: skip
+    sources = _source_views(library, doc_id, [{**p.to_json(), "spans": p.spans} for p in stream.passages])
+    return AnswerView(question, text, str(stream.mode), citations, sources=sources)
 
 
 # --- summaries ----------------------------------------------------------------------------
@@ -261,7 +303,9 @@ def load_turns(library: Library, doc_id: str) -> list[AnswerView]:
     for turn in list_turns(library, doc_id):
         data = turn.answer_json
         citations = _views(library, doc_id, data.get("citations", []), {})
-        views.append(AnswerView(turn.question, turn.answer, str(data.get("mode", "retrieval")), citations))
+        sources = _source_views(library, doc_id, data.get("passages", []))
+        views.append(AnswerView(turn.question, turn.answer, str(data.get("mode", "retrieval")), citations,
+                                sources=sources))  # fmt: skip
     return views
 
 

@@ -41,6 +41,12 @@ def linkify(text: str, turn: int, citations: list[CitationView]) -> str:
     return "".join(out)
 
 
+def source_chips(turn: int, sources: list[CitationView]) -> str:
+    """A line of page links to the passages given to the model (``src:TURN/NUMBER``)."""
+    chips = [f"[p.\u00a0{s.page}](src:{turn}/{s.number})" for s in sources]
+    return "*Passages given to the model:* " + " · ".join(chips) if chips else ""
+
+
 class ConversationView(QWidget):
     ask_requested = Signal(str)
     cancel_requested = Signal()
@@ -53,6 +59,7 @@ class ConversationView(QWidget):
         self.pending_question: str | None = None
         self.pending_text = ""
         self.note = ""
+        self.partial: AnswerView | None = None  # a stopped answer, its citations checked
         self.browser = QTextBrowser()
         self.browser.setObjectName("conversation")
         self.browser.setOpenLinks(False)
@@ -63,7 +70,7 @@ class ConversationView(QWidget):
         self.ask_button = QPushButton("Ask")
         self.ask_button.setDefault(True)
         self.ask_button.setToolTip("Ask (Ctrl+Enter)")
-        self.ask_button.clicked.connect(self._ask)
+        self.ask_button.clicked.connect(self.ask_from_box)
         self.copy_button = QPushButton("Copy answer")
         self.copy_button.setToolTip("Copy the last answer as Markdown, with its page citations")
         self.export_button = QPushButton("Export…")
@@ -99,6 +106,7 @@ class ConversationView(QWidget):
         self.turns = list(turns or [])
         self.pending_question = None
         self.pending_text = ""
+        self.partial = None
         self.note = ""
         enabled = title is not None
         self.question.setEnabled(enabled)
@@ -115,6 +123,7 @@ class ConversationView(QWidget):
     def begin_answer(self, question: str) -> None:
         self.pending_question = question
         self.pending_text = ""
+        self.partial = None
         self.note = ""
         self.progress.start("Finding passages…")
         self.set_busy(True)
@@ -125,16 +134,19 @@ class ConversationView(QWidget):
         if not self._render_timer.isActive():
             self._render_timer.start()
 
-    def finish_answer(self, answer: AnswerView | None, note: str = "") -> None:
-        """End the streamed answer: ``answer`` is kept; ``None`` keeps the partial text, marked."""
+    def finish_answer(self, answer: AnswerView | None, note: str = "", partial: AnswerView | None = None) -> None:
+        """End the streamed answer: ``answer`` is kept; ``None`` keeps the partial text, marked
+        with ``note`` (and with its citation links when ``partial`` is given)."""
         self._render_timer.stop()
         if answer is not None:
             self.turns.append(answer)
         elif self.pending_question is not None:
             self.note = note
+            self.partial = partial
         if answer is not None:
             self.pending_question = None
             self.pending_text = ""
+            self.partial = None
         self.progress.stop()
         self.set_busy(False)
         self.copy_button.setEnabled(bool(self.turns))
@@ -146,16 +158,21 @@ class ConversationView(QWidget):
     def markdown(self) -> str:
         parts: list[str] = []
         for index, turn in enumerate(self.turns):
-            parts.append(f"**You:** {turn.question}\n\n{linkify(turn.text, index, turn.citations)}")
+            block = [f"**You:** {turn.question}", linkify(turn.text, index, turn.citations)]
             invalid = [c for c in turn.citations if not c.valid]
             if invalid:
                 pages = ", ".join(str(c.page) for c in invalid)
-                parts.append(f"*⚠ Not supported by the passages given to the model: p. {pages}.*")
+                block.append(f"*⚠ Not supported by the passages given to the model: p. {pages}.*")
+            if turn.sources:
+                block.append(source_chips(index, turn.sources))
+            parts.append("\n\n".join(block))
         if self.pending_question is not None:
             body = self.pending_text or "…"
-            parts.append(f"**You:** {self.pending_question}\n\n{body}")
-            if self.note:
-                parts.append(f"*{self.note}*")
+            if self.partial is not None:
+                body = linkify(self.partial.text, len(self.turns), self.partial.citations)
+                if self.partial.sources:
+                    body += "\n\n" + source_chips(len(self.turns), self.partial.sources)
+            parts.append(f"**You:** {self.pending_question}\n\n{body}" + (f"\n\n*{self.note}*" if self.note else ""))
         if not parts:
             return ""
         return "\n\n---\n\n".join(parts)
@@ -169,22 +186,20 @@ class ConversationView(QWidget):
 
     # Actions
 
-    def _ask(self) -> None:
+    def ask_from_box(self) -> None:
         text = self.question.toPlainText().strip()
         if text and self.ask_button.isEnabled():
             self.question.clear()
             self.ask_requested.emit(text)
 
     def _anchor(self, url: QUrl) -> None:
-        if url.scheme() != "cite":
+        if url.scheme() not in ("cite", "src"):
             return
         try:
             turn_text, number_text = url.path().split("/")
-            turn = self.turns[int(turn_text)]
-            citation = next(c for c in turn.citations if c.number == int(number_text))
+            turn = [*self.turns, *([self.partial] if self.partial is not None else [])][int(turn_text)]
+            links = turn.citations if url.scheme() == "cite" else turn.sources
+            citation = next(c for c in links if c.number == int(number_text))
         except (ValueError, IndexError, StopIteration):
             return
         self.citation_clicked.emit(citation)
-
-    def citation_url(self, turn: int, citation: CitationView) -> QUrl:
-        return QUrl(f"cite:{turn}/{citation.number}")

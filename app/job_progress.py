@@ -28,6 +28,27 @@ def format_eta(seconds: float | None) -> str:
     return f"~{hours} h {minutes:02d} min left"
 
 
+ROW_STAGES = {
+    "reading pages": ("indexing", " pages"),
+    "embedding passages": ("embedding", " passages"),
+    "summarizing segments": ("summarizing", " segments"),
+}
+
+
+def row_state(progress: Progress, *, every_stage: bool = True) -> str | None:
+    """What a document's row in the library says while a job works on it ("indexing 17/154
+    pages", "summarizing 3/7 segments"). The one place in the window that matches progress
+    stages by their text (until the floors share typed stages). ``every_stage=False``: None for
+    a stage without its own words."""
+    known = ROW_STAGES.get(progress.stage.lower())
+    if known is None and not every_stage:
+        return None
+    word, unit = known or (progress.stage.lower(), "")
+    state = f"{word} {progress.done}/{progress.total}{unit}" if progress.total else word
+    eta = format_eta(progress.eta_seconds())
+    return state + (f" · {eta}" if eta else "")
+
+
 def describe(progress: Progress) -> str:
     text = progress.stage[:1].upper() + progress.stage[1:]
     if progress.total:

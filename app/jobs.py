@@ -67,6 +67,8 @@ class Job(QObject):
         self._last_stage = ""
         self.started_at: float | None = None
         self.done = False
+        self.stop: Cancelled | None = None
+        """How the job's function ended when it was cancelled (it may carry a partial result)."""
 
     def cancel(self) -> None:
         """Ask the job to stop (any thread). It ends with ``cancelled``."""
@@ -101,6 +103,7 @@ class Job(QObject):
         elif kind == "failed":
             self.failed.emit(payload)
         elif kind == "cancelled":
+            self.stop = payload if isinstance(payload, Cancelled) else None
             self.cancelled.emit()
         elif kind == "finished":
             self.done = True
@@ -110,15 +113,12 @@ class Job(QObject):
 class JobRunner(QObject):
     """Owns the LLM worker thread and the ingest processes. ``shutdown()`` before exit."""
 
-    llm_busy_changed = Signal(bool)
-    ingest_started = Signal(object)  # IngestJob
-
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self._jobs: queue.Queue[Job | None] = queue.Queue()
         self._current: Job | None = None
         self._lock = threading.Lock()
-        self._events: queue.SimpleQueue[tuple[Job | None, str, Any]] = queue.SimpleQueue()
+        self._events: queue.SimpleQueue[tuple[Job, str, Any]] = queue.SimpleQueue()
         self._poll_timer = QTimer(self)
         self._poll_timer.setInterval(EVENT_POLL_MS)
         self._poll_timer.timeout.connect(self.deliver_events)
@@ -138,7 +138,7 @@ class JobRunner(QObject):
         self._jobs.put(job)
         return job
 
-    def _post(self, job: Job | None, kind: str, payload: Any) -> None:
+    def _post(self, job: Job, kind: str, payload: Any) -> None:
         self._events.put((job, kind, payload))
 
     def deliver_events(self, limit: int = 500) -> None:
@@ -150,7 +150,7 @@ class JobRunner(QObject):
                 job, kind, payload = self._events.get_nowait()
             except queue.Empty:
                 break
-            if kind == "piece" and job is not None:
+            if kind == "piece":
                 if pending_piece is not None and pending_piece[0] is job:
                     pending_piece[1].append(payload)
                     continue
@@ -161,10 +161,7 @@ class JobRunner(QObject):
             if pending_piece is not None:
                 pending_piece[0].deliver("piece", "".join(pending_piece[1]))
                 pending_piece = None
-            if job is None:
-                self.llm_busy_changed.emit(bool(payload))
-            else:
-                job.deliver(kind, payload)
+            job.deliver(kind, payload)
         if pending_piece is not None:
             pending_piece[0].deliver("piece", "".join(pending_piece[1]))
 
@@ -200,13 +197,12 @@ class JobRunner(QObject):
                 return
             with self._lock:
                 self._current = job
-            self._post(None, "busy", True)
             job.started_at = time.monotonic()
             try:
                 job.token.raise_if_cancelled()
                 result = job.fn(job)
-            except Cancelled:
-                self._post(job, "cancelled", None)
+            except Cancelled as stop:
+                self._post(job, "cancelled", stop)
             except BaseException as error:  # reported on the GUI thread by app.messages
                 self._post(job, "failed", error)
             else:
@@ -215,8 +211,6 @@ class JobRunner(QObject):
                 with self._lock:
                     self._current = None
                 self._post(job, "finished", None)
-                if self._jobs.empty():
-                    self._post(None, "busy", False)
 
     # Ingest lane
 
@@ -226,7 +220,6 @@ class JobRunner(QObject):
         self.ingests.append(job)
         job.finished.connect(lambda: self.ingests.remove(job) if job in self.ingests else None)
         job.start()
-        self.ingest_started.emit(job)
         return job
 
     def shutdown(self, timeout_s: float = 5.0) -> None:

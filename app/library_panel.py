@@ -1,12 +1,14 @@
 """The library panel: the documents with their state, drag-and-drop of PDFs and folders.
 
 Rows are keyed by ``doc_id`` once a document is in the library, and by its path while it
-is waiting, being read for the first time, or failed (a file that could not be added has
-no ``doc_id``). The panel only shows state; ``MainWindow`` decides what happens.
+is waiting, being read, or failed (a file that could not be added has no ``doc_id``). A file
+is listed once: while its path has a row, the library's (partial) record of it is not shown.
+The panel only shows state; the controllers in ``app.controllers`` decide what happens.
 """
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from PySide6.QtCore import QPoint, Qt, Signal
@@ -18,6 +20,7 @@ from summarizer.library import DocumentRecord
 
 KEY_ROLE = Qt.ItemDataRole.UserRole
 STATE_ROLE = Qt.ItemDataRole.UserRole + 1
+FILE_ROLE = Qt.ItemDataRole.UserRole + 2  # the resolved file path (the library stores it resolved)
 
 STATUS_TEXT = {
     "indexed": "ready",
@@ -84,7 +87,7 @@ class LibraryPanel(QWidget):
                 return item
         return None
 
-    def _set(self, key: str, title: str, state: str, tooltip: str = "") -> QListWidgetItem:
+    def _set(self, key: str, title: str, state: str, tooltip: str = "", file: str = "") -> QListWidgetItem:
         item = self._item(key)
         if item is None:
             item = QListWidgetItem()
@@ -92,9 +95,14 @@ class LibraryPanel(QWidget):
             self.list.addItem(item)
         item.setText(f"{title}\n    {state}")
         item.setData(STATE_ROLE, state)
+        item.setData(FILE_ROLE, file)
         item.setToolTip(tooltip or title)
         self._refresh_empty()
         return item
+
+    def _rows_of_file(self, file: str, *, in_library: bool) -> list[QListWidgetItem]:
+        items = (self.list.item(row) for row in range(self.list.count()))
+        return [i for i in items if i.data(FILE_ROLE) == file and i.data(KEY_ROLE).startswith("path:") != in_library]
 
     def _refresh_empty(self) -> None:
         has_rows = self.list.count() > 0
@@ -111,15 +119,17 @@ class LibraryPanel(QWidget):
     def set_documents(self, records: list[DocumentRecord]) -> None:
         """Show the library's documents (rows of waiting or failed files are kept)."""
         current = self.selected_key()
-        wanted = {r.doc_id for r in records}
+        being_added = {r.path for r in records if self._rows_of_file(r.path, in_library=False)}
+        wanted = {r.doc_id for r in records if r.path not in being_added}
         for row in reversed(range(self.list.count())):
             key = self.list.item(row).data(KEY_ROLE)
             if not key.startswith("path:") and key not in wanted:
                 self.list.takeItem(row)
         for record in records:
-            self._set(record.doc_id, record.title or Path(record.path).name, record_state(record),
-                      f"{record.path}\n{plural(record.pages, 'page')} · {plural(record.passages, 'passage')}"
-                      + "".join(f"\n{w}" for w in record.warnings))  # fmt: skip
+            if record.doc_id in wanted:
+                self._set(record.doc_id, record.title or Path(record.path).name, record_state(record),
+                          f"{record.path}\n{plural(record.pages, 'page')} · {plural(record.passages, 'passage')}"
+                          + "".join(f"\n{w}" for w in record.warnings), record.path)  # fmt: skip
         if current:
             self.select(current)
         self._refresh_empty()
@@ -132,8 +142,12 @@ class LibraryPanel(QWidget):
             item.setData(STATE_ROLE, state)
 
     def set_file(self, path: str, state: str, tooltip: str = "") -> None:
-        """A row for a file not (yet) in the library: waiting, indexing or failed."""
-        self._set(f"path:{path}", Path(path).name, state, tooltip or path)
+        """A row for a file not (yet) in the library: waiting, indexing or failed. It stands for
+        the file's partial record in the library too, if there is one."""
+        file = os.path.realpath(path)
+        self._set(f"path:{path}", Path(path).name, state, tooltip or path, file)
+        for item in self._rows_of_file(file, in_library=True):
+            self.list.takeItem(self.list.row(item))
 
     def remove_key(self, key: str) -> None:
         item = self._item(key)
@@ -146,10 +160,6 @@ class LibraryPanel(QWidget):
     def selected_key(self) -> str | None:
         item = self.list.currentItem()
         return None if item is None else str(item.data(KEY_ROLE))
-
-    def selected_doc_id(self) -> str | None:
-        key = self.selected_key()
-        return None if key is None or key.startswith("path:") else key
 
     def select(self, key: str) -> bool:
         item = self._item(key)

@@ -6,8 +6,11 @@ anything else is a bug: shown as "Unexpected error", logged with its traceback, 
 re-raised when ``raise_unexpected`` is on (the test suite turns it on, so bugs fail tests
 instead of becoming a message nobody reads).
 
-``MessageBar`` shows the messages in a strip above the window's content, each with a close
-button; information fades after a few seconds, errors stay until closed.
+``MessageBar`` shows the messages in one strip above the window's content, each with a close
+button: at most ``MAX_SHOWN`` at once (the newest), the same text once. Information fades after
+a few seconds; warnings and errors stay until closed, or until the condition they describe ends:
+a message posted with a ``key`` ("model", "viewer") is replaced by the next one with that key
+and taken away by ``resolve(key)``.
 """
 
 from __future__ import annotations
@@ -25,17 +28,20 @@ from inference.errors import PagewiseError
 log = logging.getLogger("pagewise.app")
 
 INFO_TIMEOUT_MS = 8000
-MAX_SHOWN = 4
+MAX_SHOWN = 2
+MAX_LINES = 3  # lines of one banner
 
 
 @dataclass(frozen=True, slots=True)
 class Message:
     level: str  # "info", "warning", "error"
     text: str
+    key: str = ""  # the condition it describes: a later message or ``resolve`` with that key ends it
 
 
 class MessageCenter(QObject):
     posted = Signal(object)  # Message
+    resolved = Signal(str)  # key
 
     raise_unexpected = False
 
@@ -43,20 +49,24 @@ class MessageCenter(QObject):
         super().__init__(parent)
         self.history: list[Message] = []
 
-    def info(self, text: str) -> None:
-        self._post(Message("info", text))
+    def info(self, text: str, key: str = "") -> None:
+        self._post(Message("info", text, key))
 
-    def warning(self, text: str) -> None:
-        self._post(Message("warning", text))
+    def warning(self, text: str, key: str = "") -> None:
+        self._post(Message("warning", text, key))
 
-    def error(self, text: str) -> None:
-        self._post(Message("error", text))
+    def error(self, text: str, key: str = "") -> None:
+        self._post(Message("error", text, key))
 
-    def report(self, error: BaseException, context: str = "") -> None:
+    def resolve(self, key: str) -> None:
+        """The condition ``key`` ended: its message goes away."""
+        self.resolved.emit(key)
+
+    def report(self, error: BaseException, context: str = "", key: str = "") -> None:
         if isinstance(error, Cancelled):
             return
         if isinstance(error, PagewiseError):
-            self.error(str(error))
+            self.error(str(error), key)
             return
         log.error("Unexpected error%s", f" while {context}" if context else "",
                   exc_info=(type(error), error, error.__traceback__))  # fmt: skip
@@ -78,6 +88,7 @@ class _MessageItem(QFrame):
     def __init__(self, message: Message, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.message = message
+        self.dismissed = False
         self.setObjectName(f"message-{message.level}")
         self.setFrameShape(QFrame.Shape.StyledPanel)
         colors = {"info": "#2e7d32", "warning": "#ef6c00", "error": "#c62828"}
@@ -88,16 +99,23 @@ class _MessageItem(QFrame):
         layout.setContentsMargins(8, 4, 4, 4)
         label = QLabel(message.text)
         label.setWordWrap(True)
+        label.setMaximumHeight(label.fontMetrics().lineSpacing() * MAX_LINES + 4)  # a long one is cut...
+        label.setToolTip(message.text)  # ...and shown whole here
         label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         layout.addWidget(label, 1)
         close = QToolButton()
         close.setText("✕")
         close.setAutoRaise(True)
         close.setToolTip("Dismiss")
-        close.clicked.connect(self.deleteLater)
+        close.clicked.connect(self.dismiss)
         layout.addWidget(close, 0, Qt.AlignmentFlag.AlignTop)
         if message.level == "info":
-            QTimer.singleShot(INFO_TIMEOUT_MS, self.deleteLater)
+            QTimer.singleShot(INFO_TIMEOUT_MS, self, self.dismiss)
+
+    def dismiss(self) -> None:
+        self.dismissed = True
+        self.hide()
+        self.deleteLater()
 
 
 class MessageBar(QWidget):
@@ -108,15 +126,30 @@ class MessageBar(QWidget):
         self._layout = QVBoxLayout(self)
         self._layout.setContentsMargins(6, 4, 6, 0)
         self._layout.setSpacing(3)
+        self._items: list[_MessageItem] = []
         center.posted.connect(self.show_message)
+        center.resolved.connect(self.resolve)
 
     def items(self) -> list[_MessageItem]:
-        return self.findChildren(_MessageItem)
+        """The messages shown, oldest first."""
+        self._items = [w for w in self._items if not w.dismissed]
+        return list(self._items)
+
+    def _drop(self, item: _MessageItem) -> None:
+        item.dismiss()
 
     def show_message(self, message: Message) -> None:
-        items = [w for w in self.items() if not w.isHidden()]
+        for old in self.items():
+            if old.message.text == message.text or (message.key and old.message.key == message.key):
+                self._drop(old)
+        items = self.items()
         for old in items[: max(0, len(items) - MAX_SHOWN + 1)]:
-            old.hide()
-            old.deleteLater()
+            self._drop(old)
         item = _MessageItem(message, self)
+        self._items.append(item)
         self._layout.addWidget(item)
+
+    def resolve(self, key: str) -> None:
+        for item in self.items():
+            if item.message.key == key:
+                self._drop(item)

@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from PySide6.QtCore import QModelIndex, QPointF, QRect, QRectF, QSize, QSizeF, Qt, QTimer, Signal
+from PySide6.QtCore import QModelIndex, QPointF, QRect, QRectF, QSize, QSizeF, Qt, QTimer
 from PySide6.QtGui import QColor, QGuiApplication, QKeySequence, QPainter, QPaintEvent, QResizeEvent
 from PySide6.QtPdf import QPdfDocument, QPdfSearchModel
 from PySide6.QtPdfWidgets import QPdfView
@@ -135,8 +135,6 @@ class HighlightView(QPdfView):
 class PdfViewer(QWidget):
     """Toolbar (zoom, page, find) above a ``HighlightView``."""
 
-    page_changed = Signal(int)  # 1-based
-
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.document = QPdfDocument(self)
@@ -168,6 +166,7 @@ class PdfViewer(QWidget):
         self.find_box = QLineEdit()
         self.find_box.setPlaceholderText("Find in document (Ctrl+F)")
         self.find_box.setClearButtonEnabled(True)
+        self.find_box.setMinimumWidth(120)  # room for a word or two in a narrow window
         self.find_box.returnPressed.connect(self.find_next)
         self.find_box.textChanged.connect(self._search_changed)
         self.find_status = QLabel("")
@@ -340,7 +339,6 @@ class PdfViewer(QWidget):
         self.page_box.blockSignals(True)
         self.page_box.setValue(page + 1)
         self.page_box.blockSignals(False)
-        self.page_changed.emit(page + 1)
 
     def _scrolled(self, value: int) -> None:
         middle = value + self.view.viewport().height() // 3

@@ -158,7 +158,7 @@ def _hybrid_search(app: Any, window: Any, doc_id: str) -> tuple[bool, str]:
     outcome: dict[str, Any] = {}
 
     def run(_job: Any) -> tuple[int, list[Any]]:
-        library = window._worker_library()
+        library = window.worker_library()
         vectors = library.db.execute("SELECT COUNT(*) FROM embeddings").fetchone()[0]
         return int(vectors), search(library, SEARCH_QUERY, doc_ids=[doc_id], k=3)
 

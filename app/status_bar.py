@@ -4,13 +4,33 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from PySide6.QtCore import QTimer
+from PySide6.QtCore import QSize, Qt, QTimer
+from PySide6.QtGui import QPainter, QPaintEvent, QPalette
 from PySide6.QtWidgets import QLabel, QProgressBar, QStatusBar, QWidget
 
 from inference.telemetry import GpuSample
 
 GIB = 1024**3
 REFRESH_MS = 500
+
+
+class ElidedLabel(QLabel):
+    """A one-line label that ends in "…" when it is narrower than its text (the full text is
+    its tooltip), instead of making the window wider or being cut mid-letter."""
+
+    def minimumSizeHint(self) -> QSize:
+        return QSize(60, super().minimumSizeHint().height())
+
+    def shown_text(self) -> str:
+        width = self.contentsRect().width()
+        return self.fontMetrics().elidedText(self.text(), Qt.TextElideMode.ElideRight, width)
+
+    def paintEvent(self, event: QPaintEvent) -> None:
+        painter = QPainter(self)
+        align = Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter
+        self.style().drawItemText(painter, self.contentsRect(), align, self.palette(), self.isEnabled(),
+                                  self.shown_text(), QPalette.ColorRole.WindowText)  # fmt: skip
+        painter.end()
 
 
 class StatusBar(QStatusBar):
@@ -25,7 +45,7 @@ class StatusBar(QStatusBar):
     ) -> None:
         super().__init__(parent)
         self._source = sample_source
-        self.plan_label = QLabel("No model")
+        self.plan_label = ElidedLabel("No model")
         self.plan_label.setObjectName("plan-line")
         self.speed_label = QLabel("")
         self.speed_label.setObjectName("tokens-per-second")

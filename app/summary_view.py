@@ -70,6 +70,12 @@ class SummaryPanel(QWidget):
         else:
             self.browser.setMarkdown("")
 
+    def set_unavailable(self, title: str, reason: str) -> None:
+        """A document that cannot be summarized: why, and no Summarize button to press."""
+        self.set_summary(title, None)
+        self.summarize_button.setEnabled(False)
+        self.browser.setMarkdown(f"*{reason}*")
+
     def markdown(self) -> str:
         return summary_markdown(self.title, self.summary, links=False) if self.summary else ""
 

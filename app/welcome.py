@@ -4,7 +4,8 @@ recommended model for this GPU; documents can be added and searched meanwhile.""
 from __future__ import annotations
 
 from PySide6.QtCore import Signal
-from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
+from PySide6.QtGui import QResizeEvent
+from PySide6.QtWidgets import QBoxLayout, QFrame, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
 
 def recommended_model(vram_bytes: int | None) -> tuple[str, object | None]:
@@ -35,7 +36,7 @@ class WelcomePanel(QFrame):
         body.setWordWrap(True)
         pick = QPushButton("Choose a GGUF file…")
         pick.clicked.connect(self.choose_file)
-        buttons = QHBoxLayout()
+        self.buttons = buttons = QHBoxLayout()
         buttons.addWidget(pick)
         if recommended:
             fetch = QPushButton(f"Download {recommended}")
@@ -47,3 +48,11 @@ class WelcomePanel(QFrame):
         layout.addWidget(title)
         layout.addWidget(body)
         layout.addLayout(buttons)
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        """In a narrow window the buttons stand one above the other instead of being cut."""
+        super().resizeEvent(event)
+        side_by_side = QBoxLayout.Direction.LeftToRight
+        self.buttons.setDirection(side_by_side)
+        if self.buttons.sizeHint().width() > self.contentsRect().width() - 20:
+            self.buttons.setDirection(QBoxLayout.Direction.TopToBottom)

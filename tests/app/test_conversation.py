@@ -139,7 +139,7 @@ def test_a_worker_crash_is_reported_and_the_model_restarted(qtbot: Any, make_win
     engine.crash_next = True
     with qtbot.waitSignal(window.ask("Two?").finished, timeout=20_000):
         pass
-    qtbot.waitUntil(lambda: engine.restarts == 1 and window._activity_job is None, timeout=10_000)
+    qtbot.waitUntil(lambda: engine.restarts == 1 and window.model_setup.activity_job is None, timeout=10_000)
     texts = [m.text for m in window.messages.history]
     assert any("stopped while working" in t and "Restarting" in t for t in texts)
     assert any("restarted" in t and "conversation is kept" in t for t in texts)
@@ -195,3 +195,45 @@ def test_summarize_shows_the_summary_with_page_links(qtbot: Any, make_window: An
     window.select_document(None)
     window.select_document(doc_id)
     assert window.summary.summary == summary and len(fake_engine.calls) == calls
+
+
+def test_an_answer_without_citations_shows_the_passages_it_was_given(
+    qtbot: Any, make_window: Any, fake_engine: FakeEngine
+) -> None:
+    """Finding: SmolLM2 wrote no [p. N] at all, and the answer showed nothing to check it against."""
+    window = make_window()
+    doc_id = ingest(qtbot, window)
+    fake_engine.queue("The licensee pays the fee.")  # no citation at all
+    with qtbot.waitSignal(window.ask(QUESTION).finished, timeout=20_000):
+        pass
+    answer: AnswerView = window.conversation.turns[-1]
+    assert answer.citations == [] and answer.mode == "retrieval"
+    given = answer.raw.passages
+    assert [s.passage_id for s in answer.sources] == [p.passage_id for p in given]
+    markdown = window.conversation.markdown()
+    assert "Passages given to the model" in markdown and f"(src:0/{answer.sources[0].number})" in markdown
+    first = answer.sources[0]
+    window.conversation.browser.anchorClicked.emit(QUrl(f"src:0/{first.number}"))  # a chip jumps and highlights
+    assert {h.page + 1 for h in window.viewer.view.highlights} == {s[0] for s in given[0].spans}
+    qtbot.waitUntil(lambda: window.viewer.page_box.value() == first.page, timeout=3000)
+    window.select_document(None)  # the chips come back with the stored conversation
+    window.select_document(doc_id)
+    assert [s.page for s in window.conversation.turns[-1].sources] == [s.page for s in answer.sources]
+
+
+def test_a_stopped_answer_keeps_its_citation_links(qtbot: Any, make_window: Any, fake_engine: FakeEngine) -> None:
+    """Finding: a stopped answer lost its citation links (its text was shown as plain text)."""
+    fake_engine.piece_delay_s = 0.03
+    fake_engine.queue(lambda prompt: f"It is in the fee clause [p. {first_passage_page(prompt)}]. " + "more " * 400)
+    window = make_window()
+    ingest(qtbot, window)
+    job = window.ask(QUESTION)
+    qtbot.waitUntil(lambda: "]. more" in window.conversation.pending_text, timeout=20_000)
+    with qtbot.waitSignal(job.cancelled, timeout=5000):
+        window.answers.cancel()
+    qtbot.waitUntil(lambda: window.answer_job is None, timeout=5000)
+    markdown = window.conversation.markdown()
+    assert "Stopped." in markdown and "(cite:0/1)" in markdown and "(src:0/1)" in markdown
+    assert window.conversation.turns == []  # not kept as an answer
+    window.conversation.browser.anchorClicked.emit(QUrl("cite:0/1"))
+    assert window.viewer.view.highlights  # the link jumps and highlights, as in a finished answer

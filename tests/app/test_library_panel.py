@@ -140,3 +140,25 @@ def test_an_encrypted_pdf_over_an_open_one_asks_once(qtbot: Any, make_window: An
     window.select_document(plain)
     window.select_document(locked_id)
     assert asked == [(str(locked), False)] and window.viewer.document.pageCount() == 8
+
+
+def test_a_file_being_added_is_listed_once(qtbot: Any, make_window: Any) -> None:
+    """Finding: "indexing 17/154" beside "interrupted · add it again to finish" for the same PDF
+    (the library holds a partial record while the file is read, and any refresh listed it)."""
+    long_pdf = CONTRACTS / "collaboration-154p.pdf"
+    window = make_window()
+    job = window.add_paths([long_pdf])
+    key = f"path:{long_pdf}"
+    qtbot.waitUntil(lambda: (window.library_panel.state_of(key) or "").startswith("indexing"), timeout=60_000)
+    with Library.open() as library:
+        assert [d.state for d in library.documents()] == ["extracting"]  # the partial record exists
+    window.documents.refresh()  # as when another file finishes meanwhile
+    assert window.library_panel.row_keys() == [key]
+    with qtbot.waitSignal(job.finished, timeout=15_000):
+        job.cancel()
+    (doc_id,) = window.library_panel.row_keys()  # cancelled: the partial record, once
+    assert window.library_panel.state_of(doc_id) == "interrupted · add it again to finish"
+    window.add_paths([long_pdf])  # added again: its row becomes the file's row again
+    assert window.library_panel.row_keys() == [key]
+    window.ingest.cancel()
+    qtbot.waitUntil(lambda: not window.runner.ingests, timeout=15_000)

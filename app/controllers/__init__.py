@@ -1,0 +1,37 @@
+"""One controller per job of the window (Dangerzone's ``ConvertTask``, Anki's operations).
+
+A controller owns one job's start, progress, cancel, result and error handling. It runs the
+work through the one ``app.jobs.JobRunner``, shows it through the views it is given (their
+public methods, or narrow callbacks), and tells the window what happened through its signals;
+``MainWindow`` only builds the views and the controllers and connects them. A new job (the
+review tab, OCR) is one new controller here and one new view.
+
+- ``ingest``: adding PDFs in the ingest process, with the password asked again when needed
+- ``open_document``: showing a document in the viewer, with its session-only password
+- ``documents``: which document is selected, and removing one
+- ``answer``: asking, with the answer streamed into the conversation; search warm-up
+- ``summary``: summarizing the selected document
+- ``citations``: a clicked citation jumps to its page and highlights the passage
+- ``model_setup``: the status line, settings, choosing or downloading a model, restarts
+- ``export``: Markdown copies of answers, conversations and summaries
+"""
+
+from __future__ import annotations
+
+import threading
+
+from summarizer.library import Library
+
+
+class WorkerLibrary:
+    """The LLM thread's own connection to the library (SQLite connections are per thread)."""
+
+    def __init__(self) -> None:
+        self._state = threading.local()
+
+    def __call__(self) -> Library:
+        library: Library | None = getattr(self._state, "library", None)
+        if library is None:
+            library = Library.open()
+            self._state.library = library
+        return library

@@ -1,0 +1,186 @@
+"""Asking about the selected document: one answer at a time, streamed into the conversation,
+stopped with Esc; a model that crashed mid-answer is restarted. Also loads the search index
+and query encoder in the LLM thread before the first question needs them."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+
+from PySide6.QtCore import QObject, Signal
+
+from app import answering
+from app.answering import AnswerStopped, AnswerView
+from app.controllers import WorkerLibrary
+from app.controllers.documents import title_of
+from app.conversation_view import ConversationView
+from app.jobs import Job, JobRunner
+from app.messages import MessageCenter
+from app.model_session import ModelSession, NoModelConfigured
+from app.status_bar import StatusBar
+from inference.errors import EngineError, PagewiseError
+from inference.progress import Progress
+from summarizer.library import DocumentRecord, Library
+
+
+class AnswerController(QObject):
+    answered = Signal(str)  # doc_id (a first answer may have summarized the document)
+    model_crashed = Signal()  # the model's worker died while answering: restart it
+    model_changed = Signal()  # loading progressed or ended: the status line may change
+
+    def __init__(
+        self,
+        runner: JobRunner,
+        session: ModelSession,
+        library: Library,
+        worker_library: WorkerLibrary,
+        conversation: ConversationView,
+        status: StatusBar,
+        messages: MessageCenter,
+        current_doc: Callable[[], str | None],
+        model_missing: Callable[[str], str],
+        parent: QObject | None = None,
+    ) -> None:
+        super().__init__(parent)
+        self.runner = runner
+        self.session = session
+        self.library = library
+        self.worker_library = worker_library
+        self.conversation = conversation
+        self.status = status
+        self.messages = messages
+        self.current_doc = current_doc
+        self.model_missing = model_missing
+        self.job: Job | None = None
+        self.doc_id: str | None = None  # the document being answered about
+        self._first_piece_at: float | None = None
+        self._pieces = 0
+        self._loaded_shown = session.loaded
+        self.search_ready = False
+        self.warm_up_job: Job | None = None
+        conversation.ask_requested.connect(self.ask)
+        conversation.cancel_requested.connect(self.cancel)
+
+    def show_document(self, record: DocumentRecord | None) -> None:
+        """The conversation of the newly selected document (with the answer still being written)."""
+        if record is None:
+            self.conversation.set_document(None)
+            return
+        self.conversation.set_document(title_of(record), answering.load_turns(self.library, record.doc_id))
+        if self.job is not None and self.doc_id == record.doc_id:
+            self.conversation.begin_answer(self.conversation.pending_question or "")
+        self.conversation.set_busy(self.job is not None)
+
+    def ask(self, question: str) -> Job | None:
+        doc_id = self.current_doc()
+        if doc_id is None:
+            self.messages.info("Select a document in the library first.")
+            return None
+        if self.job is not None:
+            self.messages.info("An answer is still being written. Press Esc to stop it first.")
+            return None
+        note = self.model_missing("Asking")
+        if note:
+            self.conversation.begin_answer(question)
+            self.conversation.finish_answer(None, note)
+            self.messages.warning(note, key="model")
+            return None
+        self.messages.resolve("answer")
+        history = list(self.conversation.turns)
+        self.conversation.begin_answer(question)
+        self.doc_id = doc_id
+        self._first_piece_at = None
+        self._pieces = 0
+
+        def run(job: Job) -> AnswerView:
+            engine = self.session.ensure_loaded(job.report, job.token)
+            library = self.worker_library()
+            answer = answering.ask(engine, library, doc_id, question, history, job.emit_piece, job.report, job.token)
+            answering.save_turn(library, doc_id, answer)
+            return answer
+
+        job = self.runner.submit_llm("answer", run, on_cancel=self.session.cancel)
+        self.job = job
+        job.progressed.connect(self._progressed)
+        job.piece.connect(self._piece)
+        job.succeeded.connect(lambda answer: self._done(doc_id, answer))
+        job.failed.connect(lambda error: self._failed(doc_id, error))
+        job.cancelled.connect(lambda: self._stopped(doc_id, "Stopped.", job.stop))
+        job.finished.connect(self._finished)
+        return job
+
+    def cancel(self) -> None:
+        if self.job is not None:
+            self.conversation.progress.mark_stopping()
+            self.job.cancel()
+
+    def cancel_for(self, doc_id: str) -> None:
+        """Stop the answer about ``doc_id`` (it is being removed)."""
+        if self.doc_id == doc_id:
+            self.cancel()
+
+    def _progressed(self, progress: Progress) -> None:
+        if self.doc_id == self.current_doc():
+            self.conversation.progress.update_progress(progress)
+        if self.session.loaded != self._loaded_shown:  # the model just loaded
+            self._loaded_shown = self.session.loaded
+            self.model_changed.emit()
+
+    def _piece(self, text: str) -> None:
+        now = time.monotonic()
+        if self._first_piece_at is None:
+            self._first_piece_at = now
+            self.conversation.progress.label.setText("Answering…")
+        self._pieces += 1
+        elapsed = now - self._first_piece_at
+        if elapsed > 0.2:
+            self.status.set_running_rate((self._pieces - 1) / elapsed)
+        if self.doc_id == self.current_doc():
+            self.conversation.add_piece(text)
+
+    def _done(self, doc_id: str, answer: AnswerView) -> None:
+        rate = answer.stats.decode_tok_s if answer.stats else None
+        self.status.set_last_rate(rate or self.status.running_rate)
+        if doc_id == self.current_doc():
+            self.conversation.finish_answer(answer)
+        self.answered.emit(doc_id)
+
+    def _stopped(self, doc_id: str, note: str, stop: BaseException | None = None) -> None:
+        self.status.set_last_rate(self.status.running_rate)
+        if doc_id == self.current_doc():
+            partial = stop.partial if isinstance(stop, AnswerStopped) else None
+            self.conversation.finish_answer(None, note, partial)
+
+    def _failed(self, doc_id: str, error: BaseException) -> None:
+        if isinstance(error, EngineError) and self.session.crashed():
+            self._stopped(doc_id, "The model stopped while answering. It is being restarted; ask again.")
+            self.messages.warning(f"{error} Restarting the model; your conversation is kept.")
+            self.model_crashed.emit()
+            return
+        self._stopped(doc_id, f"No answer: {error}" if isinstance(error, PagewiseError) else "No answer.")
+        if isinstance(error, NoModelConfigured):
+            self.messages.warning(str(error), key="model")
+        else:
+            self.messages.report(error, "answering", key="answer")
+
+    def _finished(self) -> None:
+        self.job = None
+        self.doc_id = None
+        self.conversation.set_busy(False)
+        self._loaded_shown = self.session.loaded
+        self.model_changed.emit()
+
+    def warm_up_search(self) -> Job | None:
+        """Load the query encoder in the LLM thread before the first question needs it."""
+        if self.search_ready or self.warm_up_job is not None or not self.library.documents():
+            return None
+
+        def run(_job: Job) -> bool:
+            return answering.warm_up_search(self.worker_library())
+
+        job = self.runner.submit_llm("warm-up", run)
+        self.warm_up_job = job
+        job.succeeded.connect(lambda loaded: setattr(self, "search_ready", bool(loaded)))
+        job.failed.connect(lambda error: self.messages.report(error, "preparing search"))
+        job.finished.connect(lambda: setattr(self, "warm_up_job", None))
+        return job

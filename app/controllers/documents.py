@@ -1,0 +1,112 @@
+"""Which document is selected (the library, the viewer and the tabs follow it), and removing one."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from PySide6.QtCore import QObject, Signal
+
+from app.controllers.open_document import OpenDocumentController
+from app.library_panel import LibraryPanel
+from app.messages import MessageCenter
+from inference.errors import PagewiseError
+from summarizer.library import DocumentRecord, Library
+
+
+def title_of(record: DocumentRecord) -> str:
+    return record.title or Path(record.path).name
+
+
+class DocumentsController(QObject):
+    selected = Signal(object)  # the DocumentRecord now shown, or None
+    removing = Signal(str)  # doc_id, before it leaves the library
+
+    def __init__(
+        self,
+        library: Library,
+        library_panel: LibraryPanel,
+        opener: OpenDocumentController,
+        messages: MessageCenter,
+        confirm_remove: Callable[[str], bool],
+        parent: QObject | None = None,
+    ) -> None:
+        super().__init__(parent)
+        self.library = library
+        self.library_panel = library_panel
+        self.opener = opener
+        self.messages = messages
+        self.confirm_remove = confirm_remove
+        self.doc_id: str | None = None
+        library_panel.document_selected.connect(self.select)
+        library_panel.remove_requested.connect(self.remove)
+
+    def record(self, doc_id: str | None) -> DocumentRecord | None:
+        if not doc_id:
+            return None
+        try:
+            return self.library.document(doc_id)
+        except PagewiseError:
+            return None
+
+    def current(self) -> DocumentRecord | None:
+        return self.record(self.doc_id)
+
+    def current_title(self) -> str:
+        """The selected document's own title ("" when it has none)."""
+        record = self.current()
+        return record.title if record is not None and record.title else ""
+
+    def refresh(self) -> None:
+        self.library_panel.set_documents(self.library.documents())
+
+    def select(self, doc_id: str | None) -> None:
+        if doc_id == self.doc_id and doc_id is not None:
+            record = self.record(doc_id)
+            if record is not None and self.opener.locked:
+                self._show_problem(self.opener.open(record))  # selected again: ask for the password now
+            return
+        record = self.record(doc_id)
+        self.doc_id = record.doc_id if record is not None else None
+        if record is None:
+            self.messages.resolve("viewer")
+            self.opener.close()
+        else:
+            self._show_problem(self.opener.open(record))
+        self.selected.emit(record)
+
+    def restore(self, doc_id: str) -> None:
+        """Select ``doc_id`` as the window opens: an encrypted one waits to be selected."""
+        self.opener.restoring = True
+        try:
+            self.library_panel.select(doc_id)
+        finally:
+            self.opener.restoring = False
+
+    def _show_problem(self, problem: str | None) -> None:
+        if problem:
+            self.messages.error(problem, key="viewer")
+        else:
+            self.messages.resolve("viewer")  # a message about the document shown before ends
+
+    def remove(self, key: str) -> None:
+        if not key:
+            return
+        if key.startswith("path:"):
+            self.library_panel.remove_key(key)
+            self.messages.resolve(f"ingest:{key[5:]}")
+            self.refresh()  # a partly added document listed under its file's row shows again
+            return
+        record = self.record(key)
+        if record is None or not self.confirm_remove(title_of(record)):
+            return
+        self.removing.emit(key)
+        try:
+            self.library.remove(key)
+        except PagewiseError as error:
+            self.messages.report(error)
+            return
+        if self.doc_id == key:
+            self.select(None)
+        self.refresh()
+        self.messages.info(f"Removed “{title_of(record)}” from the library.")

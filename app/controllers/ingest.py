@@ -1,0 +1,116 @@
+"""Adding PDFs: the ingest process's progress in the library rows and the progress line,
+the password asked (again) for an encrypted file, failures as messages, cancel."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import QObject, Signal
+
+from app.ingest_process import IngestRequest, expand_paths
+from app.job_progress import JobProgress, describe, row_state
+from app.jobs import IngestJob, JobRunner
+from app.library_panel import LibraryPanel
+from app.messages import MessageCenter
+from inference.progress import Progress
+
+AskPassword = Callable[[str, bool], str | None]
+"""(path, the last password was wrong) → a password, or None when the user cancelled."""
+
+
+class IngestController(QObject):
+    added = Signal(str, bool)  # doc_id, whether it was opened on purpose (File → Open)
+    documents_changed = Signal()
+    idle = Signal()  # every ingest has ended
+
+    def __init__(
+        self,
+        runner: JobRunner,
+        library_panel: LibraryPanel,
+        progress: JobProgress,
+        messages: MessageCenter,
+        passwords: dict[str, str],
+        ask_password: AskPassword,
+        parent: QObject | None = None,
+    ) -> None:
+        super().__init__(parent)
+        self.runner = runner
+        self.library_panel = library_panel
+        self.progress = progress
+        self.messages = messages
+        self.passwords = passwords  # shared with the viewer; this session only, never on disk
+        self.ask_password = ask_password
+        self._open_when_added: set[str] = set()
+        progress.cancel_requested.connect(self.cancel)
+
+    def open_paths(self, paths: list[Path]) -> IngestJob | None:
+        """Add files and show the last one when it is ready (File → Open, `pagewise FILE.pdf`)."""
+        files = expand_paths(paths)
+        if files:
+            self._open_when_added = {str(files[-1])}
+        return self.add_paths(files)
+
+    def add_paths(self, paths: list[Path], password: str | None = None) -> IngestJob | None:
+        files = expand_paths([Path(p) for p in paths])
+        if not files:
+            self.messages.warning("No PDF files were found there.")
+            return None
+        for path in files:
+            self.library_panel.set_file(str(path), "waiting…")
+        requests = [IngestRequest(str(p), password or self.passwords.get(str(p))) for p in files]
+        job = self.runner.ingest(requests)
+        total = len(files)
+        self.progress.start(f"Adding {total} document{'s' if total > 1 else ''}…")
+        job.file_progress.connect(lambda path, p: self._progressed(job, path, p))
+        job.file_done.connect(self._done)
+        job.file_failed.connect(self._failed)
+        job.bug.connect(lambda bug: self.messages.report(bug, "adding documents"))
+        job.cancelled.connect(lambda: self._cancelled(job))
+        job.finished.connect(self._finished)
+        return job
+
+    def cancel(self) -> None:
+        for job in list(self.runner.ingests):
+            job.cancel()
+        self.progress.cancel_button.setEnabled(False)
+
+    def _progressed(self, job: IngestJob, path: str, progress: Progress) -> None:
+        done = len(job.paths) - len(job.pending)
+        self.progress.update_progress(progress)
+        self.progress.label.setText(f"Adding {Path(path).name} ({done + 1} of {len(job.paths)}) — {describe(progress)}")
+        self.library_panel.set_file(path, row_state(progress) or "")
+
+    def _done(self, path: str, result: dict[str, Any]) -> None:
+        self.library_panel.remove_key(f"path:{path}")
+        self.messages.resolve(f"ingest:{path}")
+        self.documents_changed.emit()
+        for warning in result.get("warnings", []):
+            self.messages.warning(f"{Path(path).name}: {warning}")
+        wanted = path in self._open_when_added
+        self._open_when_added.discard(path)
+        self.added.emit(result["doc_id"], wanted)
+
+    def _failed(self, path: str, kind: str, message: str) -> None:
+        if kind == "password":
+            password = self.ask_password(path, path in self.passwords)
+            if password:
+                self.passwords[path] = password
+                self.add_paths([Path(path)], password)
+                return
+            self.library_panel.set_file(path, "encrypted · needs its password", message)
+        else:
+            self.library_panel.set_file(path, "error · could not be added", message)
+        self.messages.error(message, key=f"ingest:{path}")
+
+    def _cancelled(self, job: IngestJob) -> None:
+        for path in job.pending:
+            self.library_panel.remove_key(f"path:{path}")
+        self.messages.info("Adding documents was cancelled. Add them again to finish: finished pages are kept.")
+
+    def _finished(self) -> None:
+        self.documents_changed.emit()
+        if not self.runner.ingests:
+            self.progress.stop()
+            self.idle.emit()

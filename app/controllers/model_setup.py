@@ -1,0 +1,173 @@
+"""The model: the status line's plan, the settings dialog, choosing or downloading a model
+file, and restarting a model whose worker died. Download and restart share the activity line."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import QObject
+from PySide6.QtWidgets import QFileDialog, QWidget
+
+from app.job_progress import JobProgress
+from app.jobs import Job, JobRunner
+from app.messages import MessageCenter
+from app.model_session import ModelSession
+from app.settings import Settings
+from app.settings_dialog import SettingsDialog
+from app.status_bar import StatusBar
+from app.welcome import WelcomePanel
+from inference.engine import LoadReport
+from inference.errors import PagewiseError
+
+MODEL_KEYS = ("model_path", "remote_url", "vram_budget", "context_size", "kv_type", "gpu_layers")
+"""The settings that choose the model and its plan."""
+
+
+class ModelSetupController(QObject):
+    def __init__(
+        self,
+        runner: JobRunner,
+        session: ModelSession,
+        settings: Settings,
+        status: StatusBar,
+        welcome: WelcomePanel,
+        activity: JobProgress,
+        messages: MessageCenter,
+        recommended: tuple[str, Any | None],
+        parent: QWidget,
+    ) -> None:
+        super().__init__(parent)
+        self.runner = runner
+        self.session = session
+        self.settings = settings
+        self.status = status
+        self.welcome = welcome
+        self.activity = activity
+        self.messages = messages
+        self.recommended_label, self.recommended_entry = recommended
+        self.window = parent
+        self.activity_job: Job | None = None
+        self._replaced: LoadReport | None = None  # the load that the settings have replaced since
+        welcome.choose_file.connect(self.choose_model_file)
+        welcome.download.connect(self.download_recommended)
+        activity.cancel_requested.connect(self.cancel_activity)
+
+    def refresh_plan_line(self) -> None:
+        """The status line names the model in force: the loaded one, unless the settings chose
+        another since (that one loads with the next question)."""
+        session = self.session
+        loaded = session.loaded and session.preview is not None and session.report is not self._replaced
+        self.welcome.setVisible(not (self.settings.model_configured or session.loaded))
+        if loaded and session.preview is not None:
+            backend = session.report.backend if session.report else ""
+            self.status.set_plan(f"{session.preview.summary}" + (f" · {backend}" if backend else ""))
+        elif self.settings.model_configured or session.loaded:
+            chosen = session.plan_preview()
+            self.status.set_plan(chosen.summary + (" — not loaded yet" if chosen.ok else f" — {chosen.problem}"))
+            loaded = chosen.ok
+        else:
+            self.status.set_plan("No model configured · documents can still be added and searched")
+        if loaded:
+            self.messages.resolve("model")  # "Asking needs a language model…" no longer holds
+
+    def model_missing(self, what: str) -> str:
+        """Why ``what`` cannot use a model now ("" when it can): explained before anything loads."""
+        if self.session.loaded:
+            return ""
+        chosen = self.session.plan_preview()
+        if chosen.plan is not None or chosen.remote_url or not chosen.problem:
+            return ""
+        if not self.settings.model_configured:
+            return (
+                f"{what} needs a language model. Choose a GGUF file or download the recommended model "
+                "(Model menu, or the welcome panel); documents can be added and searched meanwhile."
+            )
+        return f"The model cannot be loaded: {chosen.problem}"
+
+    # Settings
+
+    def open_settings(self) -> SettingsDialog:
+        dialog = SettingsDialog(self.settings.values(), recommended=self.recommended_label, parent=self.window)
+
+        def download() -> None:
+            dialog.reject()
+            self.download_recommended()
+
+        dialog.download_requested.connect(download)
+        dialog.accepted.connect(lambda: self.apply_settings(dialog.values()))
+        dialog.open()
+        return dialog
+
+    def apply_settings(self, values: dict[str, Any]) -> bool:
+        before = self.settings["data_folder"]
+        model_before = [self.settings.effective(key) for key in MODEL_KEYS]
+        try:
+            self.settings.update(values)
+            self.settings.save()
+        except (PagewiseError, OSError) as error:
+            typed = error if isinstance(error, PagewiseError) else PagewiseError(str(error))
+            self.messages.report(typed, key="settings")
+            return False
+        self.messages.resolve("settings")
+        self.session.configure(self.settings.effective_values())
+        if self.session.loaded and model_before != [self.settings.effective(key) for key in MODEL_KEYS]:
+            self._replaced = self.session.report
+        self.runner.embedding_model = self.settings["embedding_model"]
+        if self.settings["data_folder"] != before:
+            self.messages.info("The new data folder is used from the next start of Pagewise.")
+        self.refresh_plan_line()
+        return True
+
+    def choose_model_file(self) -> None:
+        path, _ = QFileDialog.getOpenFileName(self.window, "Choose a GGUF model", "", "GGUF models (*.gguf)")
+        if path:
+            self.apply_settings({"model_path": path})
+
+    # Jobs on the activity line
+
+    def download_recommended(self) -> Job | None:
+        entry = self.recommended_entry
+        if entry is None:
+            return None
+        self.activity.start(f"Downloading {self.recommended_label}…")
+
+        def run(job: Job) -> Path:
+            from inference.download import download_model
+            from inference.gguf_info import read_gguf_info
+
+            def check(path: Path) -> None:
+                read_gguf_info(path)  # raises ModelError for a file llama.cpp could not load
+
+            result = download_model(entry, progress=job.report, cancel=job.token, check_gguf=check)
+            return Path(result.path)
+
+        job = self._on_activity_line(self.runner.submit_llm("download", run), "downloading the model")
+        job.succeeded.connect(lambda path: self.apply_settings({"model_path": str(path)}))
+        return job
+
+    def restart_model(self) -> Job:
+        self.activity.start("Restarting the model…")
+
+        def run(job: Job) -> Any:
+            return self.session.restart(job.report, job.token)
+
+        job = self._on_activity_line(self.runner.submit_llm("restart", run), "restarting the model")
+        job.succeeded.connect(lambda _r: self.messages.info("The model was restarted. Your conversation is kept."))
+        return job
+
+    def _on_activity_line(self, job: Job, doing: str) -> Job:
+        self.activity_job = job
+        job.progressed.connect(self.activity.update_progress)
+        job.failed.connect(lambda error: self.messages.report(error, doing))
+        job.finished.connect(self._activity_finished)
+        return job
+
+    def _activity_finished(self) -> None:
+        self.activity_job = None
+        self.activity.stop()
+        self.refresh_plan_line()
+
+    def cancel_activity(self) -> None:
+        if self.activity_job is not None:
+            self.activity_job.cancel()

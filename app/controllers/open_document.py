@@ -1,0 +1,61 @@
+"""Showing a library document in the viewer, asking for its password when it is encrypted.
+
+Passwords are kept for the session only (never written to disk), so after a restart an
+encrypted document asks for its password again when it is opened, but not while the window
+restores the last selection before it is even shown.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from app.controllers.ingest import AskPassword
+from app.pdf_viewer import PdfViewer
+from summarizer.library import DocumentRecord
+
+
+class OpenDocumentController:
+    def __init__(self, viewer: PdfViewer, passwords: dict[str, str], ask_password: AskPassword) -> None:
+        self.viewer = viewer
+        self.passwords = passwords
+        self.ask_password = ask_password
+        self.restoring = False  # no password dialog before the window is shown
+
+    @property
+    def locked(self) -> bool:
+        """The viewer shows nothing because the password was not given."""
+        return self.viewer.path is None and self.viewer.needs_password
+
+    def close(self) -> None:
+        self.viewer.close_document()
+
+    def open(self, record: DocumentRecord) -> str | None:
+        """Show the record's PDF; a message for the user when that fails."""
+        path = Path(record.path)
+        if not path.is_file():
+            self.viewer.close_document()
+            return (
+                f"{record.path} cannot be shown: the file was moved or deleted. "
+                "Its text is still in the library; add the file again to view it."
+            )
+        password = self.passwords.get(record.path)
+        if self.viewer.open(path, password):
+            return None
+        wrong = password is not None
+        if self.viewer.needs_password and self.restoring:
+            return f"{path.name} is encrypted: select it to enter its password and show it."
+        while self.viewer.needs_password:
+            password = self.ask_password(record.path, wrong)
+            if not password:
+                return (
+                    f"{path.name} is encrypted: it is shown once its password is given. "
+                    "Select the document again to enter it. Its text is still searchable."
+                )
+            if self.viewer.open(path, password):
+                self.passwords[record.path] = password
+                return None
+            wrong = True
+        return (
+            f"{record.path} cannot be shown: the file cannot be read as a PDF any more. "
+            "Its text is still in the library; add the file again to view it."
+        )
