@@ -12,6 +12,7 @@ the GIL).
 from __future__ import annotations
 
 import json
+import re
 import threading
 import weakref
 from collections.abc import Callable, Sequence
@@ -50,6 +51,9 @@ class RetrievalParams:
     # costs, and it ranks little (FTS5's IDF is ln((1 - share) / share): 1.1 at a quarter, ~0
     # from a half; a rare word's is 5-10). 1.0 keeps every word (docs/retrieval.md).
     max_term_share: float = 0.25
+    # A passage whose words are this much the same (Jaccard of word sets) as a better-ranked one
+    # is left out of the results: a copy adds nothing to the answer's passages. 1.0: keep all.
+    max_overlap: float = 0.8
 
 
 DEFAULT_PARAMS = RetrievalParams()
@@ -212,6 +216,36 @@ def _in_attachments(library: Library, passage_ids: list[int]) -> list[int]:
     return [int(r[0]) for r in rows if is_attachment_heading(str(r[1]))]
 
 
+def _without_copies(
+    library: Library, ranked: list[tuple[int, float]], k: int, max_overlap: float
+) -> list[tuple[int, float]]:
+    """The first ``k`` of ``ranked``, skipping near-copies of passages already taken."""
+    kept: list[tuple[int, float]] = []
+    kept_words: list[set[str]] = []
+    start = 0
+    while len(kept) < k and start < len(ranked):
+        batch = ranked[start : start + 2 * k]
+        start += len(batch)
+        texts = dict(
+            library.db.execute(
+                f"SELECT passage_id, search_text FROM passages WHERE passage_id IN ({','.join('?' * len(batch))})",
+                [pid for pid, _ in batch],
+            ).fetchall()
+        )
+        for passage_id, score in batch:
+            words = set(_WORDS.findall(str(texts.get(passage_id, "")).lower()))
+            if any(len(words & w) > max_overlap * len(words | w) for w in kept_words):
+                continue
+            kept.append((passage_id, score))
+            kept_words.append(words)
+            if len(kept) == k:
+                break
+    return kept
+
+
+_WORDS = re.compile(r"\w+")
+
+
 def search(
     library: Library,
     query: str,
@@ -238,7 +272,8 @@ def search(
     if fused and params.attachment_weight != 1.0:
         for passage_id in _in_attachments(library, list(fused)):
             fused[passage_id] *= params.attachment_weight
-    top = sorted(fused.items(), key=lambda item: (-item[1], item[0]))[:k]
+    ranked = sorted(fused.items(), key=lambda item: (-item[1], item[0]))
+    top = _without_copies(library, ranked, k, params.max_overlap) if params.max_overlap < 1.0 else ranked[:k]
     if not top:
         return []
     bm25_rank = {pid: r for r, pid in enumerate(bm25, start=1)}

@@ -193,3 +193,17 @@ def test_words_in_most_passages_are_left_out_of_bm25(tmp_path: Path) -> None:
         other = add_document(lib, [f"assigned item {i}" for i in range(30)], words_per_passage=3)
         ranked = bm25_ranking(lib, "assigned agreement", [doc_id, other], 50, plain)
         assert len(ranked) == 10 and all("agreement" in _bm25_words(lib, pid) for pid in ranked)
+
+
+def test_a_near_copy_of_a_better_passage_is_left_out(tmp_path: Path) -> None:
+    clause = "Licensee shall not assign this Agreement without the prior written consent of Licensor"
+    pages = [clause + ".", "Exhibit B form: " + clause + ".", "Licensee may assign its rights to an affiliate."]
+    pages += [f"Invoices are payable within {n} days of receipt." for n in range(10, 19)]
+    keep_all = RetrievalParams(max_overlap=1.0)
+    with Library.open(tmp_path / "lib.sqlite") as lib:
+        doc_id = add_document(lib, pages, words_per_passage=40)
+        every = search(lib, "assign without consent", doc_ids=[doc_id], k=3, use_vectors=False, params=keep_all)
+        distinct = search(lib, "assign without consent", doc_ids=[doc_id], k=3, use_vectors=False)
+    assert len(every) == 3 and sum(clause in r.text for r in every) == 2
+    assert sum(clause in r.text for r in distinct) == 1
+    assert len(distinct) == 2 and distinct[0].passage_id == every[0].passage_id
