@@ -4,9 +4,9 @@ BM25 reads two fields, the passage text and its heading path (weighted by
 ``RetrievalParams.heading_weight``). The figures behind each default are in docs/retrieval.md.
 
 Time goes mostly into FTS5's bm25() of every passage that holds any query word, so a word held
-by most passages (where bm25's IDF is about zero) is left out of the query, and the query is
-embedded and looked up in the vector index on a worker thread while SQLite ranks (both release
-the GIL).
+by more than a quarter of the passages (where bm25's IDF is small) is left out of the query, and
+the query is embedded and looked up in the vector index on a worker thread while SQLite ranks
+(both release the GIL). A near-copy of a better-ranked passage is left out of the results.
 """
 
 from __future__ import annotations
