@@ -170,7 +170,11 @@ def main() -> int:
     ap.add_argument("--contracts", type=Path, help="folder with the six fixture PDFs")
     ap.add_argument("--out", type=Path, help="write the full result JSON here")
     ap.add_argument("--via-cli", type=int, default=0, metavar="N", help="also check N questions through the CLI")
-    ap.add_argument("--misses", action="store_true", help="print the questions whose clause is not in the top 3")
+    ap.add_argument(
+        "--misses",
+        action="store_true",
+        help="print the tuning contracts' questions whose clause is not in the top 3 (the held-apart ones' never)",
+    )
     ap.add_argument(
         "--set",
         action="append",
@@ -210,7 +214,7 @@ def main() -> int:
         print(f"CLI check: {summary['cli_mismatches']} of {args.via_cli} differ")
     if args.misses:
         for r in result["rows"]:
-            if r["r@3"] < 1:
+            if r["r@3"] < 1 and r["contract"] not in HELD_APART:
                 print(
                     f"MISS {r['contract']:20} {r['category']:32} r@3={r['r@3']:.2f} "
                     f"rank={r['first_hit_rank']} {r['question']}"

@@ -8,7 +8,7 @@ OR and BM25 ranks passages holding more (and rarer) terms higher.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 
 _WORD = re.compile(r"\w+", re.UNICODE)
 MAX_TERMS = 64
@@ -32,15 +32,20 @@ def fts_terms(text: str) -> list[str]:
     return (content or words)[:MAX_TERMS]
 
 
-def fts_query(text: str, extra_terms: Sequence[str] = ()) -> str | None:
+def fts_query(text: str, extra_terms: Sequence[str] = (), drop: Collection[str] = ()) -> str | None:
     """An FTS5 MATCH expression for ``text``, or None when it holds no searchable word.
 
     ``extra_terms`` (query expansion) are added to it; one of several words is searched as a
-    phrase ("first refusal" matches those two words in a row).
+    phrase ("first refusal" matches those two words in a row). Single words in ``drop`` (lower
+    case) are left out, unless nothing else would be left.
     """
     terms = fts_terms(text)
     if not terms:
         return None
+    if drop:
+        extra_terms = [t for t in extra_terms if t.lower() not in drop]
+        kept = [t for t in terms if t not in drop]
+        terms = kept if kept or extra_terms else terms
     quoted = ['"' + t.replace('"', '""') + '"' for t in terms]
     for term in extra_terms:
         words = [m.group(0).lower() for m in _WORD.finditer(term)]

@@ -2,18 +2,27 @@
 
 BM25 reads two fields, the passage text and its heading path (weighted by
 ``RetrievalParams.heading_weight``). The figures behind each default are in docs/retrieval.md.
+
+Time goes mostly into FTS5's bm25() of every passage that holds any query word, so a word held
+by more than a quarter of the passages (where bm25's IDF is small) is left out of the query, and
+the query is embedded and looked up in the vector index on a worker thread while SQLite ranks
+(both release the GIL). A near-copy of a better-ranked passage is left out of the results.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+import re
+import threading
+import weakref
+from collections.abc import Callable, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
 from inference.errors import DocumentNotFound
 from summarizer.clauses import is_attachment_heading
-from summarizer.fts_query import fts_query
+from summarizer.fts_query import fts_query, fts_terms
 from summarizer.legal_lexicon import expansion_terms
 from summarizer.library import Library
 
@@ -37,6 +46,14 @@ class RetrievalParams:
     # At most this many of them: every term, a phrase most, costs a pass over its postings.
     max_expansion_terms: int = 16
     expand_vector_query: bool = False  # ... and to the text embedded for the vector ranking
+    # A single word held by more than this share of the library's passages is left out of the
+    # BM25 query (unless nothing else is left): scoring every passage that holds it is what
+    # costs, and it ranks little (FTS5's IDF is ln((1 - share) / share): 1.1 at a quarter, ~0
+    # from a half; a rare word's is 5-10). 1.0 keeps every word (docs/retrieval.md).
+    max_term_share: float = 0.25
+    # A passage whose words are this much the same (Jaccard of word sets) as a better-ranked one
+    # is left out of the results: a copy adds nothing to the answer's passages. 1.0: keep all.
+    max_overlap: float = 0.8
 
 
 DEFAULT_PARAMS = RetrievalParams()
@@ -73,6 +90,45 @@ def _doc_filter(doc_ids: Sequence[str] | None) -> tuple[str, list[Any]]:
     return f" AND p.doc_id IN ({','.join('?' * len(doc_ids))})", list(doc_ids)
 
 
+class _TermCounts:
+    """How many passages hold each word, per library, forgotten on any write to it."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._by_library: weakref.WeakKeyDictionary[Library, tuple[tuple[int, int], dict[str, int]]] = (
+            weakref.WeakKeyDictionary()
+        )
+
+    def shares(self, library: Library, words: Sequence[str]) -> dict[str, float]:
+        conn = library.db.conn
+        (version,) = conn.execute("PRAGMA data_version").fetchone()
+        state = (int(version), conn.total_changes)
+        with self._lock:
+            known_state, counts = self._by_library.get(library, (state, {}))
+            if known_state != state:
+                counts = {}
+            self._by_library[library] = (state, counts)
+        missing = [w for w in words if w not in counts]
+        if missing:
+            total = int(conn.execute("SELECT COUNT(*) FROM passages").fetchone()[0])
+            counts["\0total"] = total
+            for word in missing:
+                phrase = '"' + word.replace('"', '""') + '"'
+                row = conn.execute("SELECT COUNT(*) FROM passages_fts WHERE passages_fts MATCH ?", [phrase]).fetchone()
+                counts[word] = int(row[0])
+        total = counts.get("\0total", 0)
+        return {w: counts[w] / total if total else 0.0 for w in words}
+
+
+_term_counts = _TermCounts()
+
+
+def _common_words(library: Library, words: Sequence[str], max_share: float) -> set[str]:
+    if max_share >= 1.0 or not words:
+        return set()
+    return {w for w, share in _term_counts.shares(library, words).items() if share > max_share}
+
+
 def bm25_ranking(
     library: Library,
     query: str,
@@ -81,7 +137,8 @@ def bm25_ranking(
     params: RetrievalParams = DEFAULT_PARAMS,
 ) -> list[int]:
     extra = expansion_terms(query, params.max_expansion_terms) if params.expand_query else []
-    match = fts_query(query, extra)
+    words = [*fts_terms(query), *(t.lower() for t in extra if t.isalnum())]
+    match = fts_query(query, extra, _common_words(library, words, params.max_term_share))
     if match is None:
         return []
     rank = f"bm25(passages_fts, 1.0, {float(params.heading_weight)!r})"
@@ -107,13 +164,17 @@ def bm25_ranking(
     return [int(r[0]) for r in rows]
 
 
-def vector_ranking(library: Library, query: str, doc_ids: Sequence[str] | None, limit: int) -> list[int]:
+def _vector_lookup(
+    library: Library, query: str, doc_ids: Sequence[str] | None, limit: int
+) -> Callable[[], list[int]] | None:
+    """What the vector ranking needs from the database, read here; the returned function embeds
+    the query and searches the index, touching no database (so it may run on another thread)."""
     from summarizer.query_encoder import load_query_encoder
     from summarizer.vector_index import load_index
 
     index = load_index(library)
     if index.size == 0 or index.model is None:
-        return []
+        return None
     encoder = load_query_encoder(index.model)  # the library's model, whatever the settings name
     allowed: list[int] | None = None
     if doc_ids:
@@ -121,8 +182,28 @@ def vector_ranking(library: Library, query: str, doc_ids: Sequence[str] | None, 
         allowed = [
             int(r[0]) for r in library.db.execute(f"SELECT passage_id FROM passages p WHERE 1{where}", args).fetchall()
         ]
-    vector = encoder.encode_query(query)
-    return [pid for pid, _ in index.search(vector, limit, allowed)]
+
+    def lookup() -> list[int]:
+        return [pid for pid, _ in index.search(encoder.encode_query(query), limit, allowed)]
+
+    return lookup
+
+
+def vector_ranking(library: Library, query: str, doc_ids: Sequence[str] | None, limit: int) -> list[int]:
+    lookup = _vector_lookup(library, query, doc_ids, limit)
+    return lookup() if lookup is not None else []
+
+
+_vector_worker: ThreadPoolExecutor | None = None
+_vector_worker_lock = threading.Lock()
+
+
+def _start_on_worker(work: Callable[[], list[int]]) -> Future[list[int]]:
+    global _vector_worker
+    with _vector_worker_lock:
+        if _vector_worker is None:
+            _vector_worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="pagewise-vectors")
+        return _vector_worker.submit(work)
 
 
 def _in_attachments(library: Library, passage_ids: list[int]) -> list[int]:
@@ -132,6 +213,36 @@ def _in_attachments(library: Library, passage_ids: list[int]) -> list[int]:
         passage_ids,
     ).fetchall()
     return [int(r[0]) for r in rows if is_attachment_heading(str(r[1]))]
+
+
+def _without_copies(
+    library: Library, ranked: list[tuple[int, float]], k: int, max_overlap: float
+) -> list[tuple[int, float]]:
+    """The first ``k`` of ``ranked``, skipping near-copies of passages already taken."""
+    kept: list[tuple[int, float]] = []
+    kept_words: list[set[str]] = []
+    start = 0
+    while len(kept) < k and start < len(ranked):
+        batch = ranked[start : start + 2 * k]
+        start += len(batch)
+        texts = dict(
+            library.db.execute(
+                f"SELECT passage_id, search_text FROM passages WHERE passage_id IN ({','.join('?' * len(batch))})",
+                [pid for pid, _ in batch],
+            ).fetchall()
+        )
+        for passage_id, score in batch:
+            words = set(_WORDS.findall(str(texts.get(passage_id, "")).lower()))
+            if any(len(words & w) > max_overlap * len(words | w) for w in kept_words):
+                continue
+            kept.append((passage_id, score))
+            kept_words.append(words)
+            if len(kept) == k:
+                break
+    return kept
+
+
+_WORDS = re.compile(r"\w+")
 
 
 def search(
@@ -146,11 +257,13 @@ def search(
     """The top ``k`` passages for ``query``, optionally only in ``doc_ids``."""
     for doc_id in doc_ids or ():
         library.document(doc_id)  # raises DocumentNotFound with a helpful message
-    bm25 = bm25_ranking(library, query, doc_ids, params.candidates, params)
     vector_query = query
     if params.expand_vector_query:
         vector_query = " ".join([query, *expansion_terms(query, params.max_expansion_terms)])
-    vectors = vector_ranking(library, vector_query, doc_ids, params.candidates) if use_vectors else []
+    lookup = _vector_lookup(library, vector_query, doc_ids, params.candidates) if use_vectors else None
+    pending = _start_on_worker(lookup) if lookup is not None else None
+    bm25 = bm25_ranking(library, query, doc_ids, params.candidates, params)
+    vectors = pending.result() if pending is not None else []
     fused: dict[int, float] = {}
     for ranking, weight in ((bm25, params.bm25_weight), (vectors, params.vector_weight)):
         for rank, passage_id in enumerate(ranking, start=1):
@@ -158,7 +271,8 @@ def search(
     if fused and params.attachment_weight != 1.0:
         for passage_id in _in_attachments(library, list(fused)):
             fused[passage_id] *= params.attachment_weight
-    top = sorted(fused.items(), key=lambda item: (-item[1], item[0]))[:k]
+    ranked = sorted(fused.items(), key=lambda item: (-item[1], item[0]))
+    top = _without_copies(library, ranked, k, params.max_overlap) if params.max_overlap < 1.0 else ranked[:k]
     if not top:
         return []
     bm25_rank = {pid: r for r, pid in enumerate(bm25, start=1)}

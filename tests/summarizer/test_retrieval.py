@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -156,3 +157,53 @@ def test_query_expansion_finds_the_lawyers_words(tmp_path: Path) -> None:
         expanded = search(lib, question, doc_ids=[doc_id], k=1, use_vectors=False)
     assert not any("convenience" in r.text for r in plain)
     assert "for convenience" in expanded[0].text
+
+
+def test_fts_query_leaves_out_dropped_words_unless_nothing_else_is_left() -> None:
+    assert fts_query("assign this agreement", drop={"agreement"}) == '"assign"'
+    assert fts_query("the agreement", ["assignment", "prior consent"], {"agreement", "assignment"}) == (
+        '"prior consent"'
+    )
+    assert fts_query("agreement", drop={"agreement"}) == '"agreement"'
+
+
+def _bm25_words(lib: Library, pid: int) -> str:
+    return str(lib.db.execute("SELECT search_text FROM passages WHERE passage_id = ?", [pid]).fetchone()[0])
+
+
+def test_words_in_most_passages_are_left_out_of_bm25(tmp_path: Path) -> None:
+    pages = [f"the agreement clause number {i} says nothing in particular here" for i in range(9)]
+    pages.append("this agreement may be assigned only with consent")
+    plain = RetrievalParams(expand_query=False)
+    with Library.open(tmp_path / "lib.sqlite") as lib:
+        doc_id = add_document(lib, pages, words_per_passage=20)
+        every_word = bm25_ranking(lib, "agreement assigned", [doc_id], 20, replace(plain, max_term_share=1.0))
+        common_left_out = bm25_ranking(lib, "agreement assigned", [doc_id], 20, plain)
+        # "agreement" is in every passage: FTS5 gives it an IDF of ~0, so it ranks nothing and
+        # only makes every passage a match that bm25() must score.
+        assert len(every_word) == 10
+        assert [_bm25_words(lib, pid) for pid in common_left_out] == [
+            "this agreement may be assigned only with consent"
+        ]
+        assert every_word[0] == common_left_out[0]
+        # Only common words: they are searched all the same.
+        assert len(bm25_ranking(lib, "agreement", [doc_id], 20, plain)) == 10
+        # The counts follow the library: once most passages say "assigned", it is the common word
+        # and "agreement" (now in a quarter of them) is what ranks.
+        other = add_document(lib, [f"assigned item {i}" for i in range(30)], words_per_passage=3)
+        ranked = bm25_ranking(lib, "assigned agreement", [doc_id, other], 50, plain)
+        assert len(ranked) == 10 and all("agreement" in _bm25_words(lib, pid) for pid in ranked)
+
+
+def test_a_near_copy_of_a_better_passage_is_left_out(tmp_path: Path) -> None:
+    clause = "Licensee shall not assign this Agreement without the prior written consent of Licensor"
+    pages = [clause + ".", "Exhibit B form: " + clause + ".", "Licensee may assign its rights to an affiliate."]
+    pages += [f"Invoices are payable within {n} days of receipt." for n in range(10, 19)]
+    keep_all = RetrievalParams(max_overlap=1.0)
+    with Library.open(tmp_path / "lib.sqlite") as lib:
+        doc_id = add_document(lib, pages, words_per_passage=40)
+        every = search(lib, "assign without consent", doc_ids=[doc_id], k=3, use_vectors=False, params=keep_all)
+        distinct = search(lib, "assign without consent", doc_ids=[doc_id], k=3, use_vectors=False)
+    assert len(every) == 3 and sum(clause in r.text for r in every) == 2
+    assert sum(clause in r.text for r in distinct) == 1
+    assert len(distinct) == 2 and distinct[0].passage_id == every[0].passage_id
