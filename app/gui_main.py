@@ -29,6 +29,13 @@ def assets_dir() -> Path:
 
 
 def check_dependencies() -> str | None:
+    """Why the window cannot start here (a missing Qt part or system library), or None."""
+    from app.system_libraries import uses_x11, window_libraries_problem
+
+    if uses_x11():
+        missing = window_libraries_problem()  # Qt's own message names only the first of them
+        if missing:
+            return missing
     try:
         import PySide6.QtPdf
         import PySide6.QtPdfWidgets  # noqa: F401

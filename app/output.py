@@ -6,7 +6,7 @@ import argparse
 import json
 import sys
 from collections.abc import Callable
-from typing import Any
+from typing import Any, TextIO
 
 from inference.cancel import Cancelled
 from inference.errors import PagewiseError
@@ -44,36 +44,39 @@ def run_command(args: argparse.Namespace) -> int:
 
 
 class TerminalProgress:
-    """A progress callback drawing one line on stderr; silent when not a TTY or with --json."""
+    """A progress callback drawing a tqdm bar (stage, count, rate, ETA) on stderr.
 
-    def __init__(self, enabled: bool) -> None:
-        self.enabled = enabled and sys.stderr.isatty()
-        self._last_len = 0
+    Silent when stderr is not a terminal or with --json. Each stage gets its own bar; a stage
+    without a total shows a counter. tqdm is imported only when a bar is drawn.
+    """
+
+    def __init__(self, enabled: bool, *, stream: TextIO | None = None) -> None:
+        self.stream = stream or sys.stderr
+        self.enabled = enabled and (stream is not None or sys.stderr.isatty())
+        self._bar: Any = None
+        self._stage: str | None = None
 
     def __call__(self, progress: Progress) -> None:
         if not self.enabled:
             return
-        parts = [progress.stage]
-        if progress.total:
-            width = 24
-            filled = int(width * progress.done / progress.total)
-            parts.append(f"[{'#' * filled}{'.' * (width - filled)}] {progress.done}/{progress.total}")
-        elif progress.done:
-            parts.append(str(progress.done))
-        if progress.rate:
-            parts.append(f"{progress.rate:.1f}/s")
-        eta = progress.eta_seconds()
-        if eta is not None:
-            parts.append(f"ETA {eta:.0f}s")
+        total = progress.total or None
+        if self._bar is None or progress.stage != self._stage or (total and self._bar.total != total):
+            self.close()
+            from tqdm import tqdm
+
+            self._stage = progress.stage
+            self._bar = tqdm(
+                total=total, desc=progress.stage, file=self.stream, leave=False, dynamic_ncols=True,
+                unit="", mininterval=0.1, bar_format=None if total else "{desc}: {n_fmt} [{elapsed}, {rate_fmt}]",
+            )  # fmt: skip
+        if progress.done != self._bar.n:
+            self._bar.update(progress.done - self._bar.n)
         if progress.message:
-            parts.append(progress.message)
-        line = " ".join(parts)[:120]
-        sys.stderr.write("\r" + line + " " * max(0, self._last_len - len(line)))
-        sys.stderr.flush()
-        self._last_len = len(line)
+            self._bar.set_postfix_str(progress.message[:60], refresh=False)
+        self._bar.refresh()
 
     def close(self) -> None:
-        if self.enabled and self._last_len:
-            sys.stderr.write("\r" + " " * self._last_len + "\r")
-            sys.stderr.flush()
-            self._last_len = 0
+        if self._bar is not None:
+            self._bar.close()
+            self._bar = None
+            self._stage = None

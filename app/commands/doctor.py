@@ -85,7 +85,18 @@ def diagnose() -> dict[str, Any]:
     from inference.download import models_dir
     from inference.plan import GIB
 
+    from app.system_libraries import install_hint, missing_window_libraries
+
     problems: list[Problem] = []
+    window_missing = missing_window_libraries()
+    if window_missing:
+        problems.append(
+            Problem(
+                "error",
+                f"The desktop window cannot start: missing system libraries {', '.join(window_missing)}.",
+                install_hint(window_missing) + " The command line works without them.",
+            )
+        )
     llama = check_llama_cpp()
     gpu = check_gpu()
     folder = models_dir()
@@ -159,6 +170,7 @@ def diagnose() -> dict[str, Any]:
         "recommended": [e.to_json() for e in for_tier(tier)] if tier else [],
         "models_dir": str(folder),
         "models": models,
+        "window_libraries_missing": window_missing,
         "problems": [p.to_json() for p in problems],
     }
 

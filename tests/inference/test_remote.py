@@ -35,6 +35,7 @@ class FakeServer:
     streaming: int = 0
     most_streaming: int = 0
     streams_changed: threading.Condition = field(default_factory=threading.Condition)
+    words_sent: int = 0
 
 
 def _handler(server: FakeServer) -> type[BaseHTTPRequestHandler]:
@@ -107,6 +108,7 @@ def _handler(server: FakeServer) -> type[BaseHTTPRequestHandler]:
                         choice["text"] = word
                     self.wfile.write(f"data: {json.dumps({'choices': [choice]})}\n\n".encode())
                     self.wfile.flush()
+                    server.words_sent += 1
                     if index + 1 < len(server.words):
                         time.sleep(server.word_delay_s)
                 final = {
@@ -215,12 +217,11 @@ def test_cancel_closes_the_stream(fake: tuple[FakeServer, str]) -> None:
     token = CancelToken()
     stream = engine.generate("x", cancel=token)
     next(stream)
-    started = time.perf_counter()
     token.cancel()
     with pytest.raises(Cancelled):
         collect(stream)
-    assert time.perf_counter() - started < 2.0
     assert server.disconnected.wait(5.0), "the server kept sending after the cancel"
+    assert server.words_sent < len(server.words), "the whole reply was read before the cancel"
 
 
 def test_cancel_while_waiting_for_the_first_token(fake: tuple[FakeServer, str]) -> None:
@@ -228,10 +229,9 @@ def test_cancel_while_waiting_for_the_first_token(fake: tuple[FakeServer, str]) 
     server.first_delay_s = 3.0  # a long prefill on the server
     engine = _engine(url)
     threading.Timer(0.2, engine.cancel).start()
-    started = time.perf_counter()
     with pytest.raises(Cancelled):
         collect(engine.generate("x"))
-    assert time.perf_counter() - started < 2.0
+    assert server.words_sent == 0, "the cancel waited for the server's first token"
 
 
 def test_generate_batch_runs_prompts_concurrently(fake: tuple[FakeServer, str]) -> None:
