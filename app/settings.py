@@ -112,7 +112,8 @@ SCHEMA: tuple[Setting, ...] = (
             "GPU memory Pagewise may use: 'auto' (free VRAM minus a reserve) or an amount like 11.5GiB.",
             _check_budget, kind="budget", affects_plan=True),
     Setting("context_size", "Context size", int, 0,
-            "Tokens the model sees at once (question, summary and passages). auto (0 for `pagewise config`) lets the planner choose.",
+            "Tokens the model sees at once (question, summary and passages). "
+            "auto (0 for `pagewise config`) lets the planner choose.",
             _check_context, choices=CONTEXT_CHOICES, kind="choice", affects_plan=True),
     Setting("kv_type", "KV cache type", str, "auto",
             "Precision of the attention cache: auto, f16, q8_0 or q4_0 (smaller fits more context).",

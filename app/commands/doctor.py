@@ -81,11 +81,10 @@ def check_models(folder: Path) -> tuple[list[dict[str, Any]], list[Problem]]:
 
 
 def diagnose() -> dict[str, Any]:
+    from app.system_libraries import install_hint, missing_window_libraries
     from inference.catalog import best_tier, for_tier
     from inference.download import models_dir
     from inference.plan import GIB
-
-    from app.system_libraries import install_hint, missing_window_libraries
 
     problems: list[Problem] = []
     window_missing = missing_window_libraries()
