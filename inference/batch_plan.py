@@ -6,13 +6,16 @@ second llama.cpp context beside it for summarizing several segments at once, eac
 and compute buffer still fit the budget, or 1; f16 KV unless f16 cannot run two sequences (then
 q8_0, then q4_0); for the same number of sequences the larger micro-batch when it fits.
 
-With layers in CPU memory the width is worth layers: a decode step of a few sequences costs
-about what one sequence's step costs (the CPU-resident layers are read from memory once per
-step either way), so four sequences produce nearly four times the tokens, while prompt
-processing runs at the same rate. ``plan_batched`` then also tries giving up layers for 2, 4
-and 8 sequences and keeps the plan with the least predicted time per segment:
+With layers in CPU memory, width can be bought with layers: the CPU-resident layers' weights are
+read once per decode step whatever the width. But their attention runs on the CPU too, over a
+cache as deep as the segment, once per sequence: measured for the 32B at 12 GiB on the H200,
+8K deep, one sequence with 36 GPU layers decodes 2.6 tok/s, four with 31 layers 3.6 tok/s in
+all, eight with 27 layers 3.1, and with fewer layers the prompt runs slower (session 6,
+docs/benchmarks.md). ``plan_batched`` still weighs 2, 4 and 8 sequences against layers, with
+that cost in ``job_time.decode_step_seconds``, and trades only when the predicted time per
+segment falls by ``MIN_TRADE_GAIN``:
 
-    seconds per segment = prompt tokens / prefill rate + generated tokens / (width x decode rate)
+    seconds per segment = prompt tokens / prefill rate + generated tokens x step(width) / width
 
 Measured on an H200 at 12 GiB (docs/benchmarks.md): Llama-3.1-8B, 125 segments of 8K tokens,
 165 s with 4 f16 sequences and 2,048-token micro-batches against 199 s with 8 q8_0 sequences
@@ -33,7 +36,7 @@ from inference.plan import KvType, Plan
 from inference.plan_policy import Overrides, plan
 
 PARALLEL_CHOICES = (16, 8, 4, 2)
-BATCH_UBATCH_CHOICES = (2048, 512)
+BATCH_UBATCH_CHOICES = (4096, 2048, 1024, 512)
 CPU_MAX_PARALLEL = 1
 """On the CPU, batching does not pay: prefill is compute-bound and the batch context's unified KV
 cache makes every token attend over all sequences' cells. Measured with SmolLM2-135M, 1 thread,
@@ -42,6 +45,9 @@ still ask for more (``max_parallel``)."""
 OFFLOAD_WIDTHS = (2, 4, 8)
 """Widths tried against GPU layers when layers stay in CPU memory."""
 MAX_LAYERS_TRADED = 24
+MIN_TRADE_GAIN = 0.10
+"""Layers given up for width must save this share of the predicted time per segment: the model
+is within ~10% of the measured rows, and a plan that keeps its layers also answers faster."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -159,7 +165,7 @@ def _per_job(info: GgufInfo, p: Plan, job_plan: JobPlan, width: int) -> float:
     """Seconds per job in the batch context (its own micro-batch for prompts), ``width`` at once."""
     batch = dataclasses.replace(p, n_ubatch=p.batch_n_ubatch or p.n_ubatch, type_k=p.batch_kv)
     prefill = predict_rates(info, batch, job_plan.speeds).prefill_tok_s
-    step = decode_step_seconds(info, batch, job_plan.speeds, width)
+    step = decode_step_seconds(info, batch, job_plan.speeds, width, depth=job_plan.job.prompt_tokens)
     return job_plan.job.prompt_tokens / prefill + job_plan.job.generated_tokens * step / width
 
 
@@ -206,7 +212,7 @@ def plan_batched(
             if got == want:
                 t = _per_job(info, candidate, job_plan, want)
                 tried.append((want, layers, t))
-                if t < best[0]:
+                if t < best[0] and t <= seconds * (1 - MIN_TRADE_GAIN):
                     best = (t, candidate, want)
                 break
     t, chosen, chosen_width = best

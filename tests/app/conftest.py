@@ -95,13 +95,16 @@ def make_window(qtbot: Any, fake_engine: Any, pagewise_home: Path) -> Iterator[C
 
     windows: list[Any] = []
 
-    def make(engine: Any = None, settings: dict[str, Any] | None = None, real_planner: bool = False) -> Any:
+    def make(
+        engine: Any = None, settings: dict[str, Any] | None = None, real_planner: bool = False, session: Any = None
+    ) -> Any:
+        """``session``: a ModelSession of the caller's (a real model) instead of the fake engine's."""
         engine = engine or fake_engine
         values = settings or {}
         kwargs: dict[str, Any] = {"engine_factory": lambda _preview: engine}
         if not real_planner:
             kwargs["planner"] = lambda _values: PlanPreview(None, "fake-model · test plan")
-        session = ModelSession(values, **kwargs)
+        session = session or ModelSession(values, **kwargs)
         window = MainWindow(
             settings=Settings(values, path=pagewise_home / "settings.json"),
             session=session,

@@ -20,10 +20,8 @@ pytestmark = pytest.mark.slow
 
 
 def test_ask_with_smollm2_on_the_cpu(qtbot: Any, make_window: Any, smollm2_path: Path) -> None:
-    window = make_window()
-    window.session = ModelSession(
-        {"model_path": str(smollm2_path), "vram_budget": "0", "context_size": 8192}, n_threads=2
-    )
+    session = ModelSession({"model_path": str(smollm2_path), "vram_budget": "0", "context_size": 8192}, n_threads=2)
+    window = make_window(session=session)
     window.add_paths([CONTRACTS / "endorsement-8p.pdf"])
     wait_for_document(qtbot, window)
     pieces: list[str] = []
