@@ -36,7 +36,11 @@ from inference.plan import KvType, Plan
 from inference.plan_policy import Overrides, plan
 
 PARALLEL_CHOICES = (16, 8, 4, 2)
-BATCH_UBATCH_CHOICES = (4096, 2048, 1024, 512)
+BATCH_UBATCH_CHOICES = (2048, 1024, 512)
+"""4,096 is not tried: with it, Qwen2.5-7B's 8 batched sequences took 151.3 s per 1M prompt tokens
+against 152.6 s at 2,048 (H200, 12 GiB, session 7, docs/data/s7/) for 1.2 GiB more GPU memory,
+although a single 8K prompt runs 37% faster at 4,096 (session 6). 1,024 is what an offloaded
+model's single sequence often fits best (the 32B at 12 GiB: 36 layers with 1,024)."""
 CPU_MAX_PARALLEL = 1
 """On the CPU, batching does not pay: prefill is compute-bound and the batch context's unified KV
 cache makes every token attend over all sequences' cells. Measured with SmolLM2-135M, 1 thread,
