@@ -61,3 +61,19 @@ def test_the_dialog_refuses_an_invalid_value(qtbot: Any) -> None:
     assert dialog.refusal() is None
     dialog.set_value("remote_url", "ftp://example")
     assert dialog.refusal() is not None and "http" in dialog.refusal()
+
+
+def test_the_context_size_hint_names_what_the_field_shows(qtbot: Any) -> None:
+    """The field shows 'auto' for 0; the hint under it must not speak of '0' as the choice."""
+    from PySide6.QtWidgets import QComboBox, QLabel
+
+    dialog = SettingsDialog({s.key: s.default for s in SCHEMA})
+    qtbot.addWidget(dialog)
+    combo = dialog.editors["context_size"]
+    assert isinstance(combo, QComboBox) and combo.currentText() == "auto"
+    hint = next(
+        label.text()
+        for label in dialog.findChildren(QLabel)
+        if label.property("class") == "hint" and label.text().startswith("Tokens the model sees")
+    )
+    assert "auto" in hint and not hint.rstrip(".").endswith("0 lets the planner choose")
