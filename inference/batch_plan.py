@@ -8,12 +8,13 @@ q8_0, then q4_0); for the same number of sequences the larger micro-batch when i
 
 With layers in CPU memory, width can be bought with layers: the CPU-resident layers' weights are
 read once per decode step whatever the width. But their attention runs on the CPU too, over a
-cache as deep as the segment, once per sequence: measured for the 32B at 12 GiB on the H200,
-8K deep, one sequence with 36 GPU layers decodes 2.6 tok/s, four with 31 layers 3.6 tok/s in
-all, eight with 27 layers 3.1, and with fewer layers the prompt runs slower (session 6,
-docs/benchmarks.md). ``plan_batched`` still weighs 2, 4 and 8 sequences against layers, with
-that cost in ``job_time.decode_step_seconds``, and trades only when the predicted time per
-segment falls by ``MIN_TRADE_GAIN``:
+cache as deep as the segment, once per sequence, and fewer layers slow the prompt. Measured for
+the 32B at 12 GiB on the H200, 8K deep (sessions 5-6, docs/benchmarks.md): one sequence with 36
+GPU layers decodes 2.6 tok/s, four with 31 layers 3.6 tok/s in all, eight with 27 layers 3.1;
+per 256-token summary that is 112, 95 and 110 s. ``plan_batched`` weighs 2, 4 and 8 sequences
+against layers with that cost in ``job_time.decode_step_seconds``; it trades when the predicted
+time per segment falls by ``MIN_TRADE_GAIN``, and among trades within ``CLOSE_CALL`` of the
+fastest keeps the most layers (the 32B: 4 sequences with 31 layers):
 
     seconds per segment = prompt tokens / prefill rate + generated tokens x step(width) / width
 
@@ -52,6 +53,8 @@ MAX_LAYERS_TRADED = 24
 MIN_TRADE_GAIN = 0.10
 """Layers given up for width must save this share of the predicted time per segment: the model
 is within ~10% of the measured rows, and a plan that keeps its layers also answers faster."""
+CLOSE_CALL = 0.05
+"""Trades predicted within this share of the fastest count as equal: the most layers wins."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -199,6 +202,7 @@ def plan_batched(
         return BatchedPlan(base, width, seconds, job_plan)
     best = (seconds, base, width)
     tried: list[tuple[int, int, float]] = []
+    traded: list[tuple[float, Plan, int]] = []
     options = options or PlannerOptions()
     main = job_plan.plan
     main_options = dataclasses.replace(options, n_batch=main.n_batch, n_ubatch=main.n_ubatch)
@@ -216,9 +220,15 @@ def plan_batched(
             if got == want:
                 t = _per_job(info, candidate, job_plan, want)
                 tried.append((want, layers, t))
-                if t < best[0] and t <= seconds * (1 - MIN_TRADE_GAIN):
-                    best = (t, candidate, want)
+                traded.append((t, candidate, want))
                 break
+    # Trade only for a clear gain, and among the trades within CLOSE_CALL of the fastest, keep
+    # the most layers (fewer sequences): the model ranks near-ties less surely than it ranks
+    # layers, and layers also serve the answers.
+    fastest = min((c[0] for c in traded), default=seconds)
+    if fastest <= seconds * (1 - MIN_TRADE_GAIN):
+        close = [c for c in traded if c[0] <= fastest * (1 + CLOSE_CALL)]
+        best = max(close, key=lambda c: (c[1].n_gpu_layers, -c[0]))
     t, chosen, chosen_width = best
     candidates = [(width, base.n_gpu_layers, seconds), *tried]
     others = tuple(c for c in candidates if (c[0], c[1]) != (chosen_width, chosen.n_gpu_layers))

@@ -58,11 +58,11 @@ class DeviceSpeeds:
     step_overhead_s: float  # per decode step: kernel launches, sampling, Python
     source: str
     host_flops: float = 2.5e11  # FLOP/s of the CPU-resident layers' matrix products (the threads used)
-    # FLOP/s of attention over the CPU-resident layers' KV cache for each sequence a batched
-    # decode step adds: fitted to the 32B at 12 GiB on the H200 host, 8K deep (session 6,
-    # docs/data/s6/): 0.385 s per step for one sequence (36 GPU layers), 1.11 s for 4 (31),
-    # 2.58 s for 8 (27). 8 threads; a desktop CPU of 8 cores is about the same.
-    host_attention_flops: float = 3.0e10
+    # FLOP/s of attention over the CPU-resident layers' KV cache, per sequence of a decode step:
+    # fitted to the 32B at 12 GiB on the H200 host, 8K deep (sessions 5-6, docs/data/s6/): steps
+    # of 0.385 s for one sequence (36 GPU layers), 1.11 s for 4 (31), 2.58 s for 8 (27) are
+    # predicted 0.45, 1.11 and 2.48 s. 8 threads; a desktop CPU of 8 cores is about the same.
+    host_attention_flops: float = 4.0e10
 
 
 H200 = DeviceSpeeds(
@@ -151,8 +151,8 @@ def decode_step_seconds(info: GgufInfo, p: Plan, speeds: DeviceSpeeds, width: in
     """One decode step of ``width`` sequences (one token each), each ``depth`` tokens into its
     cache. Fewer than 32 tokens run the CPU-resident layers on the CPU: their weights are read once
     per step whatever the width, their matrix products grow with it, and so does attention over
-    their KV cache, which lives in CPU memory: measured, each sequence beyond the first adds about
-    0.3 s per step to the 32B at 8K depth, so four sequences decode only 1.4x the tokens of one."""
+    their KV cache, which lives in CPU memory: measured, for the 32B at 8K depth, four sequences
+    decode only 1.4x the tokens of one."""
     split = weights_split(info, p.n_gpu_layers, p.n_cpu_moe)
     cpu_bytes = max(0, split.cpu - info.token_embd_bytes)
     weight_bytes = max(1, split.cpu + split.gpu - info.token_embd_bytes)
@@ -160,9 +160,9 @@ def decode_step_seconds(info: GgufInfo, p: Plan, speeds: DeviceSpeeds, width: in
     gpu_s = split.gpu / speeds.gpu_memory_rate * (1.0 if p.type_k == "f16" else QUANTIZED_KV_DECODE_COST)
     cpu_s = max(cpu_bytes / speeds.host_memory_rate, cpu_flops / speeds.host_flops) if cpu_bytes else 0.0
     cpu_layers = info.n_layers - sum(1 for il in gpu_layer_ids(info.n_layers, p.n_gpu_layers)[0] if il < info.n_layers)
-    if cpu_layers and width > 1 and depth:
+    if cpu_layers and depth:
         per_layer = 2 * (info.head_dim_k + info.head_dim_v) * max(info.n_head or (0,)) * depth
-        cpu_s += (width - 1) * cpu_layers * per_layer / speeds.host_attention_flops
+        cpu_s += width * cpu_layers * per_layer / speeds.host_attention_flops
     return gpu_s + cpu_s + speeds.step_overhead_s
 
 

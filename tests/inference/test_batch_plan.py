@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from inference.batch_plan import MIN_TRADE_GAIN, plan_batched, with_batch_context
+from inference.batch_plan import CLOSE_CALL, MIN_TRADE_GAIN, plan_batched, with_batch_context
 from inference.job_time import ANSWER, H200, SUMMARY, Job, decode_step_seconds, plan_for_job
 from inference.plan_policy import Overrides
 from scripts.random_gguf import shape_info
@@ -11,16 +11,29 @@ GIB = 1024**3
 SEGMENT = 8192 + 512
 
 
-def test_offloaded_summaries_of_8k_segments_keep_their_layers() -> None:
-    # Measured on the H200 (session 6): widths 4 and 8 with fewer layers were no faster per 8K
-    # segment than one sequence with 36 layers; attention over the CPU layers' deep cache grows
-    # with the width. The planner predicts a gain below MIN_TRADE_GAIN and keeps the layers.
+def test_offloaded_8k_summaries_trade_layers_for_four_sequences() -> None:
+    # Measured on the H200 (sessions 5-6), per 256-token summary of an 8K segment: width 1 with
+    # 36 layers 112 s, width 4 with 31 layers 95 s, width 8 with 27 layers 110 s.
     info = shape_info("qwen2.5-32b")
     job_plan = plan_for_job(info, 12 * GIB, 9984, Overrides(), SUMMARY, H200)
-    kept = plan_batched(info, 12 * GIB, 9984, Overrides(), SUMMARY, job_plan, per_sequence=SEGMENT, trade_layers=True)
+    kept = plan_batched(info, 12 * GIB, 9984, Overrides(), SUMMARY, job_plan, per_sequence=SEGMENT)
+    assert kept.parallel == 1 and kept.plan.n_gpu_layers == job_plan.plan.n_gpu_layers == 36
+    traded = plan_batched(info, 12 * GIB, 9984, Overrides(), SUMMARY, job_plan, per_sequence=SEGMENT, trade_layers=True)
+    assert (traded.parallel, traded.plan.n_gpu_layers) == (4, 31)
+    assert traded.seconds_per_job <= kept.seconds_per_job * (1 - MIN_TRADE_GAIN)
+    assert {w for w, _, _ in traded.others} == {1, 2, 8}
+    # width 8 is predicted a little faster, but within CLOSE_CALL: the most layers win
+    eight = next(s for w, _, s in traded.others if w == 8)
+    assert eight < traded.seconds_per_job <= eight * (1 + CLOSE_CALL)
+
+
+def test_short_summaries_keep_their_layers() -> None:
+    # 64-token summaries of 8K segments: the prompt dominates, and fewer layers slow it.
+    job = Job("summary", 8192, 64)
+    info = shape_info("qwen2.5-32b")
+    job_plan = plan_for_job(info, 12 * GIB, 9984, Overrides(), job, H200)
+    kept = plan_batched(info, 12 * GIB, 9984, Overrides(), job, job_plan, per_sequence=SEGMENT, trade_layers=True)
     assert kept.parallel == 1 and kept.plan.n_gpu_layers == job_plan.plan.n_gpu_layers
-    assert {w for w, _, _ in kept.others} == {2, 4, 8}
-    assert all(s > kept.seconds_per_job * (1 - MIN_TRADE_GAIN) for _, _, s in kept.others)
 
 
 def test_shallow_long_replies_trade_layers_for_sequences() -> None:
@@ -63,8 +76,8 @@ def test_a_decode_step_of_a_few_shallow_sequences_costs_about_one() -> None:
 
 
 def test_deep_sequences_pay_attention_on_the_cpu_per_sequence() -> None:
-    # Measured, 32B with 31 GPU layers, 8K deep: 1.11 s per step of 4 sequences, 0.385 s for one
-    # with 36 layers; all on the GPU there is no such term.
+    # Measured, 32B with 31 GPU layers, 8K deep: 1.11 s per step of 4 sequences; all on the GPU
+    # there is no such term.
     info = shape_info("qwen2.5-32b")
     p = plan_for_job(info, 12 * GIB, 9984, Overrides(n_gpu_layers=31, kv_type="q4_0"), SUMMARY, H200).plan
     four = decode_step_seconds(info, p, H200, 4, depth=8192)
