@@ -84,7 +84,7 @@ def _child(
                 now = time.monotonic()
                 if now - last >= PROGRESS_INTERVAL_S or (p.total is not None and p.done >= p.total):
                     last = now
-                    queue.put(("progress", path, p.stage, p.done, p.total, p.message, p.rate))
+                    queue.put(("progress", path, p.stage.value, p.done, p.total, p.message, p.rate))
 
             options = IngestOptions(password=request.password, embed=embed, embedding_model=embedding_model)
             try:
