@@ -63,8 +63,9 @@ def _child(
     if home:
         os.environ["PAGEWISE_HOME"] = home
     from inference.cancel import Cancelled, CancelToken
-    from inference.errors import PagewiseError, PasswordRequired
+    from inference.errors import PagewiseError
     from inference.progress import Progress
+    from summarizer.errors import PasswordRequired
     from summarizer.ingest import IngestOptions, ingest_path
     from summarizer.library import Library
 

@@ -17,8 +17,8 @@ from pathlib import Path
 from typing import Any
 
 from inference.cancel import NEVER_CANCELLED, CancelToken
-from inference.errors import DocumentError
 from inference.progress import Progress, ProgressCallback, Stage, no_progress
+from summarizer.errors import DocumentError
 from summarizer.library import DocumentRecord, Library, now_iso, transaction
 from summarizer.passages import (
     DEFAULT_MAX_CHARS,

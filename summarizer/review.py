@@ -15,9 +15,9 @@ from pathlib import Path
 from typing import Any
 
 from inference.cancel import NEVER_CANCELLED, CancelToken
-from inference.errors import LibraryError
 from inference.progress import Progress, ProgressCallback, Stage, no_progress
 from summarizer.checklist import Checklist, ChecklistItem
+from summarizer.errors import LibraryError
 from summarizer.library import DocumentRecord, Library
 from summarizer.retrieval import search
 

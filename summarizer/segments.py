@@ -13,7 +13,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from inference.cancel import NEVER_CANCELLED, CancelToken
-from inference.errors import DocumentError
 from inference.progress import Progress, ProgressCallback, Stage, no_progress
 from summarizer.document_text import (
     PassagePiece,
@@ -23,6 +22,7 @@ from summarizer.document_text import (
     read_pages,
     read_passages,
 )
+from summarizer.errors import DocumentError
 from summarizer.library import Library, transaction
 
 CountTokens = Callable[[str], int]

@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 from inference.cancel import Cancelled, CancelToken
-from inference.errors import DocumentError, DocumentNotFound, PasswordRequired
 from inference.progress import Progress, Stage
+from summarizer.errors import DocumentError, DocumentNotFound, PasswordRequired
 from summarizer.ingest import IngestOptions, ingest_path
 from summarizer.library import Library
 from summarizer.passages import PAGE_JOIN
