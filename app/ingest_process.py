@@ -2,7 +2,7 @@
 
 ``start_ingest`` spawns one process for a batch of files; it reports through a queue:
 
-* ``("progress", path, stage, done, total, message, rate)``
+* ``("progress", path, stage, done, total, message, rate)``, ``stage`` a ``Stage``'s value
 * ``("done", path, result_json)`` for each file that was added (or was already there)
 * ``("error", path, kind, message)``: ``kind`` is "password" for an encrypted PDF without the
   right password, "document" for a file Pagewise cannot read (its typed errors). The batch

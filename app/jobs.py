@@ -64,7 +64,7 @@ class Job(QObject):
         self.token = CancelToken()
         self._on_cancel = on_cancel
         self._last_report = 0.0
-        self._last_stage = ""
+        self._last_stage: Stage | None = None
         self.started_at: float | None = None
         self.done = False
         self.stop: Cancelled | None = None

@@ -30,11 +30,12 @@ def _short(model: str | None) -> str:
     return Path(model).name if model else "no model"
 
 
-def reindex_notice(library: Library, model: str | None) -> str | None:
+def reindex_notice(library: Library, model: str | None, *, adding: bool = False) -> str | None:
     """What the banner says when ``library`` needs re-indexing for the embedding model
-    ``model`` (None: the configured one), or None when it is up to date."""
+    ``model`` (None: the configured one), or None when it is up to date. ``adding``: documents
+    are being added, so a document half cut may be one the ingest is cutting right now."""
+    from summarizer.passages import PASSAGE_FORMAT
     from summarizer.reembed import configured_model, needs_reembed, reembed_status
-    from summarizer.reindex import documents_needing_reindex
 
     parts: list[str] = []
     target, current = configured_model(model), library.embedding_model
@@ -49,12 +50,16 @@ def reindex_notice(library: Library, model: str | None) -> str | None:
             f"The library is embedded with {_short(current)}, but the settings name {_short(target)}; "
             f"search uses {_short(current)} until the library is re-embedded."
         )
-    old = len(documents_needing_reindex(library))
+    records = [r for r in library.documents() if r.state != "extracting" and r.needs_reindex]
+    old = sum(1 for r in records if r.passage_format < PASSAGE_FORMAT)
     if old:
         parts.append(
             f"{plural(old, 'document')} {'was' if old == 1 else 'were'} cut into passages by an older "
             "Pagewise: re-index to search them better."
         )
+    half = 0 if adding else len(records) - old
+    if half:
+        parts.append(f"{plural(half, 'document')} {'was' if half == 1 else 'were'} left half cut into passages.")
     return " ".join(parts) or None
 
 
@@ -87,17 +92,21 @@ class ReindexController(QObject):
         """Show the banner if the library needs re-indexing, take it away if not; its text."""
         if self.job is not None:
             return None
-        notice = reindex_notice(self.library, self.embedding_model())
+        notice = reindex_notice(self.library, self.embedding_model(), adding=bool(self.runner.ingests))
         if notice is None:
             self.messages.resolve(KEY)
         else:
             self.messages.warning(notice, key=KEY, action="Reindex", on_action=self.reindex)
         return notice
 
-    def reindex(self) -> Job:
-        """Re-cut what needs it, then re-embed if the model differs (a no-op when up to date)."""
+    def reindex(self) -> Job | None:
+        """Re-cut what needs it, then re-embed if the model differs (a no-op when up to date).
+        None while documents are being added: the ingest process may be cutting one of them."""
         if self.job is not None:
             return self.job
+        if self.runner.ingests:
+            self.messages.info("Re-indexing can start once the documents being added are in the library.")
+            return None
         model, embed = self.embedding_model(), self.runner.embed
         self.messages.resolve(KEY)
         self.progress.start("Re-indexing the library…")

@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from app.controllers.reindex import reindex_notice
 from summarizer import reembed as reembed_module
 from summarizer.ingest import embed_missing
 from summarizer.library import Library
@@ -107,3 +108,30 @@ def test_a_new_embedding_model_is_reembedded_and_a_stopped_reembed_continues(
     assert banner(window) is None and window.library.embedding_model == model_b
     assert len(staged) == 3 and staged[2] == staged[1]
     assert said(window).count(f"Library re-indexed: re-embedded with {Path(model_b).name}.") == 1
+
+
+def test_the_notice_tells_an_older_format_from_a_half_cut_document() -> None:
+    with Library.open() as library:
+        old = add_document(library, numbered_pages(2, 40), title="Old")
+        half = add_document(library, numbered_pages(2, 40), title="Half")
+        library.db.execute("UPDATE documents SET passage_format = ? WHERE doc_id = ?", [PASSAGE_FORMAT, half])
+        library.db.execute("UPDATE documents SET state = 'chunking' WHERE doc_id = ?", [half])
+        notice = reindex_notice(library, None)
+        assert notice is not None and "1 document was cut into passages by an older Pagewise" in notice
+        assert "1 document was left half cut" in notice
+        # While documents are being added, the ingest may be cutting that one right now.
+        assert "half cut" not in (reindex_notice(library, None, adding=True) or "")
+        library.db.execute("UPDATE documents SET passage_format = ? WHERE doc_id = ?", [PASSAGE_FORMAT, old])
+        assert reindex_notice(library, None, adding=True) is None
+
+
+def test_reindexing_waits_for_documents_being_added(make_window: Any) -> None:
+    with Library.open() as library:
+        add_document(library, numbered_pages(2, 40))
+    window = make_window()
+    window.runner.ingests.append(object())  # an ingest under way (the process itself is not needed)
+    try:
+        assert window.reindexer.reindex() is None and window.reindexer.job is None
+        assert "once the documents being added are in the library" in said(window)[-1]
+    finally:
+        window.runner.ingests.clear()
