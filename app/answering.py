@@ -20,7 +20,7 @@ from typing import Any
 
 from inference.cancel import NEVER_CANCELLED, Cancelled, CancelToken
 from inference.engine import Engine, GenerationStats
-from inference.progress import Progress, ProgressCallback, no_progress
+from inference.progress import Progress, ProgressCallback, Stage, no_progress
 from summarizer.library import Library
 
 
@@ -230,7 +230,7 @@ def ask(
         progress=progress,
         cancel=cancel,
     )
-    progress(Progress("Reading the passages" if stream.mode == "retrieval" else "Reading the document", 0, None))
+    progress(Progress(Stage.READ_PASSAGES if stream.mode == "retrieval" else Stage.READ_DOCUMENT, 0, None))
     pieces: list[str] = []
     try:
         for text in stream:

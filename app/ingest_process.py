@@ -2,7 +2,7 @@
 
 ``start_ingest`` spawns one process for a batch of files; it reports through a queue:
 
-* ``("progress", path, stage, done, total, message, rate)``
+* ``("progress", path, stage, done, total, message, rate)``, ``stage`` a ``Stage``'s value
 * ``("done", path, result_json)`` for each file that was added (or was already there)
 * ``("error", path, kind, message)``: ``kind`` is "password" for an encrypted PDF without the
   right password, "document" for a file Pagewise cannot read (its typed errors). The batch
@@ -63,8 +63,9 @@ def _child(
     if home:
         os.environ["PAGEWISE_HOME"] = home
     from inference.cancel import Cancelled, CancelToken
-    from inference.errors import PagewiseError, PasswordRequired
+    from inference.errors import PagewiseError
     from inference.progress import Progress
+    from summarizer.errors import PasswordRequired
     from summarizer.ingest import IngestOptions, ingest_path
     from summarizer.library import Library
 
@@ -84,7 +85,7 @@ def _child(
                 now = time.monotonic()
                 if now - last >= PROGRESS_INTERVAL_S or (p.total is not None and p.done >= p.total):
                     last = now
-                    queue.put(("progress", path, p.stage, p.done, p.total, p.message, p.rate))
+                    queue.put(("progress", path, p.stage.value, p.done, p.total, p.message, p.rate))
 
             options = IngestOptions(password=request.password, embed=embed, embedding_model=embedding_model)
             try:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QProgressBar, QToolButton, QWidget
 
-from inference.progress import Progress
+from inference.progress import Progress, Stage
 
 
 def plural(n: int, word: str) -> str:
@@ -29,18 +29,17 @@ def format_eta(seconds: float | None) -> str:
 
 
 ROW_STAGES = {
-    "reading pages": ("indexing", " pages"),
-    "embedding passages": ("embedding", " passages"),
-    "summarizing segments": ("summarizing", " segments"),
+    Stage.READ_PAGES: ("indexing", " pages"),
+    Stage.EMBED_PASSAGES: ("embedding", " passages"),
+    Stage.SUMMARIZE_SEGMENTS: ("summarizing", " segments"),
 }
 
 
 def row_state(progress: Progress, *, every_stage: bool = True) -> str | None:
     """What a document's row in the library says while a job works on it ("indexing 17/154
-    pages", "summarizing 3/7 segments"). The one place in the window that matches progress
-    stages by their text (until the floors share typed stages). ``every_stage=False``: None for
-    a stage without its own words."""
-    known = ROW_STAGES.get(progress.stage.lower())
+    pages", "summarizing 3/7 segments"). ``every_stage=False``: None for a stage without its
+    own words."""
+    known = ROW_STAGES.get(progress.stage)
     if known is None and not every_stage:
         return None
     word, unit = known or (progress.stage.lower(), "")

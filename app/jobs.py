@@ -31,7 +31,7 @@ from PySide6.QtCore import QObject, QTimer, Signal
 
 from app.ingest_process import IngestProcess, IngestRequest
 from inference.cancel import Cancelled, CancelToken
-from inference.progress import Progress
+from inference.progress import Progress, Stage
 
 PROGRESS_INTERVAL_S = 0.1  # progress reaches the GUI at most ~10 times a second per job
 EVENT_POLL_MS = 20  # the GUI drains the LLM thread's events at this interval
@@ -64,7 +64,7 @@ class Job(QObject):
         self.token = CancelToken()
         self._on_cancel = on_cancel
         self._last_report = 0.0
-        self._last_stage = ""
+        self._last_stage: Stage | None = None
         self.started_at: float | None = None
         self.done = False
         self.stop: Cancelled | None = None
@@ -300,7 +300,7 @@ class IngestJob(QObject):
             kind = message[0]
             if kind == "progress":
                 _, path, stage, done, total, text, rate = message
-                self.file_progress.emit(path, Progress(stage, done, total, text, rate))
+                self.file_progress.emit(path, Progress(Stage(stage), done, total, text, rate))
             elif kind == "done":
                 self.pending.discard(message[1])
                 self.file_done.emit(message[1], message[2])

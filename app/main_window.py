@@ -37,6 +37,7 @@ from app.controllers.export import ExportController
 from app.controllers.ingest import IngestController
 from app.controllers.model_setup import ModelSetupController
 from app.controllers.open_document import OpenDocumentController
+from app.controllers.reindex import ReindexController
 from app.controllers.summary import SummaryController
 from app.conversation_view import ConversationView
 from app.job_progress import JobProgress
@@ -82,6 +83,7 @@ class MainWindow(QMainWindow):
         self._make_menus()
         self.model_setup.refresh_plan_line()
         self.documents.refresh()
+        self.reindexer.check()
         self.restore_state()
         QTimer.singleShot(0, self.answers.warm_up_search)
 
@@ -119,11 +121,12 @@ class MainWindow(QMainWindow):
         self.message_bar = MessageBar(self.messages)
         self.ingest_progress = JobProgress("Stop adding documents")
         self.activity = JobProgress("Stop")
+        self.reindex_progress = JobProgress("Stop re-indexing (it continues where it stopped next time)")
         central = QWidget()
         layout = QVBoxLayout(central)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(0)
-        for widget in (self.message_bar, self.ingest_progress, self.activity):
+        for widget in (self.message_bar, self.ingest_progress, self.activity, self.reindex_progress):
             layout.addWidget(widget)
         layout.addWidget(self.splitter, 1)
         self.setCentralWidget(central)
@@ -162,6 +165,8 @@ class MainWindow(QMainWindow):
                                             self.library_panel.select)  # fmt: skip
         self.export = ExportController(self, self.conversation, self.summary, self.messages,
                                        self.documents.current_title)  # fmt: skip
+        self.reindexer = ReindexController(self.runner, self.library, worker_library, self.reindex_progress,
+                                           self.messages, lambda: self.runner.embedding_model, self)  # fmt: skip
 
         self.library_panel.files_dropped.connect(self.ingest.add_paths)
         self.ingest.added.connect(self._document_added)
@@ -175,6 +180,8 @@ class MainWindow(QMainWindow):
         self.answers.model_changed.connect(self.model_setup.refresh_plan_line)
         self.summaries.documents_changed.connect(self.documents.refresh)
         self.summary.page_clicked.connect(self.viewer.go_to_page)
+        self.reindexer.library_changed.connect(self.documents.refresh)
+        self.model_setup.settings_applied.connect(self.reindexer.check)
         escape = QShortcut(QKeySequence(Qt.Key.Key_Escape), self)
         escape.setContext(Qt.ShortcutContext.WindowShortcut)
         escape.activated.connect(self.answers.cancel)
@@ -210,6 +217,8 @@ class MainWindow(QMainWindow):
         self._action(model_menu, "&Choose model file…", None, self.model_setup.choose_model_file)
         if self.recommended[1] is not None:
             self._action(model_menu, "&Download recommended model", None, self.model_setup.download_recommended)
+        library_menu = self.menuBar().addMenu("&Library")
+        self._action(library_menu, "&Re-index library…", None, self.reindexer.reindex)
         help_menu = self.menuBar().addMenu("&Help")
         self._action(help_menu, "&About Pagewise", None, self.about)
 

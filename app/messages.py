@@ -10,17 +10,19 @@ instead of becoming a message nobody reads).
 button: at most ``MAX_SHOWN`` at once (the newest), the same text once. Information fades after
 a few seconds; warnings and errors stay until closed, or until the condition they describe ends:
 a message posted with a ``key`` ("model", "viewer") is replaced by the next one with that key
-and taken away by ``resolve(key)``.
+and taken away by ``resolve(key)``. A warning may carry one action (a button such as
+"Reindex"): pressing it closes the message and calls the action.
 """
 
 from __future__ import annotations
 
 import logging
 import traceback
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
 
 from PySide6.QtCore import QObject, Qt, QTimer, Signal
-from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QToolButton, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QToolButton, QVBoxLayout, QWidget
 
 from inference.cancel import Cancelled
 from inference.errors import PagewiseError
@@ -37,6 +39,8 @@ class Message:
     level: str  # "info", "warning", "error"
     text: str
     key: str = ""  # the condition it describes: a later message or ``resolve`` with that key ends it
+    action: str = ""  # the label of the message's one button ("Reindex"); "" for none
+    on_action: Callable[[], object] | None = field(default=None, compare=False)
 
 
 class MessageCenter(QObject):
@@ -52,8 +56,10 @@ class MessageCenter(QObject):
     def info(self, text: str, key: str = "") -> None:
         self._post(Message("info", text, key))
 
-    def warning(self, text: str, key: str = "") -> None:
-        self._post(Message("warning", text, key))
+    def warning(
+        self, text: str, key: str = "", action: str = "", on_action: Callable[[], object] | None = None
+    ) -> None:
+        self._post(Message("warning", text, key, action, on_action))
 
     def error(self, text: str, key: str = "") -> None:
         self._post(Message("error", text, key))
@@ -103,6 +109,11 @@ class _MessageItem(QFrame):
         label.setToolTip(message.text)  # ...and shown whole here
         label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         layout.addWidget(label, 1)
+        self.action_button: QPushButton | None = None
+        if message.action and message.on_action is not None:
+            self.action_button = QPushButton(message.action)
+            self.action_button.clicked.connect(self._act)
+            layout.addWidget(self.action_button, 0, Qt.AlignmentFlag.AlignTop)
         close = QToolButton()
         close.setText("✕")
         close.setAutoRaise(True)
@@ -111,6 +122,11 @@ class _MessageItem(QFrame):
         layout.addWidget(close, 0, Qt.AlignmentFlag.AlignTop)
         if message.level == "info":
             QTimer.singleShot(INFO_TIMEOUT_MS, self, self.dismiss)
+
+    def _act(self) -> None:
+        self.dismiss()
+        if self.message.on_action is not None:
+            self.message.on_action()
 
     def dismiss(self) -> None:
         self.dismissed = True

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from inference.errors import SettingsError
+from summarizer.errors import SettingsError
 
 KV_CHOICES = ("auto", "f16", "q8_0", "q4_0")
 CONTEXT_CHOICES = (0, 4096, 8192, 16384, 32768, 65536, 131072)  # 0 = the planner chooses

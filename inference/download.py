@@ -26,7 +26,7 @@ from typing import Any, Protocol
 from inference.cancel import NEVER_CANCELLED, Cancelled, CancelToken
 from inference.catalog import CatalogEntry
 from inference.errors import ModelError, PagewiseError
-from inference.progress import Progress, ProgressCallback, no_progress
+from inference.progress import Progress, ProgressCallback, Stage, no_progress
 
 _SHA256_RE = re.compile(r"^[0-9a-f]{64}$")
 
@@ -235,7 +235,7 @@ def download_model(
     dest.mkdir(parents=True, exist_ok=True)
     where = f"{entry.repo}/{entry.filename}"
     revision = entry.revision or "main"
-    progress(Progress("download", 0, None, f"asking the hub about {entry.filename}"))
+    progress(Progress(Stage.DOWNLOAD, 0, None, f"asking the hub about {entry.filename}"))
     try:
         remote = hub.file_info(entry.repo, entry.filename, revision)
     except (PagewiseError, Cancelled):
@@ -267,7 +267,7 @@ def download_model(
         cancel.raise_if_cancelled()
         elapsed = time.monotonic() - started
         rate = done / elapsed if elapsed > 0 and done else None
-        progress(Progress("download", done, total or remote.size, entry.filename, rate))
+        progress(Progress(Stage.DOWNLOAD, done, total or remote.size, entry.filename, rate))
 
     try:
         path = hub.download(entry.repo, entry.filename, remote.commit, dest, on_bytes, remote.size)
@@ -284,7 +284,7 @@ def download_model(
         ) from error
 
     def on_hash(done: int, total: int | None) -> None:
-        progress(Progress("verify", done, total, f"checking {entry.filename}"))
+        progress(Progress(Stage.VERIFY, done, total, f"checking {entry.filename}"))
 
     actual = sha256_file(path, cancel, on_hash)
     if actual != expected:

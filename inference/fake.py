@@ -45,7 +45,7 @@ from inference.engine import (
 )
 from inference.errors import EngineError
 from inference.plan import Plan
-from inference.progress import Progress, ProgressCallback, no_progress
+from inference.progress import Progress, ProgressCallback, Stage, no_progress
 
 _TOKEN_RE = re.compile(r"\w+|[^\w\s]")
 _PIECE_RE = re.compile(r"\s*\S+|\s+$")
@@ -152,12 +152,12 @@ class FakeEngine(Engine):
         if self.load_error is not None:
             error, self.load_error = self.load_error, None
             raise error
-        progress(Progress("load", 0, 1, "loading fake model"))
+        progress(Progress(Stage.LOAD, 0, 1, "loading fake model"))
         if plan is not None:
             self._n_ctx = plan.n_ctx
         self._loaded = True
         self.load_count += 1
-        progress(Progress("load", 1, 1, "loaded"))
+        progress(Progress(Stage.LOAD, 1, 1, "loaded"))
         return LoadReport(
             model_path=plan.model_path if plan else "",
             model_name=self._model_name,
@@ -216,7 +216,7 @@ class FakeEngine(Engine):
             results.append(Completion("".join(texts), stats))
             if on_result is not None:
                 on_result(index, results[-1])
-            progress(Progress("generate", index + 1, len(prompts), "batch"))
+            progress(Progress(Stage.GENERATE, index + 1, len(prompts), "batch"))
         return results
 
     def cancel(self) -> None:

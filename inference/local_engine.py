@@ -40,7 +40,7 @@ from inference.engine import (
 from inference.errors import EngineError, ModelError
 from inference.llama_worker import BatchRequest, GenerateRequest
 from inference.plan import Plan
-from inference.progress import Progress, ProgressCallback, no_progress
+from inference.progress import Progress, ProgressCallback, Stage, no_progress
 from inference.worker_process import WorkerProcess, describe_exit
 
 _LOAD_LOG_END = "[pagewise] load finished"
@@ -149,13 +149,13 @@ class LocalEngine(Engine):
             self._worker.stop()
             self._plan, self._info, self._needs_reload, self._crash_message = None, {}, False, ""
             self._loading_path = plan.model_path
-            progress(Progress("load", 0, 3, "starting the model worker"))
+            progress(Progress(Stage.LOAD, 0, 3, "starting the model worker"))
             try:
                 self._load_log_start = os.path.getsize(self._log_path)
             except OSError:
                 self._load_log_start = 0
             self._start_worker(cancel)
-            progress(Progress("load", 1, 3, f"loading {Path(plan.model_path).name}"))
+            progress(Progress(Stage.LOAD, 1, 3, f"loading {Path(plan.model_path).name}"))
             started = time.perf_counter()
             try:
                 reply = self._request(
@@ -169,7 +169,7 @@ class LocalEngine(Engine):
             self._info = dict(reply[1])
             self._plan = plan
             self._needs_reload = False
-            progress(Progress("load", 3, 3, "loaded"))
+            progress(Progress(Stage.LOAD, 3, 3, "loaded"))
             return LoadReport(
                 model_path=plan.model_path,
                 model_name=str(self._info["model_name"]),
@@ -271,7 +271,7 @@ class LocalEngine(Engine):
                 try:
                     if on_result is not None:
                         on_result(index, completion)
-                    progress(Progress("generate", done, len(prompts), "batch"))
+                    progress(Progress(Stage.GENERATE, done, len(prompts), "batch"))
                 except BaseException:
                     self._drain()  # stop the rest of the batch; the worker keeps its model
                     raise

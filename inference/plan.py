@@ -7,6 +7,7 @@ computes them.
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
@@ -100,19 +101,36 @@ class Plan:
         return data
 
 
+# Words of a file name that say nothing about which model it holds ("ggml-model-q4_0.gguf").
+_GENERIC_WORDS = frozenset({"model", "ggml", "gguf", "llama", "f16", "f32", "bf16"})
+
+
+def model_label(p: Plan) -> str:
+    """The model as the user chose it: the file's stem (``Qwen2.5-7B-Instruct-Q4_K_M``), with
+    the quantization when the stem does not say it. A GGUF's own ``general.name`` is often
+    misleading (random-weight and community files carry their base model's or a training run's
+    name), so it is added only to a stem that names no model (``ggml-model-q4_0 (Qwen2.5 7B)``)."""
+    stem = os.path.basename(p.model_path).removesuffix(".gguf")
+    if not stem:
+        return f"{p.model_name} {p.model_quant}".strip()
+    quant = p.model_quant
+    label = stem if not quant or quant.lower() in stem.lower() else f"{stem} {quant}"
+    rest = stem.lower().replace(quant.lower(), " ") if quant else stem.lower()
+    words = {word for word in re.split(r"[^a-z0-9.]+", rest) if re.search("[a-z]", word)}
+    if p.model_name and p.model_name != stem and not words - _GENERIC_WORDS:
+        label += f" ({p.model_name})"
+    return label
+
+
 def summary_line(p: Plan) -> str:
-    """``Qwen2.5-14B Q4_K_M · 49/49 layers GPU · KV q8_0 · 16K ctx · est. 11.3 GiB``"""
-    total_layers = getattr(p, "n_layers_total", 0) or p.n_gpu_layers
-    name = getattr(p, "model_name", "") or os.path.basename(p.model_path)
-    quant = getattr(p, "model_quant", "")
-    parts = [f"{name} {quant}".strip()]
+    """``Qwen2.5-14B-Instruct-Q4_K_M · 49/49 layers GPU · KV q8_0 · 16K ctx · est. 11.3 GiB``"""
+    parts = [model_label(p)]
     if p.n_gpu_layers == 0:
         parts.append("CPU only")
     else:
-        parts.append(f"{p.n_gpu_layers}/{total_layers} layers GPU")
-    n_cpu_moe = getattr(p, "n_cpu_moe", 0)
-    if n_cpu_moe:
-        parts.append(f"experts of {n_cpu_moe} layers on CPU")
+        parts.append(f"{p.n_gpu_layers}/{p.n_layers_total or p.n_gpu_layers} layers GPU")
+    if p.n_cpu_moe:
+        parts.append(f"experts of {p.n_cpu_moe} layers on CPU")
     kv = f"KV {p.type_k}" + (" + flash attn" if p.flash_attn else "")
     parts.append(kv)
     parts.append(f"{p.n_ctx // 1024}K ctx" if p.n_ctx % 1024 == 0 else f"{p.n_ctx} ctx")

@@ -4,6 +4,40 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from enum import StrEnum
+
+
+class Stage(StrEnum):
+    """The steps a long operation reports, shared by the floors: the window and the terminal
+    match these members, never their wording. The values are the words shown and written
+    by ``--json``, so they stay as they are."""
+
+    # inference: model files and engines
+    DOWNLOAD = "download"
+    VERIFY = "verify"
+    HASH_MODEL = "hashing model"
+    LOAD = "load"
+    GENERATE = "generate"
+    # summarizer: adding a document
+    READ_PAGES = "Reading pages"
+    CUT_PASSAGES = "Cutting passages"
+    LOAD_EMBEDDER = "Loading the embedding model"
+    EMBED_PASSAGES = "Embedding passages"
+    UPDATE_INDEX = "Updating the vector index"
+    # summarizer: reindexing and re-embedding the library
+    RECUT_PASSAGES = "Re-cutting passages"
+    REEMBED_PASSAGES = "Re-embedding passages"
+    # summarizer: summaries
+    COUNT_TOKENS = "counting tokens"
+    SUMMARIZE_SEGMENTS = "summarizing segments"
+    REDUCE = "reducing"
+    SUMMARIZED = "summarized"
+    # summarizer: contract review
+    FIND_CLAUSES = "Finding the clauses"
+    REVIEW = "Reviewing"
+    # answers
+    READ_PASSAGES = "Reading the passages"
+    READ_DOCUMENT = "Reading the document"
 
 
 @dataclass(frozen=True, slots=True)
@@ -14,11 +48,15 @@ class Progress:
     ``total`` is ``None`` when unknown. ``rate`` is units per second, when measured.
     """
 
-    stage: str
+    stage: Stage
     done: int = 0
     total: int | None = None
     message: str = ""
     rate: float | None = None
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.stage, Stage):  # a free string would be matched by no one
+            raise TypeError(f"progress stage {self.stage!r} is not a Stage")
 
     @property
     def fraction(self) -> float | None:

@@ -32,7 +32,7 @@ from inference.engine import (
 )
 from inference.errors import EngineError
 from inference.plan import Plan
-from inference.progress import Progress, ProgressCallback, no_progress
+from inference.progress import Progress, ProgressCallback, Stage, no_progress
 from inference.remote_http import HttpClient, HttpError, HttpStatus, error_text, sse_events
 
 CHARS_PER_TOKEN = 4.0
@@ -85,7 +85,7 @@ class RemoteEngine(Engine):
         cancel: CancelToken = NEVER_CANCELLED,
     ) -> LoadReport:
         """Check that the server answers and learn its model name and context length."""
-        progress(Progress("load", 0, 1, f"connecting to {self.url}"))
+        progress(Progress(Stage.LOAD, 0, 1, f"connecting to {self.url}"))
         cancel.raise_if_cancelled()
         started = time.perf_counter()
         listing = self._http.json("GET", "/v1/models", None, timeout_s=min(self._timeout_s, 15.0))
@@ -115,7 +115,7 @@ class RemoteEngine(Engine):
         except EngineError:
             pass
         self._loaded = True
-        progress(Progress("load", 1, 1, "connected"))
+        progress(Progress(Stage.LOAD, 1, 1, "connected"))
         return LoadReport(
             model_path=self.url,
             model_name=self._model,
@@ -274,7 +274,7 @@ class RemoteEngine(Engine):
                 completion = results[index] = future.result()
                 if on_result is not None:
                     on_result(index, completion)
-                progress(Progress("generate", done, len(prompts), "batch"))
+                progress(Progress(Stage.GENERATE, done, len(prompts), "batch"))
         except BaseException:
             stop_all.cancel()
             raise

@@ -21,7 +21,6 @@ from typing import Any
 
 from inference.cancel import NEVER_CANCELLED, CancelToken
 from inference.engine import Engine, GenerationStats
-from inference.errors import DocumentNotFound
 from inference.progress import ProgressCallback, no_progress
 from summarizer.answer_prompt import (
     AnswerOptions,
@@ -33,6 +32,7 @@ from summarizer.answer_prompt import (
 from summarizer.citations import Citation, find_citations
 from summarizer.compress import compress
 from summarizer.conversations import HistoryTurn
+from summarizer.errors import DocumentNotFound
 from summarizer.library import Library
 from summarizer.repetition import loop_at_end, trim_repetition
 from summarizer.retrieval import SearchResult

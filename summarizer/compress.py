@@ -22,9 +22,10 @@ from collections.abc import Callable, Sequence
 
 from inference.cancel import NEVER_CANCELLED, CancelToken
 from inference.engine import ChatMessage, Completion, Engine, collect, render_plain
-from inference.errors import DocumentError, PlanError
-from inference.progress import ProgressCallback, no_progress
+from inference.errors import PlanError
+from inference.progress import ProgressCallback, Stage, no_progress
 from summarizer.document_text import passages_fingerprint
+from summarizer.errors import DocumentError
 from summarizer.library import Library
 from summarizer.prompts import (
     PROMPT_VERSION,
@@ -155,7 +156,7 @@ class _Compressor:
         result.stats = self.stats
         self.stats.seconds = time.perf_counter() - started
         total = len(segments)
-        self.progress(CompressProgress("summarized", total, total, self.title, eta_s=0.0))
+        self.progress(CompressProgress(Stage.SUMMARIZED, total, total, self.title, eta_s=0.0))
         return result
 
     def _from_document_record(
@@ -260,7 +261,7 @@ class _Compressor:
         self.stats.cached += len(nodes)
         todo = [index for index in range(len(segments)) if index not in nodes]
         total = len(segments)
-        self.progress(CompressProgress("summarizing segments", len(nodes), total, self.title))
+        self.progress(CompressProgress(Stage.SUMMARIZE_SEGMENTS, len(nodes), total, self.title))
         started = time.perf_counter()
         tokens_read = 0
         summarized = 0  # in this run
@@ -295,7 +296,7 @@ class _Compressor:
             rate = summarized / elapsed
             self.progress(
                 CompressProgress(
-                    "summarizing segments",
+                    Stage.SUMMARIZE_SEGMENTS,
                     len(nodes),
                     total,
                     f"{tokens_read / elapsed:.0f} tok/s",
@@ -349,7 +350,7 @@ class _Compressor:
             else:
                 todo.append((position, key, members))
         total = len(groups)
-        self.progress(CompressProgress("reducing", len(out), total, f"level {level}"))
+        self.progress(CompressProgress(Stage.REDUCE, len(out), total, f"level {level}"))
         prompts = [
             reduce_messages([m.labelled for m in members], self.title, self.params.super_tokens)
             for _, _, members in todo
@@ -367,7 +368,7 @@ class _Compressor:
             )
             put_summary(self.library, key, summary)
             out[position] = (_node(level, summary, cached=False), key.digest)
-            self.progress(CompressProgress("reducing", len(out), total, f"level {level}"))
+            self.progress(CompressProgress(Stage.REDUCE, len(out), total, f"level {level}"))
 
         self._generate(engine, prompts, self.params.super_tokens, store)
         ordered = [out[position] for position in range(total)]

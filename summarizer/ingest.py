@@ -17,8 +17,8 @@ from pathlib import Path
 from typing import Any
 
 from inference.cancel import NEVER_CANCELLED, CancelToken
-from inference.errors import DocumentError
-from inference.progress import Progress, ProgressCallback, no_progress
+from inference.progress import Progress, ProgressCallback, Stage, no_progress
+from summarizer.errors import DocumentError
 from summarizer.library import DocumentRecord, Library, now_iso, transaction
 from summarizer.passages import (
     DEFAULT_MAX_CHARS,
@@ -227,7 +227,7 @@ class Ingestor:
             elapsed = time.monotonic() - started
             count = page.number - done
             self.progress(
-                Progress("Reading pages", page.number, total, pdf.path.name, count / elapsed if elapsed else None)
+                Progress(Stage.READ_PAGES, page.number, total, pdf.path.name, count / elapsed if elapsed else None)
             )
         if batch:
             commit()
@@ -247,7 +247,7 @@ class Ingestor:
         state, _ = self._state(doc_id)
         if state != "chunking":
             return
-        self.progress(Progress("Cutting passages", 0, None))
+        self.progress(Progress(Stage.CUT_PASSAGES, 0, None))
         tokenizer = chunk_tokenizer(self.library.embedding_model or self.options.embedding_model)
         pages = list(self._pages(doc_id))  # page texts of one document; passages stream below
         ocr_pages = [n for n, text in pages if not has_text(text)]
@@ -339,7 +339,7 @@ class Ingestor:
                     [status, now_iso(), doc_id],
                 )
         if self.options.embed:
-            self.progress(Progress("Updating the vector index", 0, None))
+            self.progress(Progress(Stage.UPDATE_INDEX, 0, None))
             refresh_index(self.library)
 
 
@@ -379,7 +379,7 @@ def _embed_missing(
     from summarizer.embedder import load_embedder
     from summarizer.embedding_windows import mean_of_windows, passage_windows
 
-    progress(Progress("Loading the embedding model", 0, None))
+    progress(Progress(Stage.LOAD_EMBEDDER, 0, None))
     embedder = load_embedder(model_name)
     tokenizer = chunk_tokenizer(embedder.name)
     where = ""
@@ -420,7 +420,7 @@ def _embed_missing(
             )
         done = start + len(chunk)
         elapsed = time.monotonic() - started
-        progress(Progress("Embedding passages", done, total, "", done / elapsed if elapsed else None))
+        progress(Progress(Stage.EMBED_PASSAGES, done, total, "", done / elapsed if elapsed else None))
     return total
 
 

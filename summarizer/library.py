@@ -12,7 +12,7 @@ from typing import Any
 
 import sqlite_utils
 
-from inference.errors import DocumentNotFound, LibraryError
+from summarizer.errors import DocumentNotFound, LibraryError
 from summarizer.paths import library_path
 from summarizer.schema import SCHEMA_VERSION, applied_version, migrate, transaction
 

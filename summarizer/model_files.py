@@ -13,7 +13,7 @@ from pathlib import Path
 from inference.cancel import NEVER_CANCELLED, CancelToken
 from inference.engine import Engine
 from inference.errors import ModelError
-from inference.progress import Progress, ProgressCallback, no_progress
+from inference.progress import Progress, ProgressCallback, Stage, no_progress
 from summarizer.library import Library
 
 _CHUNK = 8 * 1024 * 1024
@@ -48,7 +48,7 @@ def model_sha256(
                 cancel.raise_if_cancelled()
                 digest.update(chunk)
                 done += len(chunk)
-                progress(Progress("hashing model", done, stat.st_size, file.name))
+                progress(Progress(Stage.HASH_MODEL, done, stat.st_size, file.name))
     except OSError as error:
         raise ModelError(f"Cannot read the model file {file} ({error.strerror}).", path=file) from None
     value = digest.hexdigest()

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from inference.errors import DocumentError, PasswordRequired
+from summarizer.errors import DocumentError, PasswordRequired
 
 PDF_MAGIC = b"%PDF-"
 # A page with fewer letters than this is counted as having no text layer.

@@ -16,13 +16,12 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from inference.cancel import NEVER_CANCELLED, CancelToken
-from inference.progress import Progress, ProgressCallback, no_progress
+from inference.progress import Progress, ProgressCallback, Stage, no_progress
 from summarizer.library import Library, transaction
 
 if TYPE_CHECKING:
     from summarizer.embedder import Embedder
 
-STAGE = "Re-embedding passages"
 TARGET_KEY = "embedding_model_target"  # meta: the model an unfinished re-embed switches to
 BATCH = 64  # passages embedded per transaction
 
@@ -139,7 +138,7 @@ def reembed(
         if library.meta(TARGET_KEY) is not None:
             _abandon(library)
         return None
-    progress(Progress("Loading the embedding model", 0, None))
+    progress(Progress(Stage.LOAD_EMBEDDER, 0, None))
     embedder = load_embedder(target)
     target = embedder.name
     with transaction(library.db):
@@ -153,11 +152,11 @@ def reembed(
         for doc_id, title in pending:
             cancel.raise_if_cancelled()
             done, total = _document_counts(library, target)
-            progress(Progress(STAGE, done, total, title))
+            progress(Progress(Stage.REEMBED_PASSAGES, done, total, title))
             embedded += _stage_document(library, embedder, doc_id, cancel)
     documents = _document_counts(library, target)[1]
-    progress(Progress(STAGE, documents, documents))
-    progress(Progress("Updating the vector index", 0, None))
+    progress(Progress(Stage.REEMBED_PASSAGES, documents, documents))
+    progress(Progress(Stage.UPDATE_INDEX, 0, None))
     refresh_index(library)
     return ReembedResult(previous, target, documents, embedded)
 

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from inference.cancel import NEVER_CANCELLED, CancelToken
-from inference.progress import Progress, ProgressCallback, no_progress
+from inference.progress import Progress, ProgressCallback, Stage, no_progress
 from summarizer.ingest import IngestOptions, Ingestor
 from summarizer.library import Library
 from summarizer.passages import PASSAGE_FORMAT
@@ -71,13 +71,13 @@ def reindex(
     for done, doc_id in enumerate(targets):
         cancel.raise_if_cancelled()
         before = library.document(doc_id)
-        progress(Progress("Re-cutting passages", done, len(targets), before.title))
+        progress(Progress(Stage.RECUT_PASSAGES, done, len(targets), before.title))
         if before.state == "extracting":
             results.append(_result(before.doc_id, before.title, "incomplete", before.passages, library))
             continue
         ingestor.recut(doc_id)
         results.append(_result(doc_id, before.title, "reindexed", before.passages, library))
-    progress(Progress("Re-cutting passages", len(targets), len(targets)))
+    progress(Progress(Stage.RECUT_PASSAGES, len(targets), len(targets)))
     return results
 
 

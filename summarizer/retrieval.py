@@ -20,8 +20,8 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
-from inference.errors import DocumentNotFound
 from summarizer.clauses import is_attachment_heading
+from summarizer.errors import DocumentNotFound
 from summarizer.fts_query import fts_query, fts_terms
 from summarizer.legal_lexicon import expansion_terms
 from summarizer.library import Library

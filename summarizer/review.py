@@ -15,9 +15,9 @@ from pathlib import Path
 from typing import Any
 
 from inference.cancel import NEVER_CANCELLED, CancelToken
-from inference.errors import LibraryError
-from inference.progress import Progress, ProgressCallback, no_progress
+from inference.progress import Progress, ProgressCallback, Stage, no_progress
 from summarizer.checklist import Checklist, ChecklistItem
+from summarizer.errors import LibraryError
 from summarizer.library import DocumentRecord, Library
 from summarizer.retrieval import search
 
@@ -191,6 +191,6 @@ def review_evidence(
             evidence, consulted = item_evidence(library, doc_id, item)
             items.append(ItemResult(item.id, item.category, item.question, item.type, "evidence", evidence, consulted))
             done = n_doc * len(checklist.items) + n_item + 1
-            progress(Progress("Finding the clauses", done, total, f"{record.title}: {item.category}"))
+            progress(Progress(Stage.FIND_CLAUSES, done, total, f"{record.title}: {item.category}"))
         reviews.append(DocumentReview.of(record, checklist, items))
     return reviews

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 
 from inference.cancel import NEVER_CANCELLED, CancelToken
 from inference.engine import ChatMessage, Completion, Engine
-from inference.progress import Progress, ProgressCallback, no_progress
+from inference.progress import Progress, ProgressCallback, Stage, no_progress
 from summarizer.checklist import Checklist, ChecklistItem
 from summarizer.document_text import read_pages
 from summarizer.library import DocumentRecord, Library
@@ -166,7 +166,7 @@ class _Meter:
         elapsed = time.perf_counter() - self.started
         measured = self.done - self.base
         rate = measured / elapsed if measured > 0 and elapsed > 0 else None
-        self.progress(Progress("Reviewing", self.done, self.total, message, rate))
+        self.progress(Progress(Stage.REVIEW, self.done, self.total, message, rate))
 
 
 @dataclass(slots=True)

@@ -13,8 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from inference.cancel import NEVER_CANCELLED, CancelToken
-from inference.errors import DocumentError
-from inference.progress import Progress, ProgressCallback, no_progress
+from inference.progress import Progress, ProgressCallback, Stage, no_progress
 from summarizer.document_text import (
     PassagePiece,
     llm_text,
@@ -23,6 +22,7 @@ from summarizer.document_text import (
     read_pages,
     read_passages,
 )
+from summarizer.errors import DocumentError
 from summarizer.library import Library, transaction
 
 CountTokens = Callable[[str], int]
@@ -155,7 +155,7 @@ def build_segments(
         cancel.raise_if_cancelled()
         counts.append(count_tokens(llm_text(piece.text)))
         if index % 16 == 0 or index == len(pieces) - 1:
-            progress(Progress("counting tokens", index + 1, len(pieces), record.title))
+            progress(Progress(Stage.COUNT_TOKENS, index + 1, len(pieces), record.title))
     segments: list[Segment] = []
     for group in group_pieces(pieces, counts, segment_tokens):
         cancel.raise_if_cancelled()

@@ -31,7 +31,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 
 def _key(key: str) -> str:
     from app.settings import BY_KEY
-    from inference.errors import SettingsError
+    from summarizer.errors import SettingsError
 
     name = key.replace("-", "_")
     if name not in BY_KEY:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QObject
+from PySide6.QtCore import QObject, Signal
 from PySide6.QtWidgets import QFileDialog, QWidget
 
 from app.job_progress import JobProgress
@@ -25,6 +25,8 @@ MODEL_KEYS = ("model_path", "remote_url", "vram_budget", "context_size", "kv_typ
 
 
 class ModelSetupController(QObject):
+    settings_applied = Signal()  # saved settings are in force (the embedding model may have changed)
+
     def __init__(
         self,
         runner: JobRunner,
@@ -117,6 +119,7 @@ class ModelSetupController(QObject):
         if self.settings["data_folder"] != before:
             self.messages.info("The new data folder is used from the next start of Pagewise.")
         self.refresh_plan_line()
+        self.settings_applied.emit()
         return True
 
     def choose_model_file(self) -> None:

@@ -13,7 +13,7 @@ import pytest
 import summarizer.ingest
 from app.ingest_process import IngestRequest, _child
 from app.jobs import IngestBug, IngestJob
-from inference.errors import DocumentError
+from summarizer.errors import DocumentError
 
 
 def _run_child(monkeypatch: pytest.MonkeyPatch, error: BaseException, tmp_path: Path) -> list[tuple[Any, ...]]:

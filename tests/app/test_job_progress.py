@@ -8,7 +8,7 @@ import pytest
 from pytestqt.qtbot import QtBot
 
 from app.job_progress import JobProgress
-from inference.progress import Progress
+from inference.progress import Progress, Stage
 
 pytestmark = pytest.mark.gui
 
@@ -22,7 +22,7 @@ def test_stop_says_stopping_at_once_and_later_progress_does_not_hide_it(qtbot: Q
     assert bar.label.text() == "Stopping…"
     assert not bar.cancel_button.isEnabled()
     # The model finishes its running micro-batch and may still report progress meanwhile.
-    bar.update_progress(Progress("Reading the prompt", 3, 8))
+    bar.update_progress(Progress(Stage.GENERATE, 3, 8))
     assert bar.label.text() == "Stopping…"
     bar.start("Answering")  # the next job starts clean
     assert bar.label.text() == "Answering"

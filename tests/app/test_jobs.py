@@ -87,11 +87,11 @@ def test_a_new_stage_right_after_a_finished_one_is_not_dropped() -> None:
     """Finding: "Counting tokens 72/72" stayed for minutes while the document was summarized:
     the first update of the next stage came within 0.1 s of the last one and was dropped."""
     from app.jobs import Job
-    from inference.progress import Progress
+    from inference.progress import Progress, Stage
 
     sent: list[Progress] = []
     job = Job("answer", lambda j: None, lambda _job, kind, payload: sent.append(payload))
-    job.report(Progress("counting tokens", 72, 72))
-    job.report(Progress("summarizing", 0, 7, "reading the whole document first"))
-    job.report(Progress("summarizing", 0, 7, "segment 1"))  # same stage within the interval: held back
-    assert [(p.stage, p.done) for p in sent] == [("counting tokens", 72), ("summarizing", 0)]
+    job.report(Progress(Stage.COUNT_TOKENS, 72, 72))
+    job.report(Progress(Stage.SUMMARIZE_SEGMENTS, 0, 7, "reading the whole document first"))
+    job.report(Progress(Stage.SUMMARIZE_SEGMENTS, 0, 7, "segment 1"))  # same stage within the interval: held back
+    assert [(p.stage, p.done) for p in sent] == [(Stage.COUNT_TOKENS, 72), (Stage.SUMMARIZE_SEGMENTS, 0)]

@@ -10,7 +10,7 @@ import pytest
 from app.planning import preview
 from app.settings import SCHEMA, Settings, validate
 from app.settings_dialog import SettingsDialog
-from inference.errors import SettingsError
+from summarizer.errors import SettingsError
 
 
 def test_every_setting_has_a_default_that_validates() -> None:

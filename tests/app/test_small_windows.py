@@ -11,7 +11,7 @@ from tests.app.conftest import wait_for_document
 from tests.conftest import CONTRACTS
 
 LONG_PLAN = (
-    "Qwen2.5-14B-Instruct Q4_K_M · 49/49 layers GPU · ctx 32768 · KV q8_0 · 11.2 GiB of 12.0 GiB · "
+    "Qwen2.5-14B-Instruct-Q4_K_M · 49/49 layers GPU · ctx 32768 · KV q8_0 · 11.2 GiB of 12.0 GiB · "
     "batches of 4 · CUDA — not loaded yet"
 )
 

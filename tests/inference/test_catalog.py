@@ -20,7 +20,7 @@ from inference.cancel import Cancelled, CancelToken
 from inference.catalog import CATALOG, CatalogEntry
 from inference.download import DownloadError, HuggingFaceHub, download_model
 from inference.errors import ModelError
-from inference.progress import Progress
+from inference.progress import Progress, Stage
 
 COMMIT = "0123456789abcdef0123456789abcdef01234567"
 GIB = 1024**3
@@ -231,8 +231,8 @@ def test_download_verifies_and_records_the_source(fake_hub: tuple[FakeHub, str],
     assert result.path.read_bytes() == hub.content
     assert result.sha256 == hub.sha256 and result.revision == COMMIT and not result.reused
     assert checked == [result.path]
-    assert {p.stage for p in seen} >= {"download", "verify"}
-    assert max(p.done for p in seen if p.stage == "download") == len(hub.content)
+    assert {p.stage for p in seen} >= {Stage.DOWNLOAD, Stage.VERIFY}
+    assert max(p.done for p in seen if p.stage == Stage.DOWNLOAD) == len(hub.content)
     source = json.loads((tmp_path / (hub.filename + ".source.json")).read_text())
     assert source["revision"] == COMMIT and source["sha256"] == hub.sha256
     # The download asked for the resolved commit, not "main".
@@ -289,7 +289,7 @@ def test_cancel_during_download_keeps_the_partial_file(fake_hub: tuple[FakeHub, 
     token = CancelToken()
 
     def cancel_soon(progress: Progress) -> None:
-        if progress.stage == "download" and progress.done > 0:
+        if progress.stage == Stage.DOWNLOAD and progress.done > 0:
             token.cancel()
 
     with pytest.raises(Cancelled):

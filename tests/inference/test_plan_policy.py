@@ -9,7 +9,7 @@ import pytest
 
 from inference.errors import PlanError
 from inference.memory_model import Config, PlannerOptions, estimate
-from inference.plan import GIB, MIB, summary_line
+from inference.plan import GIB, MIB, model_label, summary_line
 from inference.plan_policy import Overrides, plan
 from scripts.random_gguf import GPU_SHAPES, shape_info
 
@@ -180,12 +180,28 @@ def test_summary_line_and_json() -> None:
     info = shape_info("qwen2.5-14b")
     p = plan(info, BUDGET, 16384, options=OPTS)
     line = summary_line(p)
-    assert line.startswith("Qwen2.5-14B (random weights) Q4_K_M · 49/49 layers GPU · KV ")
+    assert line.startswith("qwen2.5-14b-Q4_K_M · 49/49 layers GPU · KV ")  # the file, not "(random weights)"
     assert "16K ctx" in line and "est. " in line and "of 12.0" in line
     data = json.loads(json.dumps(p.to_json()))
     assert data["predicted"]["total"] == p.predicted.total <= BUDGET
     assert data["n_layers_total"] == 49 and data["type_k"] == data["type_v"]
     assert isinstance(data["notes"], list)
+
+
+@pytest.mark.parametrize(
+    ("file", "quant", "gguf_name", "label"),
+    [
+        # Finding: the plan named SmolLM2 by its training run, not by the file the user chose.
+        ("SmolLM2-135M-Instruct-Q8_0.gguf", "Q8_0", "Smollm2 135M 8k Lc100K Mix1 Ep2", "SmolLM2-135M-Instruct-Q8_0"),
+        ("qwen2.5-7b-instruct.gguf", "Q4_K_M", "Qwen2.5 7B Instruct", "qwen2.5-7b-instruct Q4_K_M"),
+        ("ggml-model-q4_k_m.gguf", "Q4_K_M", "Qwen2.5 7B Instruct", "ggml-model-q4_k_m (Qwen2.5 7B Instruct)"),
+        ("model.gguf", "Q4_K_M", "", "model Q4_K_M"),
+    ],
+)
+def test_the_plan_names_the_model_by_its_file(file: str, quant: str, gguf_name: str, label: str) -> None:
+    info = dataclasses.replace(shape_info("qwen2.5-14b", quant, f"/models/{file}"), name=gguf_name)
+    p = plan(info, BUDGET, 4096, options=OPTS)
+    assert model_label(p) == label and summary_line(p).startswith(label + " · ")
 
 
 def test_zero_gpu_layers_on_a_gpu_still_counts_the_compute_buffer() -> None:

@@ -9,7 +9,7 @@ from inference.cancel import Cancelled, CancelToken
 from inference.engine import ChatMessage, Prompt
 from inference.errors import EngineError, PlanError
 from inference.fake import FakeEngine
-from inference.progress import Progress
+from inference.progress import Progress, Stage
 from summarizer import compress as compress_module
 from summarizer.compress import cached_summary, compress
 from summarizer.library import Library
@@ -116,7 +116,7 @@ def test_cancel_mid_way_resumes_after_the_last_finished_segment(library: Library
     token = CancelToken()
 
     def cancel_after_three(progress: Progress) -> None:
-        if progress.stage == "summarizing segments" and progress.done == 3:
+        if progress.stage == Stage.SUMMARIZE_SEGMENTS and progress.done == 3:
             token.cancel()
 
     engine = FakeEngine(replies(n), n_ctx=N_CTX)
@@ -185,14 +185,14 @@ def test_progress_reports_stage_counts_rate_and_eta(library: Library, doc_id: st
     events: list[Progress] = []
     run(library, doc_id, FakeEngine(replies(n) + replies(20, "R"), n_ctx=N_CTX), progress=events.append)
     stages = [e.stage for e in events]
-    assert "counting tokens" not in stages  # counted by n_segments above, and cached
-    mapping = [e for e in events if e.stage == "summarizing segments"]
+    assert Stage.COUNT_TOKENS not in stages  # counted by n_segments above, and cached
+    mapping = [e for e in events if e.stage == Stage.SUMMARIZE_SEGMENTS]
     assert [e.done for e in mapping] == list(range(n + 1)) and all(e.total == n for e in mapping)
     last = mapping[-1]
     assert isinstance(last, CompressProgress)
     assert last.tokens_per_s and last.tokens_per_s > 0 and last.rate and last.eta_s == 0
     assert isinstance(mapping[1], CompressProgress) and mapping[1].eta_s is not None and mapping[1].eta_s >= 0
-    assert "reducing" in stages and stages[-1] == "summarized"
+    assert Stage.REDUCE in stages and stages[-1] == Stage.SUMMARIZED
 
 
 def test_single_segment_document_needs_no_reduction(library: Library) -> None:

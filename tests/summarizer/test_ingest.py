@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 from inference.cancel import Cancelled, CancelToken
-from inference.errors import DocumentError, DocumentNotFound, PasswordRequired
-from inference.progress import Progress
+from inference.progress import Progress, Stage
+from summarizer.errors import DocumentError, DocumentNotFound, PasswordRequired
 from summarizer.ingest import IngestOptions, ingest_path
 from summarizer.library import Library
 from summarizer.passages import PAGE_JOIN
@@ -50,8 +50,8 @@ def test_ingest_a_contract(tmp_path: Path) -> None:
             assert (spans[0][0], spans[-1][0]) == (start, end)
             assert dim == 384
     stages = {e.stage for e in events}
-    assert {"Reading pages", "Embedding passages"} <= stages
-    reading = [e for e in events if e.stage == "Reading pages"]
+    assert {Stage.READ_PAGES, Stage.EMBED_PASSAGES} <= stages
+    reading = [e for e in events if e.stage == Stage.READ_PAGES]
     assert reading[-1].done == reading[-1].total == 17
 
 
@@ -184,7 +184,7 @@ def test_cancel_then_resume_gives_the_same_passages(tmp_path: Path) -> None:
     token = CancelToken()
 
     def cancel_midway(progress: Progress) -> None:
-        if progress.stage == "Reading pages" and progress.done == 9:
+        if progress.stage == Stage.READ_PAGES and progress.done == 9:
             token.cancel()
 
     with Library.open() as library:

@@ -5,7 +5,7 @@ from pathlib import Path
 import pytest
 from pypdf import PdfReader, PdfWriter
 
-from inference.errors import DocumentError, PasswordRequired
+from summarizer.errors import DocumentError, PasswordRequired
 from summarizer.pdf_extract import PdfPages
 from tests.conftest import CONTRACTS
 from tests.pdf_factory import make_pdf, text_pages

@@ -6,11 +6,11 @@ from __future__ import annotations
 import pytest
 
 from inference.cancel import Cancelled, CancelToken
-from inference.progress import Progress
+from inference.progress import Progress, Stage
 from summarizer import query_encoder
 from summarizer.ingest import IngestOptions, Ingestor, embed_missing, ingest_path
 from summarizer.library import Library
-from summarizer.reembed import STAGE, model_notice, reembed, reembed_status
+from summarizer.reembed import model_notice, reembed, reembed_status
 from summarizer.retrieval import search
 from summarizer.vector_index import forget_loaded, load_index
 from tests.conftest import CONTRACTS
@@ -104,7 +104,7 @@ def test_reembed_switches_every_vector_and_the_index(tiny: str, encoded_with: li
         assert index.model == tiny and index.index.d == DIM and index.size == _passages(library)
         assert search(library, "clause1", k=1)
         assert encoded_with == [tiny]
-        assert any(p.stage == STAGE and p.done == p.total == 2 for p in stages)
+        assert any(p.stage == Stage.REEMBED_PASSAGES and p.done == p.total == 2 for p in stages)
         assert reembed(library, tiny) is None, "nothing left to do"
 
 
@@ -115,7 +115,7 @@ def test_a_cancelled_reembed_resumes_and_never_mixes_models(
         token = CancelToken()
 
         def cancel_after_the_first_document(progress: Progress) -> None:
-            if progress.stage == STAGE and progress.done == 1:
+            if progress.stage == Stage.REEMBED_PASSAGES and progress.done == 1:
                 token.cancel()
 
         with pytest.raises(Cancelled):
@@ -150,7 +150,7 @@ def test_an_embed_overlapping_a_finished_reembed_uses_the_new_model(tiny: str) -
         doc_id = add_document(library, numbered_pages(2, 60), title="Late", words_per_passage=30)
 
         def swap_meanwhile(progress: Progress) -> None:
-            if progress.stage == "Loading the embedding model" and library.embedding_model == MINILM:
+            if progress.stage == Stage.LOAD_EMBEDDER and library.embedding_model == MINILM:
                 assert reembed(library, tiny) is not None  # another process finishing a re-embed
 
         embed_missing(library, [doc_id], MINILM, progress=swap_meanwhile)

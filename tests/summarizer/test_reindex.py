@@ -10,7 +10,7 @@ import pytest
 import sqlite_utils
 
 from inference.cancel import Cancelled, CancelToken
-from inference.progress import Progress
+from inference.progress import Progress, Stage
 from summarizer.ingest import IngestOptions, ingest_path
 from summarizer.library import Library
 from summarizer.passages import PAGE_JOIN, PASSAGE_FORMAT
@@ -75,7 +75,7 @@ def test_reindex_recuts_from_the_stored_pages(tmp_path: Path) -> None:
         embedded = library.db.execute("SELECT COUNT(*) FROM embeddings").fetchone()[0]
         assert embedded == len(rows)
         assert reindex(library) == [], "nothing left to do"
-    assert "Re-cutting passages" in stages and "Embedding passages" in stages
+    assert Stage.RECUT_PASSAGES in stages and Stage.EMBED_PASSAGES in stages
 
 
 def test_reindex_cancelled_while_embedding_is_finished_by_the_next_run(tmp_path: Path) -> None:
@@ -86,7 +86,7 @@ def test_reindex_cancelled_while_embedding_is_finished_by_the_next_run(tmp_path:
         token = CancelToken()
 
         def cancel_while_embedding(progress: Progress) -> None:
-            if progress.stage == "Loading the embedding model":  # passages cut, none embedded yet
+            if progress.stage == Stage.LOAD_EMBEDDER:  # passages cut, none embedded yet
                 token.cancel()
 
         with pytest.raises(Cancelled):

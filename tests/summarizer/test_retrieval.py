@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from inference.errors import DocumentNotFound
+from summarizer.errors import DocumentNotFound
 from summarizer.fts_query import fts_query
 from summarizer.ingest import ingest_path
 from summarizer.library import Library

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from inference.errors import DocumentNotFound, LibraryError
 from summarizer.checklist import ANSWER_TYPES, ChecklistError, load_checklist
+from summarizer.errors import DocumentNotFound, LibraryError
 from summarizer.ingest import ingest_path
 from summarizer.library import Library
 from summarizer.review import review_evidence

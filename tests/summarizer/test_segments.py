@@ -5,9 +5,9 @@ from collections.abc import Iterator
 
 import pytest
 
-from inference.errors import DocumentError
 from inference.fake import FakeEngine
 from summarizer.document_text import passage_pieces, read_pages, read_passages
+from summarizer.errors import DocumentError
 from summarizer.library import Library
 from summarizer.segments import build_segments, group_pieces
 from tests.summarizer.doc_factory import add_document, numbered_pages

@@ -15,11 +15,11 @@ import pytest
 
 from app.cli import main
 from inference.cancel import Cancelled, CancelToken
-from inference.progress import Progress
+from inference.progress import Progress, Stage
 from summarizer.ingest import embed_missing
 from summarizer.library import Library
 from summarizer.passages import PASSAGE_FORMAT
-from summarizer.reembed import STAGE, reembed, reembed_status
+from summarizer.reembed import reembed, reembed_status
 from summarizer.reindex import reindex_library
 from tests.summarizer.doc_factory import add_document, numbered_pages
 from tests.summarizer.tiny_embedder import build_tiny_embedder
@@ -59,7 +59,7 @@ def test_reindex_reembeds_and_search_reports_an_unfinished_reembed(
     token = CancelToken()
 
     def cancel_after_one(progress: Progress) -> None:
-        if progress.stage == STAGE and progress.done == 1:
+        if progress.stage == Stage.REEMBED_PASSAGES and progress.done == 1:
             token.cancel()
 
     with Library.open() as library, pytest.raises(Cancelled):
