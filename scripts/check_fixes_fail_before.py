@@ -7,6 +7,7 @@ tests there; then the same at the fix. Prints a Markdown table (the first failur
 "before" run says how it failed: an assertion, or a name the old code lacks).
 
     python scripts/check_fixes_fail_before.py > docs/data/s7/fail-before.md
+    python scripts/check_fixes_fail_before.py 526169e     # only the fixes of these commits
 """
 
 from __future__ import annotations
@@ -59,6 +60,8 @@ FIXES = (
         "tests/app/test_one_plan.py::test_a_gpu_with_a_cpu_only_llama_cpp_is_planned_for_the_cpu_everywhere",)),
     Fix("the window's start-up error does not name the missing system libraries", "d3a4cc6", (
         "tests/app/test_system_libraries.py::test_window_start_names_the_missing_libraries",)),
+    Fix("the plan names the model by its GGUF-internal name", "526169e", (
+        "tests/inference/test_plan_policy.py::test_the_plan_names_the_model_by_its_file",)),
     Fix("the context-size help says 0 while the field shows auto", "04ca16e", (
         "tests/app/test_settings.py::test_the_context_size_hint_names_what_the_field_shows",), tests_from="HEAD"),
 )  # fmt: skip
@@ -99,6 +102,8 @@ def main() -> int:
     bad = 0
     with tempfile.TemporaryDirectory(prefix="fail-before-") as tmp:
         for i, fix in enumerate(FIXES):
+            if sys.argv[1:] and fix.commit not in sys.argv[1:]:
+                continue
             before_ok, why = run_at(f"{fix.commit}^", fix, Path(tmp) / f"b{i}")
             after_ok, after_why = run_at(fix.commit, fix, Path(tmp) / f"a{i}")
             bad += before_ok or not after_ok
