@@ -181,6 +181,7 @@ class MainWindow(QMainWindow):
         self.ingest.added.connect(self.reviews.document_added)
         self.ingest.documents_changed.connect(self.reviews.refresh_documents)
         self.ingest.idle.connect(self.reviews.ingest_idle)
+        self.reviews.model_changed.connect(self.model_setup.refresh_plan_line)
         self.tabs.currentChanged.connect(lambda i: self.reviews.refresh_documents() if i == 2 else None)
         self.documents.selected.connect(self._document_selected)
         self.documents.removing.connect(self.answers.cancel_for)

@@ -15,6 +15,7 @@ from PySide6.QtWidgets import (
     QComboBox,
     QGridLayout,
     QHBoxLayout,
+    QHeaderView,
     QLabel,
     QLineEdit,
     QListWidget,
@@ -121,8 +122,7 @@ class ReviewPanel(QWidget):
         self.grid.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.grid.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.grid.setWordWrap(True)
-        self.grid.horizontalHeader().setDefaultSectionSize(150)
-        self.grid.horizontalHeader().setStretchLastSection(True)
+        self.grid.horizontalHeader().setDefaultSectionSize(170)
         self.grid.cellClicked.connect(self._cell_clicked)
         self._build_editor()
         self.export_buttons = {}
@@ -247,6 +247,9 @@ class ReviewPanel(QWidget):
         self.grid.setColumnCount(len(columns))
         self.grid.setHorizontalHeaderLabels([title for title, _ in columns])
         self.grid.setVerticalHeaderLabels([item.category for item in items])
+        few = len(columns) <= 3  # side by side across the tab; more scroll sideways
+        mode = QHeaderView.ResizeMode.Stretch if few else QHeaderView.ResizeMode.Interactive
+        self.grid.horizontalHeader().setSectionResizeMode(mode)
         for column, (_, review) in enumerate(columns):
             for row in range(len(items)):
                 result = review.items[row] if review is not None and row < len(review.items) else None

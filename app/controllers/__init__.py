@@ -14,6 +14,7 @@ review tab, OCR) is one new controller here and one new view.
 - ``citations``: a clicked citation jumps to its page and highlights the passage
 - ``model_setup``: the status line, settings, choosing or downloading a model, restarts
 - ``export``: Markdown copies of answers, conversations and summaries
+- ``review``: the Review tab: a checklist over the checked contracts, the grid, corrections, exports
 """
 
 from __future__ import annotations

@@ -15,7 +15,7 @@ import os
 from collections.abc import Callable
 from pathlib import Path
 
-from PySide6.QtCore import QObject
+from PySide6.QtCore import QObject, Signal
 from PySide6.QtWidgets import QFileDialog, QWidget
 
 from app.answering import CitationView, _passage_spans
@@ -44,6 +44,8 @@ def reviewable(record: DocumentRecord) -> bool:
 
 
 class ReviewController(QObject):
+    model_changed = Signal()  # a review with the model ended: the status line may change
+
     def __init__(
         self,
         runner: JobRunner,
@@ -236,6 +238,8 @@ class ReviewController(QObject):
             lambda: self.messages.info("The review was stopped. Answers finished so far are kept: Review continues.")
         )
         job.finished.connect(self._finished)
+        if not evidence_only:
+            job.finished.connect(self.model_changed)
         return job
 
     def cancel(self) -> None:
