@@ -182,7 +182,9 @@ class MainWindow(QMainWindow):
         self.ingest.documents_changed.connect(self.reviews.refresh_documents)
         self.ingest.idle.connect(self.reviews.ingest_idle)
         self.reviews.model_changed.connect(self.model_setup.refresh_plan_line)
-        self.tabs.currentChanged.connect(lambda i: self.reviews.refresh_documents() if i == 2 else None)
+        self.tabs.currentChanged.connect(
+            lambda i: self.reviews.refresh_documents(self.doc_id) if self.tabs.widget(i) is self.review else None
+        )
         self.documents.selected.connect(self._document_selected)
         self.documents.removing.connect(self.answers.cancel_for)
         self.conversation.citation_clicked.connect(self.citations.show)

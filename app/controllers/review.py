@@ -92,9 +92,10 @@ class ReviewController(QObject):
 
     # --- what is picked -------------------------------------------------------------------
 
-    def refresh_documents(self) -> None:
-        """The library's documents in the contract list (the checked ones stay checked)."""
-        checked = set(self.panel.checked_doc_ids())
+    def refresh_documents(self, selected: str | None = None) -> None:
+        """The library's documents in the contract list (the checked ones stay checked; with none
+        checked, the document ``selected`` in the library is)."""
+        checked = set(self.panel.checked_doc_ids()) or ({selected} if selected else set())
         records = self.library.documents()
         self.panel.set_documents([(r.doc_id, title_of(r), record_state(r)) for r in records], checked)
         self.show_stored()

@@ -77,7 +77,13 @@ def contract(tmp_path: Path) -> Iterator[tuple[Library, str]]:
         yield library, ingest_path(library, pdf, IngestOptions(embed=False)).doc_id
 
 
-def test_changing_the_side_reflags_stored_results_without_the_model(contract: tuple[Library, str]) -> None:
+def test_changing_the_side_reflags_stored_results_without_the_model(
+    contract: tuple[Library, str], tmp_path: Path
+) -> None:
+    import docx
+
+    from summarizer.review_docx import write_docx
+
     library, doc_id = contract
     engine = FakeEngine(n_ctx=8192)
     engine.queue(
@@ -96,3 +102,5 @@ def test_changing_the_side_reflags_stored_results_without_the_model(contract: tu
     assert len(engine.calls) == calls  # no model call: flags are computed when read
     assert "- reviewed for: Company" in to_markdown([company])
     assert "reviewed for" not in to_markdown([unsided])
+    write_docx([company], tmp_path / "memo.docx")
+    assert "Reviewed for: Company." in docx.Document(str(tmp_path / "memo.docx")).paragraphs[1].text

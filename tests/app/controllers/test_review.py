@@ -73,7 +73,7 @@ def test_evidence_only_fills_the_grid_and_a_cell_opens_its_passage(
     window.add_paths([contract(tmp_path)])
     doc_id = wait_for_document(qtbot, window)
     panel = open_tab(qtbot, window, tmp_path, evidence_only=True)
-    panel.set_checked(doc_id)
+    assert panel.checked_doc_ids() == [doc_id]  # the library's selected document, checked as the tab opens
     assert panel.grid.item(0, 0).text() == "not reviewed"
     run_review(qtbot, window)
     assert [panel.grid.item(row, 0).text() for row in range(3)] == ["p. 1", "p. 2", "p. 3"]
