@@ -38,6 +38,7 @@ from app.controllers.ingest import IngestController
 from app.controllers.model_setup import ModelSetupController
 from app.controllers.open_document import OpenDocumentController
 from app.controllers.reindex import ReindexController
+from app.controllers.review import ReviewController
 from app.controllers.summary import SummaryController
 from app.conversation_view import ConversationView
 from app.job_progress import JobProgress
@@ -46,6 +47,7 @@ from app.library_panel import LibraryPanel, local_pdf_paths
 from app.messages import MessageBar, MessageCenter
 from app.model_session import ModelSession
 from app.pdf_viewer import PdfViewer
+from app.review_view import ReviewPanel
 from app.settings import Settings
 from app.settings_dialog import SettingsDialog
 from app.status_bar import StatusBar
@@ -95,6 +97,8 @@ class MainWindow(QMainWindow):
         self.tabs = QTabWidget()
         self.tabs.addTab(self.conversation, "Conversation")
         self.tabs.addTab(self.summary, "Summary")
+        self.review = ReviewPanel()
+        self.tabs.addTab(self.review, "Review")
         gpu = telemetry if telemetry is not None and getattr(telemetry, "available", False) else None
         vram = gpu.sample() if gpu is not None else None
         gpu_text = (
@@ -168,10 +172,24 @@ class MainWindow(QMainWindow):
         self.reindexer = ReindexController(self.runner, self.library, worker_library, self.reindex_progress,
                                            self.messages, lambda: self.runner.embedding_model, self)  # fmt: skip
 
+        def model_file() -> str:
+            return Path(self.settings.effective("model_path") or "").name
+
+        self.reviews = ReviewController(self.runner, self.session, self.library, worker_library, self.review,
+                                        self.messages, self.citations.show, self.ingest.add_paths, missing,
+                                        model_file, self)  # fmt: skip
+
         self.library_panel.files_dropped.connect(self.ingest.add_paths)
         self.ingest.added.connect(self._document_added)
         self.ingest.documents_changed.connect(self.documents.refresh)
         self.ingest.idle.connect(self.answers.warm_up_search)
+        self.ingest.added.connect(self.reviews.document_added)
+        self.ingest.documents_changed.connect(self.reviews.refresh_documents)
+        self.ingest.idle.connect(self.reviews.ingest_idle)
+        self.reviews.model_changed.connect(self.model_setup.refresh_plan_line)
+        self.tabs.currentChanged.connect(
+            lambda i: self.reviews.refresh_documents(self.doc_id) if self.tabs.widget(i) is self.review else None
+        )
         self.documents.selected.connect(self._document_selected)
         self.documents.removing.connect(self.answers.cancel_for)
         self.conversation.citation_clicked.connect(self.citations.show)

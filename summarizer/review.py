@@ -118,9 +118,12 @@ class DocumentReview:
     checklist_version: str
     items: tuple[ItemResult, ...]
     file_name: str = ""  # the PDF's file name, for the memo's provenance
+    side: str = ""  # the party the reviewer represents (the side-dependent flags use it)
 
     @classmethod
-    def of(cls, record: DocumentRecord, checklist: Checklist, items: Sequence[ItemResult]) -> DocumentReview:
+    def of(
+        cls, record: DocumentRecord, checklist: Checklist, items: Sequence[ItemResult], side: str = ""
+    ) -> DocumentReview:
         return cls(
             record.doc_id,
             record.title,
@@ -129,6 +132,7 @@ class DocumentReview:
             checklist.version,
             tuple(items),
             Path(record.path).name,
+            side.strip(),
         )
 
     def to_json(self) -> dict[str, Any]:
@@ -139,6 +143,7 @@ class DocumentReview:
             "checklist": self.checklist,
             "checklist_version": self.checklist_version,
             "file_name": self.file_name,
+            "side": self.side or None,
             "items": [i.to_json() for i in self.items],
         }
 
@@ -178,8 +183,10 @@ def review_evidence(
     checklist: Checklist,
     progress: ProgressCallback = no_progress,
     cancel: CancelToken = NEVER_CANCELLED,
+    side: str = "",
 ) -> list[DocumentReview]:
-    """The evidence for every item of ``checklist`` in every document (one after the other)."""
+    """The evidence for every item of ``checklist`` in every document (one after the other);
+    ``side`` is kept with each review (flags are set by the caller, with the corrections)."""
     check_reviewable(library, doc_ids)
     total = len(doc_ids) * len(checklist.items)
     reviews = []
@@ -192,5 +199,5 @@ def review_evidence(
             items.append(ItemResult(item.id, item.category, item.question, item.type, "evidence", evidence, consulted))
             done = n_doc * len(checklist.items) + n_item + 1
             progress(Progress(Stage.FIND_CLAUSES, done, total, f"{record.title}: {item.category}"))
-        reviews.append(DocumentReview.of(record, checklist, items))
+        reviews.append(DocumentReview.of(record, checklist, items, side))
     return reviews

@@ -260,9 +260,10 @@ def _read(
 
 
 def _shown(library: Library, checklist: Checklist, review: DocumentReview) -> DocumentReview:
-    """``review`` with the reviewer's corrections and the playbook flags (computed now)."""
+    """``review`` with the reviewer's corrections and the playbook flags (computed now, for the
+    review's side)."""
     attach_corrections(library, review)
-    flag_results(checklist.items, review.items)
+    flag_results(checklist.items, review.items, review.side)
     return review
 
 
@@ -276,6 +277,7 @@ def review_with_model(
     *,
     model: str | None = None,
     fresh: bool = False,
+    side: str = "",
 ) -> list[DocumentReview]:
     """Typed answers for every item of ``checklist`` in every document, with evidence and flags.
 
@@ -283,6 +285,7 @@ def review_with_model(
     document, checklist version, model, prompt version and passages are read back, not asked
     (``cached``), so a stopped run continues where it was. ``fresh``: ask every item again.
     ``model``: what the results are stored under (default: the engine's model file's sha256).
+    ``side``: the party the reviewer represents (flags only: the stored results do not depend on it).
     """
     check_reviewable(library, doc_ids)
     model = model or engine_identity(library, engine, cancel=cancel)
@@ -296,16 +299,17 @@ def review_with_model(
     for run in runs:
         _read(library, engine, checklist, run, meter, cancel)
         items = [run.results[i] for i in range(n_items)]
-        reviews.append(_shown(library, checklist, DocumentReview.of(run.record, checklist, items)))
+        reviews.append(_shown(library, checklist, DocumentReview.of(run.record, checklist, items, side)))
     return reviews
 
 
 def stored_review(
-    library: Library, doc_id: str, checklist: Checklist, model: str | None = None
+    library: Library, doc_id: str, checklist: Checklist, model: str | None = None, side: str = ""
 ) -> DocumentReview | None:
     """The document's stored review grid for ``checklist`` (by ``model``, default the one stored
-    last), with corrections and flags; an item not stored yet has status ``pending``. None when
-    nothing is stored. No model is loaded: this is what the window shows and exports."""
+    last), with corrections and flags (for ``side``); an item not stored yet has status
+    ``pending``. None when nothing is stored. No model is loaded: this is what the window shows
+    and exports."""
     model = model or latest_model(library, doc_id, checklist, PROMPT_VERSION)
     if model is None:
         return None
@@ -317,17 +321,17 @@ def stored_review(
         stored.get(item.id) or ItemResult(item.id, item.category, item.question, item.type, "pending")
         for item in checklist.items
     ]
-    return _shown(library, checklist, DocumentReview.of(library.document(doc_id), checklist, items))
+    return _shown(library, checklist, DocumentReview.of(library.document(doc_id), checklist, items, side))
 
 
 def stored_reviews(
-    library: Library, doc_ids: Sequence[str], checklist: Checklist, model: str
+    library: Library, doc_ids: Sequence[str], checklist: Checklist, model: str, side: str = ""
 ) -> list[DocumentReview] | None:
     """Every document's complete stored review by ``model``, or None if any item is missing
     (then the model has to be loaded)."""
     reviews = []
     for doc_id in doc_ids:
-        review = stored_review(library, doc_id, checklist, model)
+        review = stored_review(library, doc_id, checklist, model, side)
         if review is None or any(item.status == "pending" for item in review.items):
             return None
         reviews.append(review)

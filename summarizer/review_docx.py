@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from summarizer.review import DocumentReview, ItemResult
-from summarizer.review_export import CONFIDENTIAL, NOTICE, page_label, review_marks, reviewer_line
+from summarizer.review_export import CONFIDENTIAL, NOTICE, page_label, review_marks, reviewer_line, side_of
 
 FLAG_COLOURS = {"match": "C6EFCE", "deviation": "FFC7CE", "missing": "FFEB9C"}  # Excel's good/bad/neutral
 
@@ -56,6 +56,8 @@ def write_docx(
         provenance.add_run(f"{r.title} ({r.file_name or r.doc_id}), sha256 {r.content_sha256}\n")
     if reviews:
         provenance.add_run(f"Checklist {reviews[0].checklist}, version {reviews[0].checklist_version}. ")
+    if side := side_of(reviews):
+        provenance.add_run(f"Reviewed for: {side}. ")
     provenance.add_run(f"Model: {model or 'none (evidence only)'}. Generated {when}.\n")
     provenance.add_run(NOTICE).bold = True
 

@@ -17,6 +17,11 @@ NOTICE = "Machine-generated: verify every entry against the contract."
 CONFIDENTIAL = "CONFIDENTIAL — contains contract text."
 
 
+def side_of(reviews: Sequence[DocumentReview]) -> str:
+    """The party the reviewer represents, as the provenance says it ("" when not given)."""
+    return " / ".join(dict.fromkeys(r.side for r in reviews if r.side))
+
+
 def page_label(item: ItemResult) -> str:
     """The pages of the item's best evidence: ``p. 4`` or ``pp. 4-5`` (empty without evidence)."""
     if not item.evidence:
@@ -68,6 +73,8 @@ def to_markdown(reviews: Sequence[DocumentReview], *, generated: dt.datetime | N
         out.append(f"- {r.title} (`{r.doc_id}`, sha256 `{r.content_sha256}`)")
     if reviews:
         out.append(f"- checklist {reviews[0].checklist}, version {reviews[0].checklist_version}; {when}")
+    if side := side_of(reviews):
+        out.append(f"- reviewed for: {side}")
     out += [f"- {NOTICE}", ""]
     out.append("| item | " + " | ".join(r.title.replace("|", "/") for r in reviews) + " |")
     out.append("|---|" + "---|" * len(reviews))

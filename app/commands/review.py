@@ -29,6 +29,13 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     parser.add_argument("doc_ids", nargs="+", metavar="DOC_ID", help="the contracts (see `pagewise list`)")
     parser.add_argument("--checklist", default="cuad", help="cuad, or a CSV/YAML checklist file (docs/checklists.md)")
     parser.add_argument(
+        "--side",
+        metavar="PARTY",
+        default="",
+        help="the party you represent, as the contract names it (e.g. Distributor; several names with '/'): "
+        "flags that depend on the side use it",
+    )
+    parser.add_argument(
         "--evidence-only", action="store_true", help="find each item's evidence without a language model"
     )
     parser.add_argument(
@@ -103,7 +110,8 @@ def reviews_with_model(
 
     check_reviewable(library, args.doc_ids)  # a clear error before loading a model
     if not args.fresh and not remote_url(args):
-        stored = stored_reviews(library, args.doc_ids, checklist, model_sha256(library, model_path(args)))
+        model_file = model_sha256(library, model_path(args))
+        stored = stored_reviews(library, args.doc_ids, checklist, model_file, args.side)
         if stored is not None:
             return stored
     try:
@@ -112,7 +120,14 @@ def reviews_with_model(
         progress.close()
     with model:
         return review_with_model(
-            library, model.engine, args.doc_ids, checklist, progress, model=model.sha256, fresh=args.fresh
+            library,
+            model.engine,
+            args.doc_ids,
+            checklist,
+            progress,
+            model=model.sha256,
+            fresh=args.fresh,
+            side=args.side,
         )
 
 
@@ -133,10 +148,10 @@ def run(args: argparse.Namespace) -> int:
         if args.item:
             return correct(args, library, checklist)
         if args.evidence_only:
-            reviews = review_evidence(library, args.doc_ids, checklist, progress)
+            reviews = review_evidence(library, args.doc_ids, checklist, progress, side=args.side)
             for review in reviews:
                 attach_corrections(library, review)
-                flag_results(checklist.items, review.items)
+                flag_results(checklist.items, review.items, review.side)
         else:
             reviews = reviews_with_model(args, library, checklist, progress)
     progress.close()
@@ -156,7 +171,8 @@ def run(args: argparse.Namespace) -> int:
     for review in reviews:
         stored = sum(item.cached for item in review.items)
         note = f", {stored} read back from the library" if stored else ""
-        print(f"{review.title} ({review.doc_id}) — {checklist.name} checklist, {len(review.items)} items{note}")
+        side = f", for {review.side}" if review.side else ""
+        print(f"{review.title} ({review.doc_id}) — {checklist.name} checklist{side}, {len(review.items)} items{note}")
         for item in review.items:
             where = page_label(item) or "no passage"
             marks = review_marks(item)

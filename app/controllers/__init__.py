@@ -15,6 +15,7 @@ review tab, OCR) is one new controller here and one new view.
 - ``model_setup``: the status line, settings, choosing or downloading a model, restarts
 - ``export``: Markdown copies of answers, conversations and summaries
 - ``reindex``: re-cutting and re-embedding the library, offered by a banner when it needs it
+- ``review``: the Review tab: a checklist over the checked contracts, the grid, corrections, exports
 """
 
 from __future__ import annotations

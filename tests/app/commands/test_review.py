@@ -138,3 +138,17 @@ def test_review_is_stored_reused_without_loading_and_corrected(
     law, insurance = json.loads(capsys.readouterr().out)["reviews"][0]["items"]
     assert not law["cached"] and law["correction"]["value"] == "Delaware" and insurance["value"] == "yes"
     assert len(loads) == 2 and len(engine.calls) == 4
+
+
+def test_review_side_is_kept_in_the_json_and_the_memo(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, doc_id: str
+) -> None:
+    checklist = tmp_path / "two.csv"
+    checklist.write_text(CHECKLIST)
+    args = ["review", doc_id, "--checklist", str(checklist), "--evidence-only", "--side", "Company"]
+    assert main([*args, "--json"]) == 0
+    (review,) = json.loads(capsys.readouterr().out)["reviews"]
+    assert review["side"] == "Company"
+    out = tmp_path / "review.md"
+    assert main([*args, "--format", "md", "--out", str(out)]) == 0
+    assert "- reviewed for: Company" in out.read_text()

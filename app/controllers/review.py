@@ -1,0 +1,397 @@
+"""Contract review in the window: the checked contracts run against a checklist in the LLM
+thread (evidence only, or with the model through the window's ``ModelSession``), with progress
+and Stop; the grid shows each contract's stored review as soon as it is picked; a clicked cell
+opens the contract at its passage; the reviewer's corrections are recorded; exports.
+
+A contract dropped on the tab is added to the library (the ingest controller) and reviewed once
+it is in; one still being added when Review is pressed is queued until it is. A review asked for
+while the model summarizes waits its turn in the one LLM thread.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from collections.abc import Callable
+from pathlib import Path
+
+from PySide6.QtCore import QObject, Signal
+from PySide6.QtWidgets import QFileDialog, QWidget
+
+from app.answering import CitationView, _passage_spans
+from app.controllers import WorkerLibrary
+from app.controllers.documents import title_of
+from app.ingest_process import expand_paths
+from app.jobs import IngestJob, Job, JobRunner
+from app.library_panel import record_state
+from app.messages import MessageCenter
+from app.model_session import ModelSession
+from app.review_view import ReviewPanel
+from inference.errors import PagewiseError
+from summarizer.checklist import Checklist, load_checklist
+from summarizer.library import DocumentRecord, Library
+from summarizer.review import DocumentReview, ItemResult
+
+EXPORT_FILTERS = {"md": "Markdown (*.md)", "csv": "CSV (*.csv)", "docx": "Word document (*.docx)"}
+
+
+def _flat(text: str) -> str:
+    return " ".join(text.split()).lower()
+
+
+def reviewable(record: DocumentRecord) -> bool:
+    return record.state == "ready" and record.passages > 0
+
+
+class ReviewController(QObject):
+    model_changed = Signal()  # a review with the model ended: the status line may change
+
+    def __init__(
+        self,
+        runner: JobRunner,
+        session: ModelSession,
+        library: Library,
+        worker_library: WorkerLibrary,
+        panel: ReviewPanel,
+        messages: MessageCenter,
+        show_citation: Callable[[CitationView], None],
+        add_paths: Callable[[list[Path]], IngestJob | None],
+        model_missing: Callable[[str], str],
+        model_name: Callable[[], str],
+        parent: QWidget | None = None,
+    ) -> None:
+        super().__init__(parent)
+        self.runner = runner
+        self.session = session
+        self.library = library
+        self.worker_library = worker_library
+        self.panel = panel
+        self.messages = messages
+        self.show_citation = show_citation
+        self.add_paths = add_paths
+        self.model_missing = model_missing
+        self.model_name = model_name
+        self.parent_widget = parent
+        self.checklist: Checklist = load_checklist("cuad")
+        self.job: Job | None = None
+        self.queued: list[str] = []  # doc_ids to review when they are in the library and no review runs
+        self.waiting_files: set[str] = set()  # dropped files not in the library yet (real paths)
+        self.evidence: dict[str, DocumentReview] = {}  # this session's evidence-only runs, by doc_id
+        self.choose_checklist_file: Callable[[], Path | None] = self._checklist_dialog
+        self.choose_export_path: Callable[[str, str], Path | None] = self._export_dialog
+        panel.review_requested.connect(self.review)
+        panel.cancel_requested.connect(self.cancel)
+        panel.selection_changed.connect(self.show_stored)
+        panel.checklist_chosen.connect(self.use_checklist)
+        panel.checklist_file_requested.connect(self._pick_checklist_file)
+        panel.cell_clicked.connect(self.open_cell)
+        panel.correction_submitted.connect(self.correct)
+        panel.export_requested.connect(self.export)
+        panel.files_dropped.connect(self.add_and_review)
+        self.refresh_documents()
+
+    # --- what is picked -------------------------------------------------------------------
+
+    def refresh_documents(self, selected: str | None = None) -> None:
+        """The library's documents in the contract list (the checked ones stay checked; with none
+        checked, the document ``selected`` in the library is)."""
+        checked = set(self.panel.checked_doc_ids()) or ({selected} if selected else set())
+        records = self.library.documents()
+        self.panel.set_documents([(r.doc_id, title_of(r), record_state(r)) for r in records], checked)
+        self.show_stored()
+
+    def use_checklist(self, name_or_path: str) -> bool:
+        """Review with the bundled checklist ``cuad`` or a CSV/YAML file; False (and a message
+        naming the file and line) when it cannot be used."""
+        try:
+            checklist = load_checklist(name_or_path)
+        except PagewiseError as error:
+            self.messages.warning(str(error), key="review")
+            self.panel.checklist.setCurrentIndex(self.panel.checklist.findData(self._checklist_key()))
+            return False
+        self.messages.resolve("review")
+        self.checklist = checklist
+        self.evidence.clear()
+        if name_or_path != "cuad":
+            self.panel.show_checklist_file(Path(name_or_path))
+        self.show_stored()
+        return True
+
+    def _checklist_key(self) -> str:
+        return self.checklist.name if self.checklist.name == "cuad" else str(self.panel.checklist.currentData())
+
+    def _pick_checklist_file(self) -> None:
+        path = self.choose_checklist_file()
+        if path is None:
+            self.panel.checklist.setCurrentIndex(self.panel.checklist.findData(self._checklist_key()))
+            return
+        self.use_checklist(str(path))
+
+    def show_stored(self) -> None:
+        """The grid for the checked contracts: this session's evidence runs, else each contract's
+        stored review (with the corrections, flagged for the side now given), without a model."""
+        side = self.panel.side_text()
+        columns: list[tuple[str, DocumentReview | None]] = []
+        for doc_id in self.panel.checked_doc_ids():
+            try:
+                record = self.library.document(doc_id)
+            except PagewiseError:
+                continue
+            columns.append((title_of(record), self._shown_review(doc_id, side)))
+        self.panel.set_grid(list(self.checklist.items), columns)
+        if columns:
+            self.panel.hint.setText(
+                "Click a cell to see its passage in the contract; select one to correct it below."
+                if any(review is not None for _, review in columns)
+                else "Not reviewed yet with this checklist: press Review."
+            )
+
+    def _shown_review(self, doc_id: str, side: str) -> DocumentReview | None:
+        from summarizer.playbook import flag_results
+        from summarizer.review_answers import stored_review
+        from summarizer.review_store import attach_corrections
+
+        if doc_id in self.evidence:
+            bare = [dataclasses.replace(i, flag=None, reason="", correction=None) for i in self.evidence[doc_id].items]
+            review = dataclasses.replace(self.evidence[doc_id], items=tuple(bare), side=side)
+            attach_corrections(self.library, review)
+            flag_results(self.checklist.items, review.items, side)
+            return review
+        try:
+            return stored_review(self.library, doc_id, self.checklist, side=side)
+        except PagewiseError as error:
+            self.messages.report(error, "reading the stored review", key="review")
+            return None
+
+    # --- running --------------------------------------------------------------------------
+
+    def review(self) -> Job | None:
+        """Review the checked contracts (those still being added wait until they are in)."""
+        doc_ids = self.panel.checked_doc_ids()
+        if not doc_ids:
+            self.messages.info("Check the contracts to review, or drop PDF files on the Review tab.")
+            return None
+        return self._review(doc_ids)
+
+    def _review(self, doc_ids: list[str]) -> Job | None:
+        ready: list[str] = []
+        for doc_id in doc_ids:
+            try:
+                record = self.library.document(doc_id)
+            except PagewiseError as error:
+                self.messages.warning(str(error), key="review")
+                continue
+            if reviewable(record):
+                ready.append(doc_id)
+            elif record.state != "ready" and self.runner.ingests:
+                self._queue(doc_id, f"{title_of(record)} is still being added: it will be reviewed when it is in.")
+            elif record.passages == 0 and record.state == "ready":
+                self.messages.warning(f"{title_of(record)} has no text to review (a scanned PDF needs OCR first).")
+            else:
+                self.messages.warning(f"{title_of(record)} was not fully added: add it again, then review it.")
+        if not ready:
+            return None
+        if self.job is not None:
+            for doc_id in ready:
+                self._queue(doc_id, "")
+            self.messages.info("A review is running: the other contracts follow when it ends.")
+            return None
+        return self._start(ready)
+
+    def _queue(self, doc_id: str, note: str) -> None:
+        if doc_id not in self.queued:
+            self.queued.append(doc_id)
+        if note:
+            self.messages.info(note)
+
+    def _start(self, doc_ids: list[str]) -> Job | None:
+        from summarizer.playbook import flag_results
+        from summarizer.review import review_evidence
+        from summarizer.review_answers import review_with_model
+        from summarizer.review_store import attach_corrections
+
+        evidence_only = self.panel.evidence_only.isChecked()
+        if not evidence_only and (note := self.model_missing("Reviewing")):
+            self.messages.warning(f"{note} Or check “Evidence only” to find the clauses without a model.", key="model")
+            return None
+        checklist, side = self.checklist, self.panel.side_text()
+        self.messages.resolve("review")
+
+        def run(job: Job) -> list[DocumentReview]:
+            library = self.worker_library()
+            if evidence_only:
+                reviews = review_evidence(library, doc_ids, checklist, job.report, job.token, side=side)
+                for found in reviews:
+                    attach_corrections(library, found)
+                    flag_results(checklist.items, found.items, side)
+                return reviews
+            engine = self.session.ensure_loaded(job.report, job.token)
+            return review_with_model(library, engine, doc_ids, checklist, job.report, job.token, side=side)
+
+        job = self.runner.submit_llm("review", run, on_cancel=None if evidence_only else self.session.cancel)
+        self.job = job
+        self.panel.set_busy(True)
+        self.panel.progress.start("Finding the clauses…" if evidence_only else "Reviewing…")
+        job.progressed.connect(self.panel.progress.update_progress)
+        job.succeeded.connect(lambda reviews: self._done(checklist, evidence_only, reviews))
+        job.failed.connect(lambda error: self.messages.report(error, "reviewing", key="review"))
+        job.cancelled.connect(
+            lambda: self.messages.info("The review was stopped. Answers finished so far are kept: Review continues.")
+        )
+        job.finished.connect(self._finished)
+        if not evidence_only:
+            job.finished.connect(self.model_changed)
+        return job
+
+    def cancel(self) -> None:
+        self.queued.clear()
+        if self.job is not None:
+            self.panel.progress.mark_stopping()
+            self.job.cancel()
+
+    def _done(self, checklist: Checklist, evidence_only: bool, reviews: list[DocumentReview]) -> None:
+        if checklist != self.checklist:
+            return  # another checklist was chosen meanwhile: its grid is shown
+        for review in reviews:
+            if evidence_only:
+                self.evidence[review.doc_id] = review
+            else:
+                self.evidence.pop(review.doc_id, None)  # the model's answers replace the evidence run
+
+    def _finished(self) -> None:
+        self.job = None
+        self.panel.progress.stop()
+        self.panel.set_busy(False)
+        self.show_stored()
+        self._run_queued()
+
+    def _run_queued(self) -> None:
+        if self.job is not None or not self.queued:
+            return
+        ready = []
+        for doc_id in list(self.queued):
+            try:
+                record = self.library.document(doc_id)
+            except PagewiseError:
+                self.queued.remove(doc_id)
+                continue
+            if reviewable(record):
+                self.queued.remove(doc_id)
+                ready.append(doc_id)
+        if ready:
+            self._review(ready)
+
+    # --- contracts added by dropping them on the tab --------------------------------------
+
+    def add_and_review(self, paths: list[Path]) -> IngestJob | None:
+        """Add the files to the library; each is reviewed once it is in."""
+        self.waiting_files |= {os.path.realpath(p) for p in expand_paths(paths)}
+        return self.add_paths(paths)
+
+    def document_added(self, doc_id: str, _wanted: bool = False) -> None:
+        """A document is in the library: tick and review it if it was dropped on the tab."""
+        try:
+            record = self.library.document(doc_id)
+        except PagewiseError:
+            return
+        path = os.path.realpath(record.path)
+        if path not in self.waiting_files and doc_id not in self.queued:
+            return
+        self.waiting_files.discard(path)
+        self.refresh_documents()
+        self.panel.set_checked(doc_id)
+        if doc_id not in self.queued:
+            self.queued.append(doc_id)
+        self._run_queued()
+
+    def ingest_idle(self) -> None:
+        """Every ingest ended: a queued contract still not in the library will not be reviewed."""
+        self.waiting_files.clear()
+        for doc_id in list(self.queued):
+            try:
+                record = self.library.document(doc_id)
+            except PagewiseError:
+                self.queued.remove(doc_id)
+                continue
+            if not reviewable(record):
+                self.queued.remove(doc_id)
+                self.messages.warning(f"{title_of(record)} could not be added completely, so it was not reviewed.")
+        self._run_queued()
+
+    # --- the grid -------------------------------------------------------------------------
+
+    def open_cell(self, row: int, column: int) -> None:
+        """The contract at the cell's supporting passage, highlighted (as a citation)."""
+        result = self.panel.result_at(row, column)
+        review = self.panel.columns[column] if 0 <= column < len(self.panel.columns) else None
+        if result is None or review is None:
+            return
+        citation = self.cell_citation(review.doc_id, result)
+        if citation is None:
+            self.messages.info(f"{result.category}: no passage of the contract was found for this item.")
+            return
+        self.show_citation(citation)
+
+    def cell_citation(self, doc_id: str, result: ItemResult) -> CitationView | None:
+        """The passage that supports the cell: the evidence passage holding the model's quote,
+        else (evidence only, or a quote on no passage) the best evidence passage."""
+        if not result.evidence:
+            return None
+        quoted = _flat(result.quote)
+        best = next((e for e in result.evidence if quoted and quoted in _flat(e.text)), result.evidence[0])
+        pages = [c["page"] for c in result.citations if c.get("valid")]
+        page = next((p for p in pages if best.page_start <= p <= best.page_end), best.page_start)
+        spans = _passage_spans(self.library, best.passage_id)
+        return CitationView(0, doc_id, page, best.passage_id, best.text, True, spans)
+
+    def correct(self, row: int, column: int, value: str, accepted: bool, note: str) -> None:
+        from summarizer.review_store import record_correction
+
+        result = self.panel.result_at(row, column)
+        review = self.panel.columns[column] if 0 <= column < len(self.panel.columns) else None
+        if result is None or review is None:
+            return
+        try:
+            record_correction(self.library, review.doc_id, self.checklist, result.item_id, value=value or None,
+                              accepted=accepted, note=note, model_value=result.value)  # fmt: skip
+        except PagewiseError as error:
+            self.messages.report(error, "saving the correction", key="review")
+            return
+        self.show_stored()
+
+    def export(self, fmt: str) -> Path | None:
+        reviews = [review for review in self.panel.columns if review is not None]
+        if not reviews:
+            self.messages.info("There is no review to export yet: press Review first.")
+            return None
+        suggested = "".join(c for c in f"{self.checklist.name} review.{fmt}" if c not in '\\/:*?"<>|')
+        path = self.choose_export_path(fmt, suggested)
+        if path is None:
+            return None
+        try:
+            if fmt == "docx":
+                from summarizer.review_docx import write_docx
+
+                answered = any(item.status not in ("evidence", "pending") for r in reviews for item in r.items)
+                write_docx(reviews, path, model=self.model_name() if answered else "")
+            else:
+                from summarizer.review_export import to_csv, to_markdown
+
+                path.write_text(to_markdown(reviews) if fmt == "md" else to_csv(reviews), encoding="utf-8")
+        except OSError as error:
+            self.messages.error(f"Could not write {path}: {error.strerror or error}. Choose another folder.")
+            return None
+        self.messages.info(f"Saved {path}.")
+        return path
+
+    # --- dialogs (tests replace them) -----------------------------------------------------
+
+    def _checklist_dialog(self) -> Path | None:
+        path, _ = QFileDialog.getOpenFileName(
+            self.parent_widget, "Choose a checklist", "", "Checklists (*.csv *.yaml *.yml)"
+        )
+        return Path(path) if path else None
+
+    def _export_dialog(self, fmt: str, suggested: str) -> Path | None:
+        path, _ = QFileDialog.getSaveFileName(self.parent_widget, "Export the review", suggested, EXPORT_FILTERS[fmt])
+        return Path(path) if path else None

@@ -1,0 +1,329 @@
+"""The Review tab: contracts and a checklist to run, the grid of answers (rows = checklist items,
+columns = contracts, cells coloured by their playbook flag), the reviewer's correction of the
+selected cell, and the export buttons. It only shows state and says what was asked for; the
+review controller (``app.controllers.review``) does the work."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QBrush, QColor, QDragEnterEvent, QDragMoveEvent, QDropEvent
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QCheckBox,
+    QComboBox,
+    QGridLayout,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QLineEdit,
+    QListWidget,
+    QListWidgetItem,
+    QPushButton,
+    QTableWidget,
+    QTableWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from app.job_progress import JobProgress
+from app.library_panel import local_pdf_paths
+from summarizer.checklist import ChecklistItem
+from summarizer.review import DocumentReview, ItemResult
+from summarizer.review_export import page_label, reviewer_line
+
+FLAG_COLOURS = {"match": "#C6EFCE", "deviation": "#FFC7CE", "missing": "#FFEB9C"}  # as the DOCX memo's
+DOC_ROLE = Qt.ItemDataRole.UserRole
+CHOOSE_FILE = "Choose a checklist file…"
+
+
+def cell_text(item: ItemResult | None) -> str:
+    """What a grid cell says: the value (or where the clause is, evidence only), its page, marks."""
+    if item is None:
+        return ""
+    pages = page_label(item)
+    if item.status == "evidence" and not item.corrected:
+        text = pages or "no passage"
+    elif item.status in ("answered", "evidence") or item.corrected:
+        value = item.shown_value or "—"
+        text = f"{value} ({pages})" if pages else value
+    else:
+        text = {"not_found": "not found", "pending": "not asked yet"}.get(item.status, item.status)
+    marks = ("✎" if item.corrected else "") + ("✓" if item.correction and item.correction.accepted else "")
+    marks += "✱" if item.correction and item.correction.note else ""
+    return f"{text} {marks}" if marks else text
+
+
+def cell_tip(item: ItemResult) -> str:
+    lines = [item.question, f"status: {item.status.replace('_', ' ')}"]
+    if item.flag:
+        lines.append(f"{item.flag}: {item.reason}")
+    elif item.reason:
+        lines.append(item.reason)
+    if item.quote:
+        lines.append(f"“{item.quote}”")
+    if reviewer := reviewer_line(item):
+        lines.append(reviewer)
+    lines.append("Click to show the passage in the contract.")
+    return "\n".join(lines)
+
+
+class ReviewPanel(QWidget):
+    review_requested = Signal()
+    cancel_requested = Signal()
+    selection_changed = Signal()  # the checked contracts, the checklist or the side changed
+    checklist_file_requested = Signal()
+    checklist_chosen = Signal(str)  # "cuad" or a file path
+    cell_clicked = Signal(int, int)  # row (item), column (contract)
+    correction_submitted = Signal(int, int, str, bool, str)  # row, column, value, accepted, note
+    export_requested = Signal(str)  # md | csv | docx
+    files_dropped = Signal(list)  # list[Path]
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setAcceptDrops(True)
+        self.columns: list[DocumentReview | None] = []
+        self.items: list[ChecklistItem] = []
+        self._filling = False
+        self.contracts = QListWidget()
+        self.contracts.setObjectName("review-contracts")
+        self.contracts.setMaximumHeight(96)
+        self.contracts.setToolTip("The contracts to review: check them, or drop PDF files on this tab")
+        self.contracts.itemChanged.connect(self._contract_toggled)
+        self.checklist = QComboBox()
+        self.checklist.addItem("CUAD (41 clause categories)", "cuad")
+        self.checklist.addItem(CHOOSE_FILE, "")
+        self.checklist.activated.connect(self._checklist_activated)
+        self.side = QLineEdit()
+        self.side.setPlaceholderText("e.g. Distributor")
+        self.side.setToolTip(
+            "The party you represent, as the contract names it (several names with '/'): a non-compete "
+            "binding your side is a deviation, binding the other party a match"
+        )
+        self.side.editingFinished.connect(self.selection_changed)
+        self.evidence_only = QCheckBox("Evidence only (no model)")
+        self.evidence_only.setToolTip("Find where each clause is, without a language model: fast, on any computer")
+        self.review_button = QPushButton("Review")
+        self.review_button.setToolTip("Run the checklist over the checked contracts")
+        self.review_button.clicked.connect(self.review_requested)
+        self.progress = JobProgress("Stop the review")
+        self.progress.cancel_button.setText("Stop")
+        self.progress.cancel_requested.connect(self.cancel_requested)
+        self.hint = QLabel("Check contracts (or drop PDF files here), choose a checklist and press Review.")
+        self.hint.setWordWrap(True)
+        self.deviations_only = QCheckBox("Deviations only")
+        self.deviations_only.toggled.connect(self._apply_filter)
+        legend = QLabel(
+            " ".join(f'<span style="background:{c}">&nbsp;{flag}&nbsp;</span>' for flag, c in FLAG_COLOURS.items())
+        )
+        self.grid = QTableWidget()
+        self.grid.setObjectName("review-grid")
+        self.grid.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.grid.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.grid.setWordWrap(True)
+        self.grid.horizontalHeader().setDefaultSectionSize(170)
+        self.grid.cellClicked.connect(self._cell_clicked)
+        self._build_editor()
+        self.export_buttons = {}
+        exports = QHBoxLayout()
+        exports.addWidget(QLabel("Export:"))
+        for fmt, text in (("md", "Markdown…"), ("csv", "CSV…"), ("docx", "Word memo…")):
+            button = QPushButton(text)
+            button.clicked.connect(lambda _checked=False, f=fmt: self.export_requested.emit(f))
+            exports.addWidget(button)
+            self.export_buttons[fmt] = button
+        exports.addStretch(1)
+        self._lay_out(legend, exports)
+        self.set_grid([], [])
+
+    def _build_editor(self) -> None:
+        self.cell_label = QLabel("")
+        self.cell_label.setTextFormat(Qt.TextFormat.PlainText)
+        self.value_edit = QLineEdit()
+        self.value_edit.setPlaceholderText("corrected value (empty: the model's)")
+        self.accepted = QCheckBox("Accepted")
+        self.note_edit = QLineEdit()
+        self.note_edit.setPlaceholderText("note")
+        self.save_button = QPushButton("Save")
+        self.save_button.clicked.connect(self._save_correction)
+        self.note_edit.returnPressed.connect(self._save_correction)
+        self.value_edit.returnPressed.connect(self._save_correction)
+        self._set_editor(None)
+
+    def _lay_out(self, legend: QLabel, exports: QHBoxLayout) -> None:
+        top = QGridLayout()
+        top.addWidget(QLabel("Contracts"), 0, 0, Qt.AlignmentFlag.AlignTop)
+        top.addWidget(self.contracts, 0, 1, 3, 1)
+        top.addWidget(QLabel("Checklist"), 0, 2)
+        top.addWidget(self.checklist, 0, 3)
+        top.addWidget(QLabel("We represent"), 1, 2)
+        top.addWidget(self.side, 1, 3)
+        run = QHBoxLayout()
+        run.addWidget(self.evidence_only)
+        run.addStretch(1)
+        run.addWidget(self.review_button)
+        top.addLayout(run, 2, 2, 1, 2)
+        top.setColumnStretch(1, 3)
+        top.setColumnStretch(3, 2)
+        filters = QHBoxLayout()
+        filters.addWidget(self.deviations_only)
+        filters.addStretch(1)
+        filters.addWidget(legend)
+        editor = QHBoxLayout()
+        editor.addWidget(self.value_edit, 2)
+        editor.addWidget(self.accepted)
+        editor.addWidget(self.note_edit, 2)
+        editor.addWidget(self.save_button)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(4, 4, 4, 4)
+        layout.addLayout(top)
+        layout.addWidget(self.progress)
+        layout.addWidget(self.hint)
+        layout.addLayout(filters)
+        layout.addWidget(self.grid, 1)
+        layout.addWidget(self.cell_label)
+        layout.addLayout(editor)
+        layout.addLayout(exports)
+
+    # --- contracts and checklist ---------------------------------------------------------
+
+    def set_documents(self, documents: list[tuple[str, str, str]], checked: set[str]) -> None:
+        """``documents``: (doc_id, title, state) rows; ``checked``: the doc_ids to tick."""
+        self._filling = True
+        self.contracts.clear()
+        for doc_id, title, state in documents:
+            row = QListWidgetItem(f"{title} — {state}" if state else title)
+            row.setData(DOC_ROLE, doc_id)
+            row.setFlags(row.flags() | Qt.ItemFlag.ItemIsUserCheckable)
+            row.setCheckState(Qt.CheckState.Checked if doc_id in checked else Qt.CheckState.Unchecked)
+            self.contracts.addItem(row)
+        self._filling = False
+
+    def checked_doc_ids(self) -> list[str]:
+        rows = (self.contracts.item(n) for n in range(self.contracts.count()))
+        return [str(r.data(DOC_ROLE)) for r in rows if r.checkState() == Qt.CheckState.Checked]
+
+    def set_checked(self, doc_id: str, checked: bool = True) -> None:
+        for n in range(self.contracts.count()):
+            row = self.contracts.item(n)
+            if row.data(DOC_ROLE) == doc_id:
+                row.setCheckState(Qt.CheckState.Checked if checked else Qt.CheckState.Unchecked)
+
+    def _contract_toggled(self, _item: QListWidgetItem) -> None:
+        if not self._filling:
+            self.selection_changed.emit()
+
+    def show_checklist_file(self, path: Path) -> None:
+        """Add ``path`` to the checklist choices and select it."""
+        index = self.checklist.findData(str(path))
+        if index < 0:
+            index = self.checklist.count() - 1  # before "Choose a checklist file…"
+            self.checklist.insertItem(index, path.name, str(path))
+        self.checklist.setCurrentIndex(index)
+
+    def _checklist_activated(self, index: int) -> None:
+        data = self.checklist.itemData(index)
+        if data:
+            self.checklist_chosen.emit(str(data))
+        else:
+            self.checklist_file_requested.emit()
+
+    def side_text(self) -> str:
+        return self.side.text().strip()
+
+    def set_busy(self, busy: bool) -> None:
+        self.review_button.setEnabled(not busy)
+
+    # --- the grid ------------------------------------------------------------------------
+
+    def set_grid(self, items: list[ChecklistItem], columns: list[tuple[str, DocumentReview | None]]) -> None:
+        """Rows = ``items``, columns = (title, its review or None when not reviewed yet)."""
+        selected = (self.grid.currentRow(), self.grid.currentColumn())
+        self.items = list(items)
+        self.columns = [review for _, review in columns]
+        self.grid.clear()
+        self.grid.setRowCount(len(items))
+        self.grid.setColumnCount(len(columns))
+        self.grid.setHorizontalHeaderLabels([title for title, _ in columns])
+        self.grid.setVerticalHeaderLabels([item.category for item in items])
+        few = len(columns) <= 3  # side by side across the tab; more scroll sideways
+        mode = QHeaderView.ResizeMode.Stretch if few else QHeaderView.ResizeMode.Interactive
+        self.grid.horizontalHeader().setSectionResizeMode(mode)
+        for column, (_, review) in enumerate(columns):
+            for row in range(len(items)):
+                result = review.items[row] if review is not None and row < len(review.items) else None
+                cell = QTableWidgetItem(cell_text(result) if review is not None else "not reviewed")
+                if result is not None:
+                    cell.setToolTip(cell_tip(result))
+                    if result.flag in FLAG_COLOURS:
+                        cell.setBackground(QBrush(QColor(FLAG_COLOURS[result.flag])))
+                self.grid.setItem(row, column, cell)
+        self.grid.resizeRowsToContents()
+        reviewed = any(review is not None for review in self.columns)
+        for button in self.export_buttons.values():
+            button.setEnabled(reviewed)
+        self._apply_filter()
+        if 0 <= selected[0] < len(items) and 0 <= selected[1] < len(columns):
+            self.grid.setCurrentCell(*selected)
+            self._set_editor(self.result_at(*selected))
+        else:
+            self._set_editor(None)
+
+    def result_at(self, row: int, column: int) -> ItemResult | None:
+        if not 0 <= column < len(self.columns):
+            return None
+        review = self.columns[column]
+        return review.items[row] if review is not None and 0 <= row < len(review.items) else None
+
+    def row_hidden(self, row: int) -> bool:
+        return self.grid.isRowHidden(row)
+
+    def _apply_filter(self) -> None:
+        only = self.deviations_only.isChecked()
+        for row in range(self.grid.rowCount()):
+            flags = {r.items[row].flag for r in self.columns if r is not None and row < len(r.items)}
+            self.grid.setRowHidden(row, only and "deviation" not in flags)
+
+    def _cell_clicked(self, row: int, column: int) -> None:
+        self._set_editor(self.result_at(row, column))
+        self.cell_clicked.emit(row, column)
+
+    # --- the reviewer's correction -------------------------------------------------------
+
+    def _set_editor(self, result: ItemResult | None) -> None:
+        enabled = result is not None
+        for widget in (self.value_edit, self.accepted, self.note_edit, self.save_button):
+            widget.setEnabled(enabled)
+        correction = result.correction if result is not None else None
+        self.value_edit.setText(correction.value or "" if correction is not None else "")
+        self.accepted.setChecked(correction is not None and correction.accepted)
+        self.note_edit.setText(correction.note if correction is not None else "")
+        if result is None:
+            self.cell_label.setText("Select a cell to correct its value, accept it or add a note.")
+        else:
+            model = result.value or result.answer or result.status.replace("_", " ")
+            self.cell_label.setText(f"{result.category} — the model's value: {model}")
+
+    def _save_correction(self) -> None:
+        row, column = self.grid.currentRow(), self.grid.currentColumn()
+        if self.result_at(row, column) is None:
+            return
+        value, note = self.value_edit.text().strip(), self.note_edit.text().strip()
+        self.correction_submitted.emit(row, column, value, self.accepted.isChecked(), note)
+
+    # --- drag and drop -------------------------------------------------------------------
+
+    def dragEnterEvent(self, event: QDragEnterEvent) -> None:
+        if local_pdf_paths(event):
+            event.acceptProposedAction()
+
+    def dragMoveEvent(self, event: QDragMoveEvent) -> None:
+        if local_pdf_paths(event):
+            event.acceptProposedAction()
+
+    def dropEvent(self, event: QDropEvent) -> None:
+        paths = local_pdf_paths(event)
+        if paths:
+            event.acceptProposedAction()
+            self.files_dropped.emit(paths)

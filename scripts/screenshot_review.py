@@ -1,0 +1,127 @@
+"""A screenshot of the Review tab for the README: two bundled contracts reviewed against the CUAD
+checklist, a cell clicked (its passage highlighted in the viewer), a correction.
+
+The model is the scripted fake engine: for each question it quotes the first sentence of the pages
+it is given that holds one of the item's retrieval queries (so every quote is the contract's own
+text and the flags come from the real playbook). Run it under Xvfb:
+
+    xvfb-run -s "-screen 0 1600x1000x24" .venv/bin/python scripts/screenshot_review.py docs/screenshots
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+os.environ["HF_HUB_OFFLINE"] = "1"
+CONTRACTS = ROOT / "tests" / "fixtures" / "contracts"
+
+
+ANSWER_PATTERNS = {
+    "jurisdiction": r"laws of (?:the )?([A-Z][\w'’]+(?:(?: of)? [A-Z][\w'’]+)*)",
+    "parties": r"between\s+([A-Z][^,(]+?)\s*[,(].*?\band\s+([A-Z][^,(]+?)\s*[,(]",
+    "date": r"(?:January|February|March|April|May|June|July|August|September|October|November|December) \d{1,2}, \d{4}",
+    "duration": r"\b(?:\w+ \()?\d+\)? (?:days|months|years)\b",
+    "amount": r"(?:US)?\$ ?[\d,]+(?:\.\d+)?|[\d,]+ (?:dollars|RMB)",
+}
+
+
+def short_answer(answer_type: str, quote: str) -> str:
+    """What a model would say for the item's type, taken from the quote."""
+    if answer_type == "yes_no":
+        return "yes"
+    found = re.search(ANSWER_PATTERNS.get(answer_type, r"$^"), quote)
+    if found:
+        return "; ".join(found.groups()) if found.groups() else found[0]
+    words = quote.split()
+    return " ".join(words[:7]) + ("…" if len(words) > 7 else "")
+
+
+def scripted_reply(prompt: str) -> str:
+    """The fake model's answer: a sentence of the given pages holding one of the item's queries."""
+    from summarizer.checklist import load_checklist
+
+    question = prompt.rsplit("Question: ", 1)[-1].split(" (", 1)[0]
+    item = next((i for i in load_checklist("cuad").items if i.question == question), None)
+    if item is None:
+        return json.dumps({"found": False, "answer": "", "quote": "", "pages": []})
+    for query in item.queries:
+        words = [w for w in re.findall(r"[a-z]+", query.lower()) if len(w) > 3][:2]
+        if not words:
+            continue
+        for page, text in re.findall(r"\[Page (\d+)\]\n(.*?)(?=\n\[Page \d+\]|\Z)", prompt, re.S):
+            for sentence in re.split(r"(?<=[.;])\s+", text):
+                flat = " ".join(sentence.split())
+                capitals = sum(c.isupper() for c in flat) / max(1, sum(c.isalpha() for c in flat))
+                if all(w in flat.lower() for w in words) and len(flat) > 40 and capitals < 0.3:
+                    quote = flat[:200]
+                    answer = short_answer(item.type, quote)
+                    return json.dumps({"found": True, "answer": answer, "quote": quote, "pages": [int(page)]})
+    return json.dumps({"found": False, "answer": "", "quote": "", "pages": []})
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("out")
+    args = parser.parse_args()
+    out_dir = Path(args.out)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    home = tempfile.mkdtemp(prefix="pagewise-shots-")
+    os.environ["PAGEWISE_HOME"] = home
+    from app.gui_main import make_application
+
+    app = make_application(["pagewise"])
+    from app.main_window import MainWindow
+    from app.messages import MessageCenter
+    from app.model_session import ModelSession
+    from app.planning import PlanPreview
+    from app.qt_wait import wait_until
+    from app.settings import Settings
+    from tests.app.conftest import DocumentFake
+
+    engine = DocumentFake.make(piece_delay_s=0.0, model_name="Qwen2.5-14B-Instruct", n_ctx=16384)
+    engine.summary_reply = scripted_reply
+    values = {"model_path": str(Path(home) / "Qwen2.5-14B-Instruct-Q4_K_M.gguf")}
+    session = ModelSession(
+        values, engine_factory=lambda _p: engine, planner=lambda _v: PlanPreview(None, "Qwen2.5-14B · 12 GiB")
+    )
+    window = MainWindow(settings=Settings(values, path=Path(home) / "settings.json"), session=session,
+                        messages=MessageCenter())  # fmt: skip
+    window.runner.embed = False
+    window.resize(1600, 1000)
+    window.show()
+    window.add_paths([CONTRACTS / "supply-16p.pdf", CONTRACTS / "license-17p.pdf"])
+    wait_until(lambda: len(window.library.documents()) == 2 and not window.runner.ingests, 180)
+    window.splitter.setSizes([190, 560, 850])
+    window.tabs.setCurrentWidget(window.review)
+    panel = window.review
+    for record in window.library.documents():
+        panel.set_checked(record.doc_id)
+    panel.side.setText("Distributor")
+    job = window.reviews.review()
+    assert job is not None
+    wait_until(lambda: window.reviews.job is None, 300)
+    row = next(n for n, item in enumerate(window.reviews.checklist.items) if item.id == "governing-law")
+    column = next((c for c in range(2) if (r := panel.result_at(row, c)) and r.status == "answered"), 0)
+    panel.grid.setCurrentCell(row, column)
+    panel.grid.cellClicked.emit(row, column)
+    panel.note_edit.setText("checked against section 19")
+    panel.accepted.setChecked(True)
+    panel.save_button.click()
+    panel.grid.scrollToItem(panel.grid.item(row, column))
+    app.processEvents()
+    wait_until(lambda: False, 0.8)
+    window.grab().save(str(out_dir / "review-tab.png"))
+    print("saved", out_dir / "review-tab.png", flush=True)
+    window.close()
+
+
+if __name__ == "__main__":
+    main()

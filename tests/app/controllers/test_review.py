@@ -1,0 +1,187 @@
+"""The Review tab with the fake engine: evidence-only and model runs fill the grid, a cell opens
+its page, corrections persist into the exports, Stop, a dropped contract is reviewed once it is in."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+from unittest.mock import MagicMock
+
+from PySide6.QtCore import QMimeData, Qt, QUrl
+
+from tests.app.conftest import wait_for_document
+from tests.pdf_factory import make_pdf, text_pages
+
+PARTIES = "This Agreement is made between Acme Corp (Company) and Beta LLC (Distributor)."
+LAW = "This Agreement shall be governed by the laws of the State of New York."
+NON_COMPETE = "During the Term, Distributor shall not sell any product that competes with the Products."
+CHECKLIST = (
+    "id,category,question,queries,type,expected\n"
+    "parties,Parties,Who are the parties to this agreement?,agreement is made between,parties,\n"
+    "law,Governing Law,Which law governs the agreement?,governed by the laws of,jurisdiction,New York or Delaware\n"
+    "nc,Non-Compete,Is a party restricted from competing?,shall not sell any product that competes,yes_no,"
+    "not acceptable binding us\n"
+)
+REPLIES = {
+    "Who are the parties": ("Acme Corp; Beta LLC", PARTIES, 1),
+    "Which law governs": ("New York", LAW, 2),
+    "Is a party restricted": ("yes", NON_COMPETE, 3),
+}
+
+
+def contract(folder: Path, name: str = "supply.pdf") -> Path:
+    filler = text_pages(3, 150)
+    return make_pdf(folder / name, [
+        ["SUPPLY AGREEMENT", PARTIES, *filler[0]],
+        ["12. GOVERNING LAW", LAW, *filler[1]],
+        ["14. NON-COMPETITION", NON_COMPETE, *filler[2]],
+    ])  # fmt: skip
+
+
+def model_reply(prompt: str) -> str:
+    for question, (answer, quote, page) in REPLIES.items():
+        if f"Question: {question}" in prompt:
+            return json.dumps({"found": True, "answer": answer, "quote": quote, "pages": [page]})
+    return json.dumps({"found": False, "answer": "", "quote": "", "pages": []})
+
+
+def open_tab(qtbot: Any, window: Any, tmp_path: Path, *, evidence_only: bool) -> Any:
+    window.tabs.setCurrentWidget(window.review)
+    checklist = tmp_path / "three.csv"
+    checklist.write_text(CHECKLIST)
+    assert window.reviews.use_checklist(str(checklist))
+    window.review.evidence_only.setChecked(evidence_only)
+    return window.review
+
+
+def run_review(qtbot: Any, window: Any) -> None:
+    window.review.review_button.click()
+    assert window.reviews.job is not None
+    qtbot.waitUntil(lambda: window.reviews.job is None, timeout=60_000)
+
+
+def click_cell(qtbot: Any, grid: Any, row: int, column: int) -> None:
+    rect = grid.visualItemRect(grid.item(row, column))
+    qtbot.mouseClick(grid.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
+
+
+def test_evidence_only_fills_the_grid_and_a_cell_opens_its_passage(
+    qtbot: Any, make_window: Any, tmp_path: Path
+) -> None:
+    window = make_window()
+    window.add_paths([contract(tmp_path)])
+    doc_id = wait_for_document(qtbot, window)
+    panel = open_tab(qtbot, window, tmp_path, evidence_only=True)
+    assert panel.checked_doc_ids() == [doc_id]  # the library's selected document, checked as the tab opens
+    assert panel.grid.item(0, 0).text() == "not reviewed"
+    run_review(qtbot, window)
+    assert [panel.grid.item(row, 0).text() for row in range(3)] == ["p. 1", "p. 2", "p. 3"]
+    assert window.session.engine is None or not window.session.engine.calls  # no model was asked
+    window.viewer.go_to_page(1)
+    click_cell(qtbot, panel.grid, 2, 0)  # Non-Compete: its clause is on page 3
+    qtbot.waitUntil(lambda: window.viewer.current_page() == 3)
+    assert window.viewer.view.highlights and window.viewer.view.highlights[0].page == 2  # 0-based
+
+
+def test_a_correction_persists_and_shows_in_the_grid_and_the_exports(
+    qtbot: Any, make_window: Any, tmp_path: Path
+) -> None:
+    import docx
+
+    from summarizer.review_store import corrections
+
+    window = make_window()
+    window.add_paths([contract(tmp_path)])
+    doc_id = wait_for_document(qtbot, window)
+    panel = open_tab(qtbot, window, tmp_path, evidence_only=True)
+    panel.set_checked(doc_id)
+    run_review(qtbot, window)
+    click_cell(qtbot, panel.grid, 1, 0)
+    panel.value_edit.setText("Delaware")
+    panel.accepted.setChecked(True)
+    panel.note_edit.setText("confirmed with counsel")
+    panel.save_button.click()
+    assert panel.grid.item(1, 0).text() == "Delaware (p. 2) ✎✓✱"
+    assert panel.grid.item(1, 0).background().color().name().upper() == "#C6EFCE"  # the playbook's match
+    saved, _ = corrections(window.library, doc_id, "three")["law"]
+    assert (saved.value, saved.accepted, saved.note) == ("Delaware", True, "confirmed with counsel")
+
+    window.reviews.choose_export_path = lambda fmt, _suggested: tmp_path / f"review.{fmt}"
+    panel.export_buttons["md"].click()
+    markdown = (tmp_path / "review.md").read_text()
+    assert "Delaware (p. 2) [corrected, accepted]" in markdown and "note: confirmed with counsel" in markdown
+    panel.export_buttons["docx"].click()
+    memo = docx.Document(str(tmp_path / "review.docx"))
+    assert memo.tables[0].rows[2].cells[1].text.startswith("Delaware (p. 2) [corrected, accepted]")
+
+    panel.deviations_only.setChecked(True)
+    assert [panel.row_hidden(row) for row in range(3)] == [True, True, True]  # no deviation in this grid
+
+
+def test_a_model_review_is_stored_shown_at_once_and_reflagged_for_the_side(
+    qtbot: Any, make_window: Any, fake_engine: Any, tmp_path: Path
+) -> None:
+    fake_engine.summary_reply = model_reply
+    window = make_window()
+    window.add_paths([contract(tmp_path)])
+    doc_id = wait_for_document(qtbot, window)
+    panel = open_tab(qtbot, window, tmp_path, evidence_only=False)
+    panel.side.setText("Distributor")
+    panel.set_checked(doc_id)
+    run_review(qtbot, window)
+    assert panel.grid.item(1, 0).text() == "New York (p. 2)"
+    assert panel.grid.item(2, 0).text() == "yes (p. 3)"
+    assert panel.grid.item(2, 0).background().color().name().upper() == "#FFC7CE"  # binds us: deviation
+    panel.deviations_only.setChecked(True)
+    assert [panel.row_hidden(row) for row in range(3)] == [True, True, False]
+    calls = len(fake_engine.calls)
+    panel.side.setText("Company")
+    panel.side.editingFinished.emit()
+    assert panel.grid.item(2, 0).background().color().name().upper() == "#C6EFCE"  # binds the other party
+    assert panel.row_hidden(2)
+    assert len(fake_engine.calls) == calls  # re-flagged without the model
+    window.close()
+
+    again = make_window()  # the same library: the stored review shows when the contract is picked
+    panel = open_tab(qtbot, again, tmp_path, evidence_only=False)
+    panel.set_checked(doc_id)
+    assert panel.grid.item(1, 0).text() == "New York (p. 2)"
+    assert panel.result_at(1, 0) is not None and panel.result_at(1, 0).cached
+    assert len(fake_engine.calls) == calls
+
+
+def test_stop_cancels_the_review(qtbot: Any, make_window: Any, fake_engine: Any, tmp_path: Path) -> None:
+    fake_engine.summary_reply = model_reply
+    window = make_window()
+    window.add_paths([contract(tmp_path)])
+    doc_id = wait_for_document(qtbot, window)
+    fake_engine.piece_delay_s = 0.5  # each reply takes seconds: Stop comes first
+    panel = open_tab(qtbot, window, tmp_path, evidence_only=False)
+    panel.set_checked(doc_id)
+    panel.review_button.click()
+    job = window.reviews.job
+    qtbot.waitUntil(lambda: len(fake_engine.calls) >= 1, timeout=30_000)
+    assert not panel.progress.isHidden()
+    panel.progress.cancel_button.click()
+    qtbot.waitUntil(lambda: window.reviews.job is None, timeout=30_000)
+    assert job is not None and job.token.cancelled
+    assert "review was stopped" in window.messages.history[-1].text
+    assert panel.progress.isHidden() and panel.review_button.isEnabled()
+    assert not any(panel.result_at(row, 0) and panel.result_at(row, 0).status == "answered" for row in range(3))
+
+
+def test_a_contract_dropped_on_the_tab_is_added_then_reviewed(qtbot: Any, make_window: Any, tmp_path: Path) -> None:
+    window = make_window()
+    panel = open_tab(qtbot, window, tmp_path, evidence_only=True)
+    mime = QMimeData()
+    mime.setUrls([QUrl.fromLocalFile(str(contract(tmp_path, "dropped.pdf")))])
+    event = MagicMock()
+    event.mimeData.return_value = mime
+    panel.dropEvent(event)
+    assert window.runner.ingests  # being added: the review waits for it
+    assert window.reviews.job is None
+    qtbot.waitUntil(lambda: panel.result_at(2, 0) is not None and not window.runner.ingests, timeout=90_000)
+    (doc_id,) = panel.checked_doc_ids()
+    assert window.library.document(doc_id).path.endswith("dropped.pdf")
+    assert panel.grid.item(2, 0).text() == "p. 3"
