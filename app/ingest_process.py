@@ -26,11 +26,13 @@ import traceback
 from dataclasses import dataclass
 from multiprocessing.process import BaseProcess
 from multiprocessing.queues import Queue
-from multiprocessing.synchronize import Event
 from pathlib import Path
 from typing import Any
 
+from inference.shared_flag import SharedFlag
+
 PROGRESS_INTERVAL_S = 0.1  # the child sends at most ~10 progress messages a second
+CANCEL_POLL_S = 0.05  # how often the child looks at the cancel flag
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,7 +55,7 @@ def expand_paths(paths: list[Path]) -> list[Path]:
 def _child(
     requests: list[IngestRequest],
     queue: Queue[tuple[Any, ...]],
-    cancel_event: Event,
+    cancel_flag: SharedFlag,
     home: str | None,
     embed: bool,
     embedding_model: str | None,
@@ -71,8 +73,9 @@ def _child(
 
     token = CancelToken()
 
-    def watch() -> None:
-        cancel_event.wait()
+    def watch() -> None:  # polls: a thread waiting when the process ends would leave a wait behind
+        while not cancel_flag.is_set():
+            time.sleep(CANCEL_POLL_S)
         token.cancel()
 
     threading.Thread(target=watch, daemon=True).start()
@@ -123,10 +126,10 @@ class IngestProcess:
         context = multiprocessing.get_context("spawn")
         self.requests = requests
         self.queue: Queue[tuple[Any, ...]] = context.Queue()
-        self.cancel_event: Event = context.Event()
+        self.cancel_flag = SharedFlag(context)
         self.process: BaseProcess = context.Process(
             target=_child,
-            args=(requests, self.queue, self.cancel_event, home, embed, embedding_model),
+            args=(requests, self.queue, self.cancel_flag, home, embed, embedding_model),
             name="pagewise-ingest",
             daemon=True,
         )
@@ -147,7 +150,7 @@ class IngestProcess:
     def cancel(self) -> None:
         if self.cancel_requested_at is None:
             self.cancel_requested_at = time.monotonic()
-        self.cancel_event.set()
+        self.cancel_flag.set()
 
     @property
     def alive(self) -> bool:

@@ -19,7 +19,7 @@ This module holds the protocol and the model's loading; the decoding itself is i
 ``inference.single_decode`` (one prompt, on the model's own context) and
 ``inference.batch_decode`` (several prompts, on a second context).
 
-``cancel_event`` (a ``multiprocessing.Event``) is checked between prefill calls and between
+``cancel_event`` (an ``inference.shared_flag.SharedFlag``) is checked between prefill calls and between
 generated tokens. On the CPU backend llama.cpp's abort callback checks the event between graph
 nodes, so a cancel lands at once; on CUDA it waits for the running micro-batch (measured per
 placement in docs/benchmarks.md).

@@ -19,6 +19,7 @@ from typing import Any
 from inference.cancel import NEVER_CANCELLED, Cancelled, CancelToken
 from inference.errors import EngineError
 from inference.llama_worker import worker_main
+from inference.shared_flag import SharedFlag
 
 _POLL_S = 0.05
 TERMINAL_REPLIES = frozenset({"done", "cancelled", "error", "batch_done", "loaded", "tokens", "ok"})
@@ -62,7 +63,7 @@ class WorkerProcess:
         self._on_forced_stop = on_forced_stop
         self._crash_error = crash_error
         self._context = multiprocessing.get_context("spawn")
-        self.cancel_event = self._context.Event()
+        self.cancel_event = SharedFlag(self._context)  # a killed worker cannot leave it locked
         self.process: BaseProcess | None = None
         self.conn: Connection | None = None
         self.in_flight = False
