@@ -2,37 +2,44 @@
 ~20-page contract with a random-weight Llama-3.1-8B-shaped Q4_K_M model planned at 12 GiB,
 (a) batched as ``pagewise review`` runs them, (b) one item at a time, (c) evidence only (CPU).
 
-Here, once: the contract's library, without vectors (the embedding model is not on the GPU
-machine and is too large to carry, so every run's retrieval is BM25 only; ``--vectors`` makes a
-hybrid one for CPU runs here). Default contract: tests/fixtures/contracts/license-17p.pdf (17
-pages, the fixture nearest 20; the whole contract is one reading at the plan's 16K context):
+Here, once (no LLM): the contract's library, packed without vectors. The embedding model is not
+on the GPU machine and is too large to carry (87 MiB), so retrieval is BM25 only in every run
+(``--vectors`` packs a hybrid library for CPU runs here). Default contract:
+../shared/fixtures/contracts/distributor-17p.pdf, 17 pages (the fixtures nearest 20 pages have
+17), 10,458 Llama-3 tokens: one reading of the whole contract at the plan's 16K context
+(license-17p.pdf would need two: its text has 6,824 non-breaking spaces, 17,742 tokens):
 
     python scripts/gpu_review_bench.py prepare --library build/review-library.tgz
 
-On the device machine, carry [".device", "build/review-library.tgz"]; about 6 minutes:
+On the device machine, with carry [".device", "build/review-library.tgz"] (about 6 minutes after
+the llama.cpp build: the model file ~20 s, two loads, each model run stopped at 150 s at most):
 
     bash .device/build_llama.sh && export PYTHONPATH=/tmp/site:$PWD:$PYTHONPATH &&
-    python3 scripts/gpu_review_bench.py run --out $OUT --library build/review-library.tgz --limit-s 170
+    python3 scripts/gpu_review_bench.py run --out $OUT --library build/review-library.tgz --limit-s 150
 
-Smoke test on a CPU (SmolLM2, 3 items; batched and single are the same plan there):
+Output: $OUT/review_bench.jsonl, three lines (runs evidence, batched, single), and a markdown
+table on stdout. Smoke test on this CPU (SmolLM2; ~13 minutes on 2 busy cores; at budget 0 the
+planner runs one sequence, so batched and single are the same plan):
 
     python scripts/gpu_review_bench.py prepare --library /tmp/small.tgz \
         --contract tests/fixtures/contracts/endorsement-8p.pdf
     python scripts/gpu_review_bench.py run --out /tmp/review-out --library /tmp/small.tgz \
-        --model SMOLLM2.gguf --budget 0 --items 3 --threads 2
+        --model SMOLLM2.gguf --budget 0 --items 3 --single-items 2 --threads 2
 
 ``run`` unpacks the library into a fresh data folder, finds every item's evidence without a model
 (``evidence``), writes the random-weight GGUF (``--shape``, once, to /tmp/models) unless
 ``--model`` names one, and reviews with the model through ``summarizer.review_answers.
-review_with_model``, as ``pagewise review --fresh`` does: ``batched`` with the plan of
-``pagewise review`` (``max_parallel`` left to the planner), ``single`` with ``max_parallel=1``
-(one sequence: the items one after another). Random weights never stop, so every reply runs to
-the product's cap (``REPLY_TOKENS``) and mostly ends as ``error`` (JSON cut short); the grammar
-still holds its structure. ``--limit-s`` stops a model run after that many seconds (each
-finished reply is counted; the time per reply gives the projection to the whole checklist), and
-``--single-items`` asks the single run fewer items. One JSON line per run in
-OUT/review_bench.jsonl: wall seconds, statuses, prompt and generated tokens, the plan, and GPU
-memory by NVML (peak used minus the idle GPU's, and the raw numbers).
+review_with_model`` as ``pagewise review --fresh`` does: ``batched`` with the plan of ``pagewise
+review`` (``max_parallel`` left to the planner: at 12 GiB, all 33 layers, f16 KV, 16K context,
+a batch context planned for 4 sequences of 8,704 tokens, into which ``run_batch`` fits 3 of a
+whole-contract reading), ``single`` with ``max_parallel=1`` (one sequence: the items one after
+another). Random weights never stop: each reply should run to the product's cap
+(``REPLY_TOKENS``, 160) and end as ``error`` (its JSON cut short), which the token counts show;
+the grammar still holds the JSON structure. ``--limit-s`` stops a model run after that many
+seconds (the finished readings are counted and the time per reading is projected to the whole
+checklist); ``--single-items`` asks the single run fewer items. Each line holds wall seconds
+(loading apart), the statuses, prompt and generated tokens, the plan, the batch context's log
+lines, and GPU memory by NVML (peak used minus the idle GPU's, and the raw numbers).
 """
 
 from __future__ import annotations
@@ -58,7 +65,7 @@ sys.path.insert(0, str(ROOT))
 from inference.cancel import Cancelled, CancelToken  # noqa: E402
 from inference.engine import Completion, Engine, Prompt, ResultCallback  # noqa: E402
 
-DEFAULT_CONTRACT = ROOT / "tests" / "fixtures" / "contracts" / "license-17p.pdf"
+DEFAULT_CONTRACT = ROOT.parent / "shared" / "fixtures" / "contracts" / "distributor-17p.pdf"
 MIB = 2**20
 GIB = 2**30
 
@@ -146,7 +153,7 @@ def token_report(replies: Sequence[Completion], cap: int) -> dict[str, Any]:
     generated = [c.stats.completion_tokens for c in replies]
     prompt = [c.stats.prompt_tokens for c in replies]
     return {
-        "replies": len(replies),
+        "readings": len(replies),  # one per item and reading unit asked (the whole contract: one unit)
         "prompt_tokens": sum(prompt),
         "max_prompt_tokens": max(prompt, default=0),
         "generated_tokens": sum(generated),
@@ -192,7 +199,8 @@ def time_review(
         "statuses": counts,  # stopped: unfinished and not-found-yet items are "pending"
         "batches": counting.batches,
         "prompts": counting.prompts,
-        "s_per_reply": round(wall / replies, 3) if replies else None,
+        "s_per_reading": round(wall / replies, 3) if replies else None,
+        "s_per_item": None if stopped else round(wall / max(1, len(checklist.items)), 3),
         **token_report(counting.replies, REPLY_TOKENS),
     }
     return row
@@ -225,13 +233,16 @@ def model_run(args: argparse.Namespace, library: Any, doc_id: str, checklist: An
     from inference.telemetry import GpuTelemetry
     from summarizer.local_model import plan_local_model
 
-    plan, parallel = plan_local_model(
-        args.model_path,
-        n_threads=args.threads,
-        budget=parse_budget(args.budget),
-        max_parallel=1 if label == "single" else None,
-        job=ANSWER,
-    )
+    try:
+        plan, parallel = plan_local_model(
+            args.model_path,
+            n_threads=args.threads,
+            budget=parse_budget(args.budget),
+            max_parallel=1 if label == "single" else None,
+            job=ANSWER,
+        )
+    except Exception as error:  # recorded in the row: the other runs still go
+        return {"items": len(checklist.items), "error": f"{type(error).__name__}: {error}"}
     row: dict[str, Any] = plan_report(plan, parallel)
     engine = LocalEngine()
     gpu = GpuTelemetry(interval_s=0.05, pids=lambda: (os.getpid(), engine.worker_pid))
@@ -242,9 +253,13 @@ def model_run(args: argparse.Namespace, library: Any, doc_id: str, checklist: An
         engine.load(plan)
         row["load_s"] = round(time.perf_counter() - started, 2)
         row.update(time_review(library, engine, doc_id, checklist, label, args.limit_s))
-        log = Path(engine.log_path).read_text(encoding="utf-8", errors="replace")
-        row["batch_log"] = [line for line in log.splitlines() if line.startswith("[pagewise] batch")][:6]
+    except Exception as error:  # recorded in the row: the other runs still go
+        row.update(items=len(checklist.items), error=f"{type(error).__name__}: {error}")
     finally:
+        log = Path(engine.log_path).read_text(encoding="utf-8", errors="replace").splitlines()
+        row["batch_log"] = [line for line in log if line.startswith("[pagewise] batch")][:6]
+        if "error" in row:
+            row["log_tail"] = log[-15:]
         engine.close()
         gpu.stop()
     if gpu.available:
@@ -261,9 +276,11 @@ def model_run(args: argparse.Namespace, library: Any, doc_id: str, checklist: An
 
 
 def project(row: dict[str, Any], full_items: int) -> None:
-    """The time for the whole checklist at the measured time per reply, when fewer were done."""
-    if row.get("s_per_reply") and row["replies"] < full_items:
-        row["projected_full_checklist_s"] = round(row["s_per_reply"] * full_items, 1)
+    """The time for the whole checklist when fewer items were done: per item, or (stopped at the
+    limit) per reading, which is per item when the whole contract is one reading."""
+    per_item = row.get("s_per_item") or row.get("s_per_reading")
+    if per_item and (row["stopped_at_limit"] or row["items"] < full_items):
+        row["projected_full_checklist_s"] = round(per_item * full_items, 1)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -323,18 +340,25 @@ def run(args: argparse.Namespace) -> int:
 
 def table(rows: Sequence[dict[str, Any]]) -> str:
     lines = [
-        "| run | items | wall s | s/item | answered / not found / error | generated tok (mean) | peak MiB | plan |",
-        "|---|---|---|---|---|---|---|---|",
+        "| run | items | readings | wall s | s/item | answered / not found / error | generated tok (mean) "
+        "| peak MiB | plan |",
+        "|---|---|---|---|---|---|---|---|---|",
     ]
     for r in rows:
         s = r.get("statuses", {})
         counts = f"{s.get('answered', 0)} / {s.get('not_found', 0)} / {s.get('error', 0)}"
-        per_item = r.get("s_per_item") or r.get("s_per_reply")
-        lines.append(
-            f"| {r['run']} | {r.get('replies', r['items'])} | {r['wall_s']} | {per_item} | "
-            f"{counts if r['run'] != 'evidence' else '-'} | {r.get('mean_generated', '-')} | "
-            f"{r.get('peak_mib', '-')} | {r.get('plan_summary', 'CPU, no model')} |"
-        )
+        cells = [
+            r["run"],
+            r["items"],
+            r.get("readings", "-"),
+            r.get("wall_s", r.get("error")),
+            r.get("s_per_item") or r.get("s_per_reading"),
+            counts if r["run"] != "evidence" else "-",
+            r.get("mean_generated", "-"),
+            r.get("peak_mib", "-"),
+            r.get("plan_summary", "CPU, no model"),
+        ]
+        lines.append("| " + " | ".join(str(c) for c in cells) + " |")
     return "\n".join(lines)
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import sys
 import tarfile
 from pathlib import Path
 
@@ -37,7 +38,8 @@ def test_the_packed_library_holds_one_contract_without_vectors(library_tgz: Path
         assert record.pages == 8 and library.embedding_model is None
 
 
-def test_evidence_run_writes_one_line(library_tgz: Path, tmp_path: Path) -> None:
+def test_evidence_run_writes_one_line(library_tgz: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "faiss", None)  # as on the GPU machine: no vectors, no FAISS needed
     assert (
         main(["run", "--out", str(tmp_path), "--library", str(library_tgz), "--runs", "evidence", "--items", "3"]) == 0
     )
@@ -70,7 +72,7 @@ def test_a_timed_review_counts_statuses_and_tokens(library_tgz: Path, tmp_path: 
         (record,) = library.documents()
         row = time_review(library, engine, record.doc_id, first_items(3), "batched")
     assert row["statuses"] == {"answered": 1, "not_found": 1, "error": 1}
-    assert (row["replies"], row["batches"], row["prompts"], row["stopped_at_limit"]) == (3, 1, 3, False)
+    assert (row["readings"], row["batches"], row["prompts"], row["stopped_at_limit"]) == (3, 1, 3, False)
     assert row["reply_cap"] == REPLY_TOKENS and row["max_generated"] == REPLY_TOKENS
     assert row["stop_reasons"] == {"eos": 2, "length": 1}
     assert row["generated_tokens"] == REPLY_TOKENS + len(split_pieces(reply(False))) + len(
@@ -78,7 +80,7 @@ def test_a_timed_review_counts_statuses_and_tokens(library_tgz: Path, tmp_path: 
     )
     assert 0 < row["max_prompt_tokens"] < row["prompt_tokens"] <= 3 * row["max_prompt_tokens"]
     project(row, 41)
-    assert row["projected_full_checklist_s"] == pytest.approx(row["s_per_reply"] * 41, abs=0.1)
+    assert row["projected_full_checklist_s"] == pytest.approx(row["s_per_item"] * 41, abs=0.1)
 
 
 def test_a_review_stopped_at_the_limit_reports_what_was_done(library_tgz: Path, tmp_path: Path) -> None:
@@ -86,8 +88,8 @@ def test_a_review_stopped_at_the_limit_reports_what_was_done(library_tgz: Path, 
     with unpacked(library_tgz, tmp_path) as library:
         (record,) = library.documents()
         row = time_review(library, engine, record.doc_id, first_items(3), "single", limit_s=0.01)
-    assert row["stopped_at_limit"] and row["replies"] < 3
-    assert row["statuses"].get("pending", 0) == 3 - row["replies"]
+    assert row["stopped_at_limit"] and row["readings"] < 3
+    assert row["statuses"].get("pending", 0) == 3 - row["readings"]
 
 
 def test_arguments() -> None:
