@@ -11,11 +11,12 @@ on the GPU machine and is too large to carry (87 MiB), so retrieval is BM25 only
 
     python scripts/gpu_review_bench.py prepare --library build/review-library.tgz
 
-On the device machine, with carry [".device", "build/review-library.tgz"] (about 6 minutes after
-the llama.cpp build: the model file ~20 s, two loads, each model run stopped at 150 s at most):
+On the device machine, with carry [".device", "build/review-library.tgz"]: at most ~5 minutes
+after the llama.cpp build (the model file ~20 s, two loads, each model run stopped at 120 s),
+so a cold build (~275 s) and the runs fit one 10-minute call:
 
     bash .device/build_llama.sh && export PYTHONPATH=/tmp/site:$PWD:$PYTHONPATH &&
-    python3 scripts/gpu_review_bench.py run --out $OUT --library build/review-library.tgz --limit-s 150
+    python3 scripts/gpu_review_bench.py run --out $OUT --library build/review-library.tgz --limit-s 120
 
 Output: $OUT/review_bench.jsonl, three lines (runs evidence, batched, single), and a markdown
 table on stdout. Smoke test on this CPU (SmolLM2; ~13 minutes on 2 busy cores; at budget 0 the
