@@ -169,6 +169,8 @@ def _vector_lookup(
 ) -> Callable[[], list[int]] | None:
     """What the vector ranking needs from the database, read here; the returned function embeds
     the query and searches the index, touching no database (so it may run on another thread)."""
+    if library.embedding_model is None:  # no vectors yet: no index to load (nor FAISS to import)
+        return None
     from summarizer.query_encoder import load_query_encoder
     from summarizer.vector_index import load_index
 
