@@ -37,7 +37,7 @@ from collections import deque
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from inference.decode_utils import GreedySampler, TokenBytes
+from inference.decode_utils import GreedySampler, NanCheck, TokenBytes
 from inference.engine import StopReason, StopScanner
 from inference.plan import GGML_TYPE_IDS, Plan
 
@@ -246,6 +246,7 @@ class _SlotLoop:
         self.vocab = llm._model.vocab
         self.token_bytes = TokenBytes(llama_cpp, self.vocab)
         self.greedy = GreedySampler(llama_cpp, llm.n_vocab())
+        self.has_nan = NanCheck(llama_cpp, llm.n_vocab())
         self.memory = llama_cpp.llama_get_memory(ctx)
         self.clock = _Clock()
         self._abort_set = False
@@ -371,6 +372,9 @@ class _SlotLoop:
         llama_cpp = self.llama_cpp
         if sequence.sampler is None:
             token = self.greedy.sample(self.ctx, row)
+        elif self.has_nan(self.ctx, row):
+            self._end(sequence, "invalid")
+            return
         else:
             token = int(llama_cpp.llama_sampler_sample(sequence.sampler, self.ctx, row))
         if sequence.generated == 0 and not sequence.first_token_at:

@@ -40,6 +40,25 @@ class TokenBytes:
         return bytes(self._buffer.raw[: max(0, n)])
 
 
+class NanCheck:
+    """Whether the logits at an output row hold a NaN. A grammar sampler given NaN logits
+    chooses a token its grammar cannot take, and llama.cpp then throws a C++ exception that
+    ends the worker (seen with random-weight models on CUDA, whose activations overflow): the
+    reply is ended as ``invalid`` before sampling instead."""
+
+    def __init__(self, llama_cpp: Any, n_vocab: int) -> None:
+        import numpy as np
+
+        self._isnan = np.isnan
+        self._as_array = np.ctypeslib.as_array
+        self._get_logits_ith = llama_cpp.llama_get_logits_ith
+        self._shape = (int(n_vocab),)
+
+    def __call__(self, ctx: Any, idx: int) -> bool:
+        raw = getattr(ctx, "ctx", ctx)
+        return bool(self._isnan(self._as_array(self._get_logits_ith(raw, idx), shape=self._shape)).any())
+
+
 class GreedySampler:
     """Greedy sampling as an argmax over the logits in NumPy.
 

@@ -28,7 +28,9 @@ from inference.cancel import NEVER_CANCELLED, CancelToken
 from inference.plan import Plan
 from inference.progress import ProgressCallback, no_progress
 
-StopReason = Literal["stop", "length", "eos"]
+StopReason = Literal["stop", "length", "eos", "invalid"]
+"""Why a reply ended. ``invalid``: the model's output scores were not numbers (NaN), so no token
+could be chosen; the reply ends there (a broken or incompatible model file)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -16,6 +16,8 @@ Rules, so tests can predict everything:
 * ``cached_tokens`` is the number of leading tokens shared with the previous prompt, as a
   real engine with prefix reuse would report.
 * A queued ``Exception`` instance is raised by the call that would have used it.
+* A queued ``InvalidOutput`` streams its text and ends with ``stop_reason="invalid"`` (a model
+  whose output scores went NaN).
 * With no reply queued, ``default_reply`` is used, or an ``EngineError`` says so.
 """
 
@@ -50,7 +52,15 @@ from inference.progress import Progress, ProgressCallback, Stage, no_progress
 _TOKEN_RE = re.compile(r"\w+|[^\w\s]")
 _PIECE_RE = re.compile(r"\s*\S+|\s+$")
 
-Reply = str | BaseException
+
+@dataclass(frozen=True, slots=True)
+class InvalidOutput:
+    """A reply that ends because the model's output scores were NaN (``stop_reason="invalid"``)."""
+
+    text: str = ""
+
+
+Reply = str | InvalidOutput | BaseException
 
 
 @dataclass(frozen=True, slots=True)
@@ -262,8 +272,10 @@ class FakeEngine(Engine):
                 f"The prompt ({len(prompt_tokens)} tokens) and reply ({max_tokens}) do not fit in the "
                 f"context of {self._n_ctx} tokens. Shorten the prompt or load with a larger context."
             )
-        pieces = split_pieces(reply)
         reason: StopReason = "eos"
+        if isinstance(reply, InvalidOutput):
+            reply, reason = reply.text, "invalid"
+        pieces = split_pieces(reply)
         if len(pieces) > max_tokens:
             pieces = pieces[:max_tokens]
             reason = "length"

@@ -21,7 +21,7 @@ from collections.abc import Callable, Generator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from inference.decode_utils import GreedySampler, TokenBytes, prefill_step
+from inference.decode_utils import GreedySampler, NanCheck, TokenBytes, prefill_step
 from inference.engine import StopReason, StopScanner
 
 TRACE_CHUNKS = bool(os.environ.get("PAGEWISE_TRACE_CHUNKS"))
@@ -33,6 +33,7 @@ DRAFT_MIN_ACCEPTANCE = 0.4
 DRAFT_PAUSE_TOKENS = 32
 
 STREAM_INTERVAL_S = 0.05
+INVALID = -1  # handed out by _plain_tokens instead of a token when the logits hold a NaN
 """Coalesce streamed pieces over this long (20 updates a second at most)."""
 
 PieceCallback = Callable[[str, int | None], None]
@@ -111,7 +112,8 @@ def generate(
     if prompt_lookup and temperature <= 0:
         source = _lookup_tokens(llm, sampler, max_tokens, tokens, check_cancel, drafts)
     else:
-        source = _plain_tokens(llm, sampler, max_tokens, check_cancel)
+        has_nan = NanCheck(llama_cpp, llm.n_vocab()) if json_schema is not None else None
+        source = _plain_tokens(llm, sampler, max_tokens, check_cancel, has_nan)
     # Pieces are sent at most every STREAM_INTERVAL_S (the first at once): one message per
     # token would wake the parent per token and, on a small CPU, slow the decode itself.
     pending: list[str] = []
@@ -119,6 +121,11 @@ def generate(
     for index, token in enumerate(source):
         if index == 0:
             first_token_at = time.perf_counter()
+        if token == INVALID:
+            reason = "invalid"
+            if index == 0:
+                on_piece("", cached)
+            break
         if is_eog(vocab, token):
             reason = "eos"
             if index == 0:
@@ -182,11 +189,19 @@ def reuse_prefix(llm: Any, tokens: list[int]) -> int:
 
 
 def _plain_tokens(
-    llm: Any, sampler: Any, max_tokens: int, check_cancel: Callable[[], None]
+    llm: Any,
+    sampler: Any,
+    max_tokens: int,
+    check_cancel: Callable[[], None],
+    has_nan: Callable[[Any, int], bool] | None = None,
 ) -> Generator[int, None, None]:
-    """Sample a token, hand it out, evaluate it; ``max_tokens`` times."""
+    """Sample a token, hand it out, evaluate it; ``max_tokens`` times. With ``has_nan`` (a
+    grammar sampler), logits holding a NaN end the reply: -1 is handed out instead of a token."""
     for index in range(max_tokens):
         check_cancel()
+        if has_nan is not None and has_nan(llm._ctx, -1):
+            yield INVALID
+            return
         token = int(sampler.sample(llm._ctx, -1))
         yield token
         if index + 1 < max_tokens:

@@ -378,7 +378,10 @@ def _template(type_name: str, rng: np.random.Generator) -> np.ndarray[Any, Any]:
     n_blocks = _TEMPLATE_BYTES // size
     blocks = rng.integers(0, 256, size=(n_blocks, size), dtype=np.uint8)
     for off in scale_offsets:
-        scales = rng.uniform(1e-4, 2e-3, size=n_blocks).astype(np.float16)
+        # Weights of ~0.01-0.04 like a trained model's: with scales up to 2e-3 they reached ~2,
+        # and a 32-layer model's activations overflowed on CUDA (NaN logits: every token 0,
+        # and a grammar sampler handed NaN ends the worker).
+        scales = rng.uniform(2e-6, 1e-5, size=n_blocks).astype(np.float16)
         blocks[:, off : off + 2] = scales.view(np.uint8).reshape(n_blocks, 2)
     return blocks.reshape(-1)
 

@@ -205,7 +205,13 @@ class _UnitReplies:
         data = _parse(completion)
         if data is None:
             result.status = "error"
-            result.reason = "the model's reply was not the JSON asked for: " + completion.text[:80]
+            if completion.stats.stop_reason == "invalid":
+                result.reason = (
+                    "the model's output scores were not numbers (NaN): the model file may be damaged "
+                    "or not supported; check it with `pagewise doctor`"
+                )
+            else:
+                result.reason = "the model's reply was not the JSON asked for: " + completion.text[:80]
         elif data["found"]:
             _apply(result, self.items[index], self.unit, data)
         else:

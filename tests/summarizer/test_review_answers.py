@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from inference.fake import FakeEngine
+from inference.fake import FakeEngine, InvalidOutput
 from summarizer.checklist import Checklist, ChecklistItem, load_checklist
 from summarizer.ingest import ingest_path
 from summarizer.library import Library
@@ -134,3 +134,16 @@ def test_flags_are_highlighted_in_the_docx_memo(library: tuple[Library, str], tm
     assert [c.text.split(" [")[-1] for c in cells] == ["match]", "missing]", "deviation]"]
     fills = [c._tc.xpath("./w:tcPr/w:shd/@w:fill") for c in cells]
     assert fills == [[FLAG_COLOURS["match"]], [FLAG_COLOURS["missing"]], [FLAG_COLOURS["deviation"]]]
+
+
+def test_a_reply_cut_by_nan_scores_is_an_error_for_its_item_only(library: tuple[Library, str]) -> None:
+    lib, doc_id = library
+    engine = FakeEngine(n_ctx=32768)  # one unit
+    page14 = lib.page_text(doc_id, 14)
+    quote = " ".join(page14.split()[5:20])
+    engine.queue(reply(True, "New York law", quote, [14]), InvalidOutput('{"found": tr'), reply(False))
+    (review,) = review_with_model(lib, engine, [doc_id], CHECKLIST, fresh=True)
+    law, escrow, term = review.items
+    assert law.status == "answered"
+    assert escrow.status == "error" and "not numbers (NaN)" in escrow.reason and "pagewise doctor" in escrow.reason
+    assert term.status == "not_found"
