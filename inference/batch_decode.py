@@ -19,6 +19,9 @@ low-level API, with one KV stream per slot, and runs its own loop over the slots
   batching, as llama.cpp's server does): decoding rides along with prefill instead of taking
   passes over the weights of its own, at the price of attention over the shared cells.
 * Each reply is handed to ``on_result`` as soon as it is finished.
+* Prompts that begin alike (a contract review asks every question after the same contract)
+  read the common beginning once per slot, not once per prompt: a slot keeps those cells when
+  it takes its next prompt and reads only the rest (``_shared_prefix``).
 
 Memory: the batch context holds at most the cells of ``plan.n_seq_max`` sequences of
 ``plan.batch_n_ctx`` tokens (``n_ctx`` when unset), with the plan's batch KV type
@@ -52,6 +55,7 @@ class BatchContextError(Exception):
 
 class _Sequence:
     __slots__ = (
+        "cached",
         "decoder",
         "ended_at",
         "first_token_at",
@@ -73,6 +77,7 @@ class _Sequence:
         self.seq_id = seq_id
         self.prompt = prompt
         self.n_past = 0  # tokens in this sequence's KV cells (prompt, then generated)
+        self.cached = 0  # prompt tokens found in the slot's cells (a shared beginning)
         self.generated = 0
         self.texts: list[str] = []
         self.scanner = StopScanner(stop)
@@ -264,13 +269,21 @@ class _SlotLoop:
         llama_cpp = self.llama_cpp
         pending = deque(range(len(prompts)))
         slots: list[_Sequence | None] = [None] * self.n_slots
+        shared = _shared_prefix(prompts) if len(prompts) > self.n_slots else 0
+        kept = [0] * self.n_slots  # cells of the shared beginning each slot holds
         try:
             while True:
                 for seq_id in range(self.n_slots):
                     if slots[seq_id] is None and pending:
                         index = pending.popleft()
-                        llama_cpp.llama_memory_seq_rm(self.memory, seq_id, -1, -1)
                         new = _Sequence(index, seq_id, prompts[index], stop)
+                        # Keep the shared beginning's cells (a model whose cache cannot drop a
+                        # tail, e.g. a recurrent one, reads the whole prompt again).
+                        if kept[seq_id] and llama_cpp.llama_memory_seq_rm(self.memory, seq_id, kept[seq_id], -1):
+                            new.n_past = new.cached = kept[seq_id]
+                        else:
+                            llama_cpp.llama_memory_seq_rm(self.memory, seq_id, -1, -1)
+                        kept[seq_id] = shared
                         new.sampler = _new_sampler(llama_cpp, temperature, seed + index, grammar, self.vocab)
                         slots[seq_id] = new
                 live = [slot for slot in slots if slot is not None]
@@ -405,7 +418,7 @@ class _SlotLoop:
         decode_s = sequence.ended_at - sequence.first_token_at
         return {
             "prompt_tokens": len(sequence.prompt),
-            "cached_tokens": 0,
+            "cached_tokens": sequence.cached,
             "completion_tokens": sequence.generated,
             "ttft_s": sequence.first_token_at - sequence.started_at,
             "prefill_tok_s": self.clock.prefill_rate,
@@ -413,6 +426,23 @@ class _SlotLoop:
             "total_s": sequence.ended_at - sequence.started_at,
             "stop_reason": sequence.reason or "length",
         }
+
+
+MIN_SHARED_PREFIX = 64
+"""A shorter common beginning (a chat template's header) is read again by every prompt."""
+
+
+def _shared_prefix(prompts: list[list[int]]) -> int:
+    """Tokens every prompt begins with, leaving each at least one token to read (its logits
+    give the first reply token); 0 when fewer than ``MIN_SHARED_PREFIX``."""
+    first = prompts[0]
+    n = min(len(p) for p in prompts) - 1
+    for prompt in prompts[1:]:
+        i = 0
+        while i < n and prompt[i] == first[i]:
+            i += 1
+        n = i
+    return n if n >= MIN_SHARED_PREFIX else 0
 
 
 def _decode(llama_cpp: Any, ctx: Any, batch: Any, check_cancel: Callable[[], None]) -> None:

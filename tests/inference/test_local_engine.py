@@ -539,3 +539,26 @@ def test_a_json_schema_holds_single_and_batched_replies_to_it(engine: LocalEngin
     assert batch[0].text == single.text  # greedy under the same grammar, batched or not
     plain = engine.complete(question, max_tokens=12)  # the next request is unconstrained again
     assert plain.stats.completion_tokens >= 1
+
+
+def test_prompts_that_begin_alike_read_the_beginning_once_per_slot() -> None:
+    """A review asks every question after the same contract: with more prompts than slots, a
+    slot keeps the shared beginning's cells for its next prompt and reads only the rest; the
+    replies are those of one-at-a-time generation."""
+    contract = "The supplier shall deliver the goods within thirty days of each order. " * 25
+    questions = ["Who delivers?", "Within how many days?", "What is delivered?", "When?", "By whom?", "What?"]
+    prompts = [f"{contract}\nQuestion: {q}\nAnswer:" for q in questions]
+    with LocalEngine() as local:
+        assert isinstance(local, LocalEngine)
+        local.load(_plan(n_seq_max=2, batch_n_ctx=512))
+        results = local.generate_batch(prompts, max_tokens=6)
+        singles = [local.complete(prompt, max_tokens=6).text for prompt in prompts]
+        with open(local.log_path, encoding="utf-8") as log:
+            done = [line for line in log if line.startswith("[pagewise] batch done:")]
+    assert [r.text for r in results] == singles
+    shared = min(r.stats.cached_tokens for r in results[2:])
+    assert shared > 300  # the contract's tokens, for every prompt after each slot's first
+    assert [r.stats.cached_tokens for r in results[:2]] == [0, 0]
+    total = sum(r.stats.prompt_tokens for r in results)
+    clock = re.search(r"prefill (\d+) tokens", done[-1])
+    assert clock and int(clock.group(1)) == total - sum(r.stats.cached_tokens for r in results)
