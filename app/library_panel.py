@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Any
 
 from PySide6.QtCore import QPoint, Qt, Signal
 from PySide6.QtGui import QAction, QDragEnterEvent, QDragMoveEvent, QDropEvent, QKeySequence
@@ -44,7 +45,28 @@ def local_pdf_paths(event: QDropEvent | QDragEnterEvent | QDragMoveEvent) -> lis
     return [p for p in paths if p.is_dir() or p.suffix.lower() == ".pdf"]
 
 
-class LibraryPanel(QWidget):
+class PdfDropTarget:
+    """Accepts local PDF files dropped on the widget and emits ``files_dropped`` with their paths
+    (mixed into a QWidget that declares ``files_dropped = Signal(list)`` and accepts drops)."""
+
+    files_dropped: Any
+
+    def dragEnterEvent(self, event: QDragEnterEvent) -> None:
+        if local_pdf_paths(event):
+            event.acceptProposedAction()
+
+    def dragMoveEvent(self, event: QDragMoveEvent) -> None:
+        if local_pdf_paths(event):
+            event.acceptProposedAction()
+
+    def dropEvent(self, event: QDropEvent) -> None:
+        paths = local_pdf_paths(event)
+        if paths:
+            event.acceptProposedAction()
+            self.files_dropped.emit(paths)
+
+
+class LibraryPanel(PdfDropTarget, QWidget):
     document_selected = Signal(object)  # doc_id or None
     files_dropped = Signal(list)  # list[Path]
     remove_requested = Signal(str)  # doc_id, or a failed row's path
@@ -186,19 +208,3 @@ class LibraryPanel(QWidget):
         key = self.selected_key()
         if key is not None:
             self.remove_requested.emit(key)
-
-    # Drag and drop
-
-    def dragEnterEvent(self, event: QDragEnterEvent) -> None:
-        if local_pdf_paths(event):
-            event.acceptProposedAction()
-
-    def dragMoveEvent(self, event: QDragMoveEvent) -> None:
-        if local_pdf_paths(event):
-            event.acceptProposedAction()
-
-    def dropEvent(self, event: QDropEvent) -> None:
-        paths = local_pdf_paths(event)
-        if paths:
-            event.acceptProposedAction()
-            self.files_dropped.emit(paths)

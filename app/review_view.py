@@ -8,7 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QBrush, QColor, QDragEnterEvent, QDragMoveEvent, QDropEvent
+from PySide6.QtGui import QBrush, QColor
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QCheckBox,
@@ -28,7 +28,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.job_progress import JobProgress
-from app.library_panel import local_pdf_paths
+from app.library_panel import PdfDropTarget
 from summarizer.checklist import ChecklistItem
 from summarizer.review import DocumentReview, ItemResult
 from summarizer.review_export import page_label, reviewer_line
@@ -69,7 +69,7 @@ def cell_tip(item: ItemResult) -> str:
     return "\n".join(lines)
 
 
-class ReviewPanel(QWidget):
+class ReviewPanel(PdfDropTarget, QWidget):
     review_requested = Signal()
     cancel_requested = Signal()
     selection_changed = Signal()  # the checked contracts, the checklist or the side changed
@@ -311,19 +311,3 @@ class ReviewPanel(QWidget):
             return
         value, note = self.value_edit.text().strip(), self.note_edit.text().strip()
         self.correction_submitted.emit(row, column, value, self.accepted.isChecked(), note)
-
-    # --- drag and drop -------------------------------------------------------------------
-
-    def dragEnterEvent(self, event: QDragEnterEvent) -> None:
-        if local_pdf_paths(event):
-            event.acceptProposedAction()
-
-    def dragMoveEvent(self, event: QDragMoveEvent) -> None:
-        if local_pdf_paths(event):
-            event.acceptProposedAction()
-
-    def dropEvent(self, event: QDropEvent) -> None:
-        paths = local_pdf_paths(event)
-        if paths:
-            event.acceptProposedAction()
-            self.files_dropped.emit(paths)
