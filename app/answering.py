@@ -11,6 +11,9 @@ No Qt here: the job runner calls these in its LLM worker thread (``cached_summar
 
 from __future__ import annotations
 
+# The summarizer modules the window's jobs use are imported with this module, at start-up: a
+# first import on the GUI thread mid-session stalled it (PySide's import hook reads each new
+# module's source; scripts/bench_gui_stall.py --from-start --trace-stalls).
 import json
 import threading
 from collections.abc import Callable, Sequence
@@ -21,6 +24,9 @@ from typing import Any
 from inference.cancel import NEVER_CANCELLED, Cancelled, CancelToken
 from inference.engine import Engine, GenerationStats
 from inference.progress import Progress, ProgressCallback, Stage, no_progress
+from summarizer.compress import cached_summary as stored
+from summarizer.compress import compress
+from summarizer.conversations import HistoryTurn, append_turn, list_turns
 from summarizer.library import Library
 
 
@@ -217,7 +223,6 @@ def ask(
     text when it fits, else the super-summary, computed first if needed, and the top passages),
     streaming text through ``on_piece``."""
     from summarizer.answer import answer_question
-    from summarizer.conversations import HistoryTurn
 
     identity = model_identity(library, engine, progress, cancel)
     stream = answer_question(
@@ -267,7 +272,6 @@ def _summary_view(summary: Any) -> SummaryView:
 
 def cached_summary(library: Library, doc_id: str, engine: Engine | None) -> SummaryView | None:
     """The stored summary for the loaded model, without calling it (None if not computed)."""
-    from summarizer.compress import cached_summary as stored
     from summarizer.summary_tree import SummaryParams
 
     identity = known_identity(engine)
@@ -285,7 +289,6 @@ def summarize(
     cancel: CancelToken = NEVER_CANCELLED,
 ) -> SummaryView:
     """Segment summaries and the super-summary (``summarizer.compress``), stored and resumable."""
-    from summarizer.compress import compress
 
     identity = model_identity(library, engine, progress, cancel)
     summary = compress(library, engine, doc_id, model_sha256=identity, parallel=engine.parallel, progress=progress,
@@ -297,7 +300,6 @@ def summarize(
 
 
 def load_turns(library: Library, doc_id: str) -> list[AnswerView]:
-    from summarizer.conversations import list_turns
 
     views = []
     for turn in list_turns(library, doc_id):
@@ -310,7 +312,6 @@ def load_turns(library: Library, doc_id: str) -> list[AnswerView]:
 
 
 def save_turn(library: Library, doc_id: str, turn: AnswerView) -> None:
-    from summarizer.conversations import append_turn
 
     append_turn(library, doc_id, turn.question, turn.raw if turn.raw is not None else {"answer": turn.text})
 

@@ -38,6 +38,8 @@ def main() -> int:
         action="store_true",
         help="measure from the first document on: its ingest, the search warm-up and the first question too",
     )
+    parser.add_argument("--trace-stalls", action="store_true",
+                        help="print the GUI thread's stack while it is late by more than 40 ms")  # fmt: skip
     args = parser.parse_args()
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     home = tempfile.TemporaryDirectory(prefix="pagewise-bench-")
@@ -105,6 +107,23 @@ def main() -> int:
 
     if args.from_start:
         start_measuring()
+    stacks: dict[str, int] = {}
+    if args.trace_stalls:
+        import threading
+        import traceback
+
+        gui_thread = threading.get_ident()
+
+        def sample() -> None:  # another thread: where the GUI thread is while it is late
+            while True:
+                time.sleep(0.01)
+                if clock.isValid() and clock.elapsed() - last[0] > 40:
+                    frame = sys._current_frames().get(gui_thread)
+                    if frame is not None:
+                        key = "".join(traceback.format_stack(frame)[-10:])
+                        stacks[key] = stacks.get(key, 0) + 1
+
+        threading.Thread(target=sample, daemon=True).start()
 
     print(f"adding {args.first.name} first ({'with' if window.runner.embed else 'without'} embeddings)…", flush=True)
     window.add_paths([args.first])
@@ -129,6 +148,8 @@ def main() -> int:
         answer.finished.connect(lambda: answer_done_at.append(time.monotonic() - started))
     finished = spin(lambda: (ingest is None or ingest.done) and window.answer_job is None, 900)
     timer.stop()
+    for stack, count in sorted(stacks.items(), key=lambda kv: -kv[1])[:5]:
+        print(f"--- the GUI thread, late, {count} samples of 10 ms:\n{stack}")
     elapsed = time.monotonic() - started
     stalls = [max(0, g - args.interval_ms) for g in gaps]
     worst = max(stalls, default=0)
