@@ -252,6 +252,7 @@ class _SlotLoop:
         self.token_bytes = TokenBytes(llama_cpp, self.vocab)
         self.greedy = GreedySampler(llama_cpp, llm.n_vocab())
         self.has_nan = NanCheck(llama_cpp, llm.n_vocab())
+        self.held_to_grammar = False  # set by run: only a grammar sampler needs the NaN check
         self.memory = llama_cpp.llama_get_memory(ctx)
         self.clock = _Clock()
         self._abort_set = False
@@ -269,6 +270,7 @@ class _SlotLoop:
         llama_cpp = self.llama_cpp
         pending = deque(range(len(prompts)))
         slots: list[_Sequence | None] = [None] * self.n_slots
+        self.held_to_grammar = grammar is not None
         shared = _shared_prefix(prompts) if len(prompts) > self.n_slots else 0
         kept = [0] * self.n_slots  # cells of the shared beginning each slot holds
         try:
@@ -385,7 +387,7 @@ class _SlotLoop:
         llama_cpp = self.llama_cpp
         if sequence.sampler is None:
             token = self.greedy.sample(self.ctx, row)
-        elif self.has_nan(self.ctx, row):
+        elif self.held_to_grammar and self.has_nan(self.ctx, row):
             self._end(sequence, "invalid")
             return
         else:
@@ -435,13 +437,9 @@ MIN_SHARED_PREFIX = 64
 def _shared_prefix(prompts: list[list[int]]) -> int:
     """Tokens every prompt begins with, leaving each at least one token to read (its logits
     give the first reply token); 0 when fewer than ``MIN_SHARED_PREFIX``."""
-    first = prompts[0]
-    n = min(len(p) for p in prompts) - 1
-    for prompt in prompts[1:]:
-        i = 0
-        while i < n and prompt[i] == first[i]:
-            i += 1
-        n = i
+    low, high = min(prompts), max(prompts)  # every prompt's common beginning is theirs
+    common = next((i for i, (a, b) in enumerate(zip(low, high, strict=False)) if a != b), len(low))
+    n = min(common, min(len(p) for p in prompts) - 1)
     return n if n >= MIN_SHARED_PREFIX else 0
 
 

@@ -201,7 +201,6 @@ def plan_batched(
     if not trade_layers or not offloaded or max_parallel == 1 or overrides.n_gpu_layers is not None:
         return BatchedPlan(base, width, seconds, job_plan)
     best = (seconds, base, width)
-    tried: list[tuple[int, int, float]] = []
     traded: list[tuple[float, Plan, int]] = []
     options = options or PlannerOptions()
     main = job_plan.plan
@@ -219,7 +218,6 @@ def plan_batched(
             candidate, got = with_batch_context(single, info, budget, per_sequence, want, widths=(want,))
             if got == want:
                 t = _per_job(info, candidate, job_plan, want)
-                tried.append((want, layers, t))
                 traded.append((t, candidate, want))
                 break
     # Trade only for a clear gain, and among the trades within CLOSE_CALL of the fastest, keep
@@ -230,7 +228,7 @@ def plan_batched(
         close = [c for c in traded if c[0] <= fastest * (1 + CLOSE_CALL)]
         best = max(close, key=lambda c: (c[1].n_gpu_layers, -c[0]))
     t, chosen, chosen_width = best
-    candidates = [(width, base.n_gpu_layers, seconds), *tried]
+    candidates = [(width, base.n_gpu_layers, seconds), *((w, p.n_gpu_layers, s) for s, p, w in traded)]
     others = tuple(c for c in candidates if (c[0], c[1]) != (chosen_width, chosen.n_gpu_layers))
     result = BatchedPlan(chosen, chosen_width, t, job_plan, others)
     if chosen is not base:

@@ -40,26 +40,36 @@ class TokenBytes:
         return bytes(self._buffer.raw[: max(0, n)])
 
 
-class NanCheck:
+class LogitsRow:
+    """The logits of one output row as a NumPy view (no copy) of llama.cpp's buffer."""
+
+    def __init__(self, llama_cpp: Any, n_vocab: int) -> None:
+        import numpy as np  # imported here, not per token
+
+        self._as_array = np.ctypeslib.as_array
+        self._get_logits_ith = llama_cpp.llama_get_logits_ith
+        self._shape = (int(n_vocab),)
+
+    def row(self, ctx: Any, idx: int) -> Any:
+        """Output row ``idx`` (-1: the last); ``ctx`` is a raw ``llama_context`` pointer or
+        llama-cpp-python's ``LlamaContext``."""
+        raw = getattr(ctx, "ctx", ctx)
+        return self._as_array(self._get_logits_ith(raw, idx), shape=self._shape)
+
+
+class NanCheck(LogitsRow):
     """Whether the logits at an output row hold a NaN. A grammar sampler given NaN logits
     chooses a token its grammar cannot take, and llama.cpp then throws a C++ exception that
     ends the worker (seen with random-weight models on CUDA, whose activations overflow): the
     reply is ended as ``invalid`` before sampling instead."""
 
-    def __init__(self, llama_cpp: Any, n_vocab: int) -> None:
+    def __call__(self, ctx: Any, idx: int) -> bool:
         import numpy as np
 
-        self._isnan = np.isnan
-        self._as_array = np.ctypeslib.as_array
-        self._get_logits_ith = llama_cpp.llama_get_logits_ith
-        self._shape = (int(n_vocab),)
-
-    def __call__(self, ctx: Any, idx: int) -> bool:
-        raw = getattr(ctx, "ctx", ctx)
-        return bool(self._isnan(self._as_array(self._get_logits_ith(raw, idx), shape=self._shape)).any())
+        return bool(np.isnan(self.row(ctx, idx)).any())
 
 
-class GreedySampler:
+class GreedySampler(LogitsRow):
     """Greedy sampling as an argmax over the logits in NumPy.
 
     The same token as llama.cpp's greedy sampler (the first maximum; llama-cpp-python's chain
@@ -69,15 +79,6 @@ class GreedySampler:
     sequences decode together.
     """
 
-    def __init__(self, llama_cpp: Any, n_vocab: int) -> None:
-        import numpy as np  # imported here, not per token
-
-        self._as_array = np.ctypeslib.as_array
-        self._get_logits_ith = llama_cpp.llama_get_logits_ith
-        self._shape = (int(n_vocab),)
-
     def sample(self, ctx: Any, idx: int) -> int:
-        """The most likely token at output row ``idx`` (-1: the last); ``ctx`` is a raw
-        ``llama_context`` pointer or llama-cpp-python's ``LlamaContext``."""
-        raw = getattr(ctx, "ctx", ctx)
-        return int(self._as_array(self._get_logits_ith(raw, idx), shape=self._shape).argmax())
+        """The most likely token at output row ``idx`` (-1: the last)."""
+        return int(self.row(ctx, idx).argmax())
