@@ -12,8 +12,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QByteArray, QSettings, Qt, QTimer
-from PySide6.QtGui import QAction, QCloseEvent, QDragEnterEvent, QDropEvent, QKeySequence, QShortcut
+from PySide6.QtCore import QByteArray, QSettings, Qt, QTimer, Signal
+from PySide6.QtGui import QAction, QCloseEvent, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QFileDialog,
     QInputDialog,
@@ -43,7 +43,7 @@ from app.controllers.summary import SummaryController
 from app.conversation_view import ConversationView
 from app.job_progress import JobProgress
 from app.jobs import IngestJob, Job, JobRunner
-from app.library_panel import LibraryPanel, local_pdf_paths
+from app.library_panel import LibraryPanel, PdfDropTarget
 from app.messages import MessageBar, MessageCenter
 from app.model_session import ModelSession
 from app.pdf_viewer import PdfViewer
@@ -57,7 +57,9 @@ from summarizer.library import DocumentRecord, Library
 from summarizer.paths import data_home
 
 
-class MainWindow(QMainWindow):
+class MainWindow(PdfDropTarget, QMainWindow):
+    files_dropped = Signal(list)  # PDFs dropped anywhere in the window: added to the library
+
     def __init__(
         self,
         *,
@@ -69,6 +71,7 @@ class MainWindow(QMainWindow):
         super().__init__()
         self.setWindowTitle("Pagewise")
         self.setAcceptDrops(True)
+        self.files_dropped.connect(self.add_paths)
         self.settings = settings or Settings.load()
         self.session = session or ModelSession(self.settings.effective_values())
         self.messages = messages or MessageCenter(self)
@@ -350,15 +353,3 @@ class MainWindow(QMainWindow):
 
     def about(self) -> None:
         QMessageBox.about(self, "About Pagewise", self.about_text())
-
-    # --- drag and drop anywhere in the window --------------------------------------------
-
-    def dragEnterEvent(self, event: QDragEnterEvent) -> None:
-        if local_pdf_paths(event):
-            event.acceptProposedAction()
-
-    def dropEvent(self, event: QDropEvent) -> None:
-        paths = local_pdf_paths(event)
-        if paths:
-            event.acceptProposedAction()
-            self.add_paths(paths)

@@ -265,16 +265,21 @@ class ReviewController(QObject):
         self.show_stored()
         self._run_queued()
 
+    def _queued_records(self) -> list[tuple[str, DocumentRecord]]:
+        """The queued documents still in the library, with their records (the others leave the queue)."""
+        found = []
+        for doc_id in list(self.queued):
+            try:
+                found.append((doc_id, self.library.document(doc_id)))
+            except PagewiseError:
+                self.queued.remove(doc_id)
+        return found
+
     def _run_queued(self) -> None:
         if self.job is not None or not self.queued:
             return
         ready = []
-        for doc_id in list(self.queued):
-            try:
-                record = self.library.document(doc_id)
-            except PagewiseError:
-                self.queued.remove(doc_id)
-                continue
+        for doc_id, record in self._queued_records():
             if reviewable(record):
                 self.queued.remove(doc_id)
                 ready.append(doc_id)
@@ -307,12 +312,7 @@ class ReviewController(QObject):
     def ingest_idle(self) -> None:
         """Every ingest ended: a queued contract still not in the library will not be reviewed."""
         self.waiting_files.clear()
-        for doc_id in list(self.queued):
-            try:
-                record = self.library.document(doc_id)
-            except PagewiseError:
-                self.queued.remove(doc_id)
-                continue
+        for doc_id, record in self._queued_records():
             if not reviewable(record):
                 self.queued.remove(doc_id)
                 self.messages.warning(f"{title_of(record)} could not be added completely, so it was not reviewed.")

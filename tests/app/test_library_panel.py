@@ -34,6 +34,14 @@ def test_dropping_a_pdf_indexes_it(qtbot: Any, make_window: Any) -> None:
         assert library.document(doc_id).pages == 8
 
 
+def test_dropping_a_pdf_anywhere_in_the_window_indexes_it(qtbot: Any, make_window: Any) -> None:
+    window = make_window()
+    with qtbot.waitSignal(window.files_dropped, timeout=2000):
+        window.dropEvent(drop_event(CONTRACTS / "endorsement-8p.pdf"))
+    doc_id = wait_for_document(qtbot, window)
+    assert window.library_panel.state_of(doc_id) == "ready · 8 pages"
+
+
 def test_a_broken_pdf_does_not_stop_the_others(qtbot: Any, make_window: Any, tmp_path: Path) -> None:
     window = make_window()
     folder = tmp_path / "drop"
