@@ -92,8 +92,14 @@ EOF
         CUBLAS_LT_SO="$(find "$VENV/lib" -path '*/nvidia/*' -name "libcublasLt.so.$CUDA_MAJOR" | head -1)"
         CUBLAS_H="$(find "$VENV/lib" -path '*/nvidia/*' -name cublas_v2.h | head -1)"
         [[ -n "$CUBLAS_SO" && -n "$CUBLAS_LT_SO" && -n "$CUBLAS_H" ]] || { echo "build_linux.sh: no cuBLAS in $CUDA_WHEELS" >&2; exit 1; }
+        # libggml-cuda.so links the driver API (libcuda.so.1, for ggml's virtual-memory pool). A
+        # machine without the driver has no libcuda.so to link against, so link a stub with its
+        # SONAME, as the toolkit's lib64/stubs would: the real driver resolves the symbols at load.
+        mkdir -p "$WORK/cuda-stubs"
+        printf 'void pagewise_libcuda_stub(void) {}\n' | cc -shared -fPIC -x c -Wl,-soname,libcuda.so.1 \
+            -o "$WORK/cuda-stubs/libcuda.so" -
         LLAMA_CMAKE_ARGS="$LLAMA_CMAKE_ARGS -DCUDA_cublas_LIBRARY=$CUBLAS_SO -DCUDA_cublasLt_LIBRARY=$CUBLAS_LT_SO \
--DCMAKE_CUDA_FLAGS=-I$(dirname "$CUBLAS_H")"
+-DCUDA_cuda_driver_LIBRARY=$WORK/cuda-stubs/libcuda.so -DCMAKE_CUDA_FLAGS=-I$(dirname "$CUBLAS_H")"
     fi
     log "llama-cpp-python from source: CMAKE_ARGS=$LLAMA_CMAKE_ARGS"
     # --no-cache-dir: never reuse a wheel built for this machine's CPU (GGML_NATIVE) from pip's cache.
