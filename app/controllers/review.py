@@ -1,8 +1,9 @@
 """Contract review in the window: the checked contracts run against a checklist in the LLM
 thread (evidence only, or with the model through the window's ``ModelSession``), with progress
 and Stop; the grid shows each contract's stored review as soon as it is picked, and each item of
-a running review as soon as it is finished (its one cell; the whole grid when the run ends); a clicked cell
-opens the contract at its passage; the reviewer's corrections are recorded; exports.
+a running review as soon as it is finished (its one cell; the whole grid again when the run
+ends); a clicked cell opens the contract at its passage; the reviewer's corrections are
+recorded; exports.
 
 A contract dropped on the tab is added to the library (the ingest controller) and reviewed once
 it is in; one still being added when Review is pressed is queued until it is. A review asked for
