@@ -5,7 +5,8 @@ Every long operation of the window goes through ``JobRunner``:
 * ``submit_llm(name, fn)``: ``fn(job)`` runs in the one LLM worker thread, so inference calls
   never overlap (the model itself lives in its own worker process, see
   ``inference.local_engine``); it reports with ``job.report(progress)`` (sent at a bounded
-  rate) and ``job.emit_piece(text)``, and checks ``job.token`` to stop early.
+  rate), ``job.emit_piece(text)`` and ``job.emit_partial(value)`` (a part of the result, each
+  one delivered), and checks ``job.token`` to stop early.
 * ``ingest(requests)``: PDF parsing in a spawned process (``app.ingest_process``); its queue
   is polled by a timer on the GUI thread, never waited on.
 
@@ -45,6 +46,7 @@ class Job(QObject):
 
     progressed = Signal(object)  # Progress
     piece = Signal(str)
+    partial = Signal(object)  # a part of the result, as the job's function finishes it (a review's ItemDone)
     succeeded = Signal(object)
     failed = Signal(object)  # the exception
     cancelled = Signal()
@@ -92,12 +94,18 @@ class Job(QObject):
         """Called by the job's function: a piece of streamed text."""
         self._post(self, "piece", text)
 
+    def emit_partial(self, value: Any) -> None:
+        """Called by the job's function: a part of the result, finished (never dropped)."""
+        self._post(self, "partial", value)
+
     def deliver(self, kind: str, payload: Any) -> None:
         """On the GUI thread: turn one event of the LLM thread into this job's signal."""
         if kind == "progressed":
             self.progressed.emit(payload)
         elif kind == "piece":
             self.piece.emit(payload)
+        elif kind == "partial":
+            self.partial.emit(payload)
         elif kind == "succeeded":
             self.succeeded.emit(payload)
         elif kind == "failed":

@@ -69,6 +69,14 @@ def cell_tip(item: ItemResult) -> str:
     return "\n".join(lines)
 
 
+def _paint(cell: QTableWidgetItem, result: ItemResult | None, reviewed: bool) -> None:
+    """A grid cell's text, tip and playbook colour for ``result`` (``reviewed``: its contract has a review)."""
+    cell.setText(cell_text(result) if reviewed else "not reviewed")
+    cell.setToolTip(cell_tip(result) if result is not None else "")
+    colour = FLAG_COLOURS.get(result.flag or "") if result is not None else None
+    cell.setData(Qt.ItemDataRole.BackgroundRole, QBrush(QColor(colour)) if colour else None)
+
+
 class ReviewPanel(PdfDropTarget, QWidget):
     review_requested = Signal()
     cancel_requested = Signal()
@@ -253,22 +261,34 @@ class ReviewPanel(PdfDropTarget, QWidget):
         for column, (_, review) in enumerate(columns):
             for row in range(len(items)):
                 result = review.items[row] if review is not None and row < len(review.items) else None
-                cell = QTableWidgetItem(cell_text(result) if review is not None else "not reviewed")
-                if result is not None:
-                    cell.setToolTip(cell_tip(result))
-                    if result.flag in FLAG_COLOURS:
-                        cell.setBackground(QBrush(QColor(FLAG_COLOURS[result.flag])))
+                cell = QTableWidgetItem()
+                _paint(cell, result, review is not None)
                 self.grid.setItem(row, column, cell)
         self.grid.resizeRowsToContents()
-        reviewed = any(review is not None for review in self.columns)
-        for button in self.export_buttons.values():
-            button.setEnabled(reviewed)
+        self._enable_exports()
         self._apply_filter()
         if 0 <= selected[0] < len(items) and 0 <= selected[1] < len(columns):
             self.grid.setCurrentCell(*selected)
             self._set_editor(self.result_at(*selected))
         else:
             self._set_editor(None)
+
+    def set_cell(self, row: int, column: int, review: DocumentReview) -> None:
+        """Show ``review`` in ``column`` with its item ``row`` (just finished) in its cell; the
+        other cells stay as they are (a review running fills the grid one cell at a time)."""
+        cell = self.grid.item(row, column)
+        if cell is None or not 0 <= column < len(self.columns) or not 0 <= row < len(review.items):
+            return
+        self.columns[column] = review
+        _paint(cell, review.items[row], True)
+        self.grid.resizeRowToContents(row)
+        self._enable_exports()
+        self._apply_filter()
+
+    def _enable_exports(self) -> None:
+        reviewed = any(review is not None for review in self.columns)
+        for button in self.export_buttons.values():
+            button.setEnabled(reviewed)
 
     def result_at(self, row: int, column: int) -> ItemResult | None:
         if not 0 <= column < len(self.columns):

@@ -9,7 +9,8 @@ with a model (typed values, citations, playbook flags) builds on these results.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import dataclasses
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -148,6 +149,31 @@ class DocumentReview:
         }
 
 
+@dataclass(frozen=True, slots=True)
+class ItemDone:
+    """One checklist item finished for one contract, reported by a review run as soon as it is
+    final (``ItemCallback``), so a caller can show it before the run ends.
+
+    ``result`` is the caller's own copy, as stored: no reviewer's correction attached and no
+    playbook flag (the caller adds them, as it does for ``review_evidence``'s results)."""
+
+    doc_id: str
+    index: int  # the item's place in the checklist: the grid's row
+    result: ItemResult
+
+
+ItemCallback = Callable[[ItemDone], None]
+
+
+def no_items(_: ItemDone) -> None:
+    """The default item callback: report nothing."""
+
+
+def item_done(doc_id: str, index: int, result: ItemResult) -> ItemDone:
+    """``result`` reported for ``doc_id``: a copy, so the run and the caller never share it."""
+    return ItemDone(doc_id, index, dataclasses.replace(result))
+
+
 def item_evidence(library: Library, doc_id: str, item: ChecklistItem) -> tuple[list[Evidence], int]:
     """The best passages for ``item`` in ``doc_id`` (at most ``EVIDENCE``, best first) and how many
     distinct passages the queries consulted."""
@@ -184,9 +210,12 @@ def review_evidence(
     progress: ProgressCallback = no_progress,
     cancel: CancelToken = NEVER_CANCELLED,
     side: str = "",
+    *,
+    on_item: ItemCallback = no_items,
 ) -> list[DocumentReview]:
     """The evidence for every item of ``checklist`` in every document (one after the other);
-    ``side`` is kept with each review (flags are set by the caller, with the corrections)."""
+    ``side`` is kept with each review (flags are set by the caller, with the corrections).
+    ``on_item`` receives each item as soon as its evidence is found."""
     check_reviewable(library, doc_ids)
     total = len(doc_ids) * len(checklist.items)
     reviews = []
@@ -197,6 +226,7 @@ def review_evidence(
             cancel.raise_if_cancelled()
             evidence, consulted = item_evidence(library, doc_id, item)
             items.append(ItemResult(item.id, item.category, item.question, item.type, "evidence", evidence, consulted))
+            on_item(item_done(doc_id, n_item, items[-1]))
             done = n_doc * len(checklist.items) + n_item + 1
             progress(Progress(Stage.FIND_CLAUSES, done, total, f"{record.title}: {item.category}"))
         reviews.append(DocumentReview.of(record, checklist, items, side))

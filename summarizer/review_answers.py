@@ -11,7 +11,8 @@ checked against the unit's text and the cited pages against the unit's pages.
 
 Each item's result is stored in the library as soon as it is finished (``summarizer.review_store``):
 a second run with the same key asks nothing, a stopped run asks only the items not stored, and
-the playbook flags are computed from the stored values whenever a review is shown.
+the playbook flags are computed from the stored values whenever a review is shown. The caller's
+``on_item`` hears of each item as it is stored (the stored ones first), so a grid fills as it goes.
 """
 
 from __future__ import annotations
@@ -30,7 +31,15 @@ from summarizer.document_text import read_pages
 from summarizer.library import DocumentRecord, Library
 from summarizer.model_files import engine_identity
 from summarizer.playbook import flag_results
-from summarizer.review import DocumentReview, ItemResult, check_reviewable, item_evidence
+from summarizer.review import (
+    DocumentReview,
+    ItemCallback,
+    ItemResult,
+    check_reviewable,
+    item_done,
+    item_evidence,
+    no_items,
+)
 from summarizer.review_store import (
     ReviewKey,
     attach_corrections,
@@ -179,10 +188,16 @@ class _DocumentRun:
     def open_items(self, n_items: int) -> list[int]:
         return [i for i in range(n_items) if i not in self.results]
 
+    def finish(self, library: Library, index: int, on_item: ItemCallback) -> None:
+        """Store the item's result, now final, and report it."""
+        store_result(library, self.key, self.results[index])
+        on_item(item_done(self.key.doc_id, index, self.results[index]))
+
 
 @dataclass(slots=True)
 class _UnitReplies:
-    """``generate_batch``'s ``on_result`` for one unit: each finished item is stored at once."""
+    """``generate_batch``'s ``on_result`` for one unit: each finished item is stored and reported
+    at once (one not found in the contract's last unit is finished too: ``not_found``)."""
 
     library: Library
     run: _DocumentRun
@@ -191,6 +206,7 @@ class _UnitReplies:
     positions: list[int]  # the batch's prompts -> the items' indexes
     units_left: int  # this unit and the ones after it
     meter: _Meter
+    on_item: ItemCallback
     still_open: list[int] = field(default_factory=list)
     handled: set[int] = field(default_factory=set)
 
@@ -214,11 +230,11 @@ class _UnitReplies:
                 result.reason = "the model's reply was not the JSON asked for: " + completion.text[:80]
         elif data["found"]:
             _apply(result, self.items[index], self.unit, data)
-        else:
+        elif self.units_left > 1:
             self.still_open.append(index)
             self.meter.advance(1, message)
             return
-        store_result(self.library, self.run.key, result)
+        self.run.finish(self.library, index, self.on_item)  # answered, an error, or not in the last unit
         self.meter.advance(self.units_left, message)
 
 
@@ -238,9 +254,16 @@ def _prepare(
 
 
 def _read(
-    library: Library, engine: Engine, checklist: Checklist, run: _DocumentRun, meter: _Meter, cancel: CancelToken
+    library: Library,
+    engine: Engine,
+    checklist: Checklist,
+    run: _DocumentRun,
+    meter: _Meter,
+    cancel: CancelToken,
+    on_item: ItemCallback,
 ) -> None:
-    """Ask the model the items not stored, unit by unit, storing each item when it is finished."""
+    """Ask the model the items not stored, unit by unit, storing and reporting each item when it
+    is finished."""
     open_items = run.open_items(len(checklist.items))
     for index in open_items:
         cancel.raise_if_cancelled()
@@ -252,7 +275,8 @@ def _read(
         if not open_items:
             break
         cancel.raise_if_cancelled()
-        replies = _UnitReplies(library, run, checklist.items, unit, open_items, len(run.units) - n_unit, meter)
+        units_left = len(run.units) - n_unit
+        replies = _UnitReplies(library, run, checklist.items, unit, open_items, units_left, meter, on_item)
         meter.advance(0, f"{run.record.title}: pages {unit.pages[0]}-{unit.pages[-1]}")
         prompts = [_messages(unit, checklist.items[i]) for i in open_items]
         completions = engine.generate_batch(
@@ -261,8 +285,8 @@ def _read(
         for position, completion in enumerate(completions):  # any the engine did not hand to on_result
             replies(position, completion)
         open_items = sorted(replies.still_open)
-    for index in open_items:  # every unit read: not found
-        store_result(library, run.key, run.results[index])
+    for index in open_items:  # no unit to read (the replies finish the items of the last one)
+        run.finish(library, index, on_item)
 
 
 def _shown(library: Library, checklist: Checklist, review: DocumentReview) -> DocumentReview:
@@ -284,6 +308,7 @@ def review_with_model(
     model: str | None = None,
     fresh: bool = False,
     side: str = "",
+    on_item: ItemCallback = no_items,
 ) -> list[DocumentReview]:
     """Typed answers for every item of ``checklist`` in every document, with evidence and flags.
 
@@ -292,6 +317,9 @@ def review_with_model(
     (``cached``), so a stopped run continues where it was. ``fresh``: ask every item again.
     ``model``: what the results are stored under (default: the engine's model file's sha256).
     ``side``: the party the reviewer represents (flags only: the stored results do not depend on it).
+    ``on_item``: called with each item as soon as it is final (``ItemDone``: a copy, no flag, no
+    correction), in the calling thread: the stored items first, before any model call, then each
+    item as its unit's batch finishes it; every item of every document exactly once.
     """
     check_reviewable(library, doc_ids)
     model = model or engine_identity(library, engine, cancel=cancel)
@@ -301,9 +329,12 @@ def review_with_model(
     stored = sum(len(run.results) for run in runs)
     meter = _Meter(progress, stored + sum(len(run.open_items(n_items)) * len(run.units) for run in runs))
     meter.start(stored)
+    for run in runs:
+        for index in sorted(run.results):  # the stored items: final already
+            on_item(item_done(run.key.doc_id, index, run.results[index]))
     reviews = []
     for run in runs:
-        _read(library, engine, checklist, run, meter, cancel)
+        _read(library, engine, checklist, run, meter, cancel, on_item)
         items = [run.results[i] for i in range(n_items)]
         reviews.append(_shown(library, checklist, DocumentReview.of(run.record, checklist, items, side)))
     return reviews

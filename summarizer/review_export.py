@@ -1,7 +1,8 @@
 """A review as Markdown or CSV: the grid (items x contracts) and each item's best evidence.
 
 A cell the reviewer corrected shows the reviewer's value (marked ``corrected``); the model's
-value stays beside it in the details and the CSV's ``model_value`` column.
+value stays beside it in the details and the CSV's ``model_value`` column. The CSV's ``side`` is
+the party the review was for (``--side``; empty when none was given).
 """
 
 from __future__ import annotations
@@ -99,8 +100,8 @@ def to_csv(reviews: Sequence[DocumentReview]) -> str:
     writer = csv.writer(buffer)
     writer.writerow(
         [
-            "doc_id", "title", "item_id", "category", "status", "value", "model_value", "accepted", "note", "flag",
-            "pages", "passage_id", "evidence",
+            "doc_id", "title", "side", "item_id", "category", "status", "value", "model_value", "accepted", "note",
+            "flag", "pages", "passage_id", "evidence",
         ]
     )  # fmt: skip
     for r in reviews:
@@ -110,6 +111,7 @@ def to_csv(reviews: Sequence[DocumentReview]) -> str:
                 [
                     r.doc_id,
                     r.title,
+                    r.side,
                     item.item_id,
                     item.category,
                     item.status,

@@ -1,7 +1,9 @@
 """Contract review in the window: the checked contracts run against a checklist in the LLM
 thread (evidence only, or with the model through the window's ``ModelSession``), with progress
-and Stop; the grid shows each contract's stored review as soon as it is picked; a clicked cell
-opens the contract at its passage; the reviewer's corrections are recorded; exports.
+and Stop; the grid shows each contract's stored review as soon as it is picked, and each item of
+a running review as soon as it is finished (its one cell; the whole grid again when the run
+ends); a clicked cell opens the contract at its passage; the reviewer's corrections are
+recorded; exports.
 
 A contract dropped on the tab is added to the library (the ingest controller) and reviewed once
 it is in; one still being added when Review is pressed is queued until it is. A review asked for
@@ -30,7 +32,7 @@ from app.review_view import ReviewPanel
 from inference.errors import PagewiseError
 from summarizer.checklist import Checklist, load_checklist
 from summarizer.library import DocumentRecord, Library
-from summarizer.review import DocumentReview, ItemResult
+from summarizer.review import DocumentReview, ItemDone, ItemResult
 
 EXPORT_FILTERS = {"md": "Markdown (*.md)", "csv": "CSV (*.csv)", "docx": "Word document (*.docx)"}
 
@@ -77,6 +79,7 @@ class ReviewController(QObject):
         self.queued: list[str] = []  # doc_ids to review when they are in the library and no review runs
         self.waiting_files: set[str] = set()  # dropped files not in the library yet (real paths)
         self.evidence: dict[str, DocumentReview] = {}  # this session's evidence-only runs, by doc_id
+        self.column_ids: list[str] = []  # the grid's contracts, by column
         self.choose_checklist_file: Callable[[], Path | None] = self._checklist_dialog
         self.choose_export_path: Callable[[str, str], Path | None] = self._export_dialog
         panel.review_requested.connect(self.review)
@@ -132,12 +135,14 @@ class ReviewController(QObject):
         stored review (with the corrections, flagged for the side now given), without a model."""
         side = self.panel.side_text()
         columns: list[tuple[str, DocumentReview | None]] = []
+        self.column_ids = []
         for doc_id in self.panel.checked_doc_ids():
             try:
                 record = self.library.document(doc_id)
             except PagewiseError:
                 continue
             columns.append((title_of(record), self._shown_review(doc_id, side)))
+            self.column_ids.append(doc_id)
         self.panel.set_grid(list(self.checklist.items), columns)
         if columns:
             self.panel.hint.setText(
@@ -220,19 +225,24 @@ class ReviewController(QObject):
         def run(job: Job) -> list[DocumentReview]:
             library = self.worker_library()
             if evidence_only:
-                reviews = review_evidence(library, doc_ids, checklist, job.report, job.token, side=side)
+                reviews = review_evidence(
+                    library, doc_ids, checklist, job.report, job.token, side=side, on_item=job.emit_partial
+                )
                 for found in reviews:
                     attach_corrections(library, found)
                     flag_results(checklist.items, found.items, side)
                 return reviews
             engine = self.session.ensure_loaded(job.report, job.token)
-            return review_with_model(library, engine, doc_ids, checklist, job.report, job.token, side=side)
+            return review_with_model(
+                library, engine, doc_ids, checklist, job.report, job.token, side=side, on_item=job.emit_partial
+            )
 
         job = self.runner.submit_llm("review", run, on_cancel=None if evidence_only else self.session.cancel)
         self.job = job
         self.panel.set_busy(True)
         self.panel.progress.start("Finding the clauses…" if evidence_only else "Reviewing…")
         job.progressed.connect(self.panel.progress.update_progress)
+        job.partial.connect(lambda done: self._show_item(checklist, done))
         job.succeeded.connect(lambda reviews: self._done(checklist, evidence_only, reviews))
         job.failed.connect(lambda error: self.messages.report(error, "reviewing", key="review"))
         job.cancelled.connect(
@@ -242,6 +252,34 @@ class ReviewController(QObject):
         if not evidence_only:
             job.finished.connect(self.model_changed)
         return job
+
+    def _show_item(self, checklist: Checklist, done: ItemDone) -> None:
+        """An item of the running review is finished: its cell shows it, with the reviewer's
+        correction and the playbook flag for the side now given; the other cells stay."""
+        from summarizer.playbook import flag_results
+        from summarizer.review_store import attach_corrections
+
+        if checklist != self.checklist or done.doc_id not in self.column_ids:
+            return  # another checklist was chosen meanwhile, or the contract is not in the grid
+        if not 0 <= done.index < len(checklist.items):
+            return
+        column, side = self.column_ids.index(done.doc_id), self.panel.side_text()
+        review = self.panel.columns[column] if column < len(self.panel.columns) else None
+        if review is None:  # not reviewed before: the items not finished yet are pending
+            try:
+                record = self.library.document(done.doc_id)
+            except PagewiseError:
+                return
+            pending = [ItemResult(i.id, i.category, i.question, i.type, "pending") for i in checklist.items]
+            review = DocumentReview.of(record, checklist, pending, side)
+        if len(review.items) != len(checklist.items):
+            return
+        result = done.result  # the run's copy, this thread's own
+        attach_corrections(self.library, dataclasses.replace(review, items=(result,)))
+        flag_results([checklist.items[done.index]], [result], side)
+        items = list(review.items)
+        items[done.index] = result
+        self.panel.set_cell(done.index, column, dataclasses.replace(review, items=tuple(items), side=side))
 
     def cancel(self) -> None:
         self.queued.clear()

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 from collections.abc import Iterator
 from pathlib import Path
@@ -14,9 +16,9 @@ from summarizer.ingest import IngestOptions, ingest_path
 from summarizer.library import Library
 from summarizer.party_side import Bound, who_acts
 from summarizer.playbook import flag_for
-from summarizer.review import ItemResult
+from summarizer.review import DocumentReview, ItemResult
 from summarizer.review_answers import review_with_model, stored_review
-from summarizer.review_export import to_markdown
+from summarizer.review_export import to_csv, to_markdown
 from tests.pdf_factory import make_pdf
 
 NON_COMPETE = "During the Term, Distributor shall not sell any product that competes with the Products."
@@ -104,3 +106,15 @@ def test_changing_the_side_reflags_stored_results_without_the_model(
     assert "reviewed for" not in to_markdown([unsided])
     write_docx([company], tmp_path / "memo.docx")
     assert "Reviewed for: Company." in docx.Document(str(tmp_path / "memo.docx")).paragraphs[1].text
+
+
+def test_the_csv_says_which_side_the_review_was_for() -> None:
+    items = (result(NON_COMPETE),)
+    for_us = DocumentReview("d1", "Supply", "sha1", "side", "v1", items, "supply.pdf", "Distributor")
+    no_side = DocumentReview("d2", "Lease", "sha2", "side", "v1", items, "lease.pdf")
+    header, *rows = csv.reader(io.StringIO(to_csv([for_us, no_side])))
+    assert header[:4] == ["doc_id", "title", "side", "item_id"]
+    assert [row[:3] for row in rows] == [["d1", "Supply", "Distributor"], ["d2", "Lease", ""]]
+    by_doc = {row["doc_id"]: row for row in csv.DictReader(io.StringIO(to_csv([for_us, no_side])))}
+    assert (by_doc["d1"]["side"], by_doc["d2"]["side"]) == ("Distributor", "")
+    assert by_doc["d1"]["value"] == "yes"  # the columns after it are where they were named

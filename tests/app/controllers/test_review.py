@@ -4,6 +4,7 @@ its page, corrections persist into the exports, Stop, a dropped contract is revi
 from __future__ import annotations
 
 import json
+import threading
 from pathlib import Path
 from typing import Any
 from unittest.mock import MagicMock
@@ -149,6 +150,43 @@ def test_a_model_review_is_stored_shown_at_once_and_reflagged_for_the_side(
     assert panel.grid.item(1, 0).text() == "New York (p. 2)"
     assert panel.result_at(1, 0) is not None and panel.result_at(1, 0).cached
     assert len(fake_engine.calls) == calls
+
+
+def test_each_cell_shows_as_soon_as_its_item_is_finished(
+    qtbot: Any, make_window: Any, fake_engine: Any, tmp_path: Path
+) -> None:
+    third_item = threading.Event()
+
+    def held_reply(prompt: str) -> str:
+        if "Question: Is a party restricted" in prompt:  # the third item waits until the test lets it go
+            third_item.wait(timeout=120)
+        return model_reply(prompt)
+
+    fake_engine.summary_reply = held_reply
+    window = make_window()
+    window.add_paths([contract(tmp_path)])
+    doc_id = wait_for_document(qtbot, window)
+    panel = open_tab(qtbot, window, tmp_path, evidence_only=False)
+    panel.side.setText("Distributor")
+    panel.set_checked(doc_id)
+    assert panel.grid.item(1, 0).text() == "not reviewed"
+    try:
+        panel.review_button.click()
+        qtbot.waitUntil(lambda: panel.grid.item(1, 0).text() == "New York (p. 2)", timeout=60_000)
+        assert window.reviews.job is not None and not window.reviews.job.done  # still running
+        assert panel.grid.item(1, 0).background().color().name().upper() == "#C6EFCE"  # flagged at once
+        assert panel.grid.item(0, 0).text().startswith("Acme Corp")
+        assert panel.grid.item(2, 0).text() == "not reviewed"  # not finished: as it was
+        law = panel.result_at(1, 0)
+        assert law is not None and law.status == "answered" and law.flag == "match"
+        assert panel.export_buttons["csv"].isEnabled()
+        shown_while_running = [panel.grid.item(row, 0).text() for row in range(2)]
+    finally:
+        third_item.set()
+    qtbot.waitUntil(lambda: window.reviews.job is None, timeout=60_000)
+    assert [panel.grid.item(row, 0).text() for row in range(2)] == shown_while_running
+    assert panel.grid.item(2, 0).text() == "yes (p. 3)"
+    assert panel.grid.item(2, 0).background().color().name().upper() == "#FFC7CE"
 
 
 def test_stop_cancels_the_review(qtbot: Any, make_window: Any, fake_engine: Any, tmp_path: Path) -> None:
