@@ -54,6 +54,7 @@ from app.settings_dialog import SettingsDialog
 from app.status_bar import StatusBar
 from app.summary_view import SummaryPanel
 from app.welcome import WelcomePanel, recommended_model
+from inference.gpu_budget import gpu_unavailable_notice
 from summarizer.library import DocumentRecord, Library
 from summarizer.paths import data_home
 
@@ -105,9 +106,12 @@ class MainWindow(PdfDropTarget, QMainWindow):
         self.tabs.addTab(self.review, "Review")
         gpu = telemetry if telemetry is not None and getattr(telemetry, "available", False) else None
         vram = gpu.sample() if gpu is not None else None
+        gpu_notice = gpu_unavailable_notice()
         gpu_text = (
             f"This computer has {vram.total_bytes / 1024**3:.0f} GiB of GPU memory."
             if vram is not None
+            else f"The GPU cannot be used ({gpu_notice}): models run on the CPU (slower)."
+            if gpu_notice
             else "No NVIDIA GPU was found: models run on the CPU (slower)."
         )
         self.recommended = recommended_model(vram.total_bytes if vram else None)
@@ -140,7 +144,9 @@ class MainWindow(PdfDropTarget, QMainWindow):
         self.setCentralWidget(central)
         self.setMinimumSize(900, 560)  # three panes side by side, none of them cut
         self.status = StatusBar(
-            gpu.latest if gpu is not None else None, getattr(telemetry, "reason", "") or "no NVIDIA GPU"
+            gpu.latest if gpu is not None else None,
+            getattr(telemetry, "reason", "") or "no NVIDIA GPU",
+            gpu_notice=gpu_notice,
         )
         self.setStatusBar(self.status)
 
