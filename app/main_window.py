@@ -32,6 +32,7 @@ from app.answering import CitationView
 from app.controllers import WorkerLibrary
 from app.controllers.answer import AnswerController
 from app.controllers.citations import CitationController
+from app.controllers.context import JobContext
 from app.controllers.documents import DocumentsController, title_of
 from app.controllers.export import ExportController
 from app.controllers.ingest import IngestController
@@ -53,6 +54,7 @@ from app.settings_dialog import SettingsDialog
 from app.status_bar import StatusBar
 from app.summary_view import SummaryPanel
 from app.welcome import WelcomePanel, recommended_model
+from inference.gpu_budget import gpu_unavailable_notice
 from summarizer.library import DocumentRecord, Library
 from summarizer.paths import data_home
 
@@ -104,9 +106,12 @@ class MainWindow(PdfDropTarget, QMainWindow):
         self.tabs.addTab(self.review, "Review")
         gpu = telemetry if telemetry is not None and getattr(telemetry, "available", False) else None
         vram = gpu.sample() if gpu is not None else None
+        gpu_notice = gpu_unavailable_notice()
         gpu_text = (
             f"This computer has {vram.total_bytes / 1024**3:.0f} GiB of GPU memory."
             if vram is not None
+            else f"The GPU cannot be used ({gpu_notice}): models run on the CPU (slower)."
+            if gpu_notice
             else "No NVIDIA GPU was found: models run on the CPU (slower)."
         )
         self.recommended = recommended_model(vram.total_bytes if vram else None)
@@ -139,48 +144,49 @@ class MainWindow(PdfDropTarget, QMainWindow):
         self.setCentralWidget(central)
         self.setMinimumSize(900, 560)  # three panes side by side, none of them cut
         self.status = StatusBar(
-            gpu.latest if gpu is not None else None, getattr(telemetry, "reason", "") or "no NVIDIA GPU"
+            gpu.latest if gpu is not None else None,
+            getattr(telemetry, "reason", "") or "no NVIDIA GPU",
+            gpu_notice=gpu_notice,
         )
         self.setStatusBar(self.status)
 
     def _build_controllers(self) -> None:
         passwords: dict[str, str] = {}  # for this session only: never written to disk
-        worker_library = WorkerLibrary()
-        self.worker_library = worker_library
+        context = JobContext(self.runner, self.session, self.library, WorkerLibrary(), self.messages, self.status)
+        self.worker_library = context.worker_library
 
         def ask_password(path: str, wrong: bool) -> str | None:
             return self.ask_password(path, wrong)  # looked up at each call: tests replace it
 
-        self.model_setup = ModelSetupController(self.runner, self.session, self.settings, self.status, self.welcome,
-                                                self.activity, self.messages, self.recommended, self)  # fmt: skip
+        self.model_setup = ModelSetupController(
+            context, self.settings, self.welcome, self.activity, self.recommended, self
+        )
         self.opener = OpenDocumentController(self.viewer, passwords, ask_password)
-        self.documents = DocumentsController(self.library, self.library_panel, self.opener, self.messages,
-                                             lambda title: self.confirm_remove(title), self)  # fmt: skip
-        self.ingest = IngestController(self.runner, self.library_panel, self.ingest_progress, self.messages,
-                                       passwords, ask_password, self)  # fmt: skip
+        self.documents = DocumentsController(
+            context, self.library_panel, self.opener, lambda title: self.confirm_remove(title), self
+        )
+        self.ingest = IngestController(context, self.library_panel, self.ingest_progress, passwords, ask_password, self)
 
         def current_doc() -> str | None:
             return self.documents.doc_id
 
         missing = self.model_setup.model_missing
-        self.answers = AnswerController(self.runner, self.session, self.library, worker_library, self.conversation,
-                                        self.status, self.messages, current_doc, missing, self)  # fmt: skip
-        self.summaries = SummaryController(self.runner, self.session, self.library, worker_library, self.summary,
-                                           self.library_panel.set_state, self.messages, self.documents.current,
-                                           missing, self)  # fmt: skip
-        self.citations = CitationController(self.library, self.viewer, self.messages, current_doc,
-                                            self.library_panel.select)  # fmt: skip
-        self.export = ExportController(self, self.conversation, self.summary, self.messages,
-                                       self.documents.current_title)  # fmt: skip
-        self.reindexer = ReindexController(self.runner, self.library, worker_library, self.reindex_progress,
-                                           self.messages, lambda: self.runner.embedding_model, self)  # fmt: skip
+        self.answers = AnswerController(context, self.conversation, current_doc, missing, self)
+        self.summaries = SummaryController(
+            context, self.summary, self.library_panel.set_state, self.documents.current, missing, self
+        )
+        self.citations = CitationController(context, self.viewer, current_doc, self.library_panel.select)
+        self.export = ExportController(
+            self, self.conversation, self.summary, self.messages, self.documents.current_title
+        )
+        self.reindexer = ReindexController(context, self.reindex_progress, lambda: self.runner.embedding_model, self)
 
         def model_file() -> str:
             return Path(self.settings.effective("model_path") or "").name
 
-        self.reviews = ReviewController(self.runner, self.session, self.library, worker_library, self.review,
-                                        self.messages, self.citations.show, self.ingest.add_paths, missing,
-                                        model_file, self)  # fmt: skip
+        self.reviews = ReviewController(
+            context, self.review, self.citations.show, self.ingest.add_paths, missing, model_file, self
+        )
 
         self.library_panel.files_dropped.connect(self.ingest.add_paths)
         self.ingest.added.connect(self._document_added)

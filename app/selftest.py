@@ -5,7 +5,8 @@ process (which embeds its passages with the default embedding model, found offli
 frozen build it is inside the bundle), opens it in the viewer, runs a hybrid search (BM25 and
 vectors) in the LLM thread as a question would, starts the inference worker process,
 generates a few tokens from the tiny random-weight GGUF in ``assets/`` and prints which
-backend loaded (CPU or CUDA). These are the steps that break in frozen apps: spawned
+backend loaded (CPU or CUDA), with the reason when a CUDA build runs on the CPU (no NVIDIA driver:
+an expected fallback, not a failure). These are the steps that break in frozen apps: spawned
 processes, libraries loaded by name (llama.cpp, FAISS, torch), data files found by path.
 Exits 0 when every step worked, 1 otherwise (and says which step failed). It runs in a
 temporary data folder with the Hugging Face hub offline, so the user's library is never
@@ -72,7 +73,10 @@ def _step(name: str, ok: bool, detail: str = "") -> bool:
 
 def _run(home: Path) -> int:
     from app.gui_main import assets_dir, check_dependencies, make_application
+    from inference.gpu_budget import gpu_unavailable_notice
 
+    if notice := gpu_unavailable_notice():
+        print(f"GPU unavailable: {notice}; models run on the CPU (the expected fallback)", flush=True)
     problem = check_dependencies()
     if not _step("Qt and QtPdf import", problem is None, problem or ""):
         return 1

@@ -1,4 +1,5 @@
-"""The status bar: a live VRAM gauge, tokens/s (running and last), and the active plan."""
+"""The status bar: a live VRAM gauge, tokens/s (running and last), the active plan, and "CPU only"
+when this build's GPU support cannot be used (no NVIDIA driver)."""
 
 from __future__ import annotations
 
@@ -35,16 +36,20 @@ class ElidedLabel(QLabel):
 
 class StatusBar(QStatusBar):
     """``sample_source`` returns the telemetry's latest sample (None: no GPU); ``no_gpu_reason``
-    is shown instead of the gauge when there is no NVIDIA GPU."""
+    is shown instead of the gauge when there is no NVIDIA GPU. ``gpu_notice`` says why the GPU
+    cannot be used (``inference.gpu_budget.gpu_unavailable_notice``): "CPU only" is shown, the
+    notice in its tooltip and in the plan's, in place of "no NVIDIA GPU"."""
 
     def __init__(
         self,
         sample_source: Callable[[], GpuSample | None] | None,
         no_gpu_reason: str = "no NVIDIA GPU",
         parent: QWidget | None = None,
+        gpu_notice: str | None = None,
     ) -> None:
         super().__init__(parent)
         self._source = sample_source
+        self.gpu_notice = gpu_notice
         self.plan_label = ElidedLabel("No model")
         self.plan_label.setObjectName("plan-line")
         self.speed_label = QLabel("")
@@ -58,12 +63,17 @@ class StatusBar(QStatusBar):
         self.no_gpu = QLabel(no_gpu_reason if sample_source is None else "")
         self.no_gpu.setObjectName("no-gpu")
         self.no_gpu.setToolTip(no_gpu_reason)
+        self.cpu_only = QLabel("CPU only")
+        self.cpu_only.setObjectName("cpu-only")
+        self.cpu_only.setToolTip(f"Models run on the CPU: {gpu_notice}." if gpu_notice else "")
         self.addWidget(self.plan_label, 1)
         self.addPermanentWidget(self.speed_label)
         self.addPermanentWidget(self.vram)
         self.addPermanentWidget(self.no_gpu)
+        self.addPermanentWidget(self.cpu_only)
         self.vram.setVisible(sample_source is not None)
-        self.no_gpu.setVisible(sample_source is None)
+        self.no_gpu.setVisible(sample_source is None and not gpu_notice)
+        self.cpu_only.setVisible(bool(gpu_notice))
         if sample_source is None:
             self.no_gpu.setText("no NVIDIA GPU")
         self.last_rate: float | None = None
@@ -76,7 +86,8 @@ class StatusBar(QStatusBar):
 
     def set_plan(self, text: str) -> None:
         self.plan_label.setText(text)
-        self.plan_label.setToolTip(text)
+        notice = f"\nModels run on the CPU: {self.gpu_notice}." if self.gpu_notice else ""
+        self.plan_label.setToolTip(text + notice)
 
     def set_running_rate(self, rate: float | None) -> None:
         self.running_rate = rate

@@ -3,13 +3,15 @@ given, the free VRAM (``auto_budget``) and why there may be none (``default_budg
 
 Every path that plans (the window, `pagewise plan`, `ask`, `summarize`, `review`, `bench`)
 asks here, so that a machine with an NVIDIA GPU but a CPU-only llama.cpp build is planned for
-the CPU everywhere, with the same note.
+the CPU everywhere, with the same note. ``gpu_unavailable_notice`` says why a CUDA build runs
+on the CPU (no NVIDIA driver), for the window, the self-test and `pagewise plan` to show.
 """
 
 from __future__ import annotations
 
 import contextlib
 import functools
+import os
 import re
 
 from inference.errors import PlanError
@@ -20,6 +22,9 @@ CPU_BUILD = (
     "an NVIDIA GPU is present but this llama.cpp was built without GPU support: planning for the CPU. "
     "Reinstall llama-cpp-python with CUDA (see `pagewise doctor`)"
 )
+# Set by the CUDA build's startup hook (installers/rthooks/pyi_rth_pagewise_cuda.py) when the
+# NVIDIA driver cannot be loaded, to a sentence naming the driver the build needs.
+GPU_UNAVAILABLE_ENV = "PAGEWISE_GPU_UNAVAILABLE"
 # Kept free of the device's free VRAM when the budget is automatic: other programs (a desktop
 # compositor, a browser) allocate more over time, and NVML's figure moves by tens of MiB.
 AUTO_BUDGET_RESERVE_BYTES = 768 * MIB
@@ -88,3 +93,10 @@ def default_budget() -> tuple[int | None, str]:
     if llama_gpu_build() is False:
         return None, CPU_BUILD
     return budget, ""
+
+
+def gpu_unavailable_notice() -> str | None:
+    """Why this build's GPU support cannot be used, so models run on the CPU (e.g. "no NVIDIA
+    driver found; this build needs driver 580 (CUDA 13) or newer"); None when nothing says so
+    (a CPU build, or the driver loaded)."""
+    return os.environ.get(GPU_UNAVAILABLE_ENV, "").strip() or None

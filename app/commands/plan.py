@@ -52,7 +52,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 def run(args: argparse.Namespace) -> int:
     from inference.errors import PlanError
     from inference.gguf_info import read_gguf_info
-    from inference.gpu_budget import CPU_BUILD, default_budget, llama_gpu_build, parse_budget
+    from inference.gpu_budget import CPU_BUILD, default_budget, gpu_unavailable_notice, llama_gpu_build, parse_budget
     from inference.memory_model import PlannerOptions
     from inference.plan import summary_line
     from inference.plan_policy import Overrides
@@ -108,6 +108,7 @@ def run(args: argparse.Namespace) -> int:
     if probed:
         extra_notes.append("compute buffers from llama.cpp's dry run")
     notes = list(chosen.notes) + extra_notes
+    gpu_notice = gpu_unavailable_notice()
     if args.json:
         data: dict[str, Any] = chosen.to_json()
         data["notes"] = notes
@@ -120,9 +121,12 @@ def run(args: argparse.Namespace) -> int:
         data["predicted_decode_tok_s"] = round(rates.decode_tok_s, 2) if rates else None
         data["speeds"] = speeds.name if rates else None
         data["model"] = info.to_json()
+        data["gpu_notice"] = gpu_notice
         emit_json(data)
         return 0
     print(summary_line(chosen))
+    if gpu_notice:
+        print(f"  GPU unavailable: {gpu_notice}; models run on the CPU")
     p = chosen.predicted
     if chosen.n_gpu_layers:
         print(

@@ -4,7 +4,9 @@ A controller owns one job's start, progress, cancel, result and error handling. 
 work through the one ``app.jobs.JobRunner``, shows it through the views it is given (their
 public methods, or narrow callbacks), and tells the window what happened through its signals;
 ``MainWindow`` only builds the views and the controllers and connects them. A new job (the
-review tab, OCR) is one new controller here and one new view.
+review tab, OCR) is one new controller here and one new view. What several controllers share (the
+runner, the model session, the library, the message center, the status bar) comes in one
+``context.JobContext``, built once by the window.
 
 - ``ingest``: adding PDFs in the ingest process, with the password asked again when needed
 - ``open_document``: showing a document in the viewer, with its session-only password

@@ -11,51 +11,39 @@ from PySide6.QtCore import QObject, Signal
 
 from app import answering
 from app.answering import AnswerStopped, AnswerView
-from app.controllers import WorkerLibrary
+from app.controllers.context import JobContext, UsesJobContext
 from app.controllers.documents import title_of
 from app.conversation_view import ConversationView
-from app.jobs import Job, JobRunner
-from app.messages import MessageCenter
-from app.model_session import ModelSession, NoModelConfigured
-from app.status_bar import StatusBar
+from app.jobs import Job
+from app.model_session import NoModelConfigured
 from inference.errors import EngineError, PagewiseError
 from inference.progress import Progress
-from summarizer.library import DocumentRecord, Library
+from summarizer.library import DocumentRecord
 
 
-class AnswerController(QObject):
+class AnswerController(UsesJobContext, QObject):
     answered = Signal(str)  # doc_id (a first answer may have summarized the document)
     model_crashed = Signal()  # the model's worker died while answering: restart it
     model_changed = Signal()  # loading progressed or ended: the status line may change
 
     def __init__(
         self,
-        runner: JobRunner,
-        session: ModelSession,
-        library: Library,
-        worker_library: WorkerLibrary,
+        context: JobContext,
         conversation: ConversationView,
-        status: StatusBar,
-        messages: MessageCenter,
         current_doc: Callable[[], str | None],
         model_missing: Callable[[str], str],
         parent: QObject | None = None,
     ) -> None:
         super().__init__(parent)
-        self.runner = runner
-        self.session = session
-        self.library = library
-        self.worker_library = worker_library
+        self.context = context
         self.conversation = conversation
-        self.status = status
-        self.messages = messages
         self.current_doc = current_doc
         self.model_missing = model_missing
         self.job: Job | None = None
         self.doc_id: str | None = None  # the document being answered about
         self._first_piece_at: float | None = None
         self._pieces = 0
-        self._loaded_shown = session.loaded
+        self._loaded_shown = context.session.loaded
         self.search_ready = False
         self.warm_up_job: Job | None = None
         conversation.ask_requested.connect(self.ask)

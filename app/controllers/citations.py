@@ -5,24 +5,21 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from app.answering import CitationView
-from app.messages import MessageCenter
+from app.controllers.context import JobContext, UsesJobContext
 from app.pdf_viewer import PdfViewer
 from inference.errors import PagewiseError
-from summarizer.library import Library
 
 
-class CitationController:
+class CitationController(UsesJobContext):
     def __init__(
         self,
-        library: Library,
+        context: JobContext,
         viewer: PdfViewer,
-        messages: MessageCenter,
         current_doc: Callable[[], str | None],
         select_doc: Callable[[str], object],
     ) -> None:
-        self.library = library
+        self.context = context
         self.viewer = viewer
-        self.messages = messages
         self.current_doc = current_doc
         self.select_doc = select_doc
 

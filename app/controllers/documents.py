@@ -7,35 +7,33 @@ from pathlib import Path
 
 from PySide6.QtCore import QObject, Signal
 
+from app.controllers.context import JobContext, UsesJobContext
 from app.controllers.open_document import OpenDocumentController
 from app.library_panel import LibraryPanel
-from app.messages import MessageCenter
 from inference.errors import PagewiseError
-from summarizer.library import DocumentRecord, Library
+from summarizer.library import DocumentRecord
 
 
 def title_of(record: DocumentRecord) -> str:
     return record.title or Path(record.path).name
 
 
-class DocumentsController(QObject):
+class DocumentsController(UsesJobContext, QObject):
     selected = Signal(object)  # the DocumentRecord now shown, or None
     removing = Signal(str)  # doc_id, before it leaves the library
 
     def __init__(
         self,
-        library: Library,
+        context: JobContext,
         library_panel: LibraryPanel,
         opener: OpenDocumentController,
-        messages: MessageCenter,
         confirm_remove: Callable[[str], bool],
         parent: QObject | None = None,
     ) -> None:
         super().__init__(parent)
-        self.library = library
+        self.context = context
         self.library_panel = library_panel
         self.opener = opener
-        self.messages = messages
         self.confirm_remove = confirm_remove
         self.doc_id: str | None = None
         library_panel.document_selected.connect(self.select)

@@ -9,37 +9,35 @@ from typing import Any
 
 from PySide6.QtCore import QObject, Signal
 
+from app.controllers.context import JobContext, UsesJobContext
 from app.ingest_process import IngestRequest, expand_paths
 from app.job_progress import JobProgress, describe, row_state
-from app.jobs import IngestJob, JobRunner
+from app.jobs import IngestJob
 from app.library_panel import LibraryPanel
-from app.messages import MessageCenter
 from inference.progress import Progress
 
 AskPassword = Callable[[str, bool], str | None]
 """(path, the last password was wrong) → a password, or None when the user cancelled."""
 
 
-class IngestController(QObject):
+class IngestController(UsesJobContext, QObject):
     added = Signal(str, bool)  # doc_id, whether it was opened on purpose (File → Open)
     documents_changed = Signal()
     idle = Signal()  # every ingest has ended
 
     def __init__(
         self,
-        runner: JobRunner,
+        context: JobContext,
         library_panel: LibraryPanel,
         progress: JobProgress,
-        messages: MessageCenter,
         passwords: dict[str, str],
         ask_password: AskPassword,
         parent: QObject | None = None,
     ) -> None:
         super().__init__(parent)
-        self.runner = runner
+        self.context = context
         self.library_panel = library_panel
         self.progress = progress
-        self.messages = messages
         self.passwords = passwords  # shared with the viewer; this session only, never on disk
         self.ask_password = ask_password
         self._open_when_added: set[str] = set()

@@ -9,13 +9,11 @@ from typing import Any
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtWidgets import QFileDialog, QWidget
 
+from app.controllers.context import JobContext, UsesJobContext
 from app.job_progress import JobProgress
-from app.jobs import Job, JobRunner
-from app.messages import MessageCenter
-from app.model_session import ModelSession
+from app.jobs import Job
 from app.settings import Settings
 from app.settings_dialog import SettingsDialog
-from app.status_bar import StatusBar
 from app.welcome import WelcomePanel
 from inference.engine import LoadReport
 from inference.errors import PagewiseError
@@ -24,29 +22,23 @@ MODEL_KEYS = ("model_path", "remote_url", "vram_budget", "context_size", "kv_typ
 """The settings that choose the model and its plan."""
 
 
-class ModelSetupController(QObject):
+class ModelSetupController(UsesJobContext, QObject):
     settings_applied = Signal()  # saved settings are in force (the embedding model may have changed)
 
     def __init__(
         self,
-        runner: JobRunner,
-        session: ModelSession,
+        context: JobContext,
         settings: Settings,
-        status: StatusBar,
         welcome: WelcomePanel,
         activity: JobProgress,
-        messages: MessageCenter,
         recommended: tuple[str, Any | None],
         parent: QWidget,
     ) -> None:
         super().__init__(parent)
-        self.runner = runner
-        self.session = session
+        self.context = context
         self.settings = settings
-        self.status = status
         self.welcome = welcome
         self.activity = activity
-        self.messages = messages
         self.recommended_label, self.recommended_entry = recommended
         self.window = parent
         self.activity_job: Job | None = None

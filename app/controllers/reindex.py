@@ -15,10 +15,9 @@ from pathlib import Path
 
 from PySide6.QtCore import QObject, Signal
 
-from app.controllers import WorkerLibrary
+from app.controllers.context import JobContext, UsesJobContext
 from app.job_progress import JobProgress, plural
-from app.jobs import Job, JobRunner
-from app.messages import MessageCenter
+from app.jobs import Job
 from summarizer.library import Library
 from summarizer.reindex import LibraryReindex
 
@@ -63,26 +62,20 @@ def reindex_notice(library: Library, model: str | None, *, adding: bool = False)
     return " ".join(parts) or None
 
 
-class ReindexController(QObject):
+class ReindexController(UsesJobContext, QObject):
     """``library_changed`` after a run (passage counts and vectors changed), stopped or not."""
 
     library_changed = Signal()
 
     def __init__(
         self,
-        runner: JobRunner,
-        library: Library,
-        worker_library: WorkerLibrary,
+        context: JobContext,
         progress: JobProgress,
-        messages: MessageCenter,
         embedding_model: Callable[[], str | None],
         parent: QObject | None = None,
     ) -> None:
         super().__init__(parent)
-        self.runner = runner
-        self.library = library
-        self.worker_library = worker_library
-        self.messages = messages
+        self.context = context
         self.embedding_model = embedding_model  # the model the window's ingests embed with
         self.progress = progress
         progress.cancel_requested.connect(self.cancel)

@@ -21,17 +21,15 @@ from PySide6.QtCore import QObject, Signal
 from PySide6.QtWidgets import QFileDialog, QWidget
 
 from app.answering import CitationView, _passage_spans
-from app.controllers import WorkerLibrary
+from app.controllers.context import JobContext, UsesJobContext
 from app.controllers.documents import title_of
 from app.ingest_process import expand_paths
-from app.jobs import IngestJob, Job, JobRunner
+from app.jobs import IngestJob, Job
 from app.library_panel import record_state
-from app.messages import MessageCenter
-from app.model_session import ModelSession
 from app.review_view import ReviewPanel
 from inference.errors import PagewiseError
 from summarizer.checklist import Checklist, load_checklist
-from summarizer.library import DocumentRecord, Library
+from summarizer.library import DocumentRecord
 from summarizer.review import DocumentReview, ItemDone, ItemResult
 
 EXPORT_FILTERS = {"md": "Markdown (*.md)", "csv": "CSV (*.csv)", "docx": "Word document (*.docx)"}
@@ -45,17 +43,13 @@ def reviewable(record: DocumentRecord) -> bool:
     return record.state == "ready" and record.passages > 0
 
 
-class ReviewController(QObject):
+class ReviewController(UsesJobContext, QObject):
     model_changed = Signal()  # a review with the model ended: the status line may change
 
     def __init__(
         self,
-        runner: JobRunner,
-        session: ModelSession,
-        library: Library,
-        worker_library: WorkerLibrary,
+        context: JobContext,
         panel: ReviewPanel,
-        messages: MessageCenter,
         show_citation: Callable[[CitationView], None],
         add_paths: Callable[[list[Path]], IngestJob | None],
         model_missing: Callable[[str], str],
@@ -63,12 +57,8 @@ class ReviewController(QObject):
         parent: QWidget | None = None,
     ) -> None:
         super().__init__(parent)
-        self.runner = runner
-        self.session = session
-        self.library = library
-        self.worker_library = worker_library
+        self.context = context
         self.panel = panel
-        self.messages = messages
         self.show_citation = show_citation
         self.add_paths = add_paths
         self.model_missing = model_missing

@@ -10,16 +10,14 @@ from PySide6.QtCore import QObject, Signal
 
 from app import answering
 from app.answering import SummaryView
-from app.controllers import WorkerLibrary
+from app.controllers.context import JobContext, UsesJobContext
 from app.controllers.documents import title_of
 from app.job_progress import row_state
-from app.jobs import Job, JobRunner
-from app.messages import MessageCenter
-from app.model_session import ModelSession
+from app.jobs import Job
 from app.summary_view import SummaryPanel
 from inference.errors import PagewiseError
 from inference.progress import Progress
-from summarizer.library import DocumentRecord, Library
+from summarizer.library import DocumentRecord
 
 
 def why_not_summarized(record: DocumentRecord) -> str:
@@ -35,30 +33,22 @@ def why_not_summarized(record: DocumentRecord) -> str:
     return f"{name} has no text in the library yet: add it again to finish reading it."
 
 
-class SummaryController(QObject):
+class SummaryController(UsesJobContext, QObject):
     documents_changed = Signal()
 
     def __init__(
         self,
-        runner: JobRunner,
-        session: ModelSession,
-        library: Library,
-        worker_library: WorkerLibrary,
+        context: JobContext,
         panel: SummaryPanel,
         set_row_state: Callable[[str, str], None],
-        messages: MessageCenter,
         current: Callable[[], DocumentRecord | None],
         model_missing: Callable[[str], str],
         parent: QObject | None = None,
     ) -> None:
         super().__init__(parent)
-        self.runner = runner
-        self.session = session
-        self.library = library
-        self.worker_library = worker_library
+        self.context = context
         self.panel = panel
         self.set_row_state = set_row_state
-        self.messages = messages
         self.current = current
         self.model_missing = model_missing
         self.job: Job | None = None

@@ -99,3 +99,21 @@ def test_plan_probe_without_gpu_build_says_so(capsys: pytest.CaptureFixture[str]
     code, data = run_json(capsys, "plan", "--model", str(tiny_model), "--budget", "1GiB", "--probe")
     assert code == 0 and data["probed"] is False
     assert any("GPU support" in n for n in data["notes"])  # type: ignore[union-attr]
+
+
+def test_plan_says_when_the_gpu_is_unavailable(
+    capsys: pytest.CaptureFixture[str], tiny_model: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    notice = "no NVIDIA driver found; this build needs driver 580 (CUDA 13) or newer"
+    argv = ["plan", "--model", str(tiny_model), "--budget", "0"]
+    monkeypatch.delenv("PAGEWISE_GPU_UNAVAILABLE", raising=False)
+    code, data = run_json(capsys, *argv)
+    assert code == 0 and "gpu_notice" in data and data["gpu_notice"] is None
+    assert main(argv) == 0
+    assert "GPU unavailable" not in capsys.readouterr().out
+
+    monkeypatch.setenv("PAGEWISE_GPU_UNAVAILABLE", notice)
+    code, data = run_json(capsys, *argv)
+    assert code == 0 and data["gpu_notice"] == notice
+    assert main(argv) == 0
+    assert f"  GPU unavailable: {notice}; models run on the CPU\n" in capsys.readouterr().out

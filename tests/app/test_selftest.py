@@ -42,3 +42,15 @@ def test_selftest_fails_and_says_so_without_the_embedding_model(tmp_path: Path) 
     assert result.returncode == 1
     assert f"[FAIL] embedding model on disk: The embedding model {missing} is not on this computer" in result.stdout
     assert "selftest passed" not in result.stdout
+
+
+@pytest.mark.parametrize("notice", ["no NVIDIA driver found; this build needs driver 580 (CUDA 13) or newer", ""])
+def test_selftest_says_when_the_gpu_is_unavailable(tmp_path: Path, notice: str) -> None:
+    """The CUDA build without a driver runs on the CPU, as expected: the self-test says why
+    (first, so it is said even when a later step fails; here the embedding model is missing)."""
+    result = run_selftest(
+        tmp_path, PAGEWISE_EMBEDDING_MODEL=str(tmp_path / "no-such-model"), PAGEWISE_GPU_UNAVAILABLE=notice
+    )
+    line = f"GPU unavailable: {notice}; models run on the CPU (the expected fallback)"
+    assert (line in result.stdout.splitlines()) == bool(notice), result.stdout
+    assert ("GPU unavailable" in result.stdout) == bool(notice)

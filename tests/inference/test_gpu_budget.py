@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from inference.errors import PlanError
-from inference.gpu_budget import parse_budget
+from inference.gpu_budget import gpu_unavailable_notice, parse_budget
 from inference.plan import GIB, MIB
 
 
@@ -30,3 +30,13 @@ def test_parse_budget(text: str | int, expected: int) -> None:
 def test_parse_budget_rejects(text: str) -> None:
     with pytest.raises(PlanError, match="12GiB"):
         parse_budget(text)
+
+
+def test_gpu_unavailable_notice(monkeypatch: pytest.MonkeyPatch) -> None:
+    sentence = "no NVIDIA driver found; this build needs driver 580 (CUDA 13) or newer"
+    monkeypatch.setenv("PAGEWISE_GPU_UNAVAILABLE", sentence)
+    assert gpu_unavailable_notice() == sentence
+    monkeypatch.setenv("PAGEWISE_GPU_UNAVAILABLE", "  ")
+    assert gpu_unavailable_notice() is None
+    monkeypatch.delenv("PAGEWISE_GPU_UNAVAILABLE")
+    assert gpu_unavailable_notice() is None
