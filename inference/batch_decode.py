@@ -40,7 +40,7 @@ from collections import deque
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from inference.decode_utils import GreedySampler, NanCheck, TokenBytes
+from inference.decode_utils import GrammarCheck, GreedySampler, NanCheck, TokenBytes
 from inference.engine import StopReason, StopScanner
 from inference.plan import GGML_TYPE_IDS, Plan
 
@@ -218,7 +218,9 @@ def run_batch(
             llama_cpp, llm, ctx, batch, n_ubatch, n_slots, check_cancel, abort_callback, mixed=plan.batch_mixed
         )
         loop.run(prompts, max_tokens, temperature, stop, seed, on_result, grammar)
-        sys.stderr.write(f"[pagewise] batch done: {loop.clock.summary()}\n")
+        check = loop.grammar_check
+        held = f", grammar refused {check.refused} of {check.checked} argmax tokens" if check else ""
+        sys.stderr.write(f"[pagewise] batch done: {loop.clock.summary()}{held}\n")
     finally:
         llama_cpp.llama_batch_free(batch)
         llama_cpp.llama_free(ctx)
@@ -253,6 +255,7 @@ class _SlotLoop:
         self.greedy = GreedySampler(llama_cpp, llm.n_vocab())
         self.has_nan = NanCheck(llama_cpp, llm.n_vocab())
         self.held_to_grammar = False  # set by run: only a grammar sampler needs the NaN check
+        self.grammar_check: GrammarCheck | None = None  # set by run: greedy decoding held to a grammar
         self.memory = llama_cpp.llama_get_memory(ctx)
         self.clock = _Clock()
         self._abort_set = False
@@ -271,6 +274,7 @@ class _SlotLoop:
         pending = deque(range(len(prompts)))
         slots: list[_Sequence | None] = [None] * self.n_slots
         self.held_to_grammar = grammar is not None
+        self.grammar_check = GrammarCheck(llama_cpp) if grammar is not None and temperature <= 0 else None
         shared = _shared_prefix(prompts) if len(prompts) > self.n_slots else 0
         kept = [0] * self.n_slots  # cells of the shared beginning each slot holds
         try:
@@ -390,6 +394,8 @@ class _SlotLoop:
         elif self.held_to_grammar and self.has_nan(self.ctx, row):
             self._end(sequence, "invalid")
             return
+        elif self.grammar_check is not None:
+            token = self.grammar_check.sample(sequence.sampler, self.greedy, self.ctx, row)
         else:
             token = int(llama_cpp.llama_sampler_sample(sequence.sampler, self.ctx, row))
         if sequence.generated == 0 and not sequence.first_token_at:

@@ -536,7 +536,14 @@ def test_a_json_schema_holds_single_and_batched_replies_to_it(engine: LocalEngin
         data = json.loads(completion.text)
         assert set(data) == {"found", "value"}
         assert isinstance(data["found"], bool) and isinstance(data["value"], str)
-    assert batch[0].text == single.text  # greedy under the same grammar, batched or not
+    # greedy under the same grammar, batched or not: the batch checks the argmax token alone
+    # (GrammarCheck) where the single reply filters the whole vocabulary each token
+    assert batch[0].text == single.text
+    with open(engine.log_path, encoding="utf-8") as log:
+        held = [re.search(r"grammar refused (\d+) of (\d+)", line) for line in log if "batch done" in line]
+    assert held and held[-1] is not None
+    refused, checked = map(int, held[-1].groups())
+    assert checked >= sum(r.stats.completion_tokens for r in batch) - len(batch) and refused < checked
     plain = engine.complete(question, max_tokens=12)  # the next request is unconstrained again
     assert plain.stats.completion_tokens >= 1
 
