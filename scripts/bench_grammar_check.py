@@ -106,7 +106,10 @@ def main() -> None:
     parser.add_argument("--json", type=Path, help="also write the rows as JSON lines to this file")
     args = parser.parse_args()
     rows = [measure(path, args.rounds) for path in (args.vocab or [smollm2_gguf()])]
-    print("| vocabulary | n_vocab | reply tokens | all candidates ms/token (mean / median / max) | argmax alone ms/token | grammar s per reply (all candidates) |")
+    print(
+        "| vocabulary | n_vocab | reply tokens | all candidates ms/token (mean / median / max) "
+        "| argmax alone ms/token | grammar s per reply (all candidates) |"
+    )
     print("|---|---|---|---|---|---|")
     for r in rows:
         print(
