@@ -20,17 +20,30 @@ from pathlib import Path
 MIN_DRIVER_BY_CUDA = {12: 525, 13: 580}
 
 
-def _bundled_cuda_major(folder: Path) -> int | None:
-    """12 or 13 from libcudart.so.12 / cudart64_13.dll next to llama.cpp's libraries."""
-    for lib in folder.glob("*cudart*"):
-        match = re.search(r"cudart(?:64_|\.so\.)(\d+)", lib.name)
-        if match:
-            return int(match.group(1))
+def _cudart_folders() -> list[Path]:
+    """Where the CUDA runtime is: next to llama.cpp's libraries in the bundle; in a build venv,
+    in the nvidia-* wheels' folders."""
+    import importlib.util
+
+    folders = [Path(getattr(sys, "_MEIPASS", ".")) / "llama_cpp" / "lib"]
+    spec = importlib.util.find_spec("nvidia")  # a namespace package: no code runs
+    if spec is not None and spec.submodule_search_locations:
+        folders += [p for folder in spec.submodule_search_locations for p in Path(folder).glob("*/lib")]
+    return folders
+
+
+def _bundled_cuda_major() -> int | None:
+    """12 or 13 from libcudart.so.12 / cudart64_13.dll."""
+    for folder in _cudart_folders():
+        for lib in folder.glob("*cudart*"):
+            match = re.search(r"cudart(?:64_|\.so\.)(\d+)", lib.name)
+            if match:
+                return int(match.group(1))
     return None
 
 
-def _min_driver(folder: Path) -> str:
-    major = _bundled_cuda_major(folder)
+def _min_driver() -> str:
+    major = _bundled_cuda_major()
     if major is None:
         return "525"
     return f"{MIN_DRIVER_BY_CUDA.get(major, 580)} (CUDA {major})"
@@ -79,7 +92,7 @@ class _Loader(importlib.abc.Loader):
 
 
 if not _driver_present() and not os.environ.get("PAGEWISE_CPU_NOTICE_SHOWN"):
-    MIN_DRIVER = _min_driver(Path(getattr(sys, "_MEIPASS", ".")) / "llama_cpp" / "lib")
+    MIN_DRIVER = _min_driver()
     os.environ["PAGEWISE_CPU_NOTICE_SHOWN"] = "1"  # inherited by the workers: said once
     os.environ["PAGEWISE_GPU_UNAVAILABLE"] = f"no NVIDIA driver found; this build needs driver {MIN_DRIVER} or newer"
     sys.stderr.write(
