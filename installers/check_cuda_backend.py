@@ -54,6 +54,13 @@ def main() -> int:
             llm = llama_cpp.Llama(
                 str(args.model), n_gpu_layers=-1, n_ctx=512, n_threads=args.threads, verbose=True, seed=1
             )
+        except ValueError:
+            log.seek(0)
+            os.dup2(saved, 2)
+            tail = log.read().decode("utf-8", "replace").splitlines()[-40:]
+            print("\n".join(tail), file=sys.stderr)
+            raise
+        try:
             started = time.perf_counter()
             out = llm.create_completion("The parties agree", max_tokens=args.tokens, temperature=0.0)
             elapsed = time.perf_counter() - started

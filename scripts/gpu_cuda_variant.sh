@@ -19,4 +19,10 @@ rc=$?
 echo "llama-cpp-python (CUDA variant options) build rc=$rc in $(( $(date +%s) - start )) s"
 [ $rc = 0 ] || { tail -30 /tmp/llama-build-dl.log; exit $rc; }
 python3 -m pip install -q --no-index --no-deps --target /tmp/site-dl /tmp/llama-wheel-dl/*.whl || exit 1
-cd "$R" && PYTHONPATH=/tmp/site-dl:$R python3 installers/check_cuda_backend.py --expect gpu --threads 8 | tee "$OUT/cuda-variant-gpu.json"
+cd "$R" || exit 1
+export PYTHONPATH=/tmp/site-dl:$R
+python3 installers/check_cuda_backend.py --expect gpu --threads 8 | tee "$OUT/cuda-variant-gpu-tiny.json"
+# A model of a real shape (random weights, Qwen2.5-7B, Q4_K_M), all 29 layers offloaded.
+python3 -m scripts.random_gguf qwen2.5-7b /tmp/qwen7b.gguf > /dev/null && \
+  python3 installers/check_cuda_backend.py --expect gpu --threads 8 --tokens 64 --model /tmp/qwen7b.gguf \
+  | tee "$OUT/cuda-variant-gpu-7b.json"
