@@ -57,9 +57,19 @@ def _driver_present() -> bool:
     return True
 
 
+def _ggml_library(folder: Path) -> Path:
+    """The libggml that libllama loads: the file named by its SONAME (libggml.so.0), which
+    libllama's NEEDED entry and $ORIGIN RPATH find. A wheel holds libggml.so, .so.0 and
+    .so.0.x.y as three copies, not links: loading another copy would make a second backend
+    registry that libllama never sees ("no backends are loaded", seen on the GPU machine)."""
+    if sys.platform == "win32":
+        return folder / "ggml.dll"
+    by_soname = sorted(folder.glob("libggml.so.[0-9]*"), key=lambda p: len(p.name))
+    return by_soname[0] if by_soname else folder / "libggml.so"
+
+
 def _load_backends(folder: Path) -> None:
-    name = "ggml.dll" if sys.platform == "win32" else "libggml.so"
-    ggml = ctypes.CDLL(str(folder / name))
+    ggml = ctypes.CDLL(str(_ggml_library(folder)))
     ggml.ggml_backend_load_all_from_path.argtypes = [ctypes.c_char_p]
     ggml.ggml_backend_load_all_from_path.restype = None
     ggml.ggml_backend_load_all_from_path(str(folder).encode())
