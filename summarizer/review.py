@@ -1,8 +1,9 @@
 """Contract review against a checklist: for every item, the passages where the answer is.
 
 This is the evidence half of the review (``pagewise review --evidence-only``): hybrid retrieval
-over the whole contract for each item's queries and its question, fused by rank, kept with the
-result (the passages consulted and the best one first). It needs no language model, so it runs
+over the whole contract for each item's queries and its question, fused by rank (a passage under
+a heading that names the item's category ranks higher), kept with the result (the passages
+consulted and the best one first). It needs no language model, so it runs
 on a laptop without a GPU and makes the retrieval half testable on its own. Answering each item
 with a model (typed values, citations, playbook flags) builds on these results.
 """
