@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from summarizer.checklist import ANSWER_TYPES, ChecklistError, load_checklist
+from summarizer.checklist import ANSWER_TYPES, ChecklistError, ChecklistItem, load_checklist
 from summarizer.errors import DocumentNotFound, LibraryError
 from summarizer.ingest import ingest_path
 from summarizer.library import Library
-from summarizer.review import review_evidence
+from summarizer.review import headed_by, item_evidence, review_evidence
 from summarizer.review_export import to_csv, to_markdown
 from tests.conftest import CONTRACTS
 
@@ -115,3 +115,28 @@ def test_unknown_or_unfinished_documents_are_refused(library: tuple[Library, str
             review_evidence(lib, [doc_id], load_checklist("cuad"))
     finally:
         lib.db.execute("UPDATE documents SET state = 'ready' WHERE doc_id = ?", [doc_id])
+
+
+def test_headed_by_needs_every_word_of_the_category_in_the_heading(library: tuple[Library, str]) -> None:
+    lib, doc_id = library
+    ids = [int(r[0]) for r in lib.db.execute("SELECT passage_id FROM passages WHERE doc_id = ?", [doc_id])]
+    heading = dict(lib.db.execute("SELECT passage_id, heading FROM passages WHERE doc_id = ?", [doc_id]).fetchall())
+    (law,) = headed_by(lib, "Governing Law", ids)
+    assert heading[law].endswith("10.11 Governing Law")
+    # "Grant of Licenses" holds both words of "License Grant", stemmed.
+    grant = headed_by(lib, "License Grant", ids)
+    assert len(grant) >= 2 and all(heading[p].startswith("ARTICLE II GRANT OF LICENSE") for p in grant)
+    assert headed_by(lib, "Anti-Assignment", ids) == []  # "anti" is in no heading
+    assert headed_by(lib, "Rofr/Rofo/Rofn", ids) == []
+    assert headed_by(lib, "Governing Law", [p for p in ids if p != law]) == []
+
+
+def test_a_passage_headed_by_the_category_ranks_higher(library: tuple[Library, str]) -> None:
+    lib, doc_id = library
+    query = "notices"  # the question, searched once more: the same ranking
+    plain, _ = item_evidence(lib, doc_id, ChecklistItem("x", "Other Matters", query, (query,), "excerpt"))
+    named, _ = item_evidence(lib, doc_id, ChecklistItem("x", "Governing Law", query, (query,), "excerpt"))
+    assert plain[0].heading.endswith("Notices") and named[0].heading.endswith("Notices")
+    assert not any(e.heading.endswith("Governing Law") for e in plain[:3])
+    assert any(e.heading.endswith("Governing Law") for e in named[:3])
+    assert {e.passage_id for e in named} == {e.passage_id for e in plain}  # reordered, nothing new
