@@ -200,8 +200,9 @@ integrity_ok() {
 check "the library passes SQLite's integrity check after two instances" integrity_ok
 kill "$XVFB_PID" 2> /dev/null; XVFB_PID=
 
-log "apt-get remove pagewise"
-in_root env DEBIAN_FRONTEND=noninteractive apt-get remove -y -q pagewise > /dev/null
+PACKAGE="$(dpkg-deb -f "$DEB" Package)"  # pagewise, or pagewise-cuda
+log "apt-get remove $PACKAGE"
+in_root env DEBIAN_FRONTEND=noninteractive apt-get remove -y -q "$PACKAGE" > /dev/null
 check "remove deletes /opt/pagewise and /usr/bin/pagewise" test ! -e "$CHROOT/opt/pagewise" -a ! -e "$CHROOT/usr/bin/pagewise"
 check "remove leaves the user's library" test -f "$CHROOT$DATA/library.sqlite"
 
