@@ -32,6 +32,11 @@ def fts_terms(text: str) -> list[str]:
     return (content or words)[:MAX_TERMS]
 
 
+def fts_string(text: str) -> str:
+    """``text`` as one FTS5 string (a word, or words in a row), its quotes doubled."""
+    return '"' + text.replace('"', '""') + '"'
+
+
 def fts_query(text: str, extra_terms: Sequence[str] = (), drop: Collection[str] = ()) -> str | None:
     """An FTS5 MATCH expression for ``text``, or None when it holds no searchable word.
 
@@ -46,10 +51,10 @@ def fts_query(text: str, extra_terms: Sequence[str] = (), drop: Collection[str] 
         extra_terms = [t for t in extra_terms if t.lower() not in drop]
         kept = [t for t in terms if t not in drop]
         terms = kept if kept or extra_terms else terms
-    quoted = ['"' + t.replace('"', '""') + '"' for t in terms]
+    quoted = [fts_string(t) for t in terms]
     for term in extra_terms:
         words = [m.group(0).lower() for m in _WORD.finditer(term)]
-        phrase = '"' + " ".join(words).replace('"', '""') + '"'
+        phrase = fts_string(" ".join(words))
         if words and phrase not in quoted:
             quoted.append(phrase)
     return " OR ".join(quoted[: MAX_TERMS * 2])

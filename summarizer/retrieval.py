@@ -22,7 +22,7 @@ from typing import Any
 
 from summarizer.clauses import is_attachment_heading
 from summarizer.errors import DocumentNotFound
-from summarizer.fts_query import fts_query, fts_terms
+from summarizer.fts_query import fts_query, fts_string, fts_terms
 from summarizer.legal_lexicon import expansion_terms
 from summarizer.library import Library
 
@@ -113,7 +113,7 @@ class _TermCounts:
             total = int(conn.execute("SELECT COUNT(*) FROM passages").fetchone()[0])
             counts["\0total"] = total
             for word in missing:
-                phrase = '"' + word.replace('"', '""') + '"'
+                phrase = fts_string(word)
                 row = conn.execute("SELECT COUNT(*) FROM passages_fts WHERE passages_fts MATCH ?", [phrase]).fetchone()
                 counts[word] = int(row[0])
         total = counts.get("\0total", 0)

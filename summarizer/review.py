@@ -21,7 +21,7 @@ from inference.cancel import NEVER_CANCELLED, CancelToken
 from inference.progress import Progress, ProgressCallback, Stage, no_progress
 from summarizer.checklist import Checklist, ChecklistItem
 from summarizer.errors import LibraryError
-from summarizer.fts_query import fts_terms
+from summarizer.fts_query import fts_string, fts_terms
 from summarizer.library import DocumentRecord, Library
 from summarizer.retrieval import search
 
@@ -205,7 +205,7 @@ def headed_by(library: Library, category: str, passage_ids: Sequence[int]) -> li
     words = [w for w in fts_terms(re.sub(r"[/-]", " ", category)) if len(w) > 2]
     if not words or not passage_ids:
         return []
-    match = "{heading} : (" + " AND ".join('"' + w.replace('"', '""') + '"' for w in words) + ")"
+    match = "{heading} : (" + " AND ".join(fts_string(w) for w in words) + ")"
     rows = library.db.execute(
         f"SELECT rowid FROM passages_fts WHERE passages_fts MATCH ? AND rowid IN ({','.join('?' * len(passage_ids))})",
         [match, *passage_ids],
