@@ -47,6 +47,7 @@ def main() -> int:
     libraries = sorted(p.name for p in lib.iterdir() if ".so" in p.name or p.suffix == ".dll")
     gpu_offload = bool(llama_cpp.llama_supports_gpu_offload())
     # llama.cpp logs to fd 2 from C: catch it in a file to read the buffers it made.
+    failed: ValueError | None = None
     with tempfile.TemporaryFile(mode="w+b") as log:
         saved = os.dup(2)
         os.dup2(log.fileno(), 2)
@@ -54,22 +55,20 @@ def main() -> int:
             llm = llama_cpp.Llama(
                 str(args.model), n_gpu_layers=-1, n_ctx=512, n_threads=args.threads, verbose=True, seed=1
             )
-        except ValueError:
-            log.seek(0)
-            os.dup2(saved, 2)
-            tail = log.read().decode("utf-8", "replace").splitlines()[-40:]
-            print("\n".join(tail), file=sys.stderr)
-            raise
-        try:
             started = time.perf_counter()
             out = llm.create_completion("The parties agree", max_tokens=args.tokens, temperature=0.0)
             elapsed = time.perf_counter() - started
             del llm
+        except ValueError as error:  # the model did not load: llama.cpp's log says why
+            failed = error
         finally:
             os.dup2(saved, 2)
             os.close(saved)
         log.seek(0)
         text = log.read().decode("utf-8", "replace")
+    if failed is not None:
+        print("\n".join(text.splitlines()[-40:]), file=sys.stderr)
+        raise failed
     buffers = sorted(set(re.findall(r"\b(CUDA\d+|CPU)(?:_Mapped)? model buffer size", text)))
     offloaded = re.search(r"offloaded (\d+)/(\d+) layers to GPU", text)
     generated = int(out["usage"]["completion_tokens"])
