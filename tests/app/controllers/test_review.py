@@ -56,6 +56,14 @@ def open_tab(qtbot: Any, window: Any, tmp_path: Path, *, evidence_only: bool) ->
     return window.review
 
 
+def window_with_contract(qtbot: Any, make_window: Any, tmp_path: Path, *, evidence_only: bool) -> tuple[Any, str, Any]:
+    """A window with the test contract in its library and the Review tab open: (window, doc_id, panel)."""
+    window = make_window()
+    window.add_paths([contract(tmp_path)])
+    doc_id = wait_for_document(qtbot, window)
+    return window, doc_id, open_tab(qtbot, window, tmp_path, evidence_only=evidence_only)
+
+
 def run_review(qtbot: Any, window: Any) -> None:
     window.review.review_button.click()
     assert window.reviews.job is not None
@@ -70,10 +78,7 @@ def click_cell(qtbot: Any, grid: Any, row: int, column: int) -> None:
 def test_evidence_only_fills_the_grid_and_a_cell_opens_its_passage(
     qtbot: Any, make_window: Any, tmp_path: Path
 ) -> None:
-    window = make_window()
-    window.add_paths([contract(tmp_path)])
-    doc_id = wait_for_document(qtbot, window)
-    panel = open_tab(qtbot, window, tmp_path, evidence_only=True)
+    window, doc_id, panel = window_with_contract(qtbot, make_window, tmp_path, evidence_only=True)
     assert panel.checked_doc_ids() == [doc_id]  # the library's selected document, checked as the tab opens
     assert panel.grid.item(0, 0).text() == "not reviewed"
     run_review(qtbot, window)
@@ -92,10 +97,7 @@ def test_a_correction_persists_and_shows_in_the_grid_and_the_exports(
 
     from summarizer.review_store import corrections
 
-    window = make_window()
-    window.add_paths([contract(tmp_path)])
-    doc_id = wait_for_document(qtbot, window)
-    panel = open_tab(qtbot, window, tmp_path, evidence_only=True)
+    window, doc_id, panel = window_with_contract(qtbot, make_window, tmp_path, evidence_only=True)
     panel.set_checked(doc_id)
     run_review(qtbot, window)
     click_cell(qtbot, panel.grid, 1, 0)
@@ -124,10 +126,7 @@ def test_a_model_review_is_stored_shown_at_once_and_reflagged_for_the_side(
     qtbot: Any, make_window: Any, fake_engine: Any, tmp_path: Path
 ) -> None:
     fake_engine.summary_reply = model_reply
-    window = make_window()
-    window.add_paths([contract(tmp_path)])
-    doc_id = wait_for_document(qtbot, window)
-    panel = open_tab(qtbot, window, tmp_path, evidence_only=False)
+    window, doc_id, panel = window_with_contract(qtbot, make_window, tmp_path, evidence_only=False)
     panel.side.setText("Distributor")
     panel.set_checked(doc_id)
     run_review(qtbot, window)
@@ -163,10 +162,7 @@ def test_each_cell_shows_as_soon_as_its_item_is_finished(
         return model_reply(prompt)
 
     fake_engine.summary_reply = held_reply
-    window = make_window()
-    window.add_paths([contract(tmp_path)])
-    doc_id = wait_for_document(qtbot, window)
-    panel = open_tab(qtbot, window, tmp_path, evidence_only=False)
+    window, doc_id, panel = window_with_contract(qtbot, make_window, tmp_path, evidence_only=False)
     panel.side.setText("Distributor")
     panel.set_checked(doc_id)
     assert panel.grid.item(1, 0).text() == "not reviewed"
@@ -191,11 +187,8 @@ def test_each_cell_shows_as_soon_as_its_item_is_finished(
 
 def test_stop_cancels_the_review(qtbot: Any, make_window: Any, fake_engine: Any, tmp_path: Path) -> None:
     fake_engine.summary_reply = model_reply
-    window = make_window()
-    window.add_paths([contract(tmp_path)])
-    doc_id = wait_for_document(qtbot, window)
+    window, doc_id, panel = window_with_contract(qtbot, make_window, tmp_path, evidence_only=False)
     fake_engine.piece_delay_s = 0.5  # each reply takes seconds: Stop comes first
-    panel = open_tab(qtbot, window, tmp_path, evidence_only=False)
     panel.set_checked(doc_id)
     panel.review_button.click()
     job = window.reviews.job
