@@ -22,6 +22,8 @@ if [[ "$_pagewise_llama_variant" == cuda ]]; then
     # at run time and skipped when the driver (libcuda.so.1) is missing, so the same bundle starts
     # everywhere and falls back to the CPU (installers/rthooks/pyi_rth_pagewise_cuda.py says so).
     # Real code for the cards users have (sm_86, sm_89) and the H200 (sm_90): no PTX JIT needed.
+    # No NCCL: it serves several GPUs only, is not bundled, and ggml links it whenever the build
+    # machine has it (the GPU machine does), which would stop libggml-cuda.so loading elsewhere.
     if [[ -z "${CUDA_HOME:-}" ]]; then
         CUDA_HOME=/usr/local/cuda
         [[ -x "$CUDA_HOME/bin/nvcc" ]] || CUDA_HOME="$(dirname "$(dirname "$(command -v nvcc || echo /none/bin/nvcc)")")"
@@ -41,7 +43,7 @@ if [[ "$_pagewise_llama_variant" == cuda ]]; then
             return 1 2>/dev/null || exit 1 ;;
     esac
     export CUDACXX="$NVCC"
-    LLAMA_CMAKE_ARGS="$LLAMA_CMAKE_ARGS -DGGML_CUDA=ON -DGGML_BACKEND_DL=ON -DGGML_CPU_ALL_VARIANTS=OFF \
+    LLAMA_CMAKE_ARGS="$LLAMA_CMAKE_ARGS -DGGML_CUDA=ON -DGGML_BACKEND_DL=ON -DGGML_CPU_ALL_VARIANTS=OFF -DGGML_CUDA_NCCL=OFF \
 -DCMAKE_CUDA_ARCHITECTURES=${CUDA_ARCHITECTURES:-86-real;89-real;90-real}"
 fi
 

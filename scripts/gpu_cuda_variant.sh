@@ -21,6 +21,7 @@ echo "llama-cpp-python (CUDA variant options) build rc=$rc in $(( $(date +%s) - 
 python3 -m pip install -q --no-index --no-deps --target /tmp/site-dl /tmp/llama-wheel-dl/*.whl || exit 1
 cd "$R" || exit 1
 export PYTHONPATH=/tmp/site-dl:$R
+readelf -d /tmp/site-dl/llama_cpp/lib/libggml-cuda.so | grep NEEDED | tee "$OUT/cuda-variant-gpu-needed.txt"
 python3 installers/check_cuda_backend.py --expect gpu --threads 8 | tee "$OUT/cuda-variant-gpu-tiny.json"
 # A model of a real shape (random weights, Qwen2.5-7B, Q4_K_M), all 29 layers offloaded.
 python3 -m scripts.random_gguf qwen2.5-7b /tmp/qwen7b.gguf > /dev/null && \

@@ -68,6 +68,29 @@ def _ggml_library(folder: Path) -> Path:
     return by_soname[0] if by_soname else folder / "libggml.so"
 
 
+def _share_libstdcxx() -> Path | None:
+    """Put libstdc++ in the process's global symbol scope before llama.cpp loads; return it.
+
+    ctypes loads libllama with RTLD_LOCAL, so libllama looks up its C++ symbols in its own
+    dependency order, where libggml comes before libstdc++. The GPU machine's toolchain (g++ 13.3,
+    Ubuntu 24.04) linked libstdc++ statically into a GGML_BACKEND_DL libggml, which so defines
+    libstdc++'s locale facet ids itself. libllama bound to those, and its tokenizer's std::regex
+    crashed while the vocabulary loaded (docs/data/s9/cuda-variant-gpu-crash-before-fix.txt).
+    The global scope is searched first, so with libstdc++ there every library shares its one
+    copy. The bundle's own copy comes first: a system copy loaded here would stand in for it
+    under the same SONAME, and may be older."""
+    if not sys.platform.startswith("linux"):
+        return None
+    bundled = Path(getattr(sys, "_MEIPASS", "/nonexistent")) / "libstdc++.so.6"
+    for candidate in [bundled] * bundled.exists() + [Path("libstdc++.so.6")]:  # no "/": the search path
+        try:
+            ctypes.CDLL(str(candidate), mode=ctypes.RTLD_GLOBAL)
+        except OSError:
+            continue
+        return candidate
+    return None
+
+
 def _load_backends(folder: Path) -> None:
     ggml = ctypes.CDLL(str(_ggml_library(folder)))
     ggml.ggml_backend_load_all_from_path.argtypes = [ctypes.c_char_p]
@@ -109,4 +132,5 @@ if not _driver_present() and not os.environ.get("PAGEWISE_CPU_NOTICE_SHOWN"):
         f"Pagewise: no NVIDIA driver found, so models run on the CPU. To use the GPU, install the "
         f"NVIDIA driver {MIN_DRIVER} or newer.\n"
     )
+_share_libstdcxx()
 sys.meta_path.insert(0, _LoadBackendsAfterImport())

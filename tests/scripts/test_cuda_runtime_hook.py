@@ -43,3 +43,32 @@ def test_the_backends_load_through_the_libggml_that_libllama_needs(tmp_path: Pat
 
 def test_a_cuda_12_bundle_names_driver_525(tmp_path: Path) -> None:
     assert probe(tmp_path, ["libggml.so", "libcudart.so.12"]) == {"ggml": "libggml.so", "driver": "525 (CUDA 12)"}
+
+
+GLOBAL_PROBE = """
+import ctypes, json, runpy, sys
+sys._MEIPASS = sys.argv[2]
+runpy.run_path(sys.argv[1])
+maps = sorted({line.split()[-1] for line in open("/proc/self/maps") if "libstdc++" in line})
+# dlopen(NULL) looks in the global scope only: the program and RTLD_GLOBAL libraries.
+print(json.dumps({"maps": maps, "global": hasattr(ctypes.CDLL(None), "_ZNSt6locale7classicEv")}))
+"""
+
+
+def test_libstdcxx_is_shared_globally_and_the_bundled_copy_comes_first(tmp_path: Path) -> None:
+    # On the GPU machine a libggml with a static libstdc++ inside took libllama's locale symbols,
+    # and the tokenizer's std::regex crashed while loading the vocabulary; libstdc++ in the
+    # global scope fixed it. In the bundle, its own copy (in _MEIPASS) is the one loaded.
+    locate = (
+        "import ctypes; ctypes.CDLL('libstdc++.so.6');"
+        "print(next(l.split()[-1] for l in open('/proc/self/maps') if 'libstdc++' in l))"
+    )
+    found_system = subprocess.run([sys.executable, "-c", locate], capture_output=True, text=True, check=True)
+    system = Path(found_system.stdout.strip())
+    bundled = tmp_path / "libstdc++.so.6"
+    bundled.write_bytes(system.read_bytes())
+    out = subprocess.run(
+        [sys.executable, "-c", GLOBAL_PROBE, str(HOOK), str(tmp_path)], capture_output=True, text=True, check=True
+    )
+    found = json.loads(out.stdout.splitlines()[-1])
+    assert found == {"maps": [str(bundled)], "global": True}
