@@ -14,7 +14,10 @@
 # 4. Xvfb inside the root: the window with the sample open, a screenshot
 #    (docs/screenshots/installed-deb.png), then a second instance started while the first runs,
 #    and the library checked afterwards;
-# 5. apt-get remove: /opt/pagewise is gone and the user's library is still there.
+# 5. upgrade: the same package with a higher version installed over it keeps the user's library;
+#    a library written by an older Pagewise (made here from an older commit) is migrated by the
+#    installed app, which keeps a copy first;
+# 6. apt-get remove: /opt/pagewise is gone and the user's library is still there.
 #
 # Environment: SUITE, MIRROR, DEBOOTSTRAP_TARBALL (a `debootstrap --make-tarball` cache of the
 # base system, to skip downloading it again), KEEP_ROOT=1 (leave the root for a look), SCREENSHOT.
@@ -199,6 +202,64 @@ integrity_ok() {
 }
 check "the library passes SQLite's integrity check after two instances" integrity_ok
 kill "$XVFB_PID" 2> /dev/null; XVFB_PID=
+
+log "upgrade: a newer package installed over this one; a library made by an older Pagewise"
+# There is one release so far: the newer package is this one with its version raised (-Znone:
+# recompressing a CUDA package takes many minutes). dpkg replaces /opt/pagewise; the user's data
+# folder is not the package's, and stays.
+newer_package_installs() {
+    local dir code
+    dir="$(mktemp -d /var/tmp/pagewise-newer.XXXXXX)"
+    dpkg-deb -R "$DEB" "$dir/pkg" && sed -i 's/^Version: .*/&+upgradecheck1/' "$dir/pkg/DEBIAN/control" \
+        && dpkg-deb -Znone --build "$dir/pkg" "$CHROOT/tmp/newer.deb" > /dev/null
+    code=$?
+    rm -rf "$dir"
+    [[ $code -eq 0 ]] || return $code
+    in_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends /tmp/newer.deb \
+        > "$CHROOT/tmp/apt-upgrade.log" 2>&1 || { tail -5 "$CHROOT/tmp/apt-upgrade.log"; return 1; }
+    rm -f "$CHROOT/tmp/newer.deb"
+    echo "installed now: $(in_root dpkg-query -W -f '${Package} ${Version}' "$(dpkg-deb -f "$DEB" Package)")"
+    in_root dpkg-query -W -f '${Version}' "$(dpkg-deb -f "$DEB" Package)" | grep -q "+upgradecheck1$"
+}
+check "a newer package installs over this one (apt-get install)" newer_package_installs
+check "the user's library is intact after the upgrade (search)" search_finds "governing law" 1
+check "the library passes SQLite's integrity check after the upgrade" integrity_ok
+# A library written by an older Pagewise (OLD_LIBRARY_COMMIT: the last commit before review
+# results and the embedding-model record, library format v3), made here from that commit's source
+# with the development venv; the installed app migrates it and keeps a copy first.
+OLD_LIBRARY_COMMIT="${OLD_LIBRARY_COMMIT:-bad3435}"
+OLD="/home/tester/old-library"
+old_library_made() {
+    local src code
+    [[ -x "$ROOT_DIR/.venv/bin/python" ]] || { echo "no $ROOT_DIR/.venv: run make test first"; return 1; }
+    src="$(mktemp -d /var/tmp/pagewise-old.XXXXXX)"
+    git -C "$ROOT_DIR" archive "$OLD_LIBRARY_COMMIT" | tar -x -C "$src" \
+        && (cd "$src" && PAGEWISE_HOME="$CHROOT$OLD" "$ROOT_DIR/.venv/bin/python" -m app.cli ingest \
+            assets/sample-contract.pdf > /dev/null)
+    code=$?
+    rm -rf "$src"
+    chown -R 1000:1000 "$CHROOT$OLD"
+    echo "library format of $OLD: v$(sqlite3 "$CHROOT$OLD/library.sqlite" 'SELECT MAX(version) FROM migrations')"
+    return $code
+}
+old_library_migrated() {
+    as_user env PAGEWISE_HOME="$OLD" pagewise list > "$CHROOT/tmp/old-list.txt" 2>&1
+    local code=$? version
+    cat "$CHROOT/tmp/old-list.txt"
+    version="$(as_user sqlite3 "$OLD/library.sqlite" 'SELECT MAX(version) FROM migrations')"
+    echo "library format now: v$version; kept: $(ls "$CHROOT$OLD" | grep bak | paste -sd' ')"
+    [[ $code -eq 0 ]] && grep -q "sample-contract" "$CHROOT/tmp/old-list.txt" \
+        && grep -q "previous version is kept" "$CHROOT/tmp/old-list.txt" \
+        && [[ -f "$CHROOT$OLD/library.sqlite.bak-v3" && "$version" -gt 3 ]]
+}
+old_library_searched() {
+    as_user env PAGEWISE_HOME="$OLD" pagewise search --all "governing law" -k 1 > "$CHROOT/tmp/old-search.txt" 2>&1
+    tail -3 "$CHROOT/tmp/old-search.txt"
+    grep -q "score" "$CHROOT/tmp/old-search.txt"
+}
+check "a library made by Pagewise at $OLD_LIBRARY_COMMIT (format v3)" old_library_made
+check "the installed app migrates it, keeping library.sqlite.bak-v3 first" old_library_migrated
+check "the migrated library searches (hybrid)" old_library_searched
 
 PACKAGE="$(dpkg-deb -f "$DEB" Package)"  # pagewise, or pagewise-cuda
 log "apt-get remove $PACKAGE"
