@@ -82,7 +82,9 @@ def _share_libstdcxx() -> Path | None:
     if not sys.platform.startswith("linux"):
         return None
     bundled = Path(getattr(sys, "_MEIPASS", "/nonexistent")) / "libstdc++.so.6"
-    for candidate in [bundled] * bundled.exists() + [Path("libstdc++.so.6")]:  # no "/": the search path
+    candidates = [bundled] if bundled.exists() else []
+    candidates.append(Path("libstdc++.so.6"))  # no "/": the loader's search path
+    for candidate in candidates:
         try:
             ctypes.CDLL(str(candidate), mode=ctypes.RTLD_GLOBAL)
         except OSError:
