@@ -33,6 +33,7 @@ SCREENSHOT="${SCREENSHOT:-$ROOT_DIR/docs/screenshots/installed-deb.png}"
 [[ $EUID -eq 0 ]] || { echo "smoke_debian.sh: run as root (debootstrap, chroot, mounts)" >&2; exit 2; }
 [[ -f "$DEB" ]] || { echo "smoke_debian.sh: no package at $DEB; run installers/build_linux.sh first" >&2; exit 2; }
 command -v debootstrap > /dev/null || { echo "smoke_debian.sh: apt-get install debootstrap" >&2; exit 2; }
+PACKAGE="$(dpkg-deb -f "$DEB" Package)"  # pagewise, or pagewise-cuda
 
 CHROOT="$(mktemp -d /var/tmp/pagewise-smoke.XXXXXX)"
 chmod 755 "$CHROOT"  # mktemp's 0700 would keep the ordinary user out of its own root
@@ -110,7 +111,7 @@ selftest_installed() {
     return $code
 }
 check "pagewise --selftest from /usr/bin/pagewise" selftest_installed
-if [[ "$(dpkg-deb -f "$DEB" Package)" == pagewise-cuda ]]; then
+if [[ "$PACKAGE" == pagewise-cuda ]]; then
     # No NVIDIA driver in the root: the CUDA backend cannot load, the CPU runs, and it is said.
     cpu_fallback_said() {
         grep -q "install the NVIDIA driver [0-9]" "$CHROOT/tmp/selftest.txt" \
@@ -218,8 +219,10 @@ newer_package_installs() {
     in_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends /tmp/newer.deb \
         > "$CHROOT/tmp/apt-upgrade.log" 2>&1 || { tail -5 "$CHROOT/tmp/apt-upgrade.log"; return 1; }
     rm -f "$CHROOT/tmp/newer.deb"
-    echo "installed now: $(in_root dpkg-query -W -f '${Package} ${Version}' "$(dpkg-deb -f "$DEB" Package)")"
-    in_root dpkg-query -W -f '${Version}' "$(dpkg-deb -f "$DEB" Package)" | grep -q "+upgradecheck1$"
+    local version
+    version="$(in_root dpkg-query -W -f '${Version}' "$PACKAGE")"
+    echo "installed now: $PACKAGE $version"
+    [[ "$version" == *+upgradecheck1 ]]
 }
 check "a newer package installs over this one (apt-get install)" newer_package_installs
 check "the user's library is intact after the upgrade (search)" search_finds "governing law" 1
@@ -261,7 +264,6 @@ check "a library made by Pagewise at $OLD_LIBRARY_COMMIT (format v3)" old_librar
 check "the installed app migrates it, keeping library.sqlite.bak-v3 first" old_library_migrated
 check "the migrated library searches (hybrid)" old_library_searched
 
-PACKAGE="$(dpkg-deb -f "$DEB" Package)"  # pagewise, or pagewise-cuda
 log "apt-get remove $PACKAGE"
 in_root env DEBIAN_FRONTEND=noninteractive apt-get remove -y -q "$PACKAGE" > /dev/null
 check "remove deletes /opt/pagewise and /usr/bin/pagewise" test ! -e "$CHROOT/opt/pagewise" -a ! -e "$CHROOT/usr/bin/pagewise"

@@ -68,8 +68,8 @@ def _ggml_library(folder: Path) -> Path:
     return by_soname[0] if by_soname else folder / "libggml.so"
 
 
-def _share_libstdcxx() -> Path | None:
-    """Put libstdc++ in the process's global symbol scope before llama.cpp loads; return it.
+def _share_libstdcxx() -> None:
+    """Put libstdc++ in the process's global symbol scope before llama.cpp loads.
 
     ctypes loads libllama with RTLD_LOCAL, so libllama looks up its C++ symbols in its own
     dependency order, where libggml comes before libstdc++. The GPU machine's toolchain (g++ 13.3,
@@ -80,7 +80,7 @@ def _share_libstdcxx() -> Path | None:
     copy. The bundle's own copy comes first: a system copy loaded here would stand in for it
     under the same SONAME, and may be older."""
     if not sys.platform.startswith("linux"):
-        return None
+        return
     bundled = Path(getattr(sys, "_MEIPASS", "/nonexistent")) / "libstdc++.so.6"
     candidates = [bundled] if bundled.exists() else []
     candidates.append(Path("libstdc++.so.6"))  # no "/": the loader's search path
@@ -89,8 +89,7 @@ def _share_libstdcxx() -> Path | None:
             ctypes.CDLL(str(candidate), mode=ctypes.RTLD_GLOBAL)
         except OSError:
             continue
-        return candidate
-    return None
+        return
 
 
 def _load_backends(folder: Path) -> None:
