@@ -104,6 +104,7 @@ class ConversationView(QWidget):
 
     def set_document(self, title: str | None, turns: list[AnswerView] | None = None) -> None:
         self.turns = list(turns or [])
+        self.interrupted: list[tuple[int, str]] = []  # (turns before it, its Markdown): stopped answers, shown
         self.pending_question = None
         self.pending_text = ""
         self.partial = None
@@ -121,13 +122,15 @@ class ConversationView(QWidget):
         self.ask_button.setEnabled(not busy and self.question.isEnabled())
 
     def begin_answer(self, question: str) -> None:
+        if self.pending_question is not None:  # a stopped answer stays in view, with its note
+            self.interrupted.append((len(self.turns), self._pending_markdown(linked=False)))
         self.pending_question = question
         self.pending_text = ""
         self.partial = None
         self.note = ""
         self.progress.start("Finding passages…")
         self.set_busy(True)
-        self.render_conversation()
+        self.render_conversation(to_end=True)  # the new question is in view
 
     def add_piece(self, text: str) -> None:
         self.pending_text += text
@@ -157,7 +160,10 @@ class ConversationView(QWidget):
 
     def markdown(self) -> str:
         parts: list[str] = []
+        interrupted = list(self.interrupted)
         for index, turn in enumerate(self.turns):
+            while interrupted and interrupted[0][0] <= index:
+                parts.append(interrupted.pop(0)[1])
             block = [f"**You:** {turn.question}", linkify(turn.text, index, turn.citations)]
             invalid = [c for c in turn.citations if not c.valid]
             if invalid:
@@ -166,20 +172,28 @@ class ConversationView(QWidget):
             if turn.sources:
                 block.append(source_chips(index, turn.sources))
             parts.append("\n\n".join(block))
+        parts += [markdown for _, markdown in interrupted]
         if self.pending_question is not None:
-            body = self.pending_text or "…"
-            if self.partial is not None:
-                body = linkify(self.partial.text, len(self.turns), self.partial.citations)
-                if self.partial.sources:
-                    body += "\n\n" + source_chips(len(self.turns), self.partial.sources)
-            parts.append(f"**You:** {self.pending_question}\n\n{body}" + (f"\n\n*{self.note}*" if self.note else ""))
+            parts.append(self._pending_markdown())
         if not parts:
             return ""
         return "\n\n---\n\n".join(parts)
 
-    def render_conversation(self) -> None:
+    def _pending_markdown(self, linked: bool = True) -> str:
+        """The answer being written (or stopped, with its note); ``linked=False``: without the
+        citation links, for a stopped answer kept in view (its links would name a later turn)."""
+        body = self.pending_text or "…"
+        if self.partial is not None and not linked:
+            body = self.partial.text
+        elif self.partial is not None:
+            body = linkify(self.partial.text, len(self.turns), self.partial.citations)
+            if self.partial.sources:
+                body += "\n\n" + source_chips(len(self.turns), self.partial.sources)
+        return f"**You:** {self.pending_question}\n\n{body}" + (f"\n\n*{self.note}*" if self.note else "")
+
+    def render_conversation(self, to_end: bool = False) -> None:
         bar = self.browser.verticalScrollBar()
-        at_bottom = bar.value() >= bar.maximum() - 4
+        at_bottom = to_end or bar.value() >= bar.maximum() - 4
         self.browser.setMarkdown(self.markdown())
         if at_bottom:
             bar.setValue(bar.maximum())

@@ -55,6 +55,7 @@ from app.status_bar import StatusBar
 from app.summary_view import SummaryPanel
 from app.welcome import WelcomePanel, recommended_model
 from inference.gpu_budget import gpu_unavailable_notice
+from inference.llama_build import cpu_floor_problem
 from summarizer.library import DocumentRecord, Library
 from summarizer.paths import data_home
 
@@ -77,6 +78,8 @@ class MainWindow(PdfDropTarget, QMainWindow):
         self.settings = settings or Settings.load()
         self.session = session or ModelSession(self.settings.effective_values())
         self.messages = messages or MessageCenter(self)
+        if cpu_problem := cpu_floor_problem():  # said before any model is loaded (it would die on SIGILL)
+            QTimer.singleShot(0, lambda: self.messages.error(cpu_problem, key="cpu"))
         if problem := self.settings.problem:  # once the banners are wired
             QTimer.singleShot(0, lambda: self.messages.warning(problem, key="settings"))
         self.runner = JobRunner(self)

@@ -72,7 +72,7 @@ class MessageCenter(QObject):
         if isinstance(error, Cancelled):
             return
         if isinstance(error, PagewiseError):
-            self.error(str(error), key)
+            self.error(str(error) + (f"\n{error.detail}" if error.detail else ""), key)
             return
         log.error("Unexpected error%s", f" while {context}" if context else "",
                   exc_info=(type(error), error, error.__traceback__))  # fmt: skip

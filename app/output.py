@@ -22,12 +22,13 @@ def emit_json(obj: Any) -> None:
     sys.stdout.flush()
 
 
-def fail(args: argparse.Namespace, message: str, code: int = 1) -> int:
-    """Report an error as one line: stderr, or ``{"error": ...}`` on stdout with --json."""
+def fail(args: argparse.Namespace, message: str, code: int = 1, detail: str = "") -> int:
+    """Report an error as one line (and its detail on a second): stderr, or ``{"error": ...}``
+    (with ``"detail"`` when there is one) on stdout with --json."""
     if getattr(args, "json", False):
-        emit_json({"error": message})
+        emit_json({"error": message, **({"detail": detail} if detail else {})})
     else:
-        sys.stderr.write(f"pagewise: {message}\n")
+        sys.stderr.write(f"pagewise: {message}\n" + (f"  {detail}\n" if detail else ""))
     return code
 
 
@@ -40,7 +41,7 @@ def run_command(args: argparse.Namespace) -> int:
     except KeyboardInterrupt:
         return fail(args, "Interrupted.", 130)
     except PagewiseError as error:
-        return fail(args, str(error), error.exit_code)
+        return fail(args, str(error), error.exit_code, error.detail)
 
 
 class TerminalProgress:

@@ -74,7 +74,22 @@ def _step(name: str, ok: bool, detail: str = "") -> bool:
 def _run(home: Path) -> int:
     from app.gui_main import assets_dir, check_dependencies, make_application
     from inference.gpu_budget import gpu_unavailable_notice
+    from inference.llama_build import build_problems, cpu_floor_problem, read_record, system_info_features
 
+    record = read_record()
+    built = f"{record.variant} options {record.options_key}: {' '.join(record.cmake_args)}" if record else "unknown"
+    print(f"llama.cpp build: {built}", flush=True)
+    if not _step("CPU runs llama.cpp's code", (cpu_problem := cpu_floor_problem()) is None, cpu_problem or ""):
+        return 1
+    try:
+        import llama_cpp
+
+        info = llama_cpp.llama_print_system_info().decode("utf-8", errors="replace")
+        print(f"llama.cpp CPU code: {' '.join(system_info_features(info)) or 'none reported'}", flush=True)
+    except Exception as error:  # the worker step below reports it as a failure
+        print(f"llama.cpp cannot be loaded here: {error}", flush=True)
+    for build_problem in build_problems(record):
+        print(f"llama.cpp build warning: {build_problem} (pagewise doctor says how to rebuild)", flush=True)
     if notice := gpu_unavailable_notice():
         print(f"GPU unavailable: {notice}; models run on the CPU (the expected fallback)", flush=True)
     problem = check_dependencies()

@@ -69,6 +69,9 @@ class GenerationStats:
     drafted_tokens: int = 0
     """Prompt-lookup drafting: tokens proposed as drafts, and how many the model accepted."""
     accepted_tokens: int = 0
+    json_closed: bool = False
+    """A reply held to a JSON schema ran out of tokens inside the JSON and was completed by the
+    shortest valid ending (``inference.json_replies``): its last value may be cut short."""
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -96,10 +99,12 @@ class Piece:
 
 @dataclass(frozen=True, slots=True)
 class Completion:
-    """A finished generation: all the text and its stats."""
+    """A finished generation: all the text and its stats. In a batch, a reply held to a JSON
+    schema that no ending can make valid carries its error instead of failing the batch."""
 
     text: str
     stats: GenerationStats
+    error: Exception | None = None
 
 
 ResultCallback = Callable[[int, Completion], None]
@@ -207,8 +212,9 @@ class Engine(abc.ABC):
         """Stream the reply to ``prompt``; the last piece carries the stats.
 
         ``temperature`` 0 is greedy (deterministic). ``stop`` strings end the reply and are
-        not included in it. With ``json_schema`` the reply is JSON text that follows it (a
-        reply cut by ``max_tokens`` can still be incomplete JSON: callers check).
+        not included in it. With ``json_schema`` the reply is JSON text that follows it: one cut
+        by ``max_tokens`` is closed by the shortest valid ending (``stats.json_closed``), and
+        one that cannot be raises ``inference.json_replies.ReplyFormatError`` at its end.
         """
 
     @abc.abstractmethod
@@ -230,7 +236,8 @@ class Engine(abc.ABC):
         reply is finished (in the order they finish), so a caller can store it before the rest
         are done: a cancel or a crash then loses only the unfinished ones. An exception raised
         by ``on_result`` stops the batch and propagates. ``on_result`` must not call the engine
-        (the batch is still running).
+        (the batch is still running). With ``json_schema`` each reply is held as ``generate``'s
+        is, except that one no ending can make valid comes back with ``error`` set.
         """
 
     @abc.abstractmethod

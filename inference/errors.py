@@ -15,9 +15,12 @@ class PagewiseError(Exception):
 
     exit_code = 1
 
-    def __init__(self, message: str, *, path: Path | str | None = None) -> None:
+    def __init__(self, message: str, *, path: Path | str | None = None, detail: str = "") -> None:
         super().__init__(message)
         self.path = Path(path) if path is not None else None
+        self.detail = detail
+        """Technical detail kept apart from the message (e.g. llama.cpp's last log line): the
+        CLI prints it on a line of its own, the window under the message."""
 
     @property
     def message(self) -> str:

@@ -46,6 +46,7 @@ from inference.engine import (
     render_plain,
 )
 from inference.errors import EngineError
+from inference.json_replies import hold_completion, hold_stream
 from inference.plan import Plan
 from inference.progress import Progress, ProgressCallback, Stage, no_progress
 
@@ -196,7 +197,7 @@ class FakeEngine(Engine):
         self._cancel_event.clear()
         self.calls.append(FakeCall(prompt, max_tokens, temperature, tuple(stop), json_schema=json_schema))
         reply = self._next_reply()
-        return self._stream(prompt, reply, max_tokens, stop, cancel)
+        return hold_stream(self._stream(prompt, reply, max_tokens, stop, cancel), json_schema, max_tokens)
 
     def generate_batch(
         self,
@@ -223,7 +224,7 @@ class FakeEngine(Engine):
             for piece in self._stream(prompt, reply, max_tokens, stop, cancel):
                 texts.append(piece.text)
                 stats = piece.stats or stats
-            results.append(Completion("".join(texts), stats))
+            results.append(hold_completion(Completion("".join(texts), stats), json_schema, max_tokens))
             if on_result is not None:
                 on_result(index, results[-1])
             progress(Progress(Stage.GENERATE, index + 1, len(prompts), "batch"))

@@ -18,6 +18,7 @@ and VRAM is given back.
 from __future__ import annotations
 
 import os
+import signal
 import tempfile
 import threading
 import time
@@ -38,6 +39,7 @@ from inference.engine import (
     ResultCallback,
 )
 from inference.errors import EngineError, ModelError
+from inference.json_replies import hold_completion, hold_stream
 from inference.llama_worker import BatchRequest, GenerateRequest
 from inference.plan import Plan
 from inference.progress import Progress, ProgressCallback, Stage, no_progress
@@ -85,6 +87,7 @@ class LocalEngine(Engine):
         self._in_batch_callback = False  # generate_batch is running the caller's on_result/progress
         self._load_log_start = 0
         self._loading_path: str | None = None
+        self._loading_plan: Plan | None = None  # the plan being loaded (a crash then says where it ran)
         self._lock = threading.RLock()
         self._log_dir = tempfile.TemporaryDirectory(prefix="pagewise-worker-")
         self._log_path = os.path.join(self._log_dir.name, "worker.log")
@@ -148,7 +151,7 @@ class LocalEngine(Engine):
         with self._lock:
             self._worker.stop()
             self._plan, self._info, self._needs_reload, self._crash_message = None, {}, False, ""
-            self._loading_path = plan.model_path
+            self._loading_path, self._loading_plan = plan.model_path, plan
             progress(Progress(Stage.LOAD, 0, 3, "starting the model worker"))
             try:
                 self._load_log_start = os.path.getsize(self._log_path)
@@ -232,7 +235,7 @@ class LocalEngine(Engine):
             )
             started = time.perf_counter()
             self._worker.send(("generate", request))
-        return self._stream(started, cancel, self._worker.request_serial)
+        return hold_stream(self._stream(started, cancel, self._worker.request_serial), json_schema, max_tokens)
 
     def generate_batch(
         self,
@@ -264,7 +267,10 @@ class LocalEngine(Engine):
                 message = self._receive(cancel, timeout_s=None)
                 if message[0] != "batch_item":
                     break
-                index, completion = int(message[1]), Completion(message[2], GenerationStats(**message[3]))
+                index = int(message[1])
+                completion = hold_completion(
+                    Completion(message[2], GenerationStats(**message[3])), json_schema, max_tokens
+                )
                 results[index] = completion
                 done += 1
                 self._in_batch_callback = True
@@ -302,8 +308,11 @@ class LocalEngine(Engine):
         if self._needs_reload:
             self.load(self._plan)
             self.notice = "The model was reloaded after a forced stop; its prompt cache was lost."
-        elif self._crash_message:
-            raise EngineError(self._crash_message, path=self._plan.model_path)
+        elif self._crash_message:  # asked again without a restart since the crash
+            raise EngineError(
+                f"{self._crash_message} The model must be restarted (loaded again) before it can answer.",
+                path=self._plan.model_path,
+            )
         elif not self._worker.alive:
             raise self._crash_error("between requests")
 
@@ -355,22 +364,30 @@ class LocalEngine(Engine):
         self._worker.stop()
         self._needs_reload = False
         name = Path(path).name if path else "the model"
-        if loading:
-            message = (
-                f"The model worker stopped while loading {name}: {describe_exit(code)}. "
-                "Pagewise is still running. Try fewer GPU layers or a smaller context "
-                "(`pagewise plan` picks settings that fit), or check the file (`pagewise doctor`)."
+        placed = self._plan or self._loading_plan
+        on_cpu = placed is not None and placed.n_gpu_layers == 0
+        killed = code is not None and code < 0 and -code == getattr(signal, "SIGKILL", 9)
+        if killed:
+            advice = "If it happens again, close other programs or use a smaller context or model."
+        elif on_cpu:
+            advice = (
+                "It was a crash in llama.cpp's CPU code (no layer was on the GPU): `pagewise doctor` shows how "
+                "llama.cpp was built and whether this CPU suits it; a smaller context or another model may help."
             )
         else:
-            message = (
-                f"The model worker for {name} stopped {when}: {describe_exit(code)}. "
-                "Pagewise is still running; restart the model to continue (if it happens again, "
-                "use fewer GPU layers or a smaller context)."
+            advice = (
+                "If it happens again, use fewer GPU layers or a smaller context (`pagewise plan` picks "
+                "settings that fit)."
             )
-        if tail:
-            message += f" Last llama.cpp message: {tail}"
+        if loading:
+            message = (
+                f"The model worker stopped while loading {name}: {describe_exit(code)}. Pagewise is still "
+                f"running. {advice} Check the file too (`pagewise doctor`)."
+            )
+        else:
+            message = f"The model worker for {name} stopped {when}: {describe_exit(code)}. {advice}"
         self._crash_message = message
-        return EngineError(message, path=path)
+        return EngineError(message, path=path, detail=f"llama.cpp's last message: {tail}" if tail else "")
 
     # Internals: streaming
 

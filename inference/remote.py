@@ -31,6 +31,7 @@ from inference.engine import (
     StopScanner,
 )
 from inference.errors import EngineError
+from inference.json_replies import ReplyFormatError, hold_stream
 from inference.plan import Plan
 from inference.progress import Progress, ProgressCallback, Stage, no_progress
 from inference.remote_http import HttpClient, HttpError, HttpStatus, error_text, sse_events
@@ -210,7 +211,7 @@ class RemoteEngine(Engine):
             path, body["prompt"] = "/v1/completions", prompt
         else:
             path, body["messages"] = "/v1/chat/completions", [m.to_json() for m in prompt]
-        return self._stream(path, body, stop, cancel)
+        return hold_stream(self._stream(path, body, stop, cancel), json_schema, max_tokens)
 
     def _response_format(self, schema: JsonSchema) -> dict[str, Any]:
         """OpenAI's structured output (llama.cpp's server, vLLM, Ollama); llama-cpp-python's
@@ -255,14 +256,17 @@ class RemoteEngine(Engine):
         cancel_watch = threading.Thread(target=watch_cancel, name="pagewise-batch-cancel", daemon=True)
 
         def one(prompt: Prompt) -> Completion:
-            return self.complete(
-                prompt,
-                max_tokens=max_tokens,
-                temperature=temperature,
-                stop=stop,
-                json_schema=json_schema,
-                cancel=stop_all,
-            )
+            try:
+                return self.complete(
+                    prompt,
+                    max_tokens=max_tokens,
+                    temperature=temperature,
+                    stop=stop,
+                    json_schema=json_schema,
+                    cancel=stop_all,
+                )
+            except ReplyFormatError as error:  # this reply only: the batch goes on
+                return Completion("", GenerationStats(stop_reason="length"), error=error)
 
         pool = ThreadPoolExecutor(max_workers=min(self._max_parallel, max(1, len(prompts))))
         try:

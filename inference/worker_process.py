@@ -37,7 +37,11 @@ def describe_exit(code: int | None) -> str:
         if -code == getattr(signal, "SIGKILL", 9):
             return f"it was killed ({name}; often the system running out of memory)"
         if -code == getattr(signal, "SIGSEGV", 11):
-            return f"it crashed ({name}, a crash inside llama.cpp)"
+            return f"it crashed ({name}, inside llama.cpp)"
+        if -code == getattr(signal, "SIGILL", 4):
+            return (
+                f"it crashed ({name}: llama.cpp used an instruction this CPU lacks; `pagewise doctor` checks the CPU)"
+            )
         if -code == getattr(signal, "SIGABRT", 6):
             return f"it aborted ({name}; llama.cpp hit an internal error)"
         return f"it ended on {name}"

@@ -79,14 +79,13 @@ EOF
             cuMemCreate cuMemGetAllocationGranularity cuMemMap cuMemRelease cuMemSetAccess cuMemUnmap; do
             printf 'int %s(void) { return 0; }\n' "$fn"
         done | cc -shared -fPIC -x c -Wl,-soname,libcuda.so.1 -o "$WORK/cuda-stubs/libcuda.so" -
-        LLAMA_CMAKE_ARGS="$LLAMA_CMAKE_ARGS -DCUDA_cublas_LIBRARY=$CUBLAS_SO -DCUDA_cublasLt_LIBRARY=$CUBLAS_LT_SO \
+        export LLAMA_CMAKE_EXTRA="-DCUDA_cublas_LIBRARY=$CUBLAS_SO -DCUDA_cublasLt_LIBRARY=$CUBLAS_LT_SO \
 -DCUDA_cuda_driver_LIBRARY=$WORK/cuda-stubs/libcuda.so -DCMAKE_CUDA_FLAGS=-I$(dirname "$CUBLAS_H")"
     fi
-    log "llama-cpp-python from source: CMAKE_ARGS=$LLAMA_CMAKE_ARGS"
-    # --no-cache-dir: never reuse a wheel built for this machine's CPU (GGML_NATIVE) from pip's cache.
-    CMAKE_ARGS="$LLAMA_CMAKE_ARGS" FORCE_CMAKE=1 CMAKE_BUILD_PARALLEL_LEVEL="$JOBS" \
-        "$VENV/bin/python" -m pip install -q --no-cache-dir --no-binary llama-cpp-python \
-        -c requirements.lock llama-cpp-python
+    # The same script and options as the source checkout's venv (installers/llama-cmake-options.txt);
+    # the wheel is reused from its cache folder when the options and the version are the same.
+    log "llama-cpp-python from source ($VARIANT options)"
+    CMAKE_BUILD_PARALLEL_LEVEL="$JOBS" bash "$ROOT/installers/install_llama_cpp.sh" "$VENV/bin/python" "$VARIANT"
     unset PIP_CONSTRAINT
 fi
 # Always (a reused venv too): the project's pinned dependencies as they are now, the embedding

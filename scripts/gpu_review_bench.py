@@ -183,7 +183,9 @@ def time_review(
             library, cast(Engine, counting), [doc_id], checklist, cancel=token, model=f"bench-{label}", fresh=True
         )
         counts = statuses(review.items)
+        errors = [{"item": item.category, "reason": item.reason} for item in review.items if item.status == "error"]
     except Cancelled:
+        errors = []
         stopped = True
         shown = stored_review(library, doc_id, checklist, model=f"bench-{label}")  # None: nothing stored yet
         counts = statuses(shown.items) if shown is not None else {"pending": len(checklist.items)}
@@ -203,6 +205,8 @@ def time_review(
         "s_per_reading": round(wall / replies, 3) if replies else None,
         "s_per_item": None if stopped else round(wall / max(1, len(checklist.items)), 3),
         **token_report(counting.replies, REPLY_TOKENS),
+        "errors": errors,  # each error item and its reason
+        "json_closed": sum(bool(getattr(c.stats, "json_closed", False)) for c in counting.replies),
     }
     return row
 

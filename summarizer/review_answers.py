@@ -218,10 +218,12 @@ class _UnitReplies:
         result = self.run.results[index]
         result.passages_read += 1
         message = f"{self.run.record.title}: {self.items[index].category}"
-        data = _parse(completion)
+        data = _parse(completion) if completion.error is None else None
         if data is None:
             result.status = "error"
-            if completion.stats.stop_reason == "invalid":
+            if completion.error is not None:  # the engine's own words: cut and not closable, or off-schema
+                result.reason = str(completion.error)
+            elif completion.stats.stop_reason == "invalid":
                 result.reason = (
                     "the model's output scores were not numbers (NaN): the model file may be damaged "
                     "or not supported; check it with `pagewise doctor`"
@@ -230,6 +232,12 @@ class _UnitReplies:
                 result.reason = "the model's reply was not the JSON asked for: " + completion.text[:80]
         elif data["found"]:
             _apply(result, self.items[index], self.unit, data)
+            if completion.stats.json_closed:
+                cut = (
+                    f"the model's reply ran out of its {REPLY_TOKENS}-token budget and was closed: "
+                    "its last value may be cut short"
+                )
+                result.reason = f"{result.reason}; {cut}" if result.reason else cut
         elif self.units_left > 1:
             self.still_open.append(index)
             self.meter.advance(1, message)

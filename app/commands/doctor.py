@@ -30,11 +30,22 @@ class Problem:
 
 
 def check_llama_cpp() -> dict[str, Any]:
-    """Version and GPU support of the installed llama.cpp, or why it cannot be loaded."""
+    """Version, GPU support, CPU features and build options of the installed llama.cpp, or why
+    it cannot be loaded. A CPU below the build's floor is reported without loading it (SIGILL)."""
+    from inference.llama_build import build_problems, cpu_floor_problem, read_record, system_info_features
+
+    record = read_record()
+    build: dict[str, Any] = {
+        "record": record.to_json() if record is not None else None,
+        "problems": build_problems(record),
+        "cpu_floor_problem": cpu_floor_problem(),
+    }
+    if build["cpu_floor_problem"]:
+        return {"installed": False, "error": build["cpu_floor_problem"], "build": build}
     try:
         import llama_cpp
     except Exception as error:  # missing package or a broken shared library
-        return {"installed": False, "error": f"{type(error).__name__}: {error}"}
+        return {"installed": False, "error": f"{type(error).__name__}: {error}", "build": build}
     info = str(llama_cpp.llama_print_system_info().decode("utf-8", errors="replace")).strip()
     return {
         "installed": True,
@@ -42,6 +53,8 @@ def check_llama_cpp() -> dict[str, Any]:
         "gpu_offload": bool(llama_cpp.llama_supports_gpu_offload()),
         "cuda": "CUDA" in info,
         "system_info": info,
+        "cpu_features": system_info_features(info),
+        "build": build,
     }
 
 
@@ -84,6 +97,7 @@ def diagnose() -> dict[str, Any]:
     from app.system_libraries import install_hint, missing_window_libraries
     from inference.catalog import best_tier, for_tier
     from inference.download import models_dir
+    from inference.llama_build import rebuild_advice
     from inference.plan import GIB
 
     problems: list[Problem] = []
@@ -102,15 +116,16 @@ def diagnose() -> dict[str, Any]:
     models, model_problems = check_models(folder)
     problems += model_problems
 
-    if not llama["installed"]:
+    variant = "cuda" if llama.get("cuda") else "cpu"
+    build = llama.setdefault("build", {"record": None, "problems": [], "cpu_floor_problem": None})
+    if build["cpu_floor_problem"]:
+        problems.append(Problem("error", build["cpu_floor_problem"], "Use a model server (--remote URL)."))
+    elif not llama["installed"]:
         problems.append(
-            Problem(
-                "error",
-                f"llama.cpp (llama-cpp-python) cannot be loaded: {llama['error']}",
-                "Reinstall Pagewise; from source: pip install llama-cpp-python==0.3.36 "
-                "(with CMAKE_ARGS=-DGGML_CUDA=on for an NVIDIA GPU).",
-            )
+            Problem("error", f"llama.cpp (llama-cpp-python) cannot be loaded: {llama['error']}", rebuild_advice())
         )
+    for build_problem in build["problems"]:
+        problems.append(Problem("warning", f"{build_problem}.", rebuild_advice(variant)))
     if not gpu["available"]:
         problems.append(
             Problem(
@@ -125,9 +140,7 @@ def diagnose() -> dict[str, Any]:
             Problem(
                 "error",
                 "An NVIDIA GPU is present but this llama.cpp was built without GPU support: the GPU will not be used.",
-                "Reinstall llama-cpp-python built with CUDA: "
-                'CMAKE_ARGS="-DGGML_CUDA=on" pip install --force-reinstall --no-binary llama-cpp-python '
-                "llama-cpp-python==0.3.36",
+                rebuild_advice("cuda"),
             )
         )
     tier = None
@@ -174,6 +187,13 @@ def diagnose() -> dict[str, Any]:
     }
 
 
+def describe_build(record: dict[str, Any] | None) -> str:
+    """The build record in one line: variant, options hash and the CMake options."""
+    if record is None:
+        return "unknown options (not built by installers/install_llama_cpp.sh)"
+    return f"{record['variant']} options {record['options_key']}: {' '.join(record['cmake_args'])}"
+
+
 def run(args: argparse.Namespace) -> int:
     report = diagnose()
     if args.json:
@@ -183,8 +203,10 @@ def run(args: argparse.Namespace) -> int:
     if llama["installed"]:
         backend = "GPU offload" if llama["gpu_offload"] else "CPU only"
         print(f"llama.cpp    llama-cpp-python {llama['version']} ({backend})")
+        print(f"CPU code     {' '.join(llama.get('cpu_features', [])) or 'none reported'}")
     else:
         print("llama.cpp    not loadable")
+    print(f"Built with   {describe_build(llama['build']['record'])}")
     if gpu["available"]:
         gib = 1024**3
         print(

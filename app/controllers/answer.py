@@ -142,7 +142,8 @@ class AnswerController(UsesJobContext, QObject):
     def _failed(self, doc_id: str, error: BaseException) -> None:
         if isinstance(error, EngineError) and self.session.crashed():
             self._stopped(doc_id, "The model stopped while answering. It is being restarted; ask again.")
-            self.messages.warning(f"{error} Restarting the model; your conversation is kept.")
+            detail = f"\n{error.detail}" if error.detail else ""
+            self.messages.warning(f"The model is being restarted; your conversation is kept. {error}{detail}")
             self.model_crashed.emit()
             return
         self._stopped(doc_id, f"No answer: {error}" if isinstance(error, PagewiseError) else "No answer.")

@@ -141,12 +141,19 @@ def test_a_worker_crash_is_reported_and_the_model_restarted(qtbot: Any, make_win
         pass
     qtbot.waitUntil(lambda: engine.restarts == 1 and window.model_setup.activity_job is None, timeout=10_000)
     texts = [m.text for m in window.messages.history]
-    assert any("stopped while working" in t and "Restarting" in t for t in texts)
-    assert any("restarted" in t and "conversation is kept" in t for t in texts)
+    banner = next(t for t in texts if "stopped while working" in t)
+    # one message, sentences apart: what happens (the app restarts the model), then the error
+    assert banner.startswith("The model is being restarted; your conversation is kept. The model worker")
+    assert "restart the model" not in banner.lower()
     assert [t.question for t in window.conversation.turns] == ["One?"]  # kept
     with qtbot.waitSignal(window.ask("Three?").finished, timeout=20_000):
         pass
     assert [t.question for t in window.conversation.turns] == ["One?", "Three?"]
+    shown = window.conversation.markdown()  # the interrupted turn stays in view, in its place
+    assert shown.index("One?") < shown.index("Two?") < shown.index("Three?")
+    assert "It is being restarted" in shown
+    bar = window.conversation.browser.verticalScrollBar()
+    assert bar.value() == bar.maximum()  # scrolled to the latest answer
 
 
 @pytest.mark.parametrize("configured", [False])

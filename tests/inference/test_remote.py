@@ -15,6 +15,7 @@ import pytest
 from inference.cancel import Cancelled, CancelToken
 from inference.engine import ChatMessage, collect
 from inference.errors import EngineError
+from inference.json_replies import ReplyFormatError
 from inference.remote import RemoteEngine
 
 
@@ -292,7 +293,8 @@ def test_json_schema_goes_as_response_format(fake: tuple[FakeServer, str]) -> No
     server, url = fake
     engine = _engine(url)
     schema = {"type": "object", "properties": {"found": {"type": "boolean"}}, "required": ["found"]}
-    engine.complete([ChatMessage("user", "Is there a cap?")], max_tokens=8, json_schema=schema)
+    with pytest.raises(ReplyFormatError, match="does not follow the JSON schema"):  # the fake server ignores it
+        engine.complete([ChatMessage("user", "Is there a cap?")], max_tokens=8, json_schema=schema)
     _, body = server.requests[-1]
     assert body["response_format"] == {
         "type": "json_schema",

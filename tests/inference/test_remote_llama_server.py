@@ -67,6 +67,25 @@ def test_load_stream_tokenize_and_json_against_llama_cpp_server(server: str, smo
     assert "answer" in json.loads(reply.text)
 
 
+def test_a_json_reply_cut_by_a_tiny_budget_is_closed_validly_by_the_remote_engine(server: str) -> None:
+    """The server holds the reply to the schema but stops at max_tokens wherever it is: the
+    remote engine closes it (single and batched)."""
+    from inference.json_replies import schema_errors
+    from summarizer.review_answers import REPLY_SCHEMA
+
+    # One request at a time: llama-cpp-python's server serves one (two at once, it ends one empty,
+    # which the engine reports as that reply's error: test_json_replies.py).
+    engine = RemoteEngine(server, max_parallel=1)
+    engine.load()
+    question = [ChatMessage("user", "Does the contract cap liability? Answer in JSON.")]
+    single = engine.complete(question, max_tokens=5, json_schema=REPLY_SCHEMA)
+    batch = engine.generate_batch([question, question], max_tokens=5, json_schema=REPLY_SCHEMA)
+    for completion in (single, *batch):
+        assert completion.error is None
+        assert schema_errors(json.loads(completion.text), REPLY_SCHEMA) == [], completion.text
+        assert completion.stats.json_closed
+
+
 def test_ask_and_summarize_with_remote(server: str, capsys: pytest.CaptureFixture[str]) -> None:
     with Library.open() as library:
         doc_id = add_document(library, numbered_pages(3), title="Supply agreement")

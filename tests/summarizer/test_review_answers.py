@@ -73,7 +73,7 @@ def test_every_unit_is_read_until_an_item_is_found(library: tuple[Library, str])
     assert law.flag == "deviation" and "not one of" in law.reason
     assert escrow.status == "not_found" and escrow.passages_read == n_units  # read the whole contract
     assert escrow.flag == "missing"
-    assert term.status == "error" and "not the JSON" in term.reason and term.flag is None
+    assert term.status == "error" and "not follow the JSON schema" in term.reason and term.flag is None
     assert all(item.evidence for item in review.items)
     assert len(engine.calls) == 3 + (n_units - 1)  # one batch per unit, only the open items
 

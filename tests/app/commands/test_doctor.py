@@ -76,7 +76,8 @@ def test_gpu_with_cpu_only_llama_is_an_error(
     assert report["tier_gb"] == 12
     assert report["recommended"] and all(e["tier_gb"] == 12 for e in report["recommended"])
     errors = [p for p in report["problems"] if p["severity"] == "error"]
-    assert errors and "GGML_CUDA=on" in errors[0]["fix"]
+    gpu_error = next(p for p in errors if "without GPU support" in p["problem"])
+    assert "install_llama_cpp.sh" in gpu_error["fix"] and gpu_error["fix"].endswith(" cuda")
 
 
 def test_text_report(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:

