@@ -4,7 +4,9 @@ Constrained decoding (a llama.cpp grammar, a server's ``response_format``) holds
 shape but not its length: a reply that runs out of tokens stops wherever it is, inside a string
 or before a required property. Every engine passes its schema-held replies through here:
 
-* a reply that parses and follows the schema is returned as it is;
+* a reply that parses and follows the schema is returned as it is, except that raw control
+  characters a grammar let into its strings are escaped (``ControlEscaper``: strict JSON refuses
+  them, and the value is the same);
 * a reply cut short by ``max_tokens`` (stop reason ``length``) is completed by the shortest
   text that makes it valid (``closing``: the open string, number or key finished, the
   missing required properties given their shortest values, the open objects and arrays closed),
@@ -446,16 +448,47 @@ def finish(text: str, schema: JsonSchema, stop_reason: str, max_tokens: int) -> 
     raise ReplyFormatError(f"The model's reply is unusable: {cause} ({'; '.join(errors[:3])}): {shown!r}")
 
 
+class ControlEscaper:
+    """Escapes the raw control characters (newline, tab, ...) that a grammar let into a JSON
+    string (strict JSON, and so ``json.loads``, refuses them; the value is the same once escaped),
+    piece by piece: it remembers whether the text so far ends inside a string."""
+
+    __slots__ = ("escaped", "in_string")
+
+    def __init__(self) -> None:
+        self.in_string = False
+        self.escaped = False
+
+    def feed(self, text: str) -> str:
+        out: list[str] = []
+        for char in text:
+            if self.in_string:
+                if self.escaped:
+                    self.escaped = False
+                elif char == "\\":
+                    self.escaped = True
+                elif char == '"':
+                    self.in_string = False
+                elif char < " ":
+                    out.append(json.dumps(char)[1:-1])
+                    continue
+            elif char == '"':
+                self.in_string = True
+            out.append(char)
+        return "".join(out)
+
+
 def hold_completion(completion: Completion, schema: JsonSchema | None, max_tokens: int) -> Completion:
     """A batch's reply made valid, or carrying its ``ReplyFormatError`` (a batch goes on)."""
     if schema is None or completion.error is not None:
         return completion
+    escaped = ControlEscaper().feed(completion.text)
     try:
-        text, ending = finish(completion.text, schema, completion.stats.stop_reason, max_tokens)
+        text, ending = finish(escaped, schema, completion.stats.stop_reason, max_tokens)
     except ReplyFormatError as error:
         return Completion(completion.text, completion.stats, error=error)
     if not ending:
-        return completion
+        return completion if escaped == completion.text else Completion(text, completion.stats)
     return Completion(text, replace(completion.stats, json_closed=True))
 
 
@@ -466,18 +499,17 @@ def hold_stream(pieces: Iterator[Piece], schema: JsonSchema | None, max_tokens: 
         yield from pieces
         return
     texts: list[str] = []
+    escaper = ControlEscaper()
     try:
         for piece in pieces:
+            text = escaper.feed(piece.text)
+            texts.append(text)
             if piece.stats is None:
-                texts.append(piece.text)
-                yield piece
+                yield piece if text == piece.text else Piece(text, None, piece.cached_tokens)
                 continue
-            texts.append(piece.text)
             _text, ending = finish("".join(texts), schema, piece.stats.stop_reason, max_tokens)
-            if not ending:
-                yield piece
-            else:
-                yield Piece(piece.text + ending, replace(piece.stats, json_closed=True), piece.cached_tokens)
+            stats = replace(piece.stats, json_closed=True) if ending else piece.stats
+            yield Piece(text + ending, stats, piece.cached_tokens)
     finally:
         close = getattr(pieces, "close", None)
         if close is not None:

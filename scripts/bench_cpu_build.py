@@ -3,7 +3,7 @@
 Compares builds of llama-cpp-python in the same run of the same machine: the venv's (Pagewise's
 portable options) and others put first on the path with ``--site DIR`` (e.g. a native build
 installed with ``pip install --target DIR``). Each build runs in a fresh process, one at a time,
-with ``n_threads`` set; the table gives the median of ``--repeats`` runs.
+with ``n_threads`` set, the builds alternating for ``--rounds`` rounds; the table gives the median.
 
     .venv/bin/python scripts/bench_cpu_build.py --site native=/tmp/llama-native [--json]
 """
@@ -37,6 +37,7 @@ def measure(model: str, threads: int, prompt_tokens: int, decode_tokens: int, re
     import time
 
     import llama_cpp
+    import numpy as np
 
     llm = llama_cpp.Llama(model_path=model, n_ctx=2048, n_threads=threads, n_batch=512, verbose=False)
     tokens = llm.tokenize(PROMPT.encode() * 40)[:prompt_tokens]
@@ -49,7 +50,8 @@ def measure(model: str, threads: int, prompt_tokens: int, decode_tokens: int, re
         prefill.append(len(tokens) / (time.perf_counter() - started))
         started = time.perf_counter()
         for _ in range(decode_tokens):  # greedy, one token at a time, as a reply is generated
-            token = int(llm.scores[llm.n_tokens - 1].argmax())
+            logits = llama_cpp.llama_get_logits_ith(llm._ctx.ctx, -1)
+            token = int(np.ctypeslib.as_array(logits, shape=(llm.n_vocab(),)).argmax())
             llm.eval([token])
         decode.append(decode_tokens / (time.perf_counter() - started))
     info = llama_cpp.llama_print_system_info().decode()
@@ -82,7 +84,8 @@ def main() -> int:
     parser.add_argument("--threads", type=int, default=min(2, os.cpu_count() or 1))
     parser.add_argument("--prompt-tokens", type=int, default=512)
     parser.add_argument("--decode-tokens", type=int, default=128)
-    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--repeats", type=int, default=3, help="prefill+decode runs per process (median)")
+    parser.add_argument("--rounds", type=int, default=3, help="processes per build, alternating (median)")
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--one", help=argparse.SUPPRESS)  # internal: measure in this process
     args = parser.parse_args()
@@ -91,19 +94,36 @@ def main() -> int:
         print(json.dumps(measure(model, args.threads, args.prompt_tokens, args.decode_tokens, args.repeats)))
         return 0
     builds = [("portable (venv)", "")] + [tuple(site.split("=", 1)) for site in args.site]
-    rows = []
-    for name, site in builds:
-        env = dict(os.environ)
-        if site:
-            env["PYTHONPATH"] = site + os.pathsep + env.get("PYTHONPATH", "")
-        command = [sys.executable, __file__, "--one", "1", "--threads", str(args.threads),
-                   "--prompt-tokens", str(args.prompt_tokens), "--decode-tokens", str(args.decode_tokens),
-                   "--repeats", str(args.repeats)]  # fmt: skip
-        done = subprocess.run(command, env=env, capture_output=True, text=True)
-        if done.returncode != 0:
-            rows.append({"build": name, "error": f"exit {done.returncode}: {done.stderr.strip()[-300:]}"})
+    runs: dict[str, list[dict[str, object]]] = {name: [] for name, _ in builds}
+    errors: dict[str, str] = {}
+    for _round in range(args.rounds):  # the builds alternate, so a slow spell of the machine hits each
+        for name, site in builds:
+            env = dict(os.environ)
+            if site:
+                env["PYTHONPATH"] = site + os.pathsep + env.get("PYTHONPATH", "")
+            command = [sys.executable, __file__, "--one", "1", "--threads", str(args.threads),
+                       "--prompt-tokens", str(args.prompt_tokens), "--decode-tokens", str(args.decode_tokens),
+                       "--repeats", str(args.repeats)]  # fmt: skip
+            done = subprocess.run(command, env=env, capture_output=True, text=True)
+            if done.returncode != 0:
+                errors[name] = f"exit {done.returncode}: {done.stderr.strip()[-300:]}"
+                continue
+            runs[name].append(json.loads(done.stdout.strip().splitlines()[-1]))
+    rows: list[dict[str, object]] = []
+    for name, _ in builds:
+        if name in errors or not runs[name]:
+            rows.append({"build": name, "error": errors.get(name, "no run")})
             continue
-        rows.append({"build": name, **json.loads(done.stdout.strip().splitlines()[-1])})
+        last = runs[name][-1]
+        rows.append(
+            {
+                **last,
+                "build": name,
+                "prefill_tok_s": statistics.median(float(r["prefill_tok_s"]) for r in runs[name]),  # type: ignore[arg-type]
+                "decode_tok_s": statistics.median(float(r["decode_tok_s"]) for r in runs[name]),  # type: ignore[arg-type]
+                "rounds": [[r["prefill_tok_s"], r["decode_tok_s"]] for r in runs[name]],
+            }
+        )
     report = {"model": Path(model).name, "cpu_flags": cpu_flags(), "builds": rows}
     if args.json:
         print(json.dumps(report, indent=2))

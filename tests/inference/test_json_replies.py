@@ -118,3 +118,16 @@ def test_an_unusable_reply_raises_alone_or_comes_back_with_its_error_in_a_batch(
         _fake("").complete("q", max_tokens=50, json_schema=REVIEW)
     plain = _fake("I cannot answer that.").complete("q", max_tokens=50)  # no schema: text as it is
     assert plain.text == "I cannot answer that." and plain.error is None
+
+
+def test_raw_control_characters_in_strings_are_escaped_single_and_batched() -> None:
+    """llama.cpp's JSON grammar lets a newline or a tab into a string, which strict JSON refuses
+    (3 of the 41 SmolLM2 review items before this): the reply is escaped, its value unchanged."""
+    raw = '{"answer": "line one\nline\ttwo", "found": true, "pages": [1], "quote": "a \\" b"}'
+    single = _fake(raw).complete("q", max_tokens=100, json_schema=REVIEW)
+    assert json.loads(single.text)["answer"] == "line one\nline\ttwo" and not single.stats.json_closed
+    assert json.loads(single.text)["quote"] == 'a " b'
+    (batched,) = _fake(raw).generate_batch(["q"], max_tokens=100, json_schema=REVIEW)
+    assert batched.text == single.text and batched.error is None
+    cut = _fake('{"answer": "line one\nline two and more words here"}').complete("q", max_tokens=4, json_schema=REVIEW)
+    assert json.loads(cut.text)["answer"].startswith("line one\n") and cut.stats.json_closed
