@@ -27,7 +27,7 @@ from inference.progress import Progress, ProgressCallback, Stage, no_progress
 from summarizer.compress import cached_summary as stored
 from summarizer.compress import compress
 from summarizer.conversations import HistoryTurn, append_turn, list_turns
-from summarizer.library import Library
+from summarizer.library.store import Library
 
 
 @dataclass(frozen=True, slots=True)
@@ -196,11 +196,11 @@ def warm_up_search(library: Library) -> bool:
     Done as the first question's retrieval instead, reading the index and the encoder's weights
     holds the GIL long enough to stall the window while the answer starts. The window runs this
     in the LLM thread at startup and after documents are added. The encoder is the one retrieval
-    uses (``summarizer.query_encoder``: NumPy for MiniLM-style models), so torch is not imported
+    uses (``summarizer.library.query_encoder``: NumPy for MiniLM-style models), so torch is not imported
     into the window's process for it. True if it loaded anything.
     """
-    from summarizer.query_encoder import load_query_encoder
-    from summarizer.vector_index import load_index
+    from summarizer.library.query_encoder import load_query_encoder
+    from summarizer.library.vector_index import load_index
 
     index = load_index(library)
     if index.size == 0:

@@ -92,7 +92,7 @@ def run_gui(files: Sequence[str] = ()) -> int:
     apply_to_process(settings)  # as every command does: the same data folder and embedding model
     app = make_application(sys.argv[:1])
     from app.single_instance import InstanceServer, hand_over, server_name
-    from summarizer.paths import data_home
+    from summarizer.library.paths import data_home
 
     instance_name = server_name(data_home())
     if hand_over(instance_name, files):

@@ -68,8 +68,8 @@ def _child(
     from inference.errors import PagewiseError
     from inference.progress import Progress
     from summarizer.errors import PasswordRequired
-    from summarizer.ingest import IngestOptions, ingest_path
-    from summarizer.library import Library
+    from summarizer.library.ingest import IngestOptions, ingest_path
+    from summarizer.library.store import Library
 
     token = CancelToken()
 

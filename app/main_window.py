@@ -56,8 +56,8 @@ from app.summary_view import SummaryPanel
 from app.welcome import WelcomePanel, recommended_model
 from inference.gpu_budget import gpu_unavailable_notice
 from inference.llama_build import cpu_floor_problem
-from summarizer.library import DocumentRecord, Library
-from summarizer.paths import data_home
+from summarizer.library.paths import data_home
+from summarizer.library.store import DocumentRecord, Library
 
 
 class MainWindow(PdfDropTarget, QMainWindow):

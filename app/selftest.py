@@ -55,7 +55,7 @@ def wait_for(app: Any, done: Callable[[], bool], timeout_s: float = TIMEOUT_S) -
 
 def run_selftest() -> int:
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
-    from summarizer.embedding_model import set_hub_offline
+    from summarizer.library.embedding_model import set_hub_offline
 
     set_hub_offline()  # inherited by the ingest process: the model must be on disk already
     home = tempfile.TemporaryDirectory(prefix="pagewise-selftest-")
@@ -108,7 +108,7 @@ def _run(home: Path) -> int:
     session = ModelSession(settings.values(), n_threads=min(2, os.cpu_count() or 1))
     messages = MessageCenter()
     try:
-        from summarizer.embedding_model import configured_model_name, resolve_model_dir
+        from summarizer.library.embedding_model import configured_model_name, resolve_model_dir
 
         embedding_dir: Path | None = resolve_model_dir()
         embedding_note = f"{configured_model_name()} in {embedding_dir}"

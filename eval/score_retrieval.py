@@ -52,8 +52,8 @@ def load_labels() -> dict[str, dict[str, Any]]:
 
 
 def ingest_all(contracts: Path, stems: list[str]) -> dict[str, str]:
-    from summarizer.ingest import ingest_path
-    from summarizer.library import Library
+    from summarizer.library.ingest import ingest_path
+    from summarizer.library.store import Library
 
     doc_ids = {}
     with Library.open() as library:
@@ -89,7 +89,7 @@ def retrieval_params(settings: list[str]) -> Any:
 def score(
     doc_ids: dict[str, str], labels: dict[str, dict[str, Any]], questions: dict[str, list[str]], params: Any
 ) -> dict[str, Any]:
-    from summarizer.library import Library
+    from summarizer.library.store import Library
     from summarizer.retrieval import search
 
     rows = []
@@ -144,7 +144,7 @@ def summarize(rows: list[dict[str, Any]]) -> dict[str, Any]:
 
 def via_cli_check(doc_ids: dict[str, str], questions: dict[str, list[str]], sample: int) -> int:
     """Runs ``pagewise search --json`` for a few questions and compares with the in-process results."""
-    from summarizer.library import Library
+    from summarizer.library.store import Library
     from summarizer.retrieval import search
 
     mismatches = 0

@@ -36,7 +36,7 @@ def main() -> int:
     args = ap.parse_args()
     os.environ["PAGEWISE_HOME"] = str(args.home or tempfile.mkdtemp(prefix="pagewise-review-eval-"))
     from summarizer.checklist import load_checklist
-    from summarizer.library import Library
+    from summarizer.library.store import Library
     from summarizer.review import review_evidence
 
     labels = load_labels()

@@ -94,7 +94,7 @@ def synthetic_document(library: Any, n_tokens: int, engine: Engine, title: str) 
     """A document of about ``n_tokens`` model tokens: 40 pages per 8K tokens, 150-word passages."""
     import hashlib
 
-    from summarizer.library import now_iso, transaction
+    from summarizer.library.store import now_iso, transaction
 
     per_word = max(1.0, engine.count_tokens(" ".join(WORDS)) / len(WORDS))
     n_words = int(n_tokens / per_word)
@@ -272,7 +272,7 @@ def main() -> int:
     from inference.job_time import SUMMARY
     from inference.local_engine import LocalEngine
     from scripts.random_gguf import write_random_gguf
-    from summarizer.library import Library
+    from summarizer.library.store import Library
     from summarizer.local_model import LocalModel, plan_local_model, summary_context_tokens
     from summarizer.model_files import model_sha256
     from summarizer.summary_tree import SummaryParams

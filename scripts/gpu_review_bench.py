@@ -112,8 +112,8 @@ class CountingEngine:
 
 def prepare(contract: Path, library_tgz: Path, vectors: bool) -> dict[str, Any]:
     """Ingest ``contract`` into an empty data folder and pack the folder into ``library_tgz``."""
-    from summarizer.ingest import IngestOptions, ingest_path
-    from summarizer.library import Library
+    from summarizer.library.ingest import IngestOptions, ingest_path
+    from summarizer.library.store import Library
 
     home = Path(tempfile.mkdtemp(prefix="review-library-"))
     os.environ["PAGEWISE_HOME"] = str(home)
@@ -290,7 +290,7 @@ def project(row: dict[str, Any], full_items: int) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from summarizer.checklist import load_checklist
-    from summarizer.library import Library
+    from summarizer.library.store import Library
 
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)

@@ -66,7 +66,7 @@ def main() -> int:
 
     import llama_cpp
 
-    from summarizer.library import Library
+    from summarizer.library.store import Library
     from summarizer.segments import build_segments
 
     os.environ["PAGEWISE_HOME"] = str(args.home)

@@ -33,7 +33,7 @@ from summarizer.citations import Citation, find_citations
 from summarizer.compress import compress
 from summarizer.conversations import HistoryTurn
 from summarizer.errors import DocumentNotFound
-from summarizer.library import Library
+from summarizer.library.store import Library
 from summarizer.repetition import loop_at_end, trim_repetition
 from summarizer.retrieval import SearchResult
 from summarizer.summary_tree import SummaryParams

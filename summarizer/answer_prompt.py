@@ -20,8 +20,8 @@ from inference.engine import ChatMessage, Engine, render_plain
 from inference.errors import PlanError
 from summarizer.citations import CitableSource
 from summarizer.conversations import HistoryTurn
-from summarizer.document_text import read_pages
-from summarizer.library import Library
+from summarizer.library.document_text import read_pages
+from summarizer.library.store import Library
 from summarizer.prompts import (
     DocumentLabel,
     PassageForPrompt,

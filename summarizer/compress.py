@@ -24,9 +24,9 @@ from inference.cancel import NEVER_CANCELLED, CancelToken
 from inference.engine import ChatMessage, Completion, Engine, collect, render_plain
 from inference.errors import PlanError
 from inference.progress import ProgressCallback, Stage, no_progress
-from summarizer.document_text import passages_fingerprint
 from summarizer.errors import DocumentError
-from summarizer.library import Library
+from summarizer.library.document_text import passages_fingerprint
+from summarizer.library.store import Library
 from summarizer.prompts import (
     PROMPT_VERSION,
     part_label_text,

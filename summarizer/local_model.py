@@ -27,7 +27,7 @@ from inference.memory_model import PlannerOptions
 from inference.plan import Plan
 from inference.plan_policy import Overrides
 from inference.progress import ProgressCallback, no_progress
-from summarizer.library import Library
+from summarizer.library.store import Library
 from summarizer.model_files import model_sha256
 
 

@@ -14,7 +14,7 @@ from inference.cancel import NEVER_CANCELLED, CancelToken
 from inference.engine import Engine
 from inference.errors import ModelError
 from inference.progress import Progress, ProgressCallback, Stage, no_progress
-from summarizer.library import Library
+from summarizer.library.store import Library
 
 _CHUNK = 8 * 1024 * 1024
 

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from inference.engine import ChatMessage
-from summarizer.document_text import llm_text, page_range_label
+from summarizer.library.document_text import llm_text, page_range_label
 
 PROMPT_VERSION = 1
 

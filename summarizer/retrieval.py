@@ -20,11 +20,11 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
-from summarizer.clauses import is_attachment_heading
 from summarizer.errors import DocumentNotFound
 from summarizer.fts_query import fts_query, fts_string, fts_terms
 from summarizer.legal_lexicon import expansion_terms
-from summarizer.library import Library
+from summarizer.library.clauses import is_attachment_heading
+from summarizer.library.store import Library
 
 RRF_K = 5  # Cormack et al. (2009) use 60; a small k lets BM25's first ranks lead (docs/retrieval.md)
 CANDIDATES = 50  # taken from each ranking before fusion
@@ -171,8 +171,8 @@ def _vector_lookup(
     the query and searches the index, touching no database (so it may run on another thread)."""
     if library.embedding_model is None:  # no vectors yet: no index to load (nor FAISS to import)
         return None
-    from summarizer.query_encoder import load_query_encoder
-    from summarizer.vector_index import load_index
+    from summarizer.library.query_encoder import load_query_encoder
+    from summarizer.library.vector_index import load_index
 
     index = load_index(library)
     if index.size == 0 or index.model is None:

@@ -22,7 +22,7 @@ from inference.progress import Progress, ProgressCallback, Stage, no_progress
 from summarizer.checklist import Checklist, ChecklistItem
 from summarizer.errors import LibraryError
 from summarizer.fts_query import fts_string, fts_terms
-from summarizer.library import DocumentRecord, Library
+from summarizer.library.store import DocumentRecord, Library
 from summarizer.retrieval import search
 
 PER_QUERY = 10  # passages taken from each query's ranking

@@ -27,8 +27,8 @@ from inference.cancel import NEVER_CANCELLED, CancelToken
 from inference.engine import ChatMessage, Completion, Engine
 from inference.progress import Progress, ProgressCallback, Stage, no_progress
 from summarizer.checklist import Checklist, ChecklistItem
-from summarizer.document_text import read_pages
-from summarizer.library import DocumentRecord, Library
+from summarizer.library.document_text import read_pages
+from summarizer.library.store import DocumentRecord, Library
 from summarizer.model_files import engine_identity
 from summarizer.playbook import flag_results
 from summarizer.review import (

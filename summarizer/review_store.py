@@ -27,8 +27,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from summarizer.checklist import Checklist, ChecklistItem
-from summarizer.document_text import passages_fingerprint
-from summarizer.library import Library, now_iso, transaction
+from summarizer.library.document_text import passages_fingerprint
+from summarizer.library.store import Library, now_iso, transaction
 from summarizer.review import Correction, DocumentReview, Evidence, ItemResult
 
 UNCHANGED: Any = object()

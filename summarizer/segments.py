@@ -14,7 +14,8 @@ from dataclasses import dataclass
 
 from inference.cancel import NEVER_CANCELLED, CancelToken
 from inference.progress import Progress, ProgressCallback, Stage, no_progress
-from summarizer.document_text import (
+from summarizer.errors import DocumentError
+from summarizer.library.document_text import (
     PassagePiece,
     llm_text,
     passage_pieces,
@@ -22,8 +23,7 @@ from summarizer.document_text import (
     read_pages,
     read_passages,
 )
-from summarizer.errors import DocumentError
-from summarizer.library import Library, transaction
+from summarizer.library.store import Library, transaction
 
 CountTokens = Callable[[str], int]
 

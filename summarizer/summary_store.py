@@ -20,7 +20,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from summarizer.library import Library, now_iso
+from summarizer.library.store import Library, now_iso
 
 SummaryKind = Literal["segment", "reduce", "super"]
 

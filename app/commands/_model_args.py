@@ -12,7 +12,7 @@ if TYPE_CHECKING:
     from inference.engine import Engine
     from inference.plan import Plan
     from inference.progress import ProgressCallback
-    from summarizer.library import Library
+    from summarizer.library.store import Library
     from summarizer.summary_tree import SummaryParams
 
 

@@ -56,7 +56,7 @@ def run(args: argparse.Namespace) -> int:
     from app.commands._model_args import open_model, summary_params
     from app.output import fail
     from summarizer.answer import AnswerOptions, answer_question, resolve_doc_ids
-    from summarizer.library import Library
+    from summarizer.library.store import Library
 
     split = _split(args)
     if isinstance(split, str):

@@ -31,10 +31,10 @@ def expand(paths: list[str]) -> list[Path]:
 
 def run(args: argparse.Namespace) -> int:
     from inference.errors import PagewiseError
-    from summarizer.ingest import IngestOptions, ingest_path
-    from summarizer.library import Library
-    from summarizer.passages import DEFAULT_MAX_TOKENS
-    from summarizer.reembed import model_notice
+    from summarizer.library.ingest import IngestOptions, ingest_path
+    from summarizer.library.passages import DEFAULT_MAX_TOKENS
+    from summarizer.library.reembed import model_notice
+    from summarizer.library.store import Library
 
     options = IngestOptions(password=args.password, max_tokens=args.max_tokens or DEFAULT_MAX_TOKENS)
     failures = 0

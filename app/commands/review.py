@@ -12,7 +12,7 @@ from app.output import TerminalProgress, add_json_flag, emit_json
 
 if TYPE_CHECKING:
     from summarizer.checklist import Checklist
-    from summarizer.library import Library
+    from summarizer.library.store import Library
     from summarizer.review import DocumentReview
 
 
@@ -134,7 +134,7 @@ def reviews_with_model(
 def run(args: argparse.Namespace) -> int:
     from app.output import fail
     from summarizer.checklist import load_checklist
-    from summarizer.library import Library
+    from summarizer.library.store import Library
     from summarizer.playbook import flag_results
     from summarizer.review import review_evidence
     from summarizer.review_export import page_label, review_marks, to_csv, to_markdown

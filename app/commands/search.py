@@ -21,8 +21,8 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 
 def run(args: argparse.Namespace) -> int:
     from app.output import fail
-    from summarizer.library import Library
-    from summarizer.reembed import model_notice, reembed_status
+    from summarizer.library.reembed import model_notice, reembed_status
+    from summarizer.library.store import Library
     from summarizer.retrieval import search
 
     if args.all:

@@ -28,7 +28,7 @@ def _pages(start: int, end: int) -> str:
 def run(args: argparse.Namespace) -> int:
     from app.commands._model_args import open_model, planned_model, remote_url, summary_params
     from summarizer.compress import cached_summary, compress
-    from summarizer.library import Library
+    from summarizer.library.store import Library
 
     progress = TerminalProgress(enabled=not args.json)
     plan_json: dict[str, Any] | None = None

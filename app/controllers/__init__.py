@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import threading
 
-from summarizer.library import Library
+from summarizer.library.store import Library
 
 
 class WorkerLibrary:

@@ -18,7 +18,7 @@ from app.jobs import Job
 from app.model_session import NoModelConfigured
 from inference.errors import EngineError, PagewiseError
 from inference.progress import Progress
-from summarizer.library import DocumentRecord
+from summarizer.library.store import DocumentRecord
 
 
 class AnswerController(UsesJobContext, QObject):

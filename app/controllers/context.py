@@ -17,7 +17,7 @@ if TYPE_CHECKING:
     from app.messages import MessageCenter
     from app.model_session import ModelSession
     from app.status_bar import StatusBar
-    from summarizer.library import Library
+    from summarizer.library.store import Library
 
 
 @dataclass(frozen=True)

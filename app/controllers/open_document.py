@@ -11,7 +11,7 @@ from pathlib import Path
 
 from app.controllers.ingest import AskPassword
 from app.pdf_viewer import PdfViewer
-from summarizer.library import DocumentRecord
+from summarizer.library.store import DocumentRecord
 
 
 class OpenDocumentController:

@@ -2,7 +2,7 @@
 and the library is re-embedded when the settings name another embedding model than its own.
 
 A banner says when the library needs it, with a "Reindex" button; the Library menu offers it
-too. The job (``summarizer.reindex.reindex_library``, the one behind ``pagewise reindex``) runs
+too. The job (``summarizer.library.reindex.reindex_library``, the one behind ``pagewise reindex``) runs
 on the job runner's LLM lane, with its own progress line and Stop. Both of its steps are
 resumable: a stopped re-embed keeps what it staged, the banner says how far it got, and the next
 run continues from there.
@@ -18,8 +18,8 @@ from PySide6.QtCore import QObject, Signal
 from app.controllers.context import JobContext, UsesJobContext
 from app.job_progress import JobProgress, plural
 from app.jobs import Job
-from summarizer.library import Library
-from summarizer.reindex import LibraryReindex
+from summarizer.library.reindex import LibraryReindex
+from summarizer.library.store import Library
 
 KEY = "reindex"  # the banner's key: the next check replaces it, a finished job resolves it
 
@@ -33,8 +33,8 @@ def reindex_notice(library: Library, model: str | None, *, adding: bool = False)
     """What the banner says when ``library`` needs re-indexing for the embedding model
     ``model`` (None: the configured one), or None when it is up to date. ``adding``: documents
     are being added, so a document half cut may be one the ingest is cutting right now."""
-    from summarizer.passages import PASSAGE_FORMAT
-    from summarizer.reembed import configured_model, needs_reembed, reembed_status
+    from summarizer.library.passages import PASSAGE_FORMAT
+    from summarizer.library.reembed import configured_model, needs_reembed, reembed_status
 
     parts: list[str] = []
     target, current = configured_model(model), library.embedding_model
@@ -105,8 +105,8 @@ class ReindexController(UsesJobContext, QObject):
         self.progress.start("Re-indexing the library…")
 
         def run(job: Job) -> LibraryReindex:
-            from summarizer.ingest import IngestOptions
-            from summarizer.reindex import reindex_library
+            from summarizer.library.ingest import IngestOptions
+            from summarizer.library.reindex import reindex_library
 
             options = IngestOptions(embed=embed, embedding_model=model)
             return reindex_library(self.worker_library(), options=options, progress=job.report, cancel=job.token)

@@ -29,7 +29,7 @@ from app.library_panel import record_state
 from app.review_view import ReviewPanel
 from inference.errors import PagewiseError
 from summarizer.checklist import Checklist, load_checklist
-from summarizer.library import DocumentRecord
+from summarizer.library.store import DocumentRecord
 from summarizer.review import DocumentReview, ItemDone, ItemResult
 
 EXPORT_FILTERS = {"md": "Markdown (*.md)", "csv": "CSV (*.csv)", "docx": "Word document (*.docx)"}

@@ -17,7 +17,7 @@ from app.jobs import Job
 from app.summary_view import SummaryPanel
 from inference.errors import PagewiseError
 from inference.progress import Progress
-from summarizer.library import DocumentRecord
+from summarizer.library.store import DocumentRecord
 
 
 def why_not_summarized(record: DocumentRecord) -> str:

@@ -1,7 +1,7 @@
 """Runs first in every process of the frozen app (the window, the ingest and model workers).
 
 The bundle carries the embedding model, so the Hugging Face libraries must never try the
-network on their own (summarizer.embedding_model does the same before loading a model).
+network on their own (summarizer.library.embedding_model does the same before loading a model).
 """
 
 import os

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-import summarizer.ingest
+import summarizer.library.ingest
 from app.ingest_process import IngestRequest, _child
 from app.jobs import IngestBug, IngestJob
 from summarizer.errors import DocumentError
@@ -20,7 +20,7 @@ def _run_child(monkeypatch: pytest.MonkeyPatch, error: BaseException, tmp_path: 
     def broken(*args: Any, **kwargs: Any) -> None:
         raise error
 
-    monkeypatch.setattr(summarizer.ingest, "ingest_path", broken)
+    monkeypatch.setattr(summarizer.library.ingest, "ingest_path", broken)
     sent: queue.Queue[tuple[Any, ...]] = queue.Queue()
     _child([IngestRequest(str(tmp_path / "a.pdf"))], sent, threading.Event(), None, False, None)  # type: ignore[arg-type]
     return [sent.get_nowait() for _ in range(sent.qsize())]

@@ -17,7 +17,7 @@ import pytest
 from app.cli import main
 from inference.engine import ChatMessage, collect
 from inference.remote import RemoteEngine
-from summarizer.library import Library
+from summarizer.library.store import Library
 from tests.summarizer.doc_factory import add_document, numbered_pages
 
 

@@ -10,7 +10,7 @@ from inference.fake import FakeEngine
 from summarizer.answer import AnswerOptions, answer_question, ask
 from summarizer.answer_prompt import PreparedPrompt, pick_diverse
 from summarizer.conversations import HistoryTurn
-from summarizer.library import Library
+from summarizer.library.store import Library
 from summarizer.prompts import ANSWER_REMINDER, NOT_IN_DOCUMENT
 from summarizer.retrieval import SearchResult
 from summarizer.summary_tree import SummaryParams

@@ -12,7 +12,7 @@ from inference.fake import FakeEngine
 from inference.progress import Progress, Stage
 from summarizer import compress as compress_module
 from summarizer.compress import cached_summary, compress
-from summarizer.library import Library
+from summarizer.library.store import Library
 from summarizer.segments import build_segments
 from summarizer.summary_store import count_summaries
 from summarizer.summary_tree import CompressProgress, DocumentSummary, SummaryParams

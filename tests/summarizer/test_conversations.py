@@ -8,7 +8,7 @@ from inference.fake import FakeEngine
 from summarizer.answer import AnswerOptions, ask
 from summarizer.conversations import append_turn, clear_conversation, history, list_turns
 from summarizer.errors import DocumentNotFound
-from summarizer.library import Library
+from summarizer.library.store import Library
 from tests.summarizer.doc_factory import add_document
 
 

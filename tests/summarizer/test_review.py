@@ -11,8 +11,8 @@ import pytest
 
 from summarizer.checklist import ANSWER_TYPES, ChecklistError, ChecklistItem, load_checklist
 from summarizer.errors import DocumentNotFound, LibraryError
-from summarizer.ingest import ingest_path
-from summarizer.library import Library
+from summarizer.library.ingest import ingest_path
+from summarizer.library.store import Library
 from summarizer.review import headed_by, item_evidence, review_evidence
 from summarizer.review_export import to_csv, to_markdown
 from tests.conftest import CONTRACTS

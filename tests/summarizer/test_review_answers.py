@@ -10,8 +10,8 @@ import pytest
 
 from inference.fake import FakeEngine, InvalidOutput
 from summarizer.checklist import Checklist, ChecklistItem, load_checklist
-from summarizer.ingest import ingest_path
-from summarizer.library import Library
+from summarizer.library.ingest import ingest_path
+from summarizer.library.store import Library
 from summarizer.playbook import flag_for
 from summarizer.review import ItemResult
 from summarizer.review_answers import REPLY_SCHEMA, reading_units, review_with_model

@@ -13,7 +13,7 @@ from inference.cancel import Cancelled, CancelToken
 from inference.fake import FakeEngine
 from inference.progress import Progress
 from summarizer.checklist import Checklist, ChecklistItem
-from summarizer.library import Library
+from summarizer.library.store import Library
 from summarizer.review import ItemDone, ItemResult, review_evidence
 from summarizer.review_answers import review_with_model
 from tests.summarizer.doc_factory import add_document

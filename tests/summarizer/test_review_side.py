@@ -12,8 +12,8 @@ import pytest
 
 from inference.fake import FakeEngine
 from summarizer.checklist import Checklist, ChecklistItem, load_checklist
-from summarizer.ingest import IngestOptions, ingest_path
-from summarizer.library import Library
+from summarizer.library.ingest import IngestOptions, ingest_path
+from summarizer.library.store import Library
 from summarizer.party_side import Bound, who_acts
 from summarizer.playbook import flag_for
 from summarizer.review import DocumentReview, ItemResult

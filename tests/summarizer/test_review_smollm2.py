@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from summarizer.checklist import load_checklist
-from summarizer.ingest import ingest_path
-from summarizer.library import Library
+from summarizer.library.ingest import ingest_path
+from summarizer.library.store import Library
 from summarizer.local_model import open_local_model
 from summarizer.review_answers import review_with_model
 from tests.conftest import CONTRACTS

@@ -18,11 +18,11 @@ from inference.errors import EngineError
 from inference.fake import FakeEngine
 from inference.progress import Progress
 from summarizer.checklist import Checklist, ChecklistItem
-from summarizer.library import Library
+from summarizer.library.schema import MIGRATIONS, SCHEMA_VERSION, _review_results, applied_version
+from summarizer.library.store import Library
 from summarizer.review_answers import review_with_model, stored_review, stored_reviews
 from summarizer.review_export import to_csv, to_markdown
 from summarizer.review_store import record_correction
-from summarizer.schema import MIGRATIONS, SCHEMA_VERSION, _review_results, applied_version
 from tests.summarizer.doc_factory import add_document
 
 PAGES = [

@@ -16,7 +16,7 @@ from pypdf import PdfReader
 from summarizer.answer import AnswerOptions, answer_question, ask
 from summarizer.compress import compress
 from summarizer.conversations import HistoryTurn
-from summarizer.library import Library
+from summarizer.library.store import Library
 from summarizer.local_model import LocalModel, open_local_model
 from summarizer.summary_tree import SummaryParams
 from tests.conftest import CONTRACTS

@@ -7,8 +7,8 @@ from pathlib import Path
 from inference.fake import FakeEngine
 from inference.progress import Progress, Stage
 from summarizer.compress import compress
-from summarizer.ingest import ingest_path
-from summarizer.library import Library
+from summarizer.library.ingest import ingest_path
+from summarizer.library.store import Library
 from summarizer.summary_tree import SummaryParams
 from tests.pdf_factory import make_pdf, text_pages
 

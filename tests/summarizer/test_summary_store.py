@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from inference.errors import ModelError
-from summarizer.library import Library
+from summarizer.library.store import Library
 from summarizer.model_files import model_sha256
 from summarizer.summary_store import (
     StoredSummary,

@@ -16,11 +16,11 @@ import pytest
 from app.cli import main
 from inference.cancel import Cancelled, CancelToken
 from inference.progress import Progress, Stage
-from summarizer.ingest import embed_missing
-from summarizer.library import Library
-from summarizer.passages import PASSAGE_FORMAT
-from summarizer.reembed import reembed, reembed_status
-from summarizer.reindex import reindex_library
+from summarizer.library.ingest import embed_missing
+from summarizer.library.passages import PASSAGE_FORMAT
+from summarizer.library.reembed import reembed, reembed_status
+from summarizer.library.reindex import reindex_library
+from summarizer.library.store import Library
 from tests.summarizer.doc_factory import add_document, numbered_pages
 from tests.summarizer.tiny_embedder import build_tiny_embedder
 

@@ -19,15 +19,15 @@ from typing import Any
 from inference.cancel import NEVER_CANCELLED, CancelToken
 from inference.progress import Progress, ProgressCallback, Stage, no_progress
 from summarizer.errors import DocumentError
-from summarizer.library import DocumentRecord, Library, now_iso, transaction
-from summarizer.passages import (
+from summarizer.library.passages import (
     DEFAULT_MAX_CHARS,
     DEFAULT_MAX_TOKENS,
     DEFAULT_OVERLAP_TOKENS,
     PASSAGE_FORMAT,
     split_passages,
 )
-from summarizer.pdf_extract import PdfPages, has_text
+from summarizer.library.pdf_extract import PdfPages, has_text
+from summarizer.library.store import DocumentRecord, Library, now_iso, transaction
 
 PAGE_BATCH = 16  # pages written per transaction
 EMBED_BATCH = 64  # passages embedded per transaction
@@ -242,7 +242,7 @@ class Ingestor:
             yield from ((int(r[0]), str(r[1])) for r in rows)
 
     def _chunk(self, doc_id: str) -> None:
-        from summarizer.chunk_tokenizer import chunk_tokenizer
+        from summarizer.library.chunk_tokenizer import chunk_tokenizer
 
         state, _ = self._state(doc_id)
         if state != "chunking":
@@ -327,7 +327,7 @@ class Ingestor:
         embed_missing(self.library, [doc_id], self.options.embedding_model, self.progress, self.cancel)
 
     def _finish(self, doc_id: str) -> None:
-        from summarizer.vector_index import refresh_index
+        from summarizer.library.vector_index import refresh_index
 
         state, _ = self._state(doc_id)
         if state == "embedding":
@@ -355,7 +355,7 @@ def embed_missing(
     The library's model (``Library.embedding_model``) wins over ``model_name``, which only names
     the model of a library that has no vectors yet: the index never mixes models. A passage
     longer than the model's window is embedded as several windows
-    (``summarizer.embedding_windows``), never truncated.
+    (``summarizer.library.embedding_windows``), never truncated.
     """
     while True:
         try:
@@ -375,9 +375,9 @@ def _embed_missing(
     progress: ProgressCallback,
     cancel: CancelToken,
 ) -> int:
-    from summarizer.chunk_tokenizer import chunk_tokenizer
-    from summarizer.embedder import load_embedder
-    from summarizer.embedding_windows import mean_of_windows, passage_windows
+    from summarizer.library.chunk_tokenizer import chunk_tokenizer
+    from summarizer.library.embedder import load_embedder
+    from summarizer.library.embedding_windows import mean_of_windows, passage_windows
 
     progress(Progress(Stage.LOAD_EMBEDDER, 0, None))
     embedder = load_embedder(model_name)

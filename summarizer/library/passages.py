@@ -1,7 +1,7 @@
 """Cutting a document into passages for search, each keeping its page spans.
 
 A contract is a tree of numbered clauses ("ARTICLE VI", "6.3 Termination for Breach.", "(a)
-…"): a passage holds whole clauses where it can. ``summarizer.clauses`` finds where clauses
+…"): a passage holds whole clauses where it can. ``summarizer.library.clauses`` finds where clauses
 start; passages are packed from units (sentences, or pieces of an over-long sentence) up to
 ``max_tokens`` of the embedding model's word pieces, and a passage that would overflow is cut
 at the clause start ranked highest in the outline (an article before a section before a
@@ -16,7 +16,7 @@ page it touches, and ``text == PAGE_JOIN.join(raw[page][start:end] for each span
 TERMINATION > 6.3 Termination for Breach"): searchable and shown, but never part of ``text``,
 so the spans still map the text exactly.
 
-A passage may be longer than the embedding model's window: ``summarizer.embedding_windows``
+A passage may be longer than the embedding model's window: ``summarizer.library.embedding_windows``
 embeds it in several windows.
 
 Pages are consumed one at a time and only the pages of the passage being built are kept,
@@ -31,13 +31,13 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Protocol
 
-from summarizer.clauses import ClauseStart, HeadingTracker, clause_starts
-from summarizer.normalize import PARAGRAPH_BREAK, NormalizedText, normalize
+from summarizer.library.clauses import ClauseStart, HeadingTracker, clause_starts
+from summarizer.library.normalize import PARAGRAPH_BREAK, NormalizedText, normalize
 
 PAGE_JOIN = "\n"
 HEADING_JOIN = " > "
 # Bump when the way passages are cut changes: documents cut by an older format are re-cut by
-# ``summarizer.reindex``. 1: paragraphs and sentences, 200 word pieces. 2: whole clauses with
+# ``summarizer.library.reindex``. 1: paragraphs and sentences, 200 word pieces. 2: whole clauses with
 # their heading path, up to DEFAULT_MAX_TOKENS.
 PASSAGE_FORMAT = 2
 DEFAULT_MAX_TOKENS = 400
@@ -46,7 +46,7 @@ DEFAULT_MAX_CHARS = 2000
 DEFAULT_OVERLAP_TOKENS = 32
 # At a clause start, close the passage early once it is this full, so the next clause starts a
 # passage of its own instead of being cut at the end of this one: the higher the clause in the
-# outline, the earlier (keys: clause levels, see summarizer.clauses; PARAGRAPH_LEVEL: a
+# outline, the earlier (keys: clause levels, see summarizer.library.clauses; PARAGRAPH_LEVEL: a
 # paragraph start that is not a clause start).
 PARAGRAPH_LEVEL = 9
 FLUSH_SHARE = {0: 0.3, 1: 0.5, 2: 0.7}

@@ -18,7 +18,7 @@ from typing import Protocol
 import numpy as np
 import numpy.typing as npt
 
-from summarizer.passages import HEADING_JOIN
+from summarizer.library.passages import HEADING_JOIN
 
 Vectors = npt.NDArray[np.float32]
 # Windows overlap by at least this share of a window, so no sentence is only ever seen cut.

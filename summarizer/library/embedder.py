@@ -10,7 +10,7 @@ import numpy as np
 import numpy.typing as npt
 
 from inference.errors import ModelError
-from summarizer.embedding_model import (
+from summarizer.library.embedding_model import (
     canonical_name,
     configured_model_name,
     resolve_model_dir,

@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from summarizer.document_text import llm_text, page_range_label
+from summarizer.library.document_text import llm_text, page_range_label
 from summarizer.repetition import loop_at_end, trim_repetition
 
 

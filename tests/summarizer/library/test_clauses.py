@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from summarizer.clauses import (
+from summarizer.library.clauses import (
     LEVEL_ARTICLE,
     LEVEL_LETTER,
     PREAMBLE,
@@ -8,7 +8,7 @@ from summarizer.clauses import (
     clause_starts,
     line_starts,
 )
-from summarizer.normalize import normalize
+from summarizer.library.normalize import normalize
 
 PAGE = """ARTICLE VI
 TERM AND TERMINATION

@@ -5,11 +5,11 @@ from pathlib import Path
 
 import numpy as np
 
-from summarizer.chunk_tokenizer import chunk_tokenizer
-from summarizer.embedder import load_embedder
-from summarizer.embedding_windows import SPECIAL_TOKENS, mean_of_windows, passage_windows
-from summarizer.ingest import embed_missing
-from summarizer.library import Library
+from summarizer.library.chunk_tokenizer import chunk_tokenizer
+from summarizer.library.embedder import load_embedder
+from summarizer.library.embedding_windows import SPECIAL_TOKENS, mean_of_windows, passage_windows
+from summarizer.library.ingest import embed_missing
+from summarizer.library.store import Library
 from tests.summarizer.doc_factory import add_document
 
 MAX_SEQ = 256  # all-MiniLM-L6-v2

@@ -17,10 +17,10 @@ from typing import TYPE_CHECKING, Any
 
 from inference.cancel import NEVER_CANCELLED, CancelToken
 from inference.progress import Progress, ProgressCallback, Stage, no_progress
-from summarizer.library import Library, transaction
+from summarizer.library.store import Library, transaction
 
 if TYPE_CHECKING:
-    from summarizer.embedder import Embedder
+    from summarizer.library.embedder import Embedder
 
 TARGET_KEY = "embedding_model_target"  # meta: the model an unfinished re-embed switches to
 BATCH = 64  # passages embedded per transaction
@@ -64,7 +64,7 @@ class ReembedResult:
 
 def configured_model(name: str | None = None) -> str:
     """``name``, or the model the settings (``PAGEWISE_EMBEDDING_MODEL``) name, as stored."""
-    from summarizer.embedding_model import canonical_name, configured_model_name
+    from summarizer.library.embedding_model import canonical_name, configured_model_name
 
     return canonical_name(name or configured_model_name())
 
@@ -129,8 +129,8 @@ def reembed(
 ) -> ReembedResult | None:
     """Switch the library to ``model_name`` (default: the configured model). None when it uses
     that model already (an unfinished re-embed to another model is then dropped)."""
-    from summarizer.embedder import load_embedder
-    from summarizer.vector_index import refresh_index
+    from summarizer.library.embedder import load_embedder
+    from summarizer.library.vector_index import refresh_index
 
     target = configured_model(model_name)
     previous = library.embedding_model
@@ -175,8 +175,8 @@ def _pending_documents(library: Library, target: str) -> list[tuple[str, str]]:
 
 
 def _stage_document(library: Library, embedder: Embedder, doc_id: str, cancel: CancelToken) -> int:
-    from summarizer.chunk_tokenizer import chunk_tokenizer
-    from summarizer.embedding_windows import mean_of_windows, passage_windows
+    from summarizer.library.chunk_tokenizer import chunk_tokenizer
+    from summarizer.library.embedding_windows import mean_of_windows, passage_windows
 
     tokenizer = chunk_tokenizer(embedder.name)
     todo = library.db.execute(

@@ -6,7 +6,7 @@ import pytest
 from pypdf import PdfReader, PdfWriter
 
 from summarizer.errors import DocumentError, PasswordRequired
-from summarizer.pdf_extract import PdfPages
+from summarizer.library.pdf_extract import PdfPages
 from tests.conftest import CONTRACTS
 from tests.pdf_factory import make_pdf, text_pages
 

@@ -218,8 +218,8 @@ def _clause_passages(db: sqlite_utils.Database) -> None:
     # Passages cut at clause boundaries carry the heading path they sit under, kept out of
     # their text (so page spans still map the text exactly) and searched as a second FTS field.
     db.execute("ALTER TABLE passages ADD COLUMN heading TEXT NOT NULL DEFAULT ''")
-    # How each document's passages were cut (summarizer.passages.PASSAGE_FORMAT): documents of
-    # an older format are re-cut by summarizer.reindex. Existing documents are format 1.
+    # How each document's passages were cut (summarizer.library.passages.PASSAGE_FORMAT): documents of
+    # an older format are re-cut by summarizer.library.reindex. Existing documents are format 1.
     db.execute("ALTER TABLE documents ADD COLUMN passage_format INTEGER NOT NULL DEFAULT 1")
     for trigger in ("passages_ai", "passages_ad", "passages_au"):
         db.execute(f"DROP TRIGGER {trigger}")
@@ -301,7 +301,7 @@ def _review_results(db: sqlite_utils.Database) -> None:
 
 def _staged_embeddings(db: sqlite_utils.Database) -> None:
     # The library's embedding model (meta 'embedding_model') is the model of its vectors: set at
-    # the first embedding, changed only by a finished re-embed (summarizer.reembed). A library
+    # the first embedding, changed only by a finished re-embed (summarizer.library.reembed). A library
     # written before this migration takes the model most of its vectors have.
     row = db.execute("SELECT model FROM embeddings GROUP BY model ORDER BY COUNT(*) DESC, model LIMIT 1").fetchone()
     if row is not None:

@@ -2,9 +2,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from summarizer.ingest import embed_missing, ingest_path
-from summarizer.library import Library
-from summarizer.vector_index import forget_loaded, index_path_for, load_index
+from summarizer.library.ingest import embed_missing, ingest_path
+from summarizer.library.store import Library
+from summarizer.library.vector_index import forget_loaded, index_path_for, load_index
 from tests.conftest import CONTRACTS
 
 
@@ -55,7 +55,7 @@ def test_stale_index_is_rebuilt() -> None:
         ingest_path(library, CONTRACTS / "supply-16p.pdf")
         # Simulate a process that died after the embeddings were committed but before the
         # FAISS file was replaced: put the old file back.
-        from summarizer.vector_index import save_index
+        from summarizer.library.vector_index import save_index
 
         save_index(library, stale)
         forget_loaded()

@@ -12,7 +12,7 @@ import json
 import re
 from dataclasses import dataclass
 
-from summarizer.library import Library
+from summarizer.library.store import Library
 
 
 @dataclass(frozen=True, slots=True)

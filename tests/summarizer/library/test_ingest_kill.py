@@ -13,12 +13,12 @@ from pathlib import Path
 
 import pytest
 
-from summarizer.ingest import IngestOptions, ingest_path
-from summarizer.library import Library
+from summarizer.library.ingest import IngestOptions, ingest_path
+from summarizer.library.store import Library
 from tests.conftest import CONTRACTS
 from tests.pdf_factory import make_pdf, text_pages
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 SOURCE = CONTRACTS / "endorsement-8p.pdf"
 KILLS = 20
 OPTIONS = ["--max-tokens", "64"]  # small passages: more rows, more moments to interrupt
@@ -130,8 +130,8 @@ def test_ingest_survives_being_killed_at_random_moments(tmp_path: Path) -> None:
             [docs[str(SOURCE.resolve())].doc_id],
         ).fetchall()
         assert rows == expected
+        from summarizer.library.vector_index import load_index
         from summarizer.retrieval import search
-        from summarizer.vector_index import load_index
 
         index = load_index(library)
         assert index.size == library.db.execute("SELECT COUNT(*) FROM passages").fetchone()[0]

@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from summarizer.normalize import normalize
+from summarizer.library.normalize import normalize
 
 
 def test_ligatures_expand_and_map_back_to_one_raw_character() -> None:

@@ -10,7 +10,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from summarizer.embedding_model import resolve_model_dir
+from summarizer.library.embedding_model import resolve_model_dir
 
 
 class ChunkTokenizer:
@@ -37,7 +37,7 @@ class ChunkTokenizer:
 
 @lru_cache(maxsize=4)
 def chunk_tokenizer(model_name: str | None = None) -> ChunkTokenizer:
-    from summarizer.embedding_model import canonical_name, configured_model_name
+    from summarizer.library.embedding_model import canonical_name, configured_model_name
 
     name = canonical_name(model_name or configured_model_name())
     return ChunkTokenizer(resolve_model_dir(name), name)

@@ -13,8 +13,8 @@ from typing import Any
 import sqlite_utils
 
 from summarizer.errors import DocumentNotFound, LibraryError
-from summarizer.paths import library_path
-from summarizer.schema import SCHEMA_VERSION, applied_version, migrate, transaction
+from summarizer.library.paths import library_path
+from summarizer.library.schema import SCHEMA_VERSION, applied_version, migrate, transaction
 
 __all__ = ["DocumentRecord", "Library", "now_iso", "transaction"]
 
@@ -41,7 +41,7 @@ class DocumentRecord:
     @property
     def needs_reindex(self) -> bool:
         """Its passages were cut by an older Pagewise (or a re-cut was interrupted)."""
-        from summarizer.passages import PASSAGE_FORMAT
+        from summarizer.library.passages import PASSAGE_FORMAT
 
         return self.passage_format < PASSAGE_FORMAT or self.state in ("chunking", "embedding")
 
@@ -151,7 +151,7 @@ class Library:
     @property
     def embedding_model(self) -> str | None:
         """The model of the library's vectors: set at the first embedding, changed only by a
-        finished re-embed (``summarizer.reembed``). None before anything is embedded."""
+        finished re-embed (``summarizer.library.reembed``). None before anything is embedded."""
         return self.meta("embedding_model")
 
     # --- documents --------------------------------------------------------------------

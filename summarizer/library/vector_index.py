@@ -19,7 +19,7 @@ from typing import Any, BinaryIO
 import numpy as np
 import numpy.typing as npt
 
-from summarizer.library import Library
+from summarizer.library.store import Library
 
 MAGIC = b"PWFAISS1"
 _HEADER = struct.Struct("<8sQI")  # magic, header-json length, crc32 of header json + payload

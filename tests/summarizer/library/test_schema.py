@@ -11,10 +11,10 @@ import numpy as np
 import pytest
 import sqlite_utils
 
-from summarizer import schema
-from summarizer.library import Library
-from summarizer.schema import MIGRATIONS, SCHEMA_VERSION, applied_version, backup_path
-from summarizer.vector_index import load_index
+from summarizer.library import schema
+from summarizer.library.schema import MIGRATIONS, SCHEMA_VERSION, applied_version, backup_path
+from summarizer.library.store import Library
+from summarizer.library.vector_index import load_index
 from tests.summarizer.doc_factory import add_document, numbered_pages
 
 

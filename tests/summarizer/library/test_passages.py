@@ -4,9 +4,9 @@ from pathlib import Path
 
 import pytest
 
-from summarizer.chunk_tokenizer import chunk_tokenizer
-from summarizer.passages import DEFAULT_MAX_CHARS, PAGE_JOIN, split_passages
-from summarizer.pdf_extract import PdfPages
+from summarizer.library.chunk_tokenizer import chunk_tokenizer
+from summarizer.library.passages import DEFAULT_MAX_CHARS, PAGE_JOIN, split_passages
+from summarizer.library.pdf_extract import PdfPages
 from tests.conftest import CONTRACTS
 
 

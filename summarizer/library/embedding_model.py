@@ -7,7 +7,7 @@ import os
 from pathlib import Path
 
 from inference.errors import ModelError
-from summarizer.paths import models_dir
+from summarizer.library.paths import models_dir
 
 DEFAULT_EMBEDDING_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
 ENV_EMBEDDING_MODEL = "PAGEWISE_EMBEDDING_MODEL"

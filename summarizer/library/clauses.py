@@ -18,7 +18,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from summarizer.normalize import PARAGRAPH_BREAK, NormalizedText
+from summarizer.library.normalize import PARAGRAPH_BREAK, NormalizedText
 
 # Levels: lower is higher in the document's outline.
 LEVEL_ARTICLE = 0  # ARTICLE / PART / EXHIBIT / SCHEDULE ...

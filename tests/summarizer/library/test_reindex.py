@@ -11,12 +11,12 @@ import sqlite_utils
 
 from inference.cancel import Cancelled, CancelToken
 from inference.progress import Progress, Stage
-from summarizer.ingest import IngestOptions, ingest_path
-from summarizer.library import Library
-from summarizer.passages import PAGE_JOIN, PASSAGE_FORMAT
-from summarizer.reindex import documents_needing_reindex, reindex
+from summarizer.library.ingest import IngestOptions, ingest_path
+from summarizer.library.passages import PAGE_JOIN, PASSAGE_FORMAT
+from summarizer.library.reindex import documents_needing_reindex, reindex
+from summarizer.library.schema import MIGRATIONS, SCHEMA_VERSION, applied_version
+from summarizer.library.store import Library
 from summarizer.retrieval import search
-from summarizer.schema import MIGRATIONS, SCHEMA_VERSION, applied_version
 from tests.conftest import CONTRACTS
 from tests.summarizer.doc_factory import add_document
 

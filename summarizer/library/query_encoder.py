@@ -4,7 +4,7 @@
 transformers to embed a dozen words. For sentence-transformers models that are a plain BERT
 encoder with mean pooling and normalization (all-MiniLM-L6-v2, the default), this module runs
 the same computation with NumPy on the model's own safetensors weights; anything else falls
-back to ``summarizer.embedder``. Passages are always embedded by sentence-transformers; a test
+back to ``summarizer.library.embedder``. Passages are always embedded by sentence-transformers; a test
 checks that both give the same vectors.
 """
 
@@ -21,7 +21,7 @@ from typing import Any, Protocol
 import numpy as np
 import numpy.typing as npt
 
-from summarizer.embedding_model import canonical_name, resolve_model_dir
+from summarizer.library.embedding_model import canonical_name, resolve_model_dir
 
 Vector = npt.NDArray[np.float32]
 
@@ -186,7 +186,7 @@ class NumpyBertEncoder:
 
 class _SentenceTransformerQueries:
     def __init__(self, name: str) -> None:
-        from summarizer.embedder import load_embedder
+        from summarizer.library.embedder import load_embedder
 
         self._embedder = load_embedder(name)
         self.name = self._embedder.name

@@ -2,8 +2,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from summarizer.embedder import load_embedder
-from summarizer.query_encoder import NumpyBertEncoder, load_query_encoder
+from summarizer.library.embedder import load_embedder
+from summarizer.library.query_encoder import NumpyBertEncoder, load_query_encoder
 
 TEXTS = [
     "The weather is lovely today.",

@@ -7,12 +7,12 @@ import pytest
 
 from inference.cancel import Cancelled, CancelToken
 from inference.progress import Progress, Stage
-from summarizer import query_encoder
-from summarizer.ingest import IngestOptions, Ingestor, embed_missing, ingest_path
-from summarizer.library import Library
-from summarizer.reembed import model_notice, reembed, reembed_status
+from summarizer.library import query_encoder
+from summarizer.library.ingest import IngestOptions, Ingestor, embed_missing, ingest_path
+from summarizer.library.reembed import model_notice, reembed, reembed_status
+from summarizer.library.store import Library
+from summarizer.library.vector_index import forget_loaded, load_index
 from summarizer.retrieval import search
-from summarizer.vector_index import forget_loaded, load_index
 from tests.conftest import CONTRACTS
 from tests.summarizer.doc_factory import add_document, numbered_pages
 from tests.summarizer.tiny_embedder import DIM, build_tiny_embedder
