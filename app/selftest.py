@@ -172,7 +172,7 @@ def _run(home: Path) -> int:
 def _hybrid_search(app: Any, window: Any, doc_id: str) -> tuple[bool, str]:
     """Search the sample as a question does: FTS5, the FAISS index and the query encoder, in
     the LLM thread with its own library connection. Passes when the vector ranking took part."""
-    from summarizer.retrieval import search
+    from summarizer.search.retrieval import search
 
     outcome: dict[str, Any] = {}
 

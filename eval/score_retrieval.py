@@ -5,7 +5,7 @@
 Ingests the six labelled contracts into a library (``--home``, a fresh temporary one by
 default; an existing one is reused and its documents re-ingested only when missing), then asks
 every question of ``eval/questions.json`` of every contract whose label for that category is
-present, through ``summarizer.retrieval.search`` — the function behind
+present, through ``summarizer.search.retrieval.search`` — the function behind
 ``pagewise search DOC "QUESTION" -k K --json`` (``--via-cli`` runs the command itself for a
 sample, to check that the two agree).
 
@@ -73,7 +73,7 @@ def retrieval_params(settings: list[str]) -> Any:
     """``RetrievalParams`` with ``NAME=VALUE`` overrides (``--set heading_weight=2``)."""
     import dataclasses
 
-    from summarizer.retrieval import DEFAULT_PARAMS
+    from summarizer.search.retrieval import DEFAULT_PARAMS
 
     changes: dict[str, Any] = {}
     fields = {f.name: f for f in dataclasses.fields(DEFAULT_PARAMS)}
@@ -90,7 +90,7 @@ def score(
     doc_ids: dict[str, str], labels: dict[str, dict[str, Any]], questions: dict[str, list[str]], params: Any
 ) -> dict[str, Any]:
     from summarizer.library.store import Library
-    from summarizer.retrieval import search
+    from summarizer.search.retrieval import search
 
     rows = []
     latencies = []
@@ -145,7 +145,7 @@ def summarize(rows: list[dict[str, Any]]) -> dict[str, Any]:
 def via_cli_check(doc_ids: dict[str, str], questions: dict[str, list[str]], sample: int) -> int:
     """Runs ``pagewise search --json`` for a few questions and compares with the in-process results."""
     from summarizer.library.store import Library
-    from summarizer.retrieval import search
+    from summarizer.search.retrieval import search
 
     mismatches = 0
     pairs = [(stem, q) for stem in doc_ids for qs in questions.values() for q in qs][:: max(1, 300 // sample)]
@@ -180,7 +180,7 @@ def main() -> int:
         action="append",
         default=[],
         metavar="NAME=VALUE",
-        help="override a summarizer.retrieval.RetrievalParams field (to measure a lever; the CLI check "
+        help="override a summarizer.search.retrieval.RetrievalParams field (to measure a lever; the CLI check "
         "always uses the defaults)",
     )
     args = ap.parse_args()

@@ -159,7 +159,7 @@ def bench_search(n_passages: int) -> dict[str, float]:
             )
             cold.append(time.perf_counter() - t)
         from summarizer.library.store import Library
-        from summarizer.retrieval import search
+        from summarizer.search.retrieval import search
 
         with Library.open(home / "library.sqlite") as library:
             first = time.perf_counter()

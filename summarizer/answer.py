@@ -35,7 +35,7 @@ from summarizer.conversations import HistoryTurn
 from summarizer.errors import DocumentNotFound
 from summarizer.library.store import Library
 from summarizer.repetition import loop_at_end, trim_repetition
-from summarizer.retrieval import SearchResult
+from summarizer.search.retrieval import SearchResult
 from summarizer.summary_tree import SummaryParams
 
 __all__ = [

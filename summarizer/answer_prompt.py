@@ -31,7 +31,7 @@ from summarizer.prompts import (
     summary_block,
     whole_document_block,
 )
-from summarizer.retrieval import SearchResult, search
+from summarizer.search.retrieval import SearchResult, search
 
 Mode = Literal["retrieval", "whole-document"]
 

@@ -21,9 +21,9 @@ from inference.cancel import NEVER_CANCELLED, CancelToken
 from inference.progress import Progress, ProgressCallback, Stage, no_progress
 from summarizer.checklist import Checklist, ChecklistItem
 from summarizer.errors import LibraryError
-from summarizer.fts_query import fts_string, fts_terms
 from summarizer.library.store import DocumentRecord, Library
-from summarizer.retrieval import search
+from summarizer.search.fts_query import fts_string, fts_terms
+from summarizer.search.retrieval import search
 
 PER_QUERY = 10  # passages taken from each query's ranking
 EVIDENCE = 10  # passages kept per item, best first

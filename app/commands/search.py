@@ -23,7 +23,7 @@ def run(args: argparse.Namespace) -> int:
     from app.output import fail
     from summarizer.library.reembed import model_notice, reembed_status
     from summarizer.library.store import Library
-    from summarizer.retrieval import search
+    from summarizer.search.retrieval import search
 
     if args.all:
         # `pagewise search --all "QUERY"`: the one positional is the query.

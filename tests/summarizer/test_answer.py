@@ -12,7 +12,7 @@ from summarizer.answer_prompt import PreparedPrompt, pick_diverse
 from summarizer.conversations import HistoryTurn
 from summarizer.library.store import Library
 from summarizer.prompts import ANSWER_REMINDER, NOT_IN_DOCUMENT
-from summarizer.retrieval import SearchResult
+from summarizer.search.retrieval import SearchResult
 from summarizer.summary_tree import SummaryParams
 from tests.summarizer.doc_factory import add_document, numbered_pages
 

@@ -131,7 +131,7 @@ def test_ingest_survives_being_killed_at_random_moments(tmp_path: Path) -> None:
         ).fetchall()
         assert rows == expected
         from summarizer.library.vector_index import load_index
-        from summarizer.retrieval import search
+        from summarizer.search.retrieval import search
 
         index = load_index(library)
         assert index.size == library.db.execute("SELECT COUNT(*) FROM passages").fetchone()[0]

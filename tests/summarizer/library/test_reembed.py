@@ -12,7 +12,7 @@ from summarizer.library.ingest import IngestOptions, Ingestor, embed_missing, in
 from summarizer.library.reembed import model_notice, reembed, reembed_status
 from summarizer.library.store import Library
 from summarizer.library.vector_index import forget_loaded, load_index
-from summarizer.retrieval import search
+from summarizer.search.retrieval import search
 from tests.conftest import CONTRACTS
 from tests.summarizer.doc_factory import add_document, numbered_pages
 from tests.summarizer.tiny_embedder import DIM, build_tiny_embedder

@@ -16,7 +16,7 @@ from summarizer.library.passages import PAGE_JOIN, PASSAGE_FORMAT
 from summarizer.library.reindex import documents_needing_reindex, reindex
 from summarizer.library.schema import MIGRATIONS, SCHEMA_VERSION, applied_version
 from summarizer.library.store import Library
-from summarizer.retrieval import search
+from summarizer.search.retrieval import search
 from tests.conftest import CONTRACTS
 from tests.summarizer.doc_factory import add_document
 

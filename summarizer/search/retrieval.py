@@ -21,10 +21,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from summarizer.errors import DocumentNotFound
-from summarizer.fts_query import fts_query, fts_string, fts_terms
-from summarizer.legal_lexicon import expansion_terms
 from summarizer.library.clauses import is_attachment_heading
 from summarizer.library.store import Library
+from summarizer.search.fts_query import fts_query, fts_string, fts_terms
+from summarizer.search.legal_lexicon import expansion_terms
 
 RRF_K = 5  # Cormack et al. (2009) use 60; a small k lets BM25's first ranks lead (docs/retrieval.md)
 CANDIDATES = 50  # taken from each ranking before fusion
@@ -42,7 +42,7 @@ class RetrievalParams:
     # Passages under an exhibit, schedule or annex count this much of their fused score: the
     # operative clauses are in the body; attachments hold forms, lists and copies of clauses.
     attachment_weight: float = 0.5
-    expand_query: bool = True  # add summarizer.legal_lexicon's contract words to the BM25 query
+    expand_query: bool = True  # add summarizer.search.legal_lexicon's contract words to the BM25 query
     # At most this many of them: every term, a phrase most, costs a pass over its postings.
     max_expansion_terms: int = 16
     expand_vector_query: bool = False  # ... and to the text embedded for the vector ranking

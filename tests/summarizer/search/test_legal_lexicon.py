@@ -1,7 +1,7 @@
 from __future__ import annotations
 
-from summarizer.fts_query import fts_query
-from summarizer.legal_lexicon import LEXICON, expansion_terms, matching_entries
+from summarizer.search.fts_query import fts_query
+from summarizer.search.legal_lexicon import LEXICON, expansion_terms, matching_entries
 
 
 def _concepts(question: str) -> list[str]:

@@ -7,10 +7,10 @@ from pathlib import Path
 import pytest
 
 from summarizer.errors import DocumentNotFound
-from summarizer.fts_query import fts_query
 from summarizer.library.ingest import ingest_path
 from summarizer.library.store import Library
-from summarizer.retrieval import DEFAULT_PARAMS, RetrievalParams, bm25_ranking, search
+from summarizer.search.fts_query import fts_query
+from summarizer.search.retrieval import DEFAULT_PARAMS, RetrievalParams, bm25_ranking, search
 from tests.conftest import CONTRACTS
 from tests.summarizer.doc_factory import add_document
 
