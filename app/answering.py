@@ -1,6 +1,6 @@
 """The app's one adapter onto answers, summaries and conversations (issue 4's summarizer).
 
-Everything the window needs from ``summarizer.answer``, ``summarizer.compress``,
+Everything the window needs from ``summarizer.answer``, ``summarizer.summaries.compress``,
 ``summarizer.citations`` and ``summarizer.conversations`` goes through the functions here
 (``ask``, ``summarize``, ``cached_summary``, ``load_turns``, ``save_turn``), which return the
 small view types below, so a change in the summarizer's API is a change to this file only.
@@ -24,10 +24,10 @@ from typing import Any
 from inference.cancel import NEVER_CANCELLED, Cancelled, CancelToken
 from inference.engine import Engine, GenerationStats
 from inference.progress import Progress, ProgressCallback, Stage, no_progress
-from summarizer.compress import cached_summary as stored
-from summarizer.compress import compress
 from summarizer.conversations import HistoryTurn, append_turn, list_turns
 from summarizer.library.store import Library
+from summarizer.summaries.compress import cached_summary as stored
+from summarizer.summaries.compress import compress
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,9 +97,9 @@ def _engine_key(engine: Engine) -> str:
 def model_identity(
     library: Library, engine: Engine, progress: ProgressCallback = no_progress, cancel: CancelToken = NEVER_CANCELLED
 ) -> str:
-    """``summarizer.model_files.engine_identity``, remembered for this process so that the GUI
+    """``summarizer.summaries.model_files.engine_identity``, remembered for this process so that the GUI
     thread can show it without touching the file (``known_identity``)."""
-    from summarizer.model_files import engine_identity
+    from summarizer.summaries.model_files import engine_identity
 
     key = _engine_key(engine)
     with _known_lock:
@@ -272,7 +272,7 @@ def _summary_view(summary: Any) -> SummaryView:
 
 def cached_summary(library: Library, doc_id: str, engine: Engine | None) -> SummaryView | None:
     """The stored summary for the loaded model, without calling it (None if not computed)."""
-    from summarizer.summary_tree import SummaryParams
+    from summarizer.summaries.tree import SummaryParams
 
     identity = known_identity(engine)
     if identity is None or engine is None:
@@ -288,7 +288,7 @@ def summarize(
     progress: ProgressCallback = no_progress,
     cancel: CancelToken = NEVER_CANCELLED,
 ) -> SummaryView:
-    """Segment summaries and the super-summary (``summarizer.compress``), stored and resumable."""
+    """Segment summaries and the super-summary (``summarizer.summaries.compress``), stored and resumable."""
 
     identity = model_identity(library, engine, progress, cancel)
     summary = compress(library, engine, doc_id, model_sha256=identity, parallel=engine.parallel, progress=progress,

@@ -85,7 +85,7 @@ def preview(
         return PlanPreview(None, "No model configured", "Choose a GGUF model file, or download a recommended one.")
     from inference.plan import summary_line
     from inference.plan_policy import Overrides
-    from summarizer.local_model import plan_model
+    from summarizer.summaries.local_model import plan_model
 
     try:
         info = gguf_info(os.path.expanduser(model))

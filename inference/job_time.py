@@ -124,7 +124,7 @@ class Job:
 ANSWER = Job("answer", 3000, 300)
 """A question over the top passages and the super-summary (2-16K prompt tokens, a few hundred out)."""
 SUMMARY = Job("summary", 8192, 256)
-"""One segment summary (``summarizer.compress``: ~8K-token segments, 256-token summaries)."""
+"""One segment summary (``summarizer.summaries.compress``: ~8K-token segments, 256-token summaries)."""
 
 
 @dataclass(frozen=True, slots=True)

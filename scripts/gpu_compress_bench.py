@@ -3,7 +3,7 @@
 A random-weight 8B-shaped model (scripts.random_gguf) at a 12 GiB budget compresses a synthetic
 document of ``--segments`` segments of ``--segment-tokens`` tokens (default 125 x 8K = 1M tokens),
 sequentially (parallel 1) and batched (the plan's parallelism, or ``--parallel``), through the
-real code path: ``summarizer.compress.compress`` on a ``LocalEngine``. Random weights never emit
+real code path: ``summarizer.summaries.compress.compress`` on a ``LocalEngine``. Random weights never emit
 EOS, so every summary runs to its full ``--summary-tokens``: the worst case for decode.
 
 Reported per run: wall time, segments/min, prefill and decode tok/s (from the engine's stats),
@@ -163,7 +163,7 @@ def forced_width(model_path: Path, n_ctx: int, budget: int, width: int) -> tuple
     from inference.job_time import SUMMARY, local_speeds, plan_for_job
     from inference.memory_model import PlannerOptions
     from inference.plan_policy import Overrides, plan
-    from summarizer.local_model import batch_sequence_tokens
+    from summarizer.summaries.local_model import batch_sequence_tokens
 
     info = read_gguf_info(model_path)
     main = plan_for_job(info, budget, n_ctx, job=SUMMARY, speeds=local_speeds()).plan
@@ -182,7 +182,7 @@ def forced_width(model_path: Path, n_ctx: int, budget: int, width: int) -> tuple
 
 
 def run_compress(library: Any, model: Any, doc_id: str, params: Any, parallel: int, label: str) -> dict[str, Any]:
-    from summarizer.compress import compress
+    from summarizer.summaries.compress import compress
 
     library.db.execute("DELETE FROM summaries WHERE doc_id = ?", [doc_id])
     log_start = log_lines(model.engine.log_path)
@@ -273,9 +273,9 @@ def main() -> int:
     from inference.local_engine import LocalEngine
     from scripts.random_gguf import write_random_gguf
     from summarizer.library.store import Library
-    from summarizer.local_model import LocalModel, plan_local_model, summary_context_tokens
-    from summarizer.model_files import model_sha256
-    from summarizer.summary_tree import SummaryParams
+    from summarizer.summaries.local_model import LocalModel, plan_local_model, summary_context_tokens
+    from summarizer.summaries.model_files import model_sha256
+    from summarizer.summaries.tree import SummaryParams
 
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
@@ -331,7 +331,7 @@ def main() -> int:
         batched = run_compress(library, model, doc, params, model.parallel, "batched")
         runs.append(batched)
         report["runs"] = runs
-        from summarizer.compress import cached_summary
+        from summarizer.summaries.compress import cached_summary
 
         summary = cached_summary(library, doc, model_sha256=model.sha256, params=params)
         if not args.no_follow_up:

@@ -236,7 +236,7 @@ def model_run(args: argparse.Namespace, library: Any, doc_id: str, checklist: An
     from inference.job_time import ANSWER
     from inference.local_engine import LocalEngine
     from inference.telemetry import GpuTelemetry
-    from summarizer.local_model import plan_local_model
+    from summarizer.summaries.local_model import plan_local_model
 
     try:
         plan, parallel = plan_local_model(

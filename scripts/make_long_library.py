@@ -67,7 +67,7 @@ def main() -> int:
     import llama_cpp
 
     from summarizer.library.store import Library
-    from summarizer.segments import build_segments
+    from summarizer.summaries.segments import build_segments
 
     os.environ["PAGEWISE_HOME"] = str(args.home)
     vocab = llama_cpp.Llama(str(args.vocab), vocab_only=True, verbose=False)

@@ -8,7 +8,7 @@
 
 ``answer_question`` chooses the mode: the full text when the documents fit the context with
 room to answer ("whole-document"), otherwise the super-summaries (computed and stored first
-when missing, see ``summarizer.compress``) plus the top passages ("retrieval").
+when missing, see ``summarizer.summaries.compress``) plus the top passages ("retrieval").
 ``ask`` does the same with the summaries given by the caller.
 """
 
@@ -30,13 +30,13 @@ from summarizer.answer_prompt import (
     whole_document_prompt,
 )
 from summarizer.citations import Citation, find_citations
-from summarizer.compress import compress
 from summarizer.conversations import HistoryTurn
 from summarizer.errors import DocumentNotFound
 from summarizer.library.store import Library
-from summarizer.repetition import loop_at_end, trim_repetition
 from summarizer.search.retrieval import SearchResult
-from summarizer.summary_tree import SummaryParams
+from summarizer.summaries.compress import compress
+from summarizer.summaries.repetition import loop_at_end, trim_repetition
+from summarizer.summaries.tree import SummaryParams
 
 __all__ = [
     "Answer",

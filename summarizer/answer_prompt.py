@@ -22,7 +22,8 @@ from summarizer.citations import CitableSource
 from summarizer.conversations import HistoryTurn
 from summarizer.library.document_text import read_pages
 from summarizer.library.store import Library
-from summarizer.prompts import (
+from summarizer.search.retrieval import SearchResult, search
+from summarizer.summaries.prompts import (
     DocumentLabel,
     PassageForPrompt,
     answer_system_message,
@@ -31,7 +32,6 @@ from summarizer.prompts import (
     summary_block,
     whole_document_block,
 )
-from summarizer.search.retrieval import SearchResult, search
 
 Mode = Literal["retrieval", "whole-document"]
 

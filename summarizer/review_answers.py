@@ -29,7 +29,6 @@ from inference.progress import Progress, ProgressCallback, Stage, no_progress
 from summarizer.checklist import Checklist, ChecklistItem
 from summarizer.library.document_text import read_pages
 from summarizer.library.store import DocumentRecord, Library
-from summarizer.model_files import engine_identity
 from summarizer.playbook import flag_results
 from summarizer.review import (
     DocumentReview,
@@ -51,6 +50,7 @@ from summarizer.review_store import (
     stored_results,
 )
 from summarizer.review_values import normalize_value
+from summarizer.summaries.model_files import engine_identity
 
 PROMPT_VERSION = 1
 REPLY_TOKENS = 160

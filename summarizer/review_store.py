@@ -42,7 +42,7 @@ class ReviewKey:
     doc_id: str
     checklist: str
     checklist_version: str
-    model: str  # summarizer.model_files.engine_identity: the model file's sha256
+    model: str  # summarizer.summaries.model_files.engine_identity: the model file's sha256
     prompt_version: int
     passages_key: str
 

@@ -13,7 +13,7 @@ if TYPE_CHECKING:
     from inference.plan import Plan
     from inference.progress import ProgressCallback
     from summarizer.library.store import Library
-    from summarizer.summary_tree import SummaryParams
+    from summarizer.summaries.tree import SummaryParams
 
 
 def add_model_flags(parser: argparse.ArgumentParser) -> None:
@@ -79,7 +79,7 @@ def remote_url(args: argparse.Namespace) -> str:
 
 def open_remote(url: str, library: Library, progress: ProgressCallback) -> OpenModel:
     from inference.remote import RemoteEngine
-    from summarizer.model_files import engine_identity
+    from summarizer.summaries.model_files import engine_identity
 
     engine = RemoteEngine(url)
     try:
@@ -103,7 +103,7 @@ def _context(args: argparse.Namespace, *, summaries_only: bool) -> int | None:
         return int(args.ctx)
     if not summaries_only:
         return None
-    from summarizer.local_model import summary_context_tokens
+    from summarizer.summaries.local_model import summary_context_tokens
 
     return summary_context_tokens(args.segment_tokens)
 
@@ -120,8 +120,8 @@ def planned_model(
     for summarizing several segments at once; ``summaries_only``: the command only summarizes."""
     from inference.gpu_budget import parse_budget
     from inference.job_time import ANSWER, SUMMARY
-    from summarizer.local_model import plan_local_model
-    from summarizer.model_files import model_sha256
+    from summarizer.summaries.local_model import plan_local_model
+    from summarizer.summaries.model_files import model_sha256
 
     path = model_path(args)
     plan, parallel = plan_local_model(
@@ -147,7 +147,7 @@ def open_model(
     (or configured) in a worker process (``batch`` and ``summaries_only`` as for ``planned_model``)."""
     from inference.gpu_budget import parse_budget
     from inference.job_time import ANSWER, SUMMARY
-    from summarizer.local_model import open_local_model
+    from summarizer.summaries.local_model import open_local_model
 
     url = remote_url(args)
     if url:
@@ -168,7 +168,7 @@ def open_model(
 def summary_params(args: argparse.Namespace, n_ctx: int) -> SummaryParams:
     import dataclasses
 
-    from summarizer.summary_tree import SummaryParams
+    from summarizer.summaries.tree import SummaryParams
 
     params = SummaryParams.for_context(n_ctx)
     if args.segment_tokens:

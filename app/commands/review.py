@@ -104,9 +104,9 @@ def reviews_with_model(
     """Stored answers when every item is stored (the model is not even loaded), else a run that
     asks the model the items not stored."""
     from app.commands._model_args import model_path, open_model, remote_url
-    from summarizer.model_files import model_sha256
     from summarizer.review import check_reviewable
     from summarizer.review_answers import review_with_model, stored_reviews
+    from summarizer.summaries.model_files import model_sha256
 
     check_reviewable(library, args.doc_ids)  # a clear error before loading a model
     if not args.fresh and not remote_url(args):

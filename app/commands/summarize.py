@@ -10,7 +10,7 @@ from app.commands._model_args import add_model_flags
 from app.output import TerminalProgress, add_json_flag, emit_json
 
 if TYPE_CHECKING:
-    from summarizer.summary_tree import DocumentSummary
+    from summarizer.summaries.tree import DocumentSummary
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -27,8 +27,8 @@ def _pages(start: int, end: int) -> str:
 
 def run(args: argparse.Namespace) -> int:
     from app.commands._model_args import open_model, planned_model, remote_url, summary_params
-    from summarizer.compress import cached_summary, compress
     from summarizer.library.store import Library
+    from summarizer.summaries.compress import cached_summary, compress
 
     progress = TerminalProgress(enabled=not args.json)
     plan_json: dict[str, Any] | None = None

@@ -11,9 +11,9 @@ from summarizer.answer import AnswerOptions, answer_question, ask
 from summarizer.answer_prompt import PreparedPrompt, pick_diverse
 from summarizer.conversations import HistoryTurn
 from summarizer.library.store import Library
-from summarizer.prompts import ANSWER_REMINDER, NOT_IN_DOCUMENT
 from summarizer.search.retrieval import SearchResult
-from summarizer.summary_tree import SummaryParams
+from summarizer.summaries.prompts import ANSWER_REMINDER, NOT_IN_DOCUMENT
+from summarizer.summaries.tree import SummaryParams
 from tests.summarizer.doc_factory import add_document, numbered_pages
 
 OPTIONS = AnswerOptions(use_vectors=False, answer_tokens=200)

@@ -14,8 +14,8 @@ import pytest
 from summarizer.checklist import load_checklist
 from summarizer.library.ingest import ingest_path
 from summarizer.library.store import Library
-from summarizer.local_model import open_local_model
 from summarizer.review_answers import review_with_model
+from summarizer.summaries.local_model import open_local_model
 from tests.conftest import CONTRACTS
 
 pytestmark = pytest.mark.slow

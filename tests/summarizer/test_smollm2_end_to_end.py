@@ -14,11 +14,11 @@ import pytest
 from pypdf import PdfReader
 
 from summarizer.answer import AnswerOptions, answer_question, ask
-from summarizer.compress import compress
 from summarizer.conversations import HistoryTurn
 from summarizer.library.store import Library
-from summarizer.local_model import LocalModel, open_local_model
-from summarizer.summary_tree import SummaryParams
+from summarizer.summaries.compress import compress
+from summarizer.summaries.local_model import LocalModel, open_local_model
+from summarizer.summaries.tree import SummaryParams
 from tests.conftest import CONTRACTS
 from tests.summarizer.doc_factory import add_document
 

@@ -6,10 +6,10 @@ from pathlib import Path
 
 from inference.fake import FakeEngine
 from inference.progress import Progress, Stage
-from summarizer.compress import compress
 from summarizer.library.ingest import ingest_path
 from summarizer.library.store import Library
-from summarizer.summary_tree import SummaryParams
+from summarizer.summaries.compress import compress
+from summarizer.summaries.tree import SummaryParams
 from tests.pdf_factory import make_pdf, text_pages
 
 

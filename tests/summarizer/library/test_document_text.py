@@ -1,7 +1,7 @@
 from __future__ import annotations
 
 from summarizer.library.document_text import llm_text, page_range_label
-from summarizer.repetition import loop_at_end, trim_repetition
+from summarizer.summaries.repetition import loop_at_end, trim_repetition
 
 
 def test_llm_text_folds_no_break_spaces_and_blank_lines() -> None:

@@ -10,12 +10,12 @@ from inference.engine import ChatMessage, Prompt
 from inference.errors import EngineError, PlanError
 from inference.fake import FakeEngine
 from inference.progress import Progress, Stage
-from summarizer import compress as compress_module
-from summarizer.compress import cached_summary, compress
 from summarizer.library.store import Library
-from summarizer.segments import build_segments
-from summarizer.summary_store import count_summaries
-from summarizer.summary_tree import CompressProgress, DocumentSummary, SummaryParams
+from summarizer.summaries import compress as compress_module
+from summarizer.summaries.compress import cached_summary, compress
+from summarizer.summaries.segments import build_segments
+from summarizer.summaries.store import count_summaries
+from summarizer.summaries.tree import CompressProgress, DocumentSummary, SummaryParams
 from tests.summarizer.doc_factory import add_document, numbered_pages
 
 PARAMS = SummaryParams(segment_tokens=130, summary_tokens=20, super_tokens=30)

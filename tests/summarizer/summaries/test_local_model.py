@@ -9,7 +9,7 @@ from inference.batch_plan import BatchChoice, choose_batch
 from inference.batch_plan import choose_batch as choose_batch_any_ubatch
 from inference.errors import ModelError
 from inference.gguf_info import read_gguf_info
-from summarizer.local_model import plan_local_model
+from summarizer.summaries.local_model import plan_local_model
 
 
 def test_cpu_plan_runs_one_sequence_unless_asked(smollm2_path: Path) -> None:
@@ -103,7 +103,7 @@ def test_batch_context_is_planned_for_segments_not_the_whole_context() -> None:
     from inference.gpu_budget import parse_budget
     from inference.plan_policy import plan
     from scripts.random_gguf import shape_info
-    from summarizer.local_model import batch_sequence_tokens
+    from summarizer.summaries.local_model import batch_sequence_tokens
 
     assert batch_sequence_tokens(4096) == 4096  # a small context: the whole of it
     assert batch_sequence_tokens(32768) == 8192 + 256 + 256  # a segment, its prompt and its summary

@@ -9,8 +9,8 @@ import pytest
 
 from inference.errors import ModelError
 from summarizer.library.store import Library
-from summarizer.model_files import model_sha256
-from summarizer.summary_store import (
+from summarizer.summaries.model_files import model_sha256
+from summarizer.summaries.store import (
     StoredSummary,
     SummaryKey,
     count_summaries,

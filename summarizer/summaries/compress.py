@@ -2,15 +2,15 @@
 
     summary = compress(library, engine, doc_id, model_sha256=..., params=SummaryParams())
 
-Map: every segment (``summarizer.segments``) is summarized into at most
+Map: every segment (``summarizer.summaries.segments``) is summarized into at most
 ``params.summary_tokens`` tokens, several at once through ``engine.generate_batch`` when
 ``parallel`` > 1 (the plan has room for that many sequences), one by one otherwise.
 Reduce: the summaries, labelled with their pages, are combined in groups that fit the
 context, level after level, until one remains: the super-summary. Every summary keeps the
 page range it covers.
 
-The parameters and the tree's values are in ``summarizer.summary_tree``. Every summary is
-stored as soon as it exists (``summarizer.summary_store``), so a second run
+The parameters and the tree's values are in ``summarizer.summaries.tree``. Every summary is
+stored as soon as it exists (``summarizer.summaries.store``), so a second run
 makes no model call, and a run stopped by a crash or a cancel resumes after the last
 finished segment (batched summaries are stored one by one as each finishes).
 """
@@ -27,16 +27,16 @@ from inference.progress import ProgressCallback, Stage, no_progress
 from summarizer.errors import DocumentError
 from summarizer.library.document_text import passages_fingerprint
 from summarizer.library.store import Library
-from summarizer.prompts import (
+from summarizer.summaries.prompts import (
     PROMPT_VERSION,
     part_label_text,
     reduce_messages,
     reduce_overhead_text,
     segment_summary_messages,
 )
-from summarizer.repetition import trim_repetition
-from summarizer.segments import Segment, build_segments
-from summarizer.summary_store import (
+from summarizer.summaries.repetition import trim_repetition
+from summarizer.summaries.segments import Segment, build_segments
+from summarizer.summaries.store import (
     StoredSummary,
     SummaryKey,
     SummaryKind,
@@ -45,7 +45,7 @@ from summarizer.summary_store import (
     put_summary,
     text_sha256,
 )
-from summarizer.summary_tree import (
+from summarizer.summaries.tree import (
     PROMPT_MARGIN,
     CompressProgress,
     CompressStats,
@@ -392,7 +392,7 @@ def compress(
 ) -> DocumentSummary:
     """Summarize ``doc_id`` (segment summaries and super-summary), reusing what is stored.
 
-    ``model_sha256`` identifies the model (``summarizer.model_files.model_sha256``); it keys
+    ``model_sha256`` identifies the model (``summarizer.summaries.model_files.model_sha256``); it keys
     the stored summaries and the segment cut points. ``parallel`` > 1 summarizes that many
     segments at once with ``engine.generate_batch`` (use the plan's ``n_seq_max``). With
     ``engine=None`` only stored results are used (``SummaryNotCached`` if something is

@@ -9,7 +9,7 @@ from inference.fake import FakeEngine
 from summarizer.errors import DocumentError
 from summarizer.library.document_text import passage_pieces, read_pages, read_passages
 from summarizer.library.store import Library
-from summarizer.segments import build_segments, group_pieces
+from summarizer.summaries.segments import build_segments, group_pieces
 from tests.summarizer.doc_factory import add_document, numbered_pages
 
 

@@ -28,7 +28,7 @@ from inference.plan import Plan
 from inference.plan_policy import Overrides
 from inference.progress import ProgressCallback, no_progress
 from summarizer.library.store import Library
-from summarizer.model_files import model_sha256
+from summarizer.summaries.model_files import model_sha256
 
 
 @dataclass(slots=True)
@@ -53,7 +53,7 @@ class LocalModel:
 def batch_sequence_tokens(n_ctx: int) -> int:
     """Tokens per ``generate_batch`` sequence: what a default segment summary needs (the
     segment, its prompt and its summary), or the whole context when that is smaller."""
-    from summarizer.summary_tree import DEFAULT_SEGMENT_TOKENS, PROMPT_MARGIN, SummaryParams
+    from summarizer.summaries.tree import DEFAULT_SEGMENT_TOKENS, PROMPT_MARGIN, SummaryParams
 
     need = DEFAULT_SEGMENT_TOKENS + SummaryParams.for_context(n_ctx).summary_tokens + PROMPT_MARGIN
     return min(n_ctx, -(-need // 256) * 256)
@@ -121,7 +121,7 @@ def summary_context_tokens(segment_tokens: int | None = None, summary_tokens: in
     the reduction's groups. Smaller than the default answer context, so that more memory is
     left to the batch context (Llama-3.1-8B at 12 GiB: 4 sequences with 2,048-token micro-batches
     at 9,984 tokens, against 512-token ones at 16K)."""
-    from summarizer.summary_tree import DEFAULT_SEGMENT_TOKENS
+    from summarizer.summaries.tree import DEFAULT_SEGMENT_TOKENS
 
     return (segment_tokens or DEFAULT_SEGMENT_TOKENS) + summary_tokens + 512 + 1024
 

@@ -1,4 +1,4 @@
-"""What a document's compression (``summarizer.compress``) is shaped by and produces: the
+"""What a document's compression (``summarizer.summaries.compress``) is shaped by and produces: the
 summary parameters (part of the stored summaries' key), the tree of summaries with the pages
 each covers, and the run's statistics and progress.
 """
@@ -9,8 +9,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from inference.progress import Progress
-from summarizer.prompts import LabelledSummary
-from summarizer.summary_store import SummaryKind
+from summarizer.summaries.prompts import LabelledSummary
+from summarizer.summaries.store import SummaryKind
 
 DEFAULT_SEGMENT_TOKENS = 8192
 PROMPT_MARGIN = 256  # instructions, chat template and page labels around a segment
