@@ -1,7 +1,7 @@
 """The app's one adapter onto answers, summaries and conversations (issue 4's summarizer).
 
-Everything the window needs from ``summarizer.answer``, ``summarizer.summaries.compress``,
-``summarizer.citations`` and ``summarizer.conversations`` goes through the functions here
+Everything the window needs from ``summarizer.answers.answer``, ``summarizer.summaries.compress``,
+``summarizer.answers.citations`` and ``summarizer.answers.conversations`` goes through the functions here
 (``ask``, ``summarize``, ``cached_summary``, ``load_turns``, ``save_turn``), which return the
 small view types below, so a change in the summarizer's API is a change to this file only.
 
@@ -24,7 +24,7 @@ from typing import Any
 from inference.cancel import NEVER_CANCELLED, Cancelled, CancelToken
 from inference.engine import Engine, GenerationStats
 from inference.progress import Progress, ProgressCallback, Stage, no_progress
-from summarizer.conversations import HistoryTurn, append_turn, list_turns
+from summarizer.answers.conversations import HistoryTurn, append_turn, list_turns
 from summarizer.library.store import Library
 from summarizer.summaries.compress import cached_summary as stored
 from summarizer.summaries.compress import compress
@@ -219,10 +219,10 @@ def ask(
     progress: ProgressCallback = no_progress,
     cancel: CancelToken = NEVER_CANCELLED,
 ) -> AnswerView:
-    """Answer ``question`` about ``doc_id`` (``summarizer.answer.answer_question``: the whole
+    """Answer ``question`` about ``doc_id`` (``summarizer.answers.answer.answer_question``: the whole
     text when it fits, else the super-summary, computed first if needed, and the top passages),
     streaming text through ``on_piece``."""
-    from summarizer.answer import answer_question
+    from summarizer.answers.answer import answer_question
 
     identity = model_identity(library, engine, progress, cancel)
     stream = answer_question(
@@ -252,7 +252,7 @@ def ask(
 
 def _partial(library: Library, doc_id: str, question: str, text: str, stream: Any) -> AnswerView:
     """A stopped answer's text with its citations checked against the passages given."""
-    from summarizer.citations import find_citations
+    from summarizer.answers.citations import find_citations
 
     citations = _views(library, doc_id, [c.to_json() for c in find_citations(text, stream.prompt.sources)],
                        {p.passage_id: p for p in stream.passages})  # fmt: skip

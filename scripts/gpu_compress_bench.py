@@ -220,7 +220,7 @@ def run_compress(library: Any, model: Any, doc_id: str, params: Any, parallel: i
 
 
 def follow_up_ttft(library: Any, model: Any, doc_id: str, summary: str) -> dict[str, Any]:
-    from summarizer.answer import AnswerOptions, ask
+    from summarizer.answers.answer import AnswerOptions, ask
 
     options = AnswerOptions(use_vectors=False, answer_tokens=32, whole_document=False)
     summaries = {doc_id: summary}

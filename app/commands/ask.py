@@ -32,7 +32,7 @@ def _split(args: argparse.Namespace) -> tuple[list[str] | None, str] | str:
 
 
 def _print_citations(answer: object) -> None:
-    from summarizer.answer import Answer
+    from summarizer.answers.answer import Answer
 
     assert isinstance(answer, Answer)
     if answer.citations:
@@ -55,7 +55,7 @@ def _print_citations(answer: object) -> None:
 def run(args: argparse.Namespace) -> int:
     from app.commands._model_args import open_model, summary_params
     from app.output import fail
-    from summarizer.answer import AnswerOptions, answer_question, resolve_doc_ids
+    from summarizer.answers.answer import AnswerOptions, answer_question, resolve_doc_ids
     from summarizer.library.store import Library
 
     split = _split(args)

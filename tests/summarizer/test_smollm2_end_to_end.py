@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 from pypdf import PdfReader
 
-from summarizer.answer import AnswerOptions, answer_question, ask
-from summarizer.conversations import HistoryTurn
+from summarizer.answers.answer import AnswerOptions, answer_question, ask
+from summarizer.answers.conversations import HistoryTurn
 from summarizer.library.store import Library
 from summarizer.summaries.compress import compress
 from summarizer.summaries.local_model import LocalModel, open_local_model

@@ -5,8 +5,8 @@ from collections.abc import Iterator
 import pytest
 
 from inference.fake import FakeEngine
-from summarizer.answer import AnswerOptions, ask
-from summarizer.conversations import append_turn, clear_conversation, history, list_turns
+from summarizer.answers.answer import AnswerOptions, ask
+from summarizer.answers.conversations import append_turn, clear_conversation, history, list_turns
 from summarizer.errors import DocumentNotFound
 from summarizer.library.store import Library
 from tests.summarizer.doc_factory import add_document

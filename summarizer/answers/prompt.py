@@ -18,8 +18,8 @@ from typing import Literal
 
 from inference.engine import ChatMessage, Engine, render_plain
 from inference.errors import PlanError
-from summarizer.citations import CitableSource
-from summarizer.conversations import HistoryTurn
+from summarizer.answers.citations import CitableSource
+from summarizer.answers.conversations import HistoryTurn
 from summarizer.library.document_text import read_pages
 from summarizer.library.store import Library
 from summarizer.search.retrieval import SearchResult, search

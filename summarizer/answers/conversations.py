@@ -4,7 +4,7 @@
     append_turn(library, doc_id, question, answer)      # answer: an ``Answer`` or its JSON
     clear_conversation(library, doc_id)
 
-``history(turns)`` gives the turns in the form ``summarizer.answer`` carries into the next
+``history(turns)`` gives the turns in the form ``summarizer.answers.answer`` carries into the next
 prompt. Removing a document removes its conversation.
 """
 

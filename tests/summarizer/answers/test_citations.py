@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from summarizer.citations import MAX_RANGE, CitableSource, find_citations
+from summarizer.answers.citations import MAX_RANGE, CitableSource, find_citations
 
 DOC = "a062c0d4fdaa"
 OTHER = "77be01c2aa90"

@@ -22,15 +22,15 @@ from typing import Any
 from inference.cancel import NEVER_CANCELLED, CancelToken
 from inference.engine import Engine, GenerationStats
 from inference.progress import ProgressCallback, no_progress
-from summarizer.answer_prompt import (
+from summarizer.answers.citations import Citation, find_citations
+from summarizer.answers.conversations import HistoryTurn
+from summarizer.answers.prompt import (
     AnswerOptions,
     Mode,
     PreparedPrompt,
     retrieval_prompt,
     whole_document_prompt,
 )
-from summarizer.citations import Citation, find_citations
-from summarizer.conversations import HistoryTurn
 from summarizer.errors import DocumentNotFound
 from summarizer.library.store import Library
 from summarizer.search.retrieval import SearchResult

@@ -7,9 +7,9 @@ import pytest
 from inference.cancel import Cancelled, CancelToken
 from inference.engine import ChatMessage, Prompt
 from inference.fake import FakeEngine
-from summarizer.answer import AnswerOptions, answer_question, ask
-from summarizer.answer_prompt import PreparedPrompt, pick_diverse
-from summarizer.conversations import HistoryTurn
+from summarizer.answers.answer import AnswerOptions, answer_question, ask
+from summarizer.answers.conversations import HistoryTurn
+from summarizer.answers.prompt import PreparedPrompt, pick_diverse
 from summarizer.library.store import Library
 from summarizer.search.retrieval import SearchResult
 from summarizer.summaries.prompts import ANSWER_REMINDER, NOT_IN_DOCUMENT
