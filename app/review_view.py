@@ -29,9 +29,9 @@ from PySide6.QtWidgets import (
 
 from app.job_progress import JobProgress
 from app.library_panel import PdfDropTarget
-from summarizer.checklist import ChecklistItem
-from summarizer.review import DocumentReview, ItemResult
-from summarizer.review_export import page_label, reviewer_line
+from summarizer.review.checklist import ChecklistItem
+from summarizer.review.evidence import DocumentReview, ItemResult
+from summarizer.review.export import page_label, reviewer_line
 
 FLAG_COLOURS = {"match": "#C6EFCE", "deviation": "#FFC7CE", "missing": "#FFEB9C"}  # as the DOCX memo's
 DOC_ROLE = Qt.ItemDataRole.UserRole

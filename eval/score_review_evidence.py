@@ -2,7 +2,7 @@
 
     .venv/bin/python eval/score_review_evidence.py [--home DIR] [--out FILE.json]
 
-Runs ``pagewise review --evidence-only`` (``summarizer.review.review_evidence``) with the bundled
+Runs ``pagewise review --evidence-only`` (``summarizer.review.evidence.review_evidence``) with the bundled
 CUAD checklist over the six labelled contracts and counts, for every category a contract has, the
 share of its labelled quotes found in the item's top-3 (and top-10) evidence passages, by the
 retrieval issue's matching rule (eval/quote_match.py). Reported overall, for the four tuning
@@ -35,9 +35,9 @@ def main() -> int:
     ap.add_argument("--out", type=Path)
     args = ap.parse_args()
     os.environ["PAGEWISE_HOME"] = str(args.home or tempfile.mkdtemp(prefix="pagewise-review-eval-"))
-    from summarizer.checklist import load_checklist
     from summarizer.library.store import Library
-    from summarizer.review import review_evidence
+    from summarizer.review.checklist import load_checklist
+    from summarizer.review.evidence import review_evidence
 
     labels = load_labels()
     doc_ids = ingest_all(args.contracts or _contracts_dir(), list(labels))

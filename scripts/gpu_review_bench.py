@@ -29,7 +29,7 @@ planner runs one sequence, so batched and single are the same plan):
 
 ``run`` unpacks the library into a fresh data folder, finds every item's evidence without a model
 (``evidence``), writes the random-weight GGUF (``--shape``, once, to /tmp/models) unless
-``--model`` names one, and reviews with the model through ``summarizer.review_answers.
+``--model`` names one, and reviews with the model through ``summarizer.review.answers.
 review_with_model`` as ``pagewise review --fresh`` does: ``batched`` with the plan of ``pagewise
 review`` (``max_parallel`` left to the planner: at 12 GiB, all 33 layers, f16 KV, 16K context,
 a batch context planned for 4 sequences of 8,704 tokens, into which ``run_batch`` fits 3 of a
@@ -135,7 +135,7 @@ def statuses(items: Sequence[Any]) -> dict[str, int]:
 
 
 def evidence_run(library: Any, doc_id: str, checklist: Any) -> dict[str, Any]:
-    from summarizer.review import review_evidence
+    from summarizer.review.evidence import review_evidence
 
     started = time.perf_counter()
     (review,) = review_evidence(library, [doc_id], checklist)
@@ -169,7 +169,7 @@ def time_review(
     library: Any, engine: Engine, doc_id: str, checklist: Any, label: str, limit_s: float = 0.0
 ) -> dict[str, Any]:
     """Review ``doc_id`` afresh with ``engine``, stopped after ``limit_s`` seconds (0: never)."""
-    from summarizer.review_answers import REPLY_TOKENS, review_with_model, stored_review
+    from summarizer.review.answers import REPLY_TOKENS, review_with_model, stored_review
 
     counting = CountingEngine(engine)
     token = CancelToken()
@@ -289,8 +289,8 @@ def project(row: dict[str, Any], full_items: int) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from summarizer.checklist import load_checklist
     from summarizer.library.store import Library
+    from summarizer.review.checklist import load_checklist
 
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)

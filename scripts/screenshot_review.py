@@ -46,7 +46,7 @@ def short_answer(answer_type: str, quote: str) -> str:
 
 def scripted_reply(prompt: str) -> str:
     """The fake model's answer: a sentence of the given pages holding one of the item's queries."""
-    from summarizer.checklist import load_checklist
+    from summarizer.review.checklist import load_checklist
 
     question = prompt.rsplit("Question: ", 1)[-1].split(" (", 1)[0]
     item = next((i for i in load_checklist("cuad").items if i.question == question), None)

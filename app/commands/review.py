@@ -11,9 +11,9 @@ from app.commands._model_args import add_model_flags
 from app.output import TerminalProgress, add_json_flag, emit_json
 
 if TYPE_CHECKING:
-    from summarizer.checklist import Checklist
     from summarizer.library.store import Library
-    from summarizer.review import DocumentReview
+    from summarizer.review.checklist import Checklist
+    from summarizer.review.evidence import DocumentReview
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -59,8 +59,8 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 
 def correct(args: argparse.Namespace, library: Library, checklist: Checklist) -> int:
     from app.output import fail
-    from summarizer.review_answers import stored_review
-    from summarizer.review_store import UNCHANGED, record_correction
+    from summarizer.review.answers import stored_review
+    from summarizer.review.store import UNCHANGED, record_correction
 
     if len(args.doc_ids) != 1:
         return fail(args, "--item corrects one document's cell: give one DOC_ID", 2)
@@ -104,8 +104,8 @@ def reviews_with_model(
     """Stored answers when every item is stored (the model is not even loaded), else a run that
     asks the model the items not stored."""
     from app.commands._model_args import model_path, open_model, remote_url
-    from summarizer.review import check_reviewable
-    from summarizer.review_answers import review_with_model, stored_reviews
+    from summarizer.review.answers import review_with_model, stored_reviews
+    from summarizer.review.evidence import check_reviewable
     from summarizer.summaries.model_files import model_sha256
 
     check_reviewable(library, args.doc_ids)  # a clear error before loading a model
@@ -133,12 +133,12 @@ def reviews_with_model(
 
 def run(args: argparse.Namespace) -> int:
     from app.output import fail
-    from summarizer.checklist import load_checklist
     from summarizer.library.store import Library
-    from summarizer.playbook import flag_results
-    from summarizer.review import review_evidence
-    from summarizer.review_export import page_label, review_marks, to_csv, to_markdown
-    from summarizer.review_store import attach_corrections
+    from summarizer.review.checklist import load_checklist
+    from summarizer.review.evidence import review_evidence
+    from summarizer.review.export import page_label, review_marks, to_csv, to_markdown
+    from summarizer.review.playbook import flag_results
+    from summarizer.review.store import attach_corrections
 
     if bool(args.format) != bool(args.out):
         return fail(args, "--format and --out go together (e.g. --format md --out review.md)", 2)
@@ -156,7 +156,7 @@ def run(args: argparse.Namespace) -> int:
             reviews = reviews_with_model(args, library, checklist, progress)
     progress.close()
     if args.format == "docx":
-        from summarizer.review_docx import write_docx
+        from summarizer.review.memo_docx import write_docx
 
         write_docx(reviews, args.out, model="" if args.evidence_only else Path(args.model or "").name)
     elif args.out:

@@ -28,9 +28,9 @@ from app.jobs import IngestJob, Job
 from app.library_panel import record_state
 from app.review_view import ReviewPanel
 from inference.errors import PagewiseError
-from summarizer.checklist import Checklist, load_checklist
 from summarizer.library.store import DocumentRecord
-from summarizer.review import DocumentReview, ItemDone, ItemResult
+from summarizer.review.checklist import Checklist, load_checklist
+from summarizer.review.evidence import DocumentReview, ItemDone, ItemResult
 
 EXPORT_FILTERS = {"md": "Markdown (*.md)", "csv": "CSV (*.csv)", "docx": "Word document (*.docx)"}
 
@@ -142,9 +142,9 @@ class ReviewController(UsesJobContext, QObject):
             )
 
     def _shown_review(self, doc_id: str, side: str) -> DocumentReview | None:
-        from summarizer.playbook import flag_results
-        from summarizer.review_answers import stored_review
-        from summarizer.review_store import attach_corrections
+        from summarizer.review.answers import stored_review
+        from summarizer.review.playbook import flag_results
+        from summarizer.review.store import attach_corrections
 
         if doc_id in self.evidence:
             bare = [dataclasses.replace(i, flag=None, reason="", correction=None) for i in self.evidence[doc_id].items]
@@ -200,10 +200,10 @@ class ReviewController(UsesJobContext, QObject):
             self.messages.info(note)
 
     def _start(self, doc_ids: list[str]) -> Job | None:
-        from summarizer.playbook import flag_results
-        from summarizer.review import review_evidence
-        from summarizer.review_answers import review_with_model
-        from summarizer.review_store import attach_corrections
+        from summarizer.review.answers import review_with_model
+        from summarizer.review.evidence import review_evidence
+        from summarizer.review.playbook import flag_results
+        from summarizer.review.store import attach_corrections
 
         evidence_only = self.panel.evidence_only.isChecked()
         if not evidence_only and (note := self.model_missing("Reviewing")):
@@ -246,8 +246,8 @@ class ReviewController(UsesJobContext, QObject):
     def _show_item(self, checklist: Checklist, done: ItemDone) -> None:
         """An item of the running review is finished: its cell shows it, with the reviewer's
         correction and the playbook flag for the side now given; the other cells stay."""
-        from summarizer.playbook import flag_results
-        from summarizer.review_store import attach_corrections
+        from summarizer.review.playbook import flag_results
+        from summarizer.review.store import attach_corrections
 
         if checklist != self.checklist or done.doc_id not in self.column_ids:
             return  # another checklist was chosen meanwhile, or the contract is not in the grid
@@ -373,7 +373,7 @@ class ReviewController(UsesJobContext, QObject):
         return CitationView(0, doc_id, page, best.passage_id, best.text, True, spans)
 
     def correct(self, row: int, column: int, value: str, accepted: bool, note: str) -> None:
-        from summarizer.review_store import record_correction
+        from summarizer.review.store import record_correction
 
         result = self.panel.result_at(row, column)
         review = self.panel.columns[column] if 0 <= column < len(self.panel.columns) else None
@@ -398,12 +398,12 @@ class ReviewController(UsesJobContext, QObject):
             return None
         try:
             if fmt == "docx":
-                from summarizer.review_docx import write_docx
+                from summarizer.review.memo_docx import write_docx
 
                 answered = any(item.status not in ("evidence", "pending") for r in reviews for item in r.items)
                 write_docx(reviews, path, model=self.model_name() if answered else "")
             else:
-                from summarizer.review_export import to_csv, to_markdown
+                from summarizer.review.export import to_csv, to_markdown
 
                 path.write_text(to_markdown(reviews) if fmt == "md" else to_csv(reviews), encoding="utf-8")
         except OSError as error:

@@ -71,7 +71,7 @@ def test_a_json_reply_cut_by_a_tiny_budget_is_closed_validly_by_the_remote_engin
     """The server holds the reply to the schema but stops at max_tokens wherever it is: the
     remote engine closes it (single and batched)."""
     from inference.json_replies import schema_errors
-    from summarizer.review_answers import REPLY_SCHEMA
+    from summarizer.review.answers import REPLY_SCHEMA
 
     # One request at a time: llama-cpp-python's server serves one (two at once, it ends one empty,
     # which the engine reports as that reply's error: test_json_replies.py).

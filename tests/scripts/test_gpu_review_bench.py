@@ -13,9 +13,9 @@ import pytest
 
 from inference.fake import FakeEngine, split_pieces
 from scripts.gpu_review_bench import main, parse_args, prepare, project, time_review
-from summarizer.checklist import Checklist, load_checklist
 from summarizer.library.store import Library
-from summarizer.review_answers import REPLY_TOKENS
+from summarizer.review.answers import REPLY_TOKENS
+from summarizer.review.checklist import Checklist, load_checklist
 from tests.conftest import CONTRACTS
 
 

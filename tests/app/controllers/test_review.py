@@ -95,7 +95,7 @@ def test_a_correction_persists_and_shows_in_the_grid_and_the_exports(
 ) -> None:
     import docx
 
-    from summarizer.review_store import corrections
+    from summarizer.review.store import corrections
 
     window, doc_id, panel = window_with_contract(qtbot, make_window, tmp_path, evidence_only=True)
     panel.set_checked(doc_id)

@@ -12,7 +12,7 @@ import datetime as dt
 import io
 from collections.abc import Sequence
 
-from summarizer.review import DocumentReview, ItemResult
+from summarizer.review.evidence import DocumentReview, ItemResult
 
 NOTICE = "Machine-generated: verify every entry against the contract."
 CONFIDENTIAL = "CONFIDENTIAL — contains contract text."

@@ -4,7 +4,7 @@ Each checklist item's result is written as soon as the model has finished it, un
 document, checklist name and version, model (its file's sha256), prompt version and the
 document's passages fingerprint. A second run with the same key reads the results back without
 asking the model; a run stopped half-way asks only the items not stored. The playbook flag is
-not stored: it is computed when a result is read (``summarizer.playbook.flag_results``), from
+not stored: it is computed when a result is read (``summarizer.review.playbook.flag_results``), from
 the stored value or the reviewer's corrected one.
 
 Corrections (a value, accepted, a note) are kept per document, checklist name and item, apart
@@ -15,7 +15,7 @@ Evidence-only runs are not stored: they take a second or two for 41 items (hybri
 model), and their passages depend on the retrieval code and embedding model, which a stored
 key would not follow.
 
-The window's review grid needs two calls: ``summarizer.review_answers.stored_review`` (a
+The window's review grid needs two calls: ``summarizer.review.answers.stored_review`` (a
 document's stored grid for a checklist) and ``record_correction`` here.
 """
 
@@ -26,10 +26,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from summarizer.checklist import Checklist, ChecklistItem
 from summarizer.library.document_text import passages_fingerprint
 from summarizer.library.store import Library, now_iso, transaction
-from summarizer.review import Correction, DocumentReview, Evidence, ItemResult
+from summarizer.review.checklist import Checklist, ChecklistItem
+from summarizer.review.evidence import Correction, DocumentReview, Evidence, ItemResult
 
 UNCHANGED: Any = object()
 """``record_correction``'s default for a field the call leaves as it was."""

@@ -8,8 +8,8 @@ import datetime as dt
 from collections.abc import Sequence
 from pathlib import Path
 
-from summarizer.review import DocumentReview, ItemResult
-from summarizer.review_export import CONFIDENTIAL, NOTICE, page_label, review_marks, reviewer_line, side_of
+from summarizer.review.evidence import DocumentReview, ItemResult
+from summarizer.review.export import CONFIDENTIAL, NOTICE, page_label, review_marks, reviewer_line, side_of
 
 FLAG_COLOURS = {"match": "C6EFCE", "deviation": "FFC7CE", "missing": "FFEB9C"}  # Excel's good/bad/neutral
 

@@ -12,10 +12,10 @@ import pytest
 from inference.cancel import Cancelled, CancelToken
 from inference.fake import FakeEngine
 from inference.progress import Progress
-from summarizer.checklist import Checklist, ChecklistItem
 from summarizer.library.store import Library
-from summarizer.review import ItemDone, ItemResult, review_evidence
-from summarizer.review_answers import review_with_model
+from summarizer.review.answers import review_with_model
+from summarizer.review.checklist import Checklist, ChecklistItem
+from summarizer.review.evidence import ItemDone, ItemResult, review_evidence
 from tests.summarizer.doc_factory import add_document
 
 PAGES = [

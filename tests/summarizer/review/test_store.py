@@ -17,12 +17,12 @@ from inference.cancel import Cancelled, CancelToken
 from inference.errors import EngineError
 from inference.fake import FakeEngine
 from inference.progress import Progress
-from summarizer.checklist import Checklist, ChecklistItem
 from summarizer.library.schema import MIGRATIONS, SCHEMA_VERSION, _review_results, applied_version
 from summarizer.library.store import Library
-from summarizer.review_answers import review_with_model, stored_review, stored_reviews
-from summarizer.review_export import to_csv, to_markdown
-from summarizer.review_store import record_correction
+from summarizer.review.answers import review_with_model, stored_review, stored_reviews
+from summarizer.review.checklist import Checklist, ChecklistItem
+from summarizer.review.export import to_csv, to_markdown
+from summarizer.review.store import record_correction
 from tests.summarizer.doc_factory import add_document
 
 PAGES = [
@@ -196,7 +196,7 @@ def test_corrections_survive_reruns_and_change_the_flags(library: tuple[Library,
 def test_exports_carry_the_corrections(library: tuple[Library, str], tmp_path: Path) -> None:
     import docx
 
-    from summarizer.review_docx import write_docx
+    from summarizer.review.memo_docx import write_docx
 
     lib, doc_id = library
     review_with_model(lib, FakeEngine(replies(), n_ctx=8192), [doc_id], CHECKLIST)

@@ -17,7 +17,7 @@ Understood positions (the ``expected`` column of a checklist, case-insensitive):
 
 The two side-dependent positions need the reviewer's side (``--side``, the Review tab's "We
 represent"): without it their flag is None and the reason says to give it. Which party a clause
-binds is read from its quote (``summarizer.party_side``).
+binds is read from its quote (``summarizer.review.party_side``).
 
 Any other text is shown to the reviewer but not compared (flag None, reason says so).
 
@@ -31,10 +31,10 @@ import dataclasses
 import re
 from collections.abc import Sequence
 
-from summarizer.checklist import ChecklistItem
-from summarizer.party_side import Bound, who_acts
-from summarizer.review import ItemResult
-from summarizer.review_values import duration_days, normalize_value
+from summarizer.review.checklist import ChecklistItem
+from summarizer.review.evidence import ItemResult
+from summarizer.review.party_side import Bound, who_acts
+from summarizer.review.values import duration_days, normalize_value
 
 SIDE_POSITIONS = {"not acceptable binding us": False, "not acceptable for the other party": True}
 """The positions that depend on the reviewer's side, each with whether it is about a right."""

@@ -9,15 +9,15 @@ from pathlib import Path
 
 import pytest
 
-from summarizer.checklist import ANSWER_TYPES, ChecklistError, ChecklistItem, load_checklist
 from summarizer.errors import DocumentNotFound, LibraryError
 from summarizer.library.ingest import ingest_path
 from summarizer.library.store import Library
-from summarizer.review import headed_by, item_evidence, review_evidence
-from summarizer.review_export import to_csv, to_markdown
+from summarizer.review.checklist import ANSWER_TYPES, ChecklistError, ChecklistItem, load_checklist
+from summarizer.review.evidence import headed_by, item_evidence, review_evidence
+from summarizer.review.export import to_csv, to_markdown
 from tests.conftest import CONTRACTS
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 HEADER = "id,category,question,queries,type,expected\n"
 
 

@@ -19,9 +19,9 @@ from typing import Any
 
 from inference.cancel import NEVER_CANCELLED, CancelToken
 from inference.progress import Progress, ProgressCallback, Stage, no_progress
-from summarizer.checklist import Checklist, ChecklistItem
 from summarizer.errors import LibraryError
 from summarizer.library.store import DocumentRecord, Library
+from summarizer.review.checklist import Checklist, ChecklistItem
 from summarizer.search.fts_query import fts_string, fts_terms
 from summarizer.search.retrieval import search
 
@@ -55,7 +55,7 @@ class Evidence:
 @dataclass(frozen=True, slots=True)
 class Correction:
     """The reviewer's word on one cell: a corrected value (None keeps the model's), accepted,
-    a note. Stored apart from the result (summarizer.review_store), so re-runs keep it."""
+    a note. Stored apart from the result (summarizer.review.store), so re-runs keep it."""
 
     value: str | None = None
     accepted: bool = False

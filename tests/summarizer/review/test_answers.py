@@ -9,13 +9,13 @@ from pathlib import Path
 import pytest
 
 from inference.fake import FakeEngine, InvalidOutput
-from summarizer.checklist import Checklist, ChecklistItem, load_checklist
 from summarizer.library.ingest import ingest_path
 from summarizer.library.store import Library
-from summarizer.playbook import flag_for
-from summarizer.review import ItemResult
-from summarizer.review_answers import REPLY_SCHEMA, reading_units, review_with_model
-from summarizer.review_values import duration_days, normalize_amount, normalize_date, normalize_value
+from summarizer.review.answers import REPLY_SCHEMA, reading_units, review_with_model
+from summarizer.review.checklist import Checklist, ChecklistItem, load_checklist
+from summarizer.review.evidence import ItemResult
+from summarizer.review.playbook import flag_for
+from summarizer.review.values import duration_days, normalize_amount, normalize_date, normalize_value
 from tests.conftest import CONTRACTS
 
 ITEMS = (
@@ -122,7 +122,7 @@ def test_the_cuad_checklist_runs_end_to_end_on_the_fake(library: tuple[Library, 
 def test_flags_are_highlighted_in_the_docx_memo(library: tuple[Library, str], tmp_path: Path) -> None:
     import docx
 
-    from summarizer.review_docx import FLAG_COLOURS, write_docx
+    from summarizer.review.memo_docx import FLAG_COLOURS, write_docx
 
     lib, doc_id = library
     engine = FakeEngine(n_ctx=32768)

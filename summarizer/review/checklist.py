@@ -6,7 +6,7 @@ A checklist is a CSV (or YAML) file of items with the columns
 
 ``queries`` are one or more retrieval queries separated by ``|``, written in the words a clause
 uses; ``type`` is one of ``ANSWER_TYPES``; ``expected`` is the reviewer's position (playbook),
-optional. The CUAD checklist (41 categories, ``summarizer/checklists/cuad.csv``) is bundled.
+optional. The CUAD checklist (41 categories, ``summarizer/review/checklists/cuad.csv``) is bundled.
 The format is documented in docs/checklists.md with an example file.
 """
 

@@ -11,14 +11,14 @@ from pathlib import Path
 import pytest
 
 from inference.fake import FakeEngine
-from summarizer.checklist import Checklist, ChecklistItem, load_checklist
 from summarizer.library.ingest import IngestOptions, ingest_path
 from summarizer.library.store import Library
-from summarizer.party_side import Bound, who_acts
-from summarizer.playbook import flag_for
-from summarizer.review import DocumentReview, ItemResult
-from summarizer.review_answers import review_with_model, stored_review
-from summarizer.review_export import to_csv, to_markdown
+from summarizer.review.answers import review_with_model, stored_review
+from summarizer.review.checklist import Checklist, ChecklistItem, load_checklist
+from summarizer.review.evidence import DocumentReview, ItemResult
+from summarizer.review.export import to_csv, to_markdown
+from summarizer.review.party_side import Bound, who_acts
+from summarizer.review.playbook import flag_for
 from tests.pdf_factory import make_pdf
 
 NON_COMPETE = "During the Term, Distributor shall not sell any product that competes with the Products."
@@ -84,7 +84,7 @@ def test_changing_the_side_reflags_stored_results_without_the_model(
 ) -> None:
     import docx
 
-    from summarizer.review_docx import write_docx
+    from summarizer.review.memo_docx import write_docx
 
     library, doc_id = contract
     engine = FakeEngine(n_ctx=8192)

@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from summarizer.checklist import load_checklist
 from summarizer.library.ingest import ingest_path
 from summarizer.library.store import Library
-from summarizer.review_answers import review_with_model
+from summarizer.review.answers import review_with_model
+from summarizer.review.checklist import load_checklist
 from summarizer.summaries.local_model import open_local_model
 from tests.conftest import CONTRACTS
 

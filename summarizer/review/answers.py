@@ -9,7 +9,7 @@ item is answered by the first unit whose reply says ``found``; an item no unit a
 ``not_found``; a reply that cannot be used is an ``error`` for that item only. The quote is
 checked against the unit's text and the cited pages against the unit's pages.
 
-Each item's result is stored in the library as soon as it is finished (``summarizer.review_store``):
+Each item's result is stored in the library as soon as it is finished (``summarizer.review.store``):
 a second run with the same key asks nothing, a stopped run asks only the items not stored, and
 the playbook flags are computed from the stored values whenever a review is shown. The caller's
 ``on_item`` hears of each item as it is stored (the stored ones first), so a grid fills as it goes.
@@ -26,11 +26,10 @@ from dataclasses import dataclass, field
 from inference.cancel import NEVER_CANCELLED, CancelToken
 from inference.engine import ChatMessage, Completion, Engine
 from inference.progress import Progress, ProgressCallback, Stage, no_progress
-from summarizer.checklist import Checklist, ChecklistItem
 from summarizer.library.document_text import read_pages
 from summarizer.library.store import DocumentRecord, Library
-from summarizer.playbook import flag_results
-from summarizer.review import (
+from summarizer.review.checklist import Checklist, ChecklistItem
+from summarizer.review.evidence import (
     DocumentReview,
     ItemCallback,
     ItemResult,
@@ -39,7 +38,8 @@ from summarizer.review import (
     item_evidence,
     no_items,
 )
-from summarizer.review_store import (
+from summarizer.review.playbook import flag_results
+from summarizer.review.store import (
     ReviewKey,
     attach_corrections,
     forget_results,
@@ -49,7 +49,7 @@ from summarizer.review_store import (
     store_result,
     stored_results,
 )
-from summarizer.review_values import normalize_value
+from summarizer.review.values import normalize_value
 from summarizer.summaries.model_files import engine_identity
 
 PROMPT_VERSION = 1
