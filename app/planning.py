@@ -13,7 +13,7 @@ from functools import lru_cache
 from typing import Any
 
 from inference.errors import PagewiseError
-from inference.plan import Plan
+from inference.planning.plan import Plan
 
 
 @dataclass(frozen=True, slots=True)
@@ -32,7 +32,7 @@ class PlanPreview:
 
 @lru_cache(maxsize=8)
 def _gguf_info(path: str, mtime: float) -> Any:
-    from inference.gguf_info import read_gguf_info
+    from inference.planning.gguf_info import read_gguf_info
 
     return read_gguf_info(path)
 
@@ -42,7 +42,7 @@ def gguf_info(path: str) -> Any:
 
 
 def _budget(text: str, free_vram: Callable[[], tuple[int | None, str]]) -> tuple[int | None, str]:
-    from inference.gpu_budget import parse_budget
+    from inference.planning.gpu_budget import parse_budget
 
     if text == "auto":
         return free_vram()
@@ -50,7 +50,7 @@ def _budget(text: str, free_vram: Callable[[], tuple[int | None, str]]) -> tuple
 
 
 def default_free_vram() -> tuple[int | None, str]:
-    from inference.gpu_budget import default_budget
+    from inference.planning.gpu_budget import default_budget
 
     return default_budget()
 
@@ -83,8 +83,8 @@ def preview(
     model = str(values.get("model_path", "") or "").strip()
     if not model:
         return PlanPreview(None, "No model configured", "Choose a GGUF model file, or download a recommended one.")
-    from inference.plan import summary_line
-    from inference.plan_policy import Overrides
+    from inference.planning.plan import summary_line
+    from inference.planning.policy import Overrides
     from summarizer.summaries.local_model import plan_model
 
     try:

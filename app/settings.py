@@ -48,7 +48,7 @@ def _check_budget(value: Any) -> str | None:
     if value == "auto":
         return None
     from inference.errors import PlanError
-    from inference.gpu_budget import parse_budget
+    from inference.planning.gpu_budget import parse_budget
 
     try:
         parse_budget(str(value))

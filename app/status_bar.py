@@ -37,7 +37,7 @@ class ElidedLabel(QLabel):
 class StatusBar(QStatusBar):
     """``sample_source`` returns the telemetry's latest sample (None: no GPU); ``no_gpu_reason``
     is shown instead of the gauge when there is no NVIDIA GPU. ``gpu_notice`` says why the GPU
-    cannot be used (``inference.gpu_budget.gpu_unavailable_notice``): "CPU only" is shown, the
+    cannot be used (``inference.planning.gpu_budget.gpu_unavailable_notice``): "CPU only" is shown, the
     notice in its tooltip and in the plan's, in place of "no NVIDIA GPU"."""
 
     def __init__(

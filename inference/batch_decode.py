@@ -42,7 +42,7 @@ from typing import Any
 
 from inference.decode_utils import GrammarCheck, GreedySampler, NanCheck, TokenBytes
 from inference.engine import StopReason, StopScanner
-from inference.plan import GGML_TYPE_IDS, Plan
+from inference.planning.plan import GGML_TYPE_IDS, Plan
 
 _KV_ROUND = 256
 

@@ -25,7 +25,7 @@ from types import TracebackType
 from typing import Any, Literal
 
 from inference.cancel import NEVER_CANCELLED, CancelToken
-from inference.plan import Plan
+from inference.planning.plan import Plan
 from inference.progress import ProgressCallback, no_progress
 
 StopReason = Literal["stop", "length", "eos", "invalid"]

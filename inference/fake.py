@@ -47,7 +47,7 @@ from inference.engine import (
 )
 from inference.errors import EngineError
 from inference.json_replies import hold_completion, hold_stream
-from inference.plan import Plan
+from inference.planning.plan import Plan
 from inference.progress import Progress, ProgressCallback, Stage, no_progress
 
 _TOKEN_RE = re.compile(r"\w+|[^\w\s]")

@@ -147,7 +147,7 @@ def capture_llama_logs(echo: bool = False) -> Iterator[LogCapture]:
 
 @dataclass(frozen=True, slots=True)
 class DryRunConfig:
-    """The parameters a dry run needs (a subset of ``inference.plan.Plan``)."""
+    """The parameters a dry run needs (a subset of ``inference.planning.plan.Plan``)."""
 
     n_gpu_layers: int
     n_ctx: int

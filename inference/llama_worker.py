@@ -44,7 +44,7 @@ from multiprocessing.connection import Connection
 from typing import Any
 
 from inference.engine import ChatMessage
-from inference.plan import Plan
+from inference.planning.plan import Plan
 
 
 @dataclass(frozen=True, slots=True)

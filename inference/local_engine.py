@@ -41,7 +41,7 @@ from inference.engine import (
 from inference.errors import EngineError, ModelError
 from inference.json_replies import hold_completion, hold_stream
 from inference.llama_worker import BatchRequest, GenerateRequest
-from inference.plan import Plan
+from inference.planning.plan import Plan
 from inference.progress import Progress, ProgressCallback, Stage, no_progress
 from inference.worker_process import WorkerProcess, describe_exit
 
@@ -127,7 +127,7 @@ class LocalEngine(Engine):
 
     def load_log(self) -> str:
         """What llama.cpp logged during the last ``load`` (buffer sizes, for calibration:
-        ``inference.plan_calibration.calibrate(plan, engine.load_log(), measured_peak)``)."""
+        ``inference.planning.calibration.calibrate(plan, engine.load_log(), measured_peak)``)."""
         try:
             with open(self._log_path, encoding="utf-8", errors="replace") as log:
                 log.seek(self._load_log_start)

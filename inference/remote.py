@@ -32,7 +32,7 @@ from inference.engine import (
 )
 from inference.errors import EngineError
 from inference.json_replies import ReplyFormatError, hold_stream
-from inference.plan import Plan
+from inference.planning.plan import Plan
 from inference.progress import Progress, ProgressCallback, Stage, no_progress
 from inference.remote_http import HttpClient, HttpError, HttpStatus, error_text, sse_events
 

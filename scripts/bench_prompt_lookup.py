@@ -77,11 +77,11 @@ def main() -> int:
 
     from dataclasses import replace
 
-    from inference.gguf_info import read_gguf_info
-    from inference.gpu_budget import parse_budget
     from inference.local_engine import LocalEngine
-    from inference.plan import summary_line
-    from inference.plan_policy import plan
+    from inference.planning.gguf_info import read_gguf_info
+    from inference.planning.gpu_budget import parse_budget
+    from inference.planning.plan import summary_line
+    from inference.planning.policy import plan
 
     model = args.model or _default_model()
     chosen = replace(plan(read_gguf_info(model), parse_budget(args.budget), args.ctx), n_threads=args.threads)

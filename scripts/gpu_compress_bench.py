@@ -157,12 +157,12 @@ def forced_width(model_path: Path, n_ctx: int, budget: int, width: int) -> tuple
     planner's own search, without its choice of width: for sweeping widths)."""
     import dataclasses
 
-    from inference.batch_plan import with_batch_context
     from inference.errors import PlanError
-    from inference.gguf_info import read_gguf_info
-    from inference.job_time import SUMMARY, local_speeds, plan_for_job
-    from inference.memory_model import PlannerOptions
-    from inference.plan_policy import Overrides, plan
+    from inference.planning.batch_plan import with_batch_context
+    from inference.planning.gguf_info import read_gguf_info
+    from inference.planning.job_time import SUMMARY, local_speeds, plan_for_job
+    from inference.planning.memory_model import PlannerOptions
+    from inference.planning.policy import Overrides, plan
     from summarizer.summaries.local_model import batch_sequence_tokens
 
     info = read_gguf_info(model_path)
@@ -268,9 +268,9 @@ def main() -> int:
     parser.add_argument("--tag", default="", help="results go to compress_bench[_TAG].json")
     args = parser.parse_args()
 
-    from inference.gpu_budget import parse_budget
-    from inference.job_time import SUMMARY
     from inference.local_engine import LocalEngine
+    from inference.planning.gpu_budget import parse_budget
+    from inference.planning.job_time import SUMMARY
     from scripts.random_gguf import write_random_gguf
     from summarizer.library.store import Library
     from summarizer.summaries.local_model import LocalModel, plan_local_model, summary_context_tokens

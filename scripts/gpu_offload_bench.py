@@ -191,9 +191,9 @@ def _sweep_child(cfg: dict[str, Any]) -> dict[str, Any]:
 def sweep(args: argparse.Namespace, out: Path) -> None:
     from dataclasses import replace
 
-    from inference.gguf_info import read_gguf_info
-    from inference.gpu_budget import parse_budget
-    from inference.memory_model import Config, PlannerOptions, estimate
+    from inference.planning.gguf_info import read_gguf_info
+    from inference.planning.gpu_budget import parse_budget
+    from inference.planning.memory_model import Config, PlannerOptions, estimate
     from inference.telemetry import GpuTelemetry
 
     path = model_file(args.shape)

@@ -182,7 +182,7 @@ def find_vocab_dir() -> str:
 
 
 def sweep_configs(info: Any, budget: int, ctx: int) -> list[dict[str, Any]]:
-    from inference.memory_model import Config, PlannerOptions, estimate
+    from inference.planning.memory_model import Config, PlannerOptions, estimate
 
     out = []
     for kv, fa in (("f16", False), ("f16", True), ("q8_0", True), ("q4_0", True)):
@@ -209,11 +209,11 @@ def sweep_configs(info: Any, budget: int, ctx: int) -> list[dict[str, Any]]:
 
 
 def run_bench(args: argparse.Namespace) -> None:
-    from inference.gguf_info import read_gguf_info
-    from inference.gpu_budget import parse_budget
-    from inference.memory_model import PlannerOptions
-    from inference.plan import summary_line
-    from inference.plan_policy import plan
+    from inference.planning.gguf_info import read_gguf_info
+    from inference.planning.gpu_budget import parse_budget
+    from inference.planning.memory_model import PlannerOptions
+    from inference.planning.plan import summary_line
+    from inference.planning.policy import plan
     from scripts.random_gguf import write_random_gguf
 
     out = Path(args.out)
@@ -479,9 +479,9 @@ def posthoc(paths: list[str], budget_text: str = "12GiB") -> str:
     Measurements do not depend on the planner, so a configuration measured in any run can check
     a later planner's arithmetic; cases whose chosen configuration was never measured say so.
     """
-    from inference.gpu_budget import parse_budget
-    from inference.memory_model import Config, PlannerOptions, estimate
-    from inference.plan_policy import plan
+    from inference.planning.gpu_budget import parse_budget
+    from inference.planning.memory_model import Config, PlannerOptions, estimate
+    from inference.planning.policy import plan
     from scripts.random_gguf import SHAPES, shape_info
 
     budget = parse_budget(budget_text)

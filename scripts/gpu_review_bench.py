@@ -212,7 +212,7 @@ def time_review(
 
 
 def plan_report(plan: Any, parallel: int) -> dict[str, Any]:
-    from inference.plan import summary_line
+    from inference.planning.plan import summary_line
 
     return {
         "plan_summary": summary_line(plan),
@@ -232,9 +232,9 @@ def plan_report(plan: Any, parallel: int) -> dict[str, Any]:
 
 def model_run(args: argparse.Namespace, library: Any, doc_id: str, checklist: Any, label: str) -> dict[str, Any]:
     """Plan (``max_parallel`` None for ``batched``, 1 for ``single``), load, review, measure."""
-    from inference.gpu_budget import parse_budget
-    from inference.job_time import ANSWER
     from inference.local_engine import LocalEngine
+    from inference.planning.gpu_budget import parse_budget
+    from inference.planning.job_time import ANSWER
     from inference.telemetry import GpuTelemetry
     from summarizer.summaries.local_model import plan_local_model
 

@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 
 from inference.errors import ModelError
-from inference.gguf_info import GgufInfo
+from inference.planning.gguf_info import GgufInfo
 
 # GGML block layout: (elements per block, bytes per block, byte offsets of fp16 scales).
 _QUANT_LAYOUT: dict[str, tuple[int, int, tuple[int, ...]]] = {
@@ -511,7 +511,7 @@ def main(argv: list[str] | None = None) -> int:
 
 def shape_info(shape: ModelShape | str, quant: str = "Q4_K_M", path: str = "") -> GgufInfo:
     """The ``GgufInfo`` a file written by ``write_random_gguf`` would have, without writing it."""
-    from inference.gguf_info import GgufInfo, TensorInfo, swa_pattern
+    from inference.planning.gguf_info import GgufInfo, TensorInfo, swa_pattern
 
     s = SHAPES[shape] if isinstance(shape, str) else shape
     tensors = []

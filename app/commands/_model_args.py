@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from inference.engine import Engine
-    from inference.plan import Plan
+    from inference.planning.plan import Plan
     from inference.progress import ProgressCallback
     from summarizer.library.store import Library
     from summarizer.summaries.tree import SummaryParams
@@ -118,8 +118,8 @@ def planned_model(
 ) -> tuple[Plan, int, str]:
     """(plan, parallel sequences, model sha256) without loading the model. ``batch``: leave room
     for summarizing several segments at once; ``summaries_only``: the command only summarizes."""
-    from inference.gpu_budget import parse_budget
-    from inference.job_time import ANSWER, SUMMARY
+    from inference.planning.gpu_budget import parse_budget
+    from inference.planning.job_time import ANSWER, SUMMARY
     from summarizer.summaries.local_model import plan_local_model
     from summarizer.summaries.model_files import model_sha256
 
@@ -145,8 +145,8 @@ def open_model(
 ) -> OpenModel:
     """Connect to the server (``remote_url``), or plan and load the model named by ``--model``
     (or configured) in a worker process (``batch`` and ``summaries_only`` as for ``planned_model``)."""
-    from inference.gpu_budget import parse_budget
-    from inference.job_time import ANSWER, SUMMARY
+    from inference.planning.gpu_budget import parse_budget
+    from inference.planning.job_time import ANSWER, SUMMARY
     from summarizer.summaries.local_model import open_local_model
 
     url = remote_url(args)

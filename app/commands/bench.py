@@ -14,7 +14,7 @@ import time
 from typing import Any
 
 from app.output import TerminalProgress, add_json_flag, emit_json
-from inference.plan import Plan
+from inference.planning.plan import Plan
 
 # A prompt small models continue for a long time (EOS would cut the decode measurement).
 _COUNTING = "Count from 1 to 2000, separated by commas: 1, 2, 3, 4, 5,"
@@ -49,14 +49,14 @@ def make_plan(
     job: Any = None,
 ) -> Any:
     """The planner's plan for ``model`` (CPU-only when there is no GPU budget), for ``job``
-    (an ``inference.job_time.Job``; default: an answer) unless ``ubatch`` fixes the micro-batch."""
+    (an ``inference.planning.job_time.Job``; default: an answer) unless ``ubatch`` fixes the micro-batch."""
     from dataclasses import replace
 
-    from inference.gguf_info import read_gguf_info
-    from inference.gpu_budget import default_budget, parse_budget
-    from inference.job_time import ANSWER, local_speeds, plan_for_job
-    from inference.memory_model import PlannerOptions
-    from inference.plan_policy import Overrides, plan
+    from inference.planning.gguf_info import read_gguf_info
+    from inference.planning.gpu_budget import default_budget, parse_budget
+    from inference.planning.job_time import ANSWER, local_speeds, plan_for_job
+    from inference.planning.memory_model import PlannerOptions
+    from inference.planning.policy import Overrides, plan
 
     info = read_gguf_info(model)
     budget = parse_budget(budget_text) if budget_text else default_budget()[0]
@@ -141,11 +141,11 @@ def _raw_decode_rate(plan: Plan, prompt: str, n_tokens: int, rounds: int) -> dic
 
 def run(args: argparse.Namespace) -> int:
     from inference.engine import collect
-    from inference.gguf_info import read_gguf_info
-    from inference.job_time import Job, local_speeds, predict_rates
     from inference.local_engine import LocalEngine
-    from inference.plan import summary_line
-    from inference.plan_calibration import calibrate
+    from inference.planning.calibration import calibrate
+    from inference.planning.gguf_info import read_gguf_info
+    from inference.planning.job_time import Job, local_speeds, predict_rates
+    from inference.planning.plan import summary_line
     from inference.telemetry import GpuTelemetry
 
     job = Job("bench", args.prompt_tokens, args.gen_tokens)

@@ -98,7 +98,7 @@ def diagnose() -> dict[str, Any]:
     from inference.catalog import best_tier, for_tier
     from inference.download import models_dir
     from inference.llama_build import rebuild_advice
-    from inference.plan import GIB
+    from inference.planning.plan import GIB
 
     problems: list[Problem] = []
     window_missing = missing_window_libraries()

@@ -51,11 +51,17 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 
 def run(args: argparse.Namespace) -> int:
     from inference.errors import PlanError
-    from inference.gguf_info import read_gguf_info
-    from inference.gpu_budget import CPU_BUILD, default_budget, gpu_unavailable_notice, llama_gpu_build, parse_budget
-    from inference.memory_model import PlannerOptions
-    from inference.plan import summary_line
-    from inference.plan_policy import Overrides
+    from inference.planning.gguf_info import read_gguf_info
+    from inference.planning.gpu_budget import (
+        CPU_BUILD,
+        default_budget,
+        gpu_unavailable_notice,
+        llama_gpu_build,
+        parse_budget,
+    )
+    from inference.planning.memory_model import PlannerOptions
+    from inference.planning.plan import summary_line
+    from inference.planning.policy import Overrides
 
     info = read_gguf_info(args.model)
     extra_notes: list[str] = []
@@ -82,7 +88,7 @@ def run(args: argparse.Namespace) -> int:
     probed = False
     if args.probe and budget:
         if llama_gpu_build():
-            from inference.plan_calibration import llama_cpp_probe, plan_with_probe
+            from inference.planning.calibration import llama_cpp_probe, plan_with_probe
 
             try:
                 chosen = plan_with_probe(info, budget, args.ctx, llama_cpp_probe(str(info.path)), overrides, options)
@@ -91,7 +97,7 @@ def run(args: argparse.Namespace) -> int:
                 extra_notes.append(f"the dry run failed ({exc}); the arithmetic alone was used")
         else:
             extra_notes.append("--probe needs llama.cpp built with GPU support; the arithmetic alone was used")
-    from inference.job_time import ANSWER, SUMMARY, local_speeds, plan_for_job, predict_rates
+    from inference.planning.job_time import ANSWER, SUMMARY, local_speeds, plan_for_job, predict_rates
     from summarizer.summaries.local_model import plan_model, summary_context_tokens
 
     job = SUMMARY if args.job == "summary" else ANSWER

@@ -129,7 +129,7 @@ class ModelSetupController(UsesJobContext, QObject):
 
         def run(job: Job) -> Path:
             from inference.download import download_model
-            from inference.gguf_info import read_gguf_info
+            from inference.planning.gguf_info import read_gguf_info
 
             def check(path: Path) -> None:
                 read_gguf_info(path)  # raises ModelError for a file llama.cpp could not load

@@ -3,9 +3,9 @@
     with open_local_model(library, path, n_ctx=8192) as model:
         compress(library, model.engine, doc_id, model_sha256=model.sha256, parallel=model.parallel)
 
-The plan comes from ``inference.job_time.plan_for_job`` (a CPU plan when there is no GPU
+The plan comes from ``inference.planning.job_time.plan_for_job`` (a CPU plan when there is no GPU
 budget) and the number of segments summarized at once (``parallel``) from
-``inference.batch_plan``, with sequences of a segment summary's tokens
+``inference.planning.batch_plan``, with sequences of a segment summary's tokens
 (``batch_sequence_tokens``). A command that only summarizes lets the batch plan trade GPU
 layers for sequences when layers stay in CPU memory.
 """
@@ -17,15 +17,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
 
-from inference.batch_plan import BatchedPlan, plan_batched
 from inference.cancel import NEVER_CANCELLED, CancelToken
-from inference.gguf_info import GgufInfo, read_gguf_info
-from inference.gpu_budget import default_budget
-from inference.job_time import ANSWER, SUMMARY, Job, local_speeds, plan_for_job
 from inference.local_engine import LocalEngine, check_model_file
-from inference.memory_model import PlannerOptions
-from inference.plan import Plan
-from inference.plan_policy import Overrides
+from inference.planning.batch_plan import BatchedPlan, plan_batched
+from inference.planning.gguf_info import GgufInfo, read_gguf_info
+from inference.planning.gpu_budget import default_budget
+from inference.planning.job_time import ANSWER, SUMMARY, Job, local_speeds, plan_for_job
+from inference.planning.memory_model import PlannerOptions
+from inference.planning.plan import Plan
+from inference.planning.policy import Overrides
 from inference.progress import ProgressCallback, no_progress
 from summarizer.library.store import Library
 from summarizer.summaries.model_files import model_sha256

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-import inference.gpu_budget
+import inference.planning.gpu_budget
 from app.cli import main
 from app.commands._model_args import planned_model
 from app.planning import preview
@@ -60,8 +60,8 @@ def test_window_plan_ask_and_summarize_plan_alike(
 def test_a_gpu_with_a_cpu_only_llama_cpp_is_planned_for_the_cpu_everywhere(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], smollm2_path: Path
 ) -> None:
-    monkeypatch.setattr(inference.gpu_budget, "auto_budget", lambda *a, **k: 8 * 1024**3)
-    monkeypatch.setattr(inference.gpu_budget, "llama_gpu_build", lambda: False)
+    monkeypatch.setattr(inference.planning.gpu_budget, "auto_budget", lambda *a, **k: 8 * 1024**3)
+    monkeypatch.setattr(inference.planning.gpu_budget, "llama_gpu_build", lambda: False)
     window = preview({"model_path": str(smollm2_path), "vram_budget": "auto"})
     assert window.plan is not None and window.plan.n_gpu_layers == 0 and window.plan.n_seq_max == 1
     assert "built without GPU support" in window.summary
@@ -72,7 +72,7 @@ def test_a_gpu_with_a_cpu_only_llama_cpp_is_planned_for_the_cpu_everywhere(
     assert answer["n_gpu_layers"] == ask["n_gpu_layers"] == summarize["n_gpu_layers"] == 0
     assert ask["parallel"] == summarize["parallel"] == 1
     # With a GPU build the same machine plans layers on the GPU, in the window and the commands.
-    monkeypatch.setattr(inference.gpu_budget, "llama_gpu_build", lambda: True)
+    monkeypatch.setattr(inference.planning.gpu_budget, "llama_gpu_build", lambda: True)
     window = preview({"model_path": str(smollm2_path), "vram_budget": "auto"})
     assert window.plan is not None and window.plan.n_gpu_layers > 0
     _same({**window.plan.to_json()}, {**_command_plan(smollm2_path, None, summaries_only=False)})

@@ -10,7 +10,7 @@ from inference.cancel import Cancelled, CancelToken
 from inference.engine import ChatMessage, Piece, StopScanner, collect
 from inference.errors import EngineError
 from inference.fake import FakeEngine, split_pieces
-from inference.plan import Plan
+from inference.planning.plan import Plan
 
 
 def test_streams_word_pieces_with_stats_last() -> None:

@@ -22,7 +22,7 @@ from inference.cancel import Cancelled, CancelToken
 from inference.engine import ChatMessage, collect
 from inference.errors import EngineError, ModelError
 from inference.local_engine import LocalEngine
-from inference.plan import Plan
+from inference.planning.plan import Plan
 
 pytestmark = pytest.mark.slow
 
@@ -299,7 +299,7 @@ def test_prompt_longer_than_the_context(engine: LocalEngine) -> None:
 _ORPHAN_SCRIPT = """
 import os, sys
 from inference.local_engine import LocalEngine
-from inference.plan import Plan
+from inference.planning.plan import Plan
 if __name__ == "__main__":
     engine = LocalEngine()
     engine.load(Plan(model_path=sys.argv[1], n_gpu_layers=0, n_ctx=2048, n_threads=2))

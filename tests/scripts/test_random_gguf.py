@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from inference.gguf_info import read_gguf_info
+from inference.planning.gguf_info import read_gguf_info
 from scripts.random_gguf import GPU_SHAPES, SHAPES, _template, shape_info, tensor_specs, write_random_gguf
 
 GIB = 1024**3

@@ -67,7 +67,7 @@ def test_bench_compare_raw_runs_llama_cpp_in_its_own_process(
 
 
 def test_raw_measurement_reports_a_crashed_process(tmp_path: Path) -> None:
-    from inference.plan import Plan
+    from inference.planning.plan import Plan
 
     bad = tmp_path / "not-a-model.gguf"
     bad.write_bytes(b"GGUF" + b"\0" * 64)

@@ -5,10 +5,10 @@ from typing import Any
 
 import pytest
 
-from inference.batch_plan import BatchChoice, choose_batch
-from inference.batch_plan import choose_batch as choose_batch_any_ubatch
 from inference.errors import ModelError
-from inference.gguf_info import read_gguf_info
+from inference.planning.batch_plan import BatchChoice, choose_batch
+from inference.planning.batch_plan import choose_batch as choose_batch_any_ubatch
+from inference.planning.gguf_info import read_gguf_info
 from summarizer.summaries.local_model import plan_local_model
 
 
@@ -39,7 +39,7 @@ def test_batch_context_keeps_kv_precision_over_sequences(smollm2_path: Path) -> 
     batch context quantizes its cache only when f16 cannot run two sequences."""
     from dataclasses import replace
 
-    from inference.memory_model import Config, PlannerOptions, estimate
+    from inference.planning.memory_model import Config, PlannerOptions, estimate
 
     info = read_gguf_info(smollm2_path)
     plan, _ = plan_local_model(smollm2_path, n_ctx=8192, budget=8 * 1024**3, max_parallel=1)
@@ -89,7 +89,7 @@ def test_batch_context_takes_larger_micro_batches_only_when_sequences_are_not_lo
 
 
 def test_plan_local_model_records_the_batch_context(smollm2_path: Path) -> None:
-    from inference.plan import summary_line
+    from inference.planning.plan import summary_line
 
     plan, parallel = plan_local_model(smollm2_path, n_ctx=8192, budget=64 * 1024**3)
     assert parallel == 16 and plan.n_seq_max == 16
@@ -100,8 +100,8 @@ def test_plan_local_model_records_the_batch_context(smollm2_path: Path) -> None:
 
 
 def test_batch_context_is_planned_for_segments_not_the_whole_context() -> None:
-    from inference.gpu_budget import parse_budget
-    from inference.plan_policy import plan
+    from inference.planning.gpu_budget import parse_budget
+    from inference.planning.policy import plan
     from scripts.random_gguf import shape_info
     from summarizer.summaries.local_model import batch_sequence_tokens
 

@@ -8,9 +8,9 @@ import json
 import pytest
 
 from inference.errors import PlanError
-from inference.memory_model import Config, PlannerOptions, estimate
-from inference.plan import GIB, MIB, model_label, summary_line
-from inference.plan_policy import Overrides, plan
+from inference.planning.memory_model import Config, PlannerOptions, estimate
+from inference.planning.plan import GIB, MIB, model_label, summary_line
+from inference.planning.policy import Overrides, plan
 from scripts.random_gguf import GPU_SHAPES, shape_info
 
 BUDGET = 12 * GIB

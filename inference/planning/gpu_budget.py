@@ -15,7 +15,7 @@ import os
 import re
 
 from inference.errors import PlanError
-from inference.plan import GIB, MIB
+from inference.planning.plan import GIB, MIB
 
 NO_GPU = "no NVIDIA GPU: the model runs on the CPU"
 CPU_BUILD = (

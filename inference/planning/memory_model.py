@@ -1,18 +1,18 @@
 """GPU memory of one load configuration, part by part: what the planner compares with its budget.
 
 Predicted GPU memory = weights of the offloaded layers + their KV cache + llama.cpp's compute
-buffers + a CUDA overhead constant. ``inference.kv_cache`` holds the exact arithmetic of the
+buffers + a CUDA overhead constant. ``inference.planning.kv_cache`` holds the exact arithmetic of the
 first two; this module models the compute buffers (``compute_buffer_bytes``), adds the overhead
-and sums them for one ``Config`` (``estimate``). ``inference.plan_policy`` chooses among them.
+and sums them for one ``Config`` (``estimate``). ``inference.planning.policy`` chooses among them.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from inference.gguf_info import GgufInfo
-from inference.kv_cache import effective_n_ctx, kv_cache_bytes, pad, weights_split
-from inference.plan import MIB, KvType, MemoryBreakdown
+from inference.planning.gguf_info import GgufInfo
+from inference.planning.kv_cache import effective_n_ctx, kv_cache_bytes, pad, weights_split
+from inference.planning.plan import MIB, KvType, MemoryBreakdown
 
 # CUDA context, cuBLAS handles and ggml-cuda's memory pool, on top of llama.cpp's own buffers:
 # measured peak (NVML, device used minus used before the process started) minus the model, KV
@@ -31,7 +31,7 @@ COMPUTE_MARGIN_BYTES = 32 * MIB
 @dataclass(frozen=True, slots=True)
 class PlannerOptions:
     """How configurations are priced (``estimate`` reads the micro-batch, overhead and correction)
-    and searched (``inference.plan_policy`` reads the rest)."""
+    and searched (``inference.planning.policy`` reads the rest)."""
 
     n_batch: int = 512
     n_ubatch: int = 512
@@ -63,7 +63,7 @@ def compute_buffer_bytes(
 
     The graph llama.cpp reserves has ``n_ubatch`` tokens, ``n_ubatch`` outputs and attends over
     the whole cache; ggml-alloc reuses memory, so the buffer is the largest of a few phases
-    (checked against llama.cpp's dry-run reports, tests/inference/test_planner_llama.py):
+    (checked against llama.cpp's dry-run reports, tests/inference/planning/test_planner_llama.py):
 
     * output: logits ``n_vocab × n_ubatch`` f32 plus two hidden-state tensors;
     * attention without flash attention: the KQ scores ``n_head × n_kv × n_ubatch`` f32, the mask

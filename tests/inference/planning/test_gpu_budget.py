@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from inference.errors import PlanError
-from inference.gpu_budget import gpu_unavailable_notice, parse_budget
-from inference.plan import GIB, MIB
+from inference.planning.gpu_budget import gpu_unavailable_notice, parse_budget
+from inference.planning.plan import GIB, MIB
 
 
 @pytest.mark.parametrize(

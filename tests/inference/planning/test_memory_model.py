@@ -5,9 +5,16 @@ from __future__ import annotations
 
 import dataclasses
 
-from inference.kv_cache import effective_n_ctx, gpu_layer_ids, kv_cache_bytes, layer_cells, row_bytes, weights_split
-from inference.memory_model import Config, PlannerOptions, estimate
-from inference.plan import GIB, MIB
+from inference.planning.kv_cache import (
+    effective_n_ctx,
+    gpu_layer_ids,
+    kv_cache_bytes,
+    layer_cells,
+    row_bytes,
+    weights_split,
+)
+from inference.planning.memory_model import Config, PlannerOptions, estimate
+from inference.planning.plan import GIB, MIB
 from scripts.random_gguf import shape_info
 
 RAM = 64 * GIB  # the tests must not depend on this machine's free memory

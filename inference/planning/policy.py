@@ -1,9 +1,9 @@
 """The planner's policy: how to load a GGUF model into a GPU memory budget.
 
-Each configuration tried is priced by ``inference.memory_model.estimate`` (weights, KV cache,
+Each configuration tried is priced by ``inference.planning.memory_model.estimate`` (weights, KV cache,
 compute buffers and CUDA overhead on the GPU); this module chooses the GPU layers, KV type,
-flash attention and context, and writes the ``Plan`` (``inference.plan``) with notes on what it
-gave up. The budget comes from ``inference.gpu_budget``; ``inference.plan_calibration`` checks a
+flash attention and context, and writes the ``Plan`` (``inference.planning.plan``) with notes on what it
+gave up. The budget comes from ``inference.planning.gpu_budget``; ``inference.planning.calibration`` checks a
 plan against llama.cpp afterwards.
 
 Policy, in this order (the issue's rules):
@@ -35,11 +35,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from inference.errors import PlanError
-from inference.gguf_info import CHECKED_ARCHITECTURES, GgufInfo
-from inference.gpu_budget import format_bytes
-from inference.kv_cache import effective_n_ctx
-from inference.memory_model import Config, Estimate, PlannerOptions, compute_buffer_bytes, estimate
-from inference.plan import KvType, Plan
+from inference.planning.gguf_info import CHECKED_ARCHITECTURES, GgufInfo
+from inference.planning.gpu_budget import format_bytes
+from inference.planning.kv_cache import effective_n_ctx
+from inference.planning.memory_model import Config, Estimate, PlannerOptions, compute_buffer_bytes, estimate
+from inference.planning.plan import KvType, Plan
 
 KV_TYPES: tuple[KvType, ...] = ("f16", "q8_0", "q4_0")
 MOE_KV_TRADE = 2  # expert layers moved to the CPU to keep a more precise KV type (MoE only)

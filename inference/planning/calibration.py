@@ -8,10 +8,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from inference.gguf_info import GgufInfo
-from inference.memory_model import PlannerOptions
-from inference.plan import MIB, MemoryBreakdown, Plan
-from inference.plan_policy import Overrides, plan
+from inference.planning.gguf_info import GgufInfo
+from inference.planning.memory_model import PlannerOptions
+from inference.planning.plan import MIB, MemoryBreakdown, Plan
+from inference.planning.policy import Overrides, plan
 
 
 @dataclass(frozen=True, slots=True)
@@ -116,7 +116,7 @@ def llama_cpp_probe(model_path: str) -> Callable[[Plan], int]:
     """A ``plan_with_probe`` probe: llama.cpp's own GPU compute buffer for a plan (a dry run in a
     child process, see ``inference.llama_log.dry_run_in_subprocess``)."""
     from inference.llama_log import DryRunConfig, dry_run_in_subprocess
-    from inference.plan import GGML_TYPE_IDS
+    from inference.planning.plan import GGML_TYPE_IDS
 
     def probe(p: Plan) -> int:
         config = DryRunConfig(

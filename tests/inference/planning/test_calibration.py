@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import json
 
-from inference.memory_model import PlannerOptions
-from inference.plan import GIB, MIB, Plan
-from inference.plan_calibration import calibrate, plan_with_probe
-from inference.plan_policy import plan
+from inference.planning.calibration import calibrate, plan_with_probe
+from inference.planning.memory_model import PlannerOptions
+from inference.planning.plan import GIB, MIB, Plan
+from inference.planning.policy import plan
 from scripts.random_gguf import shape_info
 
 BUDGET = 12 * GIB

@@ -1,6 +1,6 @@
 """Planning ``generate_batch``'s context: how many sequences run at once, and what they cost.
 
-The main context is planned first (``inference.job_time.plan_for_job``). The batch context is a
+The main context is planned first (``inference.planning.job_time.plan_for_job``). The batch context is a
 second llama.cpp context beside it for summarizing several segments at once, each sequence of
 ``per_sequence`` tokens. On the GPU it runs the largest of 16, 8, 4, 2 sequences whose KV cache
 and compute buffer still fit the budget, or 1; f16 KV unless f16 cannot run two sequences (then
@@ -30,11 +30,11 @@ import os
 from dataclasses import dataclass
 
 from inference.errors import PlanError
-from inference.gguf_info import GgufInfo
-from inference.job_time import Job, JobPlan, decode_step_seconds, plan_for_job, predict_rates
-from inference.memory_model import Config, PlannerOptions, estimate
-from inference.plan import KvType, Plan
-from inference.plan_policy import Overrides, plan
+from inference.planning.gguf_info import GgufInfo
+from inference.planning.job_time import Job, JobPlan, decode_step_seconds, plan_for_job, predict_rates
+from inference.planning.memory_model import Config, PlannerOptions, estimate
+from inference.planning.plan import KvType, Plan
+from inference.planning.policy import Overrides, plan
 
 PARALLEL_CHOICES = (16, 8, 4, 2)
 BATCH_UBATCH_CHOICES = (2048, 1024, 512)

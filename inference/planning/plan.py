@@ -1,6 +1,6 @@
 """The Plan: how a model is loaded (the planner's output, the engine's input).
 
-This module holds the value types and their one-line summary; ``inference.plan_policy``
+This module holds the value types and their one-line summary; ``inference.planning.policy``
 computes them.
 """
 
@@ -52,7 +52,7 @@ class Plan:
     budget_bytes: int | None = None
     predicted: MemoryBreakdown = field(default_factory=MemoryBreakdown)
     notes: tuple[str, ...] = ()
-    # Added by the planner (inference.plan_policy); readers may ignore them.
+    # Added by the planner (inference.planning.policy); readers may ignore them.
     model_name: str = ""
     model_quant: str = ""
     n_layers_total: int = 0  # repeating layers + the output layer (llama.cpp's n_gpu_layers maximum)

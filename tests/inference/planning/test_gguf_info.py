@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from inference.errors import ModelError
-from inference.gguf_info import read_gguf_info, swa_pattern
+from inference.planning.gguf_info import read_gguf_info, swa_pattern
 from scripts.random_gguf import SHAPES, shape_info
 
 

@@ -1,6 +1,6 @@
 """How long a job takes in a plan, and the plan that finishes it soonest.
 
-The memory planner (``inference.plan_policy``) finds, for one micro-batch size, the configuration
+The memory planner (``inference.planning.policy``) finds, for one micro-batch size, the configuration
 that fits the budget: the most layers on the GPU, then the most precise KV type. Which
 micro-batch is best depends on the job. With layers in CPU memory, llama.cpp sends their
 weights to the GPU once per micro-batch of 32 tokens or more, so a larger micro-batch pays that
@@ -30,11 +30,11 @@ import math
 from dataclasses import dataclass
 
 from inference.errors import PlanError
-from inference.gguf_info import GgufInfo
-from inference.kv_cache import gpu_layer_ids, weights_split
-from inference.memory_model import PlannerOptions
-from inference.plan import Plan
-from inference.plan_policy import Overrides, plan
+from inference.planning.gguf_info import GgufInfo
+from inference.planning.kv_cache import gpu_layer_ids, weights_split
+from inference.planning.memory_model import PlannerOptions
+from inference.planning.plan import Plan
+from inference.planning.policy import Overrides, plan
 
 QUANTIZED_KV_DECODE_COST = 1.06
 """A q8_0/q4_0 KV cache decodes ~6% slower than f16 (H200, 14B all on the GPU at 32K: 149 tok/s

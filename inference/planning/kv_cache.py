@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from inference.gguf_info import GgufInfo
+from inference.planning.gguf_info import GgufInfo
 
 # bytes per block / elements per block of the KV cache types llama.cpp accepts here.
 _KV_TYPE_BLOCK: dict[str, tuple[int, int]] = {"f16": (2, 1), "q8_0": (34, 32), "q4_0": (18, 32), "f32": (4, 1)}

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from inference.batch_plan import CLOSE_CALL, MIN_TRADE_GAIN, plan_batched, with_batch_context
-from inference.job_time import ANSWER, H200, SUMMARY, Job, decode_step_seconds, plan_for_job
-from inference.plan_policy import Overrides
+from inference.planning.batch_plan import CLOSE_CALL, MIN_TRADE_GAIN, plan_batched, with_batch_context
+from inference.planning.job_time import ANSWER, H200, SUMMARY, Job, decode_step_seconds, plan_for_job
+from inference.planning.policy import Overrides
 from scripts.random_gguf import shape_info
 
 GIB = 1024**3

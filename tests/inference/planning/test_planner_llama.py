@@ -12,8 +12,6 @@ from pathlib import Path
 
 import pytest
 
-from inference.gguf_info import read_gguf_info
-from inference.kv_cache import kv_cache_bytes
 from inference.llama_log import (
     DryRunConfig,
     capture_llama_logs,
@@ -22,7 +20,9 @@ from inference.llama_log import (
     expert_layers_pattern,
     parse_buffer_sizes,
 )
-from inference.memory_model import COMPUTE_MARGIN_BYTES, compute_buffer_bytes
+from inference.planning.gguf_info import read_gguf_info
+from inference.planning.kv_cache import kv_cache_bytes
+from inference.planning.memory_model import COMPUTE_MARGIN_BYTES, compute_buffer_bytes
 
 MIB = 1024 * 1024
 TYPES = {"f16": 1, "q4_0": 2, "q8_0": 8}
@@ -161,8 +161,8 @@ def test_probe_makes_the_compute_prediction_llama_cpps(tiny_gguf: Callable[[str]
 
     (On this CPU-only build the dry run reports the CPU graph; on a GPU build, the GPU's.)
     """
-    from inference.plan_calibration import llama_cpp_probe, plan_with_probe
-    from inference.plan_policy import plan
+    from inference.planning.calibration import llama_cpp_probe, plan_with_probe
+    from inference.planning.policy import plan
 
     path = tiny_gguf("tiny-qwen2")
     info = read_gguf_info(path)

@@ -7,11 +7,11 @@ from typing import Any
 
 import pytest
 
-from inference import job_time
-from inference.gguf_info import GgufInfo, read_gguf_info
-from inference.gpu_budget import parse_budget
-from inference.job_time import ANSWER, CONSUMER_12GB, H200, SUMMARY, Job, plan_for_job, predict_rates
-from inference.plan import Plan
+from inference.planning import job_time
+from inference.planning.gguf_info import GgufInfo, read_gguf_info
+from inference.planning.gpu_budget import parse_budget
+from inference.planning.job_time import ANSWER, CONSUMER_12GB, H200, SUMMARY, Job, plan_for_job, predict_rates
+from inference.planning.plan import Plan
 from scripts.random_gguf import write_random_gguf
 
 BUDGET = parse_budget("12GiB")
