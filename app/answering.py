@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from inference.cancel import NEVER_CANCELLED, Cancelled, CancelToken
-from inference.engine import Engine, GenerationStats
+from inference.engines.engine import Engine, GenerationStats
 from inference.progress import Progress, ProgressCallback, Stage, no_progress
 from summarizer.answers.conversations import HistoryTurn, append_turn, list_turns
 from summarizer.library.store import Library

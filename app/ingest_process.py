@@ -29,7 +29,7 @@ from multiprocessing.queues import Queue
 from pathlib import Path
 from typing import Any
 
-from inference.shared_flag import SharedFlag
+from inference.engines.shared_flag import SharedFlag
 
 PROGRESS_INTERVAL_S = 0.1  # the child sends at most ~10 progress messages a second
 CANCEL_POLL_S = 0.05  # how often the child looks at the cancel flag

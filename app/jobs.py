@@ -4,7 +4,7 @@ Every long operation of the window goes through ``JobRunner``:
 
 * ``submit_llm(name, fn)``: ``fn(job)`` runs in the one LLM worker thread, so inference calls
   never overlap (the model itself lives in its own worker process, see
-  ``inference.local_engine``); it reports with ``job.report(progress)`` (sent at a bounded
+  ``inference.engines.local``); it reports with ``job.report(progress)`` (sent at a bounded
   rate), ``job.emit_piece(text)`` and ``job.emit_partial(value)`` (a part of the result, each
   one delivered), and checks ``job.token`` to stop early.
 * ``ingest(requests)``: PDF parsing in a spawned process (``app.ingest_process``); its queue

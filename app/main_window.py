@@ -54,7 +54,7 @@ from app.settings_dialog import SettingsDialog
 from app.status_bar import StatusBar
 from app.summary_view import SummaryPanel
 from app.welcome import WelcomePanel, recommended_model
-from inference.llama_build import cpu_floor_problem
+from inference.engines.llama_build import cpu_floor_problem
 from inference.planning.gpu_budget import gpu_unavailable_notice
 from summarizer.library.paths import data_home
 from summarizer.library.store import DocumentRecord, Library

@@ -13,7 +13,7 @@ from typing import Any
 
 from app.planning import PlanPreview, preview
 from inference.cancel import NEVER_CANCELLED, CancelToken
-from inference.engine import Engine, LoadReport
+from inference.engines.engine import Engine, LoadReport
 from inference.errors import EngineError, PlanError
 from inference.progress import ProgressCallback, no_progress
 
@@ -22,10 +22,10 @@ EngineFactory = Callable[[PlanPreview], Engine]
 
 def default_engine_factory(chosen: PlanPreview) -> Engine:
     if chosen.remote_url:
-        from inference.remote import RemoteEngine
+        from inference.engines.remote import RemoteEngine
 
         return RemoteEngine(chosen.remote_url)
-    from inference.local_engine import LocalEngine
+    from inference.engines.local import LocalEngine
 
     return LocalEngine()
 

@@ -73,7 +73,7 @@ def _step(name: str, ok: bool, detail: str = "") -> bool:
 
 def _run(home: Path) -> int:
     from app.gui_main import assets_dir, check_dependencies, make_application
-    from inference.llama_build import build_problems, cpu_floor_problem, read_record, system_info_features
+    from inference.engines.llama_build import build_problems, cpu_floor_problem, read_record, system_info_features
     from inference.planning.gpu_budget import gpu_unavailable_notice
 
     record = read_record()

@@ -12,7 +12,7 @@
 # ($PAGEWISE_WHEEL_CACHE, default ~/.cache/pagewise/llama-wheels/<hash>/), and a change of options
 # builds a new one. The record, llama_cpp/pagewise-build.json in the venv (a frozen bundle carries
 # it too), holds the version, variant, options and hash: `pagewise doctor` and --selftest show it,
-# and tests/inference/test_llama_build.py fails when it is missing, native or has AMX.
+# and tests/inference/engines/test_llama_build.py fails when it is missing, native or has AMX.
 set -euo pipefail
 PYTHON="${1:?usage: install_llama_cpp.sh PYTHON [cpu|cuda]}"
 VARIANT="${2:-cpu}"

@@ -10,7 +10,7 @@
 _pagewise_llama_variant="${1:-cpu}"
 
 # The options themselves live in installers/llama-cmake-options.txt (the Windows script and
-# inference/llama_build.py read the same file): the "all" lines, then the variant's own.
+# inference/engines/llama_build.py read the same file): the "all" lines, then the variant's own.
 _pagewise_llama_options="$(dirname "${BASH_SOURCE[0]}")/llama-cmake-options.txt"
 LLAMA_CMAKE_ARGS="$(awk -v v="$_pagewise_llama_variant" '!/^#/ && ($1 == "all" || $1 == v) {print $2}' \
     "$_pagewise_llama_options" | paste -sd' ')"

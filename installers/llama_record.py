@@ -6,7 +6,7 @@ installers/build_windows.ps1 (one implementation of the options' hash and the re
 
 ``key`` prints the hash that names the wheel's cache folder; ``write`` writes
 ``llama_cpp/pagewise-build.json`` into the installed package of the Python running it
-(inference/llama_build.py reads it).
+(inference/engines/llama_build.py reads it).
 """
 
 from __future__ import annotations
@@ -42,7 +42,7 @@ def main() -> int:
         return 1
     package = Path(next(iter(spec.submodule_search_locations)))
     # The libraries' hashes: a later plain `pip install llama-cpp-python` replaces them but leaves
-    # this file behind, and inference/llama_build.py then sees that the record no longer holds.
+    # this file behind, and inference/engines/llama_build.py then sees that the record no longer holds.
     libraries = {
         lib.name: hashlib.sha256(lib.read_bytes()).hexdigest()
         for lib in sorted((package / "lib").glob("*.so")) + sorted((package / "lib").glob("*.dll"))

@@ -2,7 +2,7 @@
 
 The contract review holds every reply to ``summarizer.review.answers.REPLY_SCHEMA`` with a
 llama.cpp grammar. A grammar sampler in front of a greedy one filters the whole vocabulary
-through the grammar at every token; ``inference.decode_utils.GrammarCheck`` offers the argmax
+through the grammar at every token; ``inference.engines.decode_utils.GrammarCheck`` offers the argmax
 token alone and filters the whole vocabulary only when the grammar refuses it. This walks a
 typical review reply token by token through the grammar, and at each token times
 (a) the grammar applied to all ``n_vocab`` candidates (what ``llama_sampler_sample`` does with
@@ -46,7 +46,7 @@ def measure(path: Path, rounds: int) -> dict[str, Any]:
     import llama_cpp
     from llama_cpp.llama_grammar import LlamaGrammar
 
-    from inference.decode_utils import GrammarCheck
+    from inference.engines.decode_utils import GrammarCheck
     from summarizer.review.answers import REPLY_SCHEMA
 
     llama_cpp.llama_backend_init()

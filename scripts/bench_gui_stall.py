@@ -54,8 +54,8 @@ def main() -> int:
     from app.model_session import ModelSession
     from app.planning import PlanPreview
     from app.settings import Settings
-    from inference.engine import render_plain
-    from inference.fake import FakeEngine
+    from inference.engines.engine import render_plain
+    from inference.engines.fake import FakeEngine
 
     make_application(sys.argv[:1])
     if args.model:

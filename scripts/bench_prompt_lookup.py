@@ -25,7 +25,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from inference.engine import ChatMessage, collect
+from inference.engines.engine import ChatMessage, collect
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -77,7 +77,7 @@ def main() -> int:
 
     from dataclasses import replace
 
-    from inference.local_engine import LocalEngine
+    from inference.engines.local import LocalEngine
     from inference.planning.gguf_info import read_gguf_info
     from inference.planning.gpu_budget import parse_budget
     from inference.planning.plan import summary_line

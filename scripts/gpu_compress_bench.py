@@ -37,7 +37,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from inference.cancel import NEVER_CANCELLED, CancelToken
-from inference.engine import Completion, Engine, Piece, Prompt, ResultCallback, collect
+from inference.engines.engine import Completion, Engine, Piece, Prompt, ResultCallback, collect
 from inference.progress import ProgressCallback, no_progress
 
 WORDS = (
@@ -268,7 +268,7 @@ def main() -> int:
     parser.add_argument("--tag", default="", help="results go to compress_bench[_TAG].json")
     args = parser.parse_args()
 
-    from inference.local_engine import LocalEngine
+    from inference.engines.local import LocalEngine
     from inference.planning.gpu_budget import parse_budget
     from inference.planning.job_time import SUMMARY
     from scripts.random_gguf import write_random_gguf

@@ -103,8 +103,8 @@ def ttft(args: argparse.Namespace, out: Path) -> None:
 
 def _cancel_once(plan: Any, prompt_words: int, after_s: float) -> dict[str, Any]:
     from inference.cancel import Cancelled, CancelToken
-    from inference.engine import collect
-    from inference.local_engine import LocalEngine
+    from inference.engines.engine import collect
+    from inference.engines.local import LocalEngine
 
     with LocalEngine() as engine:
         engine.load(plan)

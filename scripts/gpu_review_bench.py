@@ -64,7 +64,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from inference.cancel import Cancelled, CancelToken  # noqa: E402
-from inference.engine import Completion, Engine, Prompt, ResultCallback  # noqa: E402
+from inference.engines.engine import Completion, Engine, Prompt, ResultCallback  # noqa: E402
 
 DEFAULT_CONTRACT = ROOT.parent / "shared" / "fixtures" / "contracts" / "distributor-17p.pdf"
 MIB = 2**20
@@ -232,7 +232,7 @@ def plan_report(plan: Any, parallel: int) -> dict[str, Any]:
 
 def model_run(args: argparse.Namespace, library: Any, doc_id: str, checklist: Any, label: str) -> dict[str, Any]:
     """Plan (``max_parallel`` None for ``batched``, 1 for ``single``), load, review, measure."""
-    from inference.local_engine import LocalEngine
+    from inference.engines.local import LocalEngine
     from inference.planning.gpu_budget import parse_budget
     from inference.planning.job_time import ANSWER
     from inference.telemetry import GpuTelemetry

@@ -11,7 +11,7 @@ after 0.5 s, and prints how long the request took to return after the close:
 Measured 2026-12-01 (httpx 0.28.1, this machine): `Client.close()` and closing the transport
 both left the request blocked until the server answered (9.5 s after the close; httpx closes the
 socket, which does not wake a thread blocked reading it, and it exposes the socket only after the
-response headers, as the `network_stream` extension). ``inference.remote_http`` (http.client)
+response headers, as the `network_stream` extension). ``inference.engines.remote_http`` (http.client)
 keeps the socket from the moment it connects and shuts it down: 0.00 s. The openai client runs on
 httpx's transport.
 """
@@ -68,11 +68,13 @@ def timed(name: str, start: Any, close: Any) -> None:
 def main() -> None:
     port = silent_server()
     url = f"http://127.0.0.1:{port}"
-    from inference.remote_http import HttpClient
+    from inference.engines.remote_http import HttpClient
 
     ours = HttpClient(url, api_key=None, timeout_s=30)
     request = ours.open_request()
-    timed("inference.remote_http", lambda: ours.send(request, "POST", "/v1/completions", {"x": 1}), ours.abort_all)
+    timed(
+        "inference.engines.remote_http", lambda: ours.send(request, "POST", "/v1/completions", {"x": 1}), ours.abort_all
+    )
     try:
         import httpx
     except ImportError:

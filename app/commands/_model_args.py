@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from inference.engine import Engine
+    from inference.engines.engine import Engine
     from inference.planning.plan import Plan
     from inference.progress import ProgressCallback
     from summarizer.library.store import Library
@@ -78,7 +78,7 @@ def remote_url(args: argparse.Namespace) -> str:
 
 
 def open_remote(url: str, library: Library, progress: ProgressCallback) -> OpenModel:
-    from inference.remote import RemoteEngine
+    from inference.engines.remote import RemoteEngine
     from summarizer.summaries.model_files import engine_identity
 
     engine = RemoteEngine(url)

@@ -140,8 +140,8 @@ def _raw_decode_rate(plan: Plan, prompt: str, n_tokens: int, rounds: int) -> dic
 
 
 def run(args: argparse.Namespace) -> int:
-    from inference.engine import collect
-    from inference.local_engine import LocalEngine
+    from inference.engines.engine import collect
+    from inference.engines.local import LocalEngine
     from inference.planning.calibration import calibrate
     from inference.planning.gguf_info import read_gguf_info
     from inference.planning.job_time import Job, local_speeds, predict_rates

@@ -32,7 +32,7 @@ class Problem:
 def check_llama_cpp() -> dict[str, Any]:
     """Version, GPU support, CPU features and build options of the installed llama.cpp, or why
     it cannot be loaded. A CPU below the build's floor is reported without loading it (SIGILL)."""
-    from inference.llama_build import build_problems, cpu_floor_problem, read_record, system_info_features
+    from inference.engines.llama_build import build_problems, cpu_floor_problem, read_record, system_info_features
 
     record = read_record()
     build: dict[str, Any] = {
@@ -77,8 +77,8 @@ def check_gpu() -> dict[str, Any]:
 
 def check_models(folder: Path) -> tuple[list[dict[str, Any]], list[Problem]]:
     from inference.download import installed_models
+    from inference.engines.local import check_model_file
     from inference.errors import ModelError
-    from inference.local_engine import check_model_file
 
     models: list[dict[str, Any]] = []
     problems: list[Problem] = []
@@ -97,7 +97,7 @@ def diagnose() -> dict[str, Any]:
     from app.system_libraries import install_hint, missing_window_libraries
     from inference.catalog import best_tier, for_tier
     from inference.download import models_dir
-    from inference.llama_build import rebuild_advice
+    from inference.engines.llama_build import rebuild_advice
     from inference.planning.plan import GIB
 
     problems: list[Problem] = []

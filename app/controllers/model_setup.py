@@ -15,7 +15,7 @@ from app.jobs import Job
 from app.settings import Settings
 from app.settings_dialog import SettingsDialog
 from app.welcome import WelcomePanel
-from inference.engine import LoadReport
+from inference.engines.engine import LoadReport
 from inference.errors import PagewiseError
 
 MODEL_KEYS = ("model_path", "remote_url", "vram_budget", "context_size", "kv_type", "gpu_layers")

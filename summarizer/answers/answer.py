@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from inference.cancel import NEVER_CANCELLED, CancelToken
-from inference.engine import Engine, GenerationStats
+from inference.engines.engine import Engine, GenerationStats
 from inference.progress import ProgressCallback, no_progress
 from summarizer.answers.citations import Citation, find_citations
 from summarizer.answers.conversations import HistoryTurn

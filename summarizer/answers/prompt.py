@@ -16,7 +16,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
-from inference.engine import ChatMessage, Engine, render_plain
+from inference.engines.engine import ChatMessage, Engine, render_plain
 from inference.errors import PlanError
 from summarizer.answers.citations import CitableSource
 from summarizer.answers.conversations import HistoryTurn

@@ -24,7 +24,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from inference.cancel import NEVER_CANCELLED, CancelToken
-from inference.engine import ChatMessage, Completion, Engine
+from inference.engines.engine import ChatMessage, Completion, Engine
 from inference.progress import Progress, ProgressCallback, Stage, no_progress
 from summarizer.library.document_text import read_pages
 from summarizer.library.store import DocumentRecord, Library

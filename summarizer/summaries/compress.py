@@ -21,7 +21,7 @@ import time
 from collections.abc import Callable, Sequence
 
 from inference.cancel import NEVER_CANCELLED, CancelToken
-from inference.engine import ChatMessage, Completion, Engine, collect, render_plain
+from inference.engines.engine import ChatMessage, Completion, Engine, collect, render_plain
 from inference.errors import PlanError
 from inference.progress import ProgressCallback, Stage, no_progress
 from summarizer.errors import DocumentError

@@ -18,7 +18,7 @@ from pathlib import Path
 from types import TracebackType
 
 from inference.cancel import NEVER_CANCELLED, CancelToken
-from inference.local_engine import LocalEngine, check_model_file
+from inference.engines.local import LocalEngine, check_model_file
 from inference.planning.batch_plan import BatchedPlan, plan_batched
 from inference.planning.gguf_info import GgufInfo, read_gguf_info
 from inference.planning.gpu_budget import default_budget

@@ -11,7 +11,7 @@ import hashlib
 from pathlib import Path
 
 from inference.cancel import NEVER_CANCELLED, CancelToken
-from inference.engine import Engine
+from inference.engines.engine import Engine
 from inference.errors import ModelError
 from inference.progress import Progress, ProgressCallback, Stage, no_progress
 from summarizer.library.store import Library

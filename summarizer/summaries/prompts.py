@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from inference.engine import ChatMessage
+from inference.engines.engine import ChatMessage
 from summarizer.library.document_text import llm_text, page_range_label
 
 PROMPT_VERSION = 1

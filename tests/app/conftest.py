@@ -59,8 +59,8 @@ class DocumentFake:
 
     @staticmethod
     def make(**kwargs: Any) -> Any:
-        from inference.engine import render_plain
-        from inference.fake import FakeEngine
+        from inference.engines.engine import render_plain
+        from inference.engines.fake import FakeEngine
 
         class _Fake(FakeEngine):
             summary_reply = "A summary of these pages: parties, fees, term and termination (p. 1)."

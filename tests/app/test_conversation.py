@@ -10,8 +10,8 @@ from PySide6.QtCore import Qt, QUrl
 from PySide6.QtGui import QColor
 
 from app.answering import AnswerView
+from inference.engines.fake import FakeEngine
 from inference.errors import EngineError
-from inference.fake import FakeEngine
 from tests.app.conftest import DocumentFake, wait_for_document
 from tests.conftest import CONTRACTS
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from inference.fake import FakeEngine, split_pieces
+from inference.engines.fake import FakeEngine, split_pieces
 from scripts.gpu_review_bench import main, parse_args, prepare, project, time_review
 from summarizer.library.store import Library
 from summarizer.review.answers import REPLY_TOKENS

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from inference.fake import FakeEngine
+from inference.engines.fake import FakeEngine
 from inference.progress import Progress, Stage
 from summarizer.library.ingest import ingest_path
 from summarizer.library.store import Library

@@ -85,7 +85,7 @@ def test_review_is_stored_reused_without_loading_and_corrected(
     from typing import Any
 
     from app.commands._model_args import OpenModel
-    from inference.fake import FakeEngine
+    from inference.engines.fake import FakeEngine
     from summarizer.library.store import Library
     from summarizer.summaries.model_files import model_sha256
     from tests.summarizer.doc_factory import add_document

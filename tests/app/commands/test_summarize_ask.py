@@ -16,7 +16,7 @@ import pytest
 
 from app.cli import main
 from app.commands._model_args import OpenModel
-from inference.fake import FakeEngine
+from inference.engines.fake import FakeEngine
 from inference.planning.plan import Plan
 from summarizer.library.store import Library
 from tests.summarizer.doc_factory import add_document, numbered_pages

@@ -5,8 +5,8 @@ from collections.abc import Iterator
 import pytest
 
 from inference.cancel import Cancelled, CancelToken
-from inference.engine import ChatMessage, Prompt
-from inference.fake import FakeEngine
+from inference.engines.engine import ChatMessage, Prompt
+from inference.engines.fake import FakeEngine
 from summarizer.answers.answer import AnswerOptions, answer_question, ask
 from summarizer.answers.conversations import HistoryTurn
 from summarizer.answers.prompt import PreparedPrompt, pick_diverse
@@ -227,7 +227,7 @@ def test_a_stopped_answer_still_reports_the_reused_prefix(library: Library, long
     tokens reused from the cache come from the first piece instead."""
     from dataclasses import replace
 
-    from inference.engine import Piece
+    from inference.engines.engine import Piece
 
     class CachingFake(FakeEngine):
         def generate(self, prompt: Prompt, **kwargs: object) -> Iterator[Piece]:  # type: ignore[override]

@@ -4,7 +4,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from inference.fake import FakeEngine
+from inference.engines.fake import FakeEngine
 from summarizer.answers.answer import AnswerOptions, ask
 from summarizer.answers.conversations import append_turn, clear_conversation, history, list_turns
 from summarizer.errors import DocumentNotFound

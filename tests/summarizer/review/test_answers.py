@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from inference.fake import FakeEngine, InvalidOutput
+from inference.engines.fake import FakeEngine, InvalidOutput
 from summarizer.library.ingest import ingest_path
 from summarizer.library.store import Library
 from summarizer.review.answers import REPLY_SCHEMA, reading_units, review_with_model

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from inference.cancel import Cancelled, CancelToken
-from inference.fake import FakeEngine
+from inference.engines.fake import FakeEngine
 from inference.progress import Progress
 from summarizer.library.store import Library
 from summarizer.review.answers import review_with_model

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from inference.fake import FakeEngine
+from inference.engines.fake import FakeEngine
 from summarizer.library.ingest import IngestOptions, ingest_path
 from summarizer.library.store import Library
 from summarizer.review.answers import review_with_model, stored_review

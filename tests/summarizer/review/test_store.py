@@ -14,8 +14,8 @@ import pytest
 import sqlite_utils
 
 from inference.cancel import Cancelled, CancelToken
+from inference.engines.fake import FakeEngine
 from inference.errors import EngineError
-from inference.fake import FakeEngine
 from inference.progress import Progress
 from summarizer.library.schema import MIGRATIONS, SCHEMA_VERSION, _review_results, applied_version
 from summarizer.library.store import Library

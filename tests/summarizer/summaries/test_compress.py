@@ -6,9 +6,9 @@ from collections.abc import Iterator
 import pytest
 
 from inference.cancel import Cancelled, CancelToken
-from inference.engine import ChatMessage, Prompt
+from inference.engines.engine import ChatMessage, Prompt
+from inference.engines.fake import FakeEngine
 from inference.errors import EngineError, PlanError
-from inference.fake import FakeEngine
 from inference.progress import Progress, Stage
 from summarizer.library.store import Library
 from summarizer.summaries import compress as compress_module

@@ -5,7 +5,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from inference.fake import FakeEngine
+from inference.engines.fake import FakeEngine
 from summarizer.errors import DocumentError
 from summarizer.library.document_text import passage_pieces, read_pages, read_passages
 from summarizer.library.store import Library

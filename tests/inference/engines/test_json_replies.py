@@ -1,5 +1,5 @@
 """Replies held to a JSON schema always parse: every cut reply is closed validly, or it is a
-typed error (inference/json_replies.py), for the fake engine here; the local and remote engines
+typed error (inference/engines/json_replies.py), for the fake engine here; the local and remote engines
 have their own tiny-budget tests (test_local_engine.py, test_remote_llama_server.py)."""
 
 from __future__ import annotations
@@ -9,9 +9,9 @@ from typing import Any
 
 import pytest
 
-from inference.engine import collect
-from inference.fake import FakeEngine
-from inference.json_replies import ReplyFormatError, closing, finish, schema_errors, shortest_value
+from inference.engines.engine import collect
+from inference.engines.fake import FakeEngine
+from inference.engines.json_replies import ReplyFormatError, closing, finish, schema_errors, shortest_value
 
 REVIEW = {
     "type": "object",

@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 
 from app.cli import main
-from inference.engine import ChatMessage, collect
-from inference.remote import RemoteEngine
+from inference.engines.engine import ChatMessage, collect
+from inference.engines.remote import RemoteEngine
 from summarizer.library.store import Library
 from tests.summarizer.doc_factory import add_document, numbered_pages
 
@@ -70,7 +70,7 @@ def test_load_stream_tokenize_and_json_against_llama_cpp_server(server: str, smo
 def test_a_json_reply_cut_by_a_tiny_budget_is_closed_validly_by_the_remote_engine(server: str) -> None:
     """The server holds the reply to the schema but stops at max_tokens wherever it is: the
     remote engine closes it (single and batched)."""
-    from inference.json_replies import schema_errors
+    from inference.engines.json_replies import schema_errors
     from summarizer.review.answers import REPLY_SCHEMA
 
     # One request at a time: llama-cpp-python's server serves one (two at once, it ends one empty,

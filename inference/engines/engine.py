@@ -1,8 +1,8 @@
 """The engine interface: load a model, count tokens, stream a generation, cancel.
 
-Three implementations share it: ``inference.local_engine.LocalEngine`` (llama.cpp in a
-worker process), ``inference.remote.RemoteEngine`` (an OpenAI-compatible server) and
-``inference.fake.FakeEngine`` (scripted replies, for tests). Callers hold an ``Engine`` and
+Three implementations share it: ``inference.engines.local.LocalEngine`` (llama.cpp in a
+worker process), ``inference.engines.remote.RemoteEngine`` (an OpenAI-compatible server) and
+``inference.engines.fake.FakeEngine`` (scripted replies, for tests). Callers hold an ``Engine`` and
 never know which one they have.
 
 Conventions every implementation follows:
@@ -71,7 +71,7 @@ class GenerationStats:
     accepted_tokens: int = 0
     json_closed: bool = False
     """A reply held to a JSON schema ran out of tokens inside the JSON and was completed by the
-    shortest valid ending (``inference.json_replies``): its last value may be cut short."""
+    shortest valid ending (``inference.engines.json_replies``): its last value may be cut short."""
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -214,7 +214,7 @@ class Engine(abc.ABC):
         ``temperature`` 0 is greedy (deterministic). ``stop`` strings end the reply and are
         not included in it. With ``json_schema`` the reply is JSON text that follows it: one cut
         by ``max_tokens`` is closed by the shortest valid ending (``stats.json_closed``), and
-        one that cannot be raises ``inference.json_replies.ReplyFormatError`` at its end.
+        one that cannot be raises ``inference.engines.json_replies.ReplyFormatError`` at its end.
         """
 
     @abc.abstractmethod

@@ -40,8 +40,8 @@ from collections import deque
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from inference.decode_utils import GrammarCheck, GreedySampler, NanCheck, TokenBytes
-from inference.engine import StopReason, StopScanner
+from inference.engines.decode_utils import GrammarCheck, GreedySampler, NanCheck, TokenBytes
+from inference.engines.engine import StopReason, StopScanner
 from inference.planning.plan import GGML_TYPE_IDS, Plan
 
 _KV_ROUND = 256

@@ -6,7 +6,7 @@ import ctypes
 import math
 from typing import Any
 
-from inference.decode_utils import NanCheck
+from inference.engines.decode_utils import NanCheck
 
 
 class _Llama:

@@ -19,9 +19,9 @@ from pathlib import Path
 import pytest
 
 from inference.cancel import Cancelled, CancelToken
-from inference.engine import ChatMessage, collect
+from inference.engines.engine import ChatMessage, collect
+from inference.engines.local import LocalEngine
 from inference.errors import EngineError, ModelError
-from inference.local_engine import LocalEngine
 from inference.planning.plan import Plan
 
 pytestmark = pytest.mark.slow
@@ -298,7 +298,7 @@ def test_prompt_longer_than_the_context(engine: LocalEngine) -> None:
 
 _ORPHAN_SCRIPT = """
 import os, sys
-from inference.local_engine import LocalEngine
+from inference.engines.local import LocalEngine
 from inference.planning.plan import Plan
 if __name__ == "__main__":
     engine = LocalEngine()
@@ -316,7 +316,7 @@ def test_worker_ends_when_the_app_dies(tmp_path: Path) -> None:
 
     script = tmp_path / "orphan.py"
     script.write_text(_ORPHAN_SCRIPT)
-    root = Path(__file__).resolve().parents[2]
+    root = Path(__file__).resolve().parents[3]
     env = {**os.environ, "PYTHONPATH": str(root)}
     done = subprocess.run(
         [sys.executable, str(script), str(MODEL)], capture_output=True, text=True, env=env, timeout=120
@@ -553,7 +553,7 @@ def test_a_json_reply_cut_by_a_tiny_budget_is_closed_validly_single_and_batched(
     object): the reply is still valid JSON of the schema, closed by the shortest ending."""
     import json
 
-    from inference.json_replies import schema_errors
+    from inference.engines.json_replies import schema_errors
     from summarizer.review.answers import REPLY_SCHEMA as REVIEW_SCHEMA
 
     questions = [[ChatMessage("user", f"Does the contract cap liability? ({n}) Answer in JSON.")] for n in range(3)]

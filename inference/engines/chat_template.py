@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from inference.engine import ChatMessage, render_plain
+from inference.engines.engine import ChatMessage, render_plain
 
 ChatRenderer = Callable[[Sequence[ChatMessage]], str]
 

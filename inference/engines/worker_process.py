@@ -1,9 +1,9 @@
 """The model worker process as the local engine sees it: start and stop it, send a request, and
 read its replies while watching for a cancel, a crash and a time limit.
 
-The engine (``inference.local_engine``) decides what a forced stop or a crash means for the
+The engine (``inference.engines.local``) decides what a forced stop or a crash means for the
 model it loaded; this module calls back into it (``on_forced_stop``, ``crash_error``) at those
-moments. The protocol spoken over the pipe is ``inference.llama_worker``'s.
+moments. The protocol spoken over the pipe is ``inference.engines.llama_worker``'s.
 """
 
 from __future__ import annotations
@@ -17,9 +17,9 @@ from multiprocessing.process import BaseProcess
 from typing import Any
 
 from inference.cancel import NEVER_CANCELLED, Cancelled, CancelToken
+from inference.engines.llama_worker import worker_main
+from inference.engines.shared_flag import SharedFlag
 from inference.errors import EngineError
-from inference.llama_worker import worker_main
-from inference.shared_flag import SharedFlag
 
 _POLL_S = 0.05
 TERMINAL_REPLIES = frozenset({"done", "cancelled", "error", "batch_done", "loaded", "tokens", "ok"})

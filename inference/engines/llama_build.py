@@ -22,7 +22,7 @@ from typing import Any
 RECORD_NAME = "pagewise-build.json"
 FLOOR_FEATURES = ("avx2", "fma", "f16c")
 """What the portable build needs of an x86-64 CPU (x86-64-v3: Haswell, Zen and later)."""
-OPTIONS_FILE = Path(__file__).resolve().parent.parent / "installers" / "llama-cmake-options.txt"
+OPTIONS_FILE = Path(__file__).resolve().parents[2] / "installers" / "llama-cmake-options.txt"
 
 
 @dataclass(frozen=True, slots=True)

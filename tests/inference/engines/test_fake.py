@@ -7,9 +7,9 @@ import threading
 import pytest
 
 from inference.cancel import Cancelled, CancelToken
-from inference.engine import ChatMessage, Piece, StopScanner, collect
+from inference.engines.engine import ChatMessage, Piece, StopScanner, collect
+from inference.engines.fake import FakeEngine, split_pieces
 from inference.errors import EngineError
-from inference.fake import FakeEngine, split_pieces
 from inference.planning.plan import Plan
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from inference.prompt_lookup import NgramIndex
+from inference.engines.prompt_lookup import NgramIndex
 
 
 def test_draft_follows_the_last_earlier_match() -> None:

@@ -1,4 +1,4 @@
-"""HTTP to an OpenAI-compatible server for the remote engine (``inference.remote``): JSON
+"""HTTP to an OpenAI-compatible server for the remote engine (``inference.engines.remote``): JSON
 requests, streamed responses read as server-sent events, and requests that another thread can
 abort (cancel closes the connection). Only the standard library is used (``http.client``).
 

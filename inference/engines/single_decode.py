@@ -1,7 +1,7 @@
 """One prompt at a time on the model's own context: prefill, then sampling, plain or with drafts.
 
-Runs in the worker process: ``inference.llama_worker`` receives the request, loads the model and
-tokenizes the prompt; ``inference.batch_decode`` is the several-prompts sibling. The KV cache of
+Runs in the worker process: ``inference.engines.llama_worker`` receives the request, loads the model and
+tokenizes the prompt; ``inference.engines.batch_decode`` is the several-prompts sibling. The KV cache of
 the longest prefix shared with the previous prompt is kept (``reuse_prefix``).
 
 Prefill goes in whole micro-batches (``decode_utils.prefill_step``): with layers in CPU memory
@@ -21,8 +21,8 @@ from collections.abc import Callable, Generator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from inference.decode_utils import GreedySampler, NanCheck, TokenBytes, prefill_step
-from inference.engine import StopReason, StopScanner
+from inference.engines.decode_utils import GreedySampler, NanCheck, TokenBytes, prefill_step
+from inference.engines.engine import StopReason, StopScanner
 
 TRACE_CHUNKS = bool(os.environ.get("PAGEWISE_TRACE_CHUNKS"))
 
@@ -211,13 +211,13 @@ def _plain_tokens(
 def _lookup_tokens(
     llm: Any, sampler: Any, max_tokens: int, prompt: list[int], check_cancel: Callable[[], None], drafts: _Drafts
 ) -> Generator[int, None, None]:
-    """Greedy decoding with prompt-lookup drafts (``inference.prompt_lookup``).
+    """Greedy decoding with prompt-lookup drafts (``inference.engines.prompt_lookup``).
 
     Each step evaluates the last token plus a draft in one call with logits for every
     position, keeps the draft tokens the model agrees with, then trims the KV cache to
     them. Same tokens as plain greedy decoding; fewer decode calls when drafts hit.
     """
-    from inference.prompt_lookup import NgramIndex
+    from inference.engines.prompt_lookup import NgramIndex
 
     index = NgramIndex(prompt, max_n=3, min_n=2)
     n_ctx = int(llm.n_ctx())

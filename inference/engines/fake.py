@@ -32,7 +32,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
 from inference.cancel import NEVER_CANCELLED, Cancelled, CancelToken
-from inference.engine import (
+from inference.engines.engine import (
     Completion,
     Engine,
     GenerationStats,
@@ -45,8 +45,8 @@ from inference.engine import (
     StopScanner,
     render_plain,
 )
+from inference.engines.json_replies import hold_completion, hold_stream
 from inference.errors import EngineError
-from inference.json_replies import hold_completion, hold_stream
 from inference.planning.plan import Plan
 from inference.progress import Progress, ProgressCallback, Stage, no_progress
 

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from inference.llama_build import (
+from inference.engines.llama_build import (
     OPTIONS_FILE,
     BuildRecord,
     amx_in_system_info,
@@ -27,7 +27,7 @@ from inference.llama_build import (
     system_info_features,
 )
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 
 
 def test_the_installed_llama_cpp_was_built_with_the_portable_options() -> None:

@@ -1,6 +1,6 @@
 """The local engine: llama.cpp in a worker process, driven from here.
 
-The worker (``inference.llama_worker``) is started with the "spawn" method, so an abort, a
+The worker (``inference.engines.llama_worker``) is started with the "spawn" method, so an abort, a
 CUDA out-of-memory or a segfault in llama.cpp ends the worker, never the app: the next
 read here notices, raises ``EngineError`` with the worker's last log lines, and
 ``restart()`` (or ``load``) starts a fresh worker.
@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from inference.cancel import NEVER_CANCELLED, Cancelled, CancelToken
-from inference.engine import (
+from inference.engines.engine import (
     ChatMessage,
     Completion,
     Engine,
@@ -38,12 +38,12 @@ from inference.engine import (
     Prompt,
     ResultCallback,
 )
+from inference.engines.json_replies import hold_completion, hold_stream
+from inference.engines.llama_worker import BatchRequest, GenerateRequest
+from inference.engines.worker_process import WorkerProcess, describe_exit
 from inference.errors import EngineError, ModelError
-from inference.json_replies import hold_completion, hold_stream
-from inference.llama_worker import BatchRequest, GenerateRequest
 from inference.planning.plan import Plan
 from inference.progress import Progress, ProgressCallback, Stage, no_progress
-from inference.worker_process import WorkerProcess, describe_exit
 
 _LOAD_LOG_END = "[pagewise] load finished"
 
@@ -78,7 +78,7 @@ class LocalEngine(Engine):
     ) -> None:
         self.cancel_grace_s = cancel_grace_s
         self.prompt_lookup = prompt_lookup
-        """Greedy generations use prompt-lookup drafts (see ``inference.prompt_lookup``)."""
+        """Greedy generations use prompt-lookup drafts (see ``inference.engines.prompt_lookup``)."""
         self.load_timeout_s = load_timeout_s
         self._plan: Plan | None = None
         self._info: dict[str, Any] = {}

@@ -7,7 +7,7 @@ import threading
 import time
 from typing import Any
 
-from inference.shared_flag import SharedFlag
+from inference.engines.shared_flag import SharedFlag
 
 
 def _child_waits_then_exits(flag: Any) -> None:

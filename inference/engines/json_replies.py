@@ -30,7 +30,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from inference.engine import Completion, JsonSchema, Piece
+from inference.engines.engine import Completion, JsonSchema, Piece
 from inference.errors import EngineError
 
 _WS = " \t\n\r"

@@ -5,7 +5,7 @@ messages) or ``/v1/completions`` (raw prompts). Cancel closes the connection (th
 servers named above then stop generating). Token counts come from the server's
 ``/tokenize`` when it has one (llama.cpp server, vLLM; llama-cpp-python's server:
 ``/extras/tokenize``), else from an estimate of 4
-characters per token. The HTTP side (requests, events, abort) is ``inference.remote_http``.
+characters per token. The HTTP side (requests, events, abort) is ``inference.engines.remote_http``.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from concurrent.futures import ThreadPoolExecutor, as_completed
 from typing import Any
 
 from inference.cancel import NEVER_CANCELLED, Cancelled, CancelToken
-from inference.engine import (
+from inference.engines.engine import (
     Completion,
     Engine,
     GenerationStats,
@@ -30,11 +30,11 @@ from inference.engine import (
     StopReason,
     StopScanner,
 )
+from inference.engines.json_replies import ReplyFormatError, hold_stream
+from inference.engines.remote_http import HttpClient, HttpError, HttpStatus, error_text, sse_events
 from inference.errors import EngineError
-from inference.json_replies import ReplyFormatError, hold_stream
 from inference.planning.plan import Plan
 from inference.progress import Progress, ProgressCallback, Stage, no_progress
-from inference.remote_http import HttpClient, HttpError, HttpStatus, error_text, sse_events
 
 CHARS_PER_TOKEN = 4.0
 """Estimate used when the server cannot count tokens."""

@@ -13,10 +13,10 @@ from typing import Any
 import pytest
 
 from inference.cancel import Cancelled, CancelToken
-from inference.engine import ChatMessage, collect
+from inference.engines.engine import ChatMessage, collect
+from inference.engines.json_replies import ReplyFormatError
+from inference.engines.remote import RemoteEngine
 from inference.errors import EngineError
-from inference.json_replies import ReplyFormatError
-from inference.remote import RemoteEngine
 
 
 @dataclass

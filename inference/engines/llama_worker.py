@@ -1,4 +1,4 @@
-"""The model worker: llama-cpp-python in a child process (the parent is ``local_engine``).
+"""The model worker: llama-cpp-python in a child process (the parent is ``inference.engines.local``).
 
 The child owns the ``Llama`` object. A crash in llama.cpp (abort, CUDA out of memory,
 segfault) kills only this process; the parent reports it and can start another.
@@ -16,10 +16,10 @@ until a terminal reply):
     ("exit",)                           -> the process ends
 
 This module holds the protocol and the model's loading; the decoding itself is in
-``inference.single_decode`` (one prompt, on the model's own context) and
-``inference.batch_decode`` (several prompts, on a second context).
+``inference.engines.single_decode`` (one prompt, on the model's own context) and
+``inference.engines.batch_decode`` (several prompts, on a second context).
 
-``cancel_event`` (an ``inference.shared_flag.SharedFlag``) is checked between prefill calls and between
+``cancel_event`` (an ``inference.engines.shared_flag.SharedFlag``) is checked between prefill calls and between
 generated tokens. On the CPU backend llama.cpp's abort callback checks the event between graph
 nodes, so a cancel lands at once; on CUDA it waits for the running micro-batch (measured per
 placement in docs/benchmarks.md).
@@ -43,7 +43,7 @@ from dataclasses import dataclass
 from multiprocessing.connection import Connection
 from typing import Any
 
-from inference.engine import ChatMessage
+from inference.engines.engine import ChatMessage
 from inference.planning.plan import Plan
 
 
@@ -201,7 +201,7 @@ class _Worker:
             raise _ReportedError(kind, message) from error
         self._overrides = overrides  # referenced by the model's params until it is freed
         sys.stderr.write("[pagewise] load finished\n")  # LocalEngine.load_log() reads up to here
-        from inference.chat_template import chat_renderer
+        from inference.engines.chat_template import chat_renderer
 
         bos = llm.token_bos()
         eos = llm.token_eos()
@@ -305,7 +305,7 @@ class _Worker:
         return list(llm.tokenize(text.encode("utf-8"), add_bos=False, special=True))
 
     def _generate(self, request: GenerateRequest) -> None:
-        from inference.single_decode import TRACE_CHUNKS, generate
+        from inference.engines.single_decode import TRACE_CHUNKS, generate
 
         llm = self._require_model()
         started = time.perf_counter()
@@ -357,7 +357,7 @@ class _Worker:
         return cached
 
     def _batch(self, request: BatchRequest) -> None:
-        from inference.batch_decode import run_batch
+        from inference.engines.batch_decode import run_batch
 
         llm = self._require_model()
         assert self.plan is not None
