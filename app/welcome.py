@@ -10,7 +10,7 @@ from PySide6.QtWidgets import QBoxLayout, QFrame, QHBoxLayout, QLabel, QPushButt
 
 def recommended_model(vram_bytes: int | None) -> tuple[str, object | None]:
     """A label and the catalog entry recommended for this GPU (the 8 GB tier without one)."""
-    from inference.catalog import best_tier, for_tier
+    from inference.models.catalog import best_tier, for_tier
 
     tier = best_tier(vram_bytes) if vram_bytes else None
     entries = for_tier(tier or 8)

@@ -76,9 +76,9 @@ def check_gpu() -> dict[str, Any]:
 
 
 def check_models(folder: Path) -> tuple[list[dict[str, Any]], list[Problem]]:
-    from inference.download import installed_models
     from inference.engines.local import check_model_file
     from inference.errors import ModelError
+    from inference.models.download import installed_models
 
     models: list[dict[str, Any]] = []
     problems: list[Problem] = []
@@ -95,9 +95,9 @@ def check_models(folder: Path) -> tuple[list[dict[str, Any]], list[Problem]]:
 
 def diagnose() -> dict[str, Any]:
     from app.system_libraries import install_hint, missing_window_libraries
-    from inference.catalog import best_tier, for_tier
-    from inference.download import models_dir
     from inference.engines.llama_build import rebuild_advice
+    from inference.models.catalog import best_tier, for_tier
+    from inference.models.download import models_dir
     from inference.planning.plan import GIB
 
     problems: list[Problem] = []

@@ -128,7 +128,7 @@ class ModelSetupController(UsesJobContext, QObject):
         self.activity.start(f"Downloading {self.recommended_label}…")
 
         def run(job: Job) -> Path:
-            from inference.download import download_model
+            from inference.models.download import download_model
             from inference.planning.gguf_info import read_gguf_info
 
             def check(path: Path) -> None:

@@ -24,8 +24,8 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from inference.cancel import NEVER_CANCELLED, Cancelled, CancelToken
-from inference.catalog import CatalogEntry
 from inference.errors import ModelError, PagewiseError
+from inference.models.catalog import CatalogEntry
 from inference.progress import Progress, ProgressCallback, Stage, no_progress
 
 _SHA256_RE = re.compile(r"^[0-9a-f]{64}$")

@@ -15,11 +15,11 @@ from typing import Any
 
 import pytest
 
-from inference import catalog, download
 from inference.cancel import Cancelled, CancelToken
-from inference.catalog import CATALOG, CatalogEntry
-from inference.download import DownloadError, HuggingFaceHub, download_model
 from inference.errors import ModelError
+from inference.models import catalog, download
+from inference.models.catalog import CATALOG, CatalogEntry
+from inference.models.download import DownloadError, HuggingFaceHub, download_model
 from inference.progress import Progress, Stage
 
 COMMIT = "0123456789abcdef0123456789abcdef01234567"

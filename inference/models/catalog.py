@@ -4,7 +4,7 @@ The Hugging Face hub cannot be reached from where this list was written, so noth
 was checked against it:
 
 * ``revision`` and ``sha256`` are ``None`` ("to be verified"). At download time
-  ``inference.download`` asks the hub for the file's sha256 at the resolved revision (the
+  ``inference.models.download`` asks the hub for the file's sha256 at the resolved revision (the
   commit it resolves to is recorded with the file) and verifies the download against it.
   When a release pins them, fill them in: a pinned sha256 that the hub contradicts stops
   the download.
