@@ -57,3 +57,66 @@ def test_the_network_is_blocked_in_tests() -> None:
 
     with pytest.raises(NetworkBlocked), socket.create_connection(("192.0.2.1", 80), timeout=1):
         pass
+
+
+def _group_imports() -> list[tuple[str, str, str, str]]:
+    """(file, its group, the group it imports, the module) for every import inside a floor."""
+    from scripts.architecture_graph import imported_nodes, module_node, sources
+
+    found = []
+    for path in sources():
+        floor, group = module_node(path)
+        for target_floor, target_group, name in imported_nodes(path):
+            if target_floor == floor:
+                found.append((str(path.relative_to(ROOT)), group, target_group, name))
+    return found
+
+
+def group_order_problems() -> list[str]:
+    """Imports that break a floor's group order (scripts/architecture_graph.py: LAYERS): a
+    module imports its own group, the floor's top-level modules and groups of a lower rank."""
+    from scripts.architecture_graph import LAYERS, module_node
+
+    problems = []
+    floor_of = {str(p.relative_to(ROOT)): module_node(p)[0] for p in ROOT.glob("*/**/*.py")}
+    for file, group, target, name in _group_imports():
+        ranks = LAYERS.get(floor_of.get(file, ""), {})
+        if not ranks or target in (group, ""):
+            continue
+        if target not in ranks or group not in ranks:
+            problems.append(f"{file}: its group or {name}'s ({target!r}) has no rank in LAYERS")
+        elif ranks[target] >= ranks[group]:
+            problems.append(f"{file} ({group or 'top level'}) imports {name} ({target}): not a lower group")
+    return problems
+
+
+def test_groups_import_only_groups_below_them() -> None:
+    from scripts.architecture_graph import LAYERS
+
+    problems = group_order_problems()
+    assert not problems, "\n".join(problems)
+    for floor, ranks in LAYERS.items():  # every group has a rank, and every rank a group
+        groups = {p.parent.name for p in (ROOT / floor).glob("*/__init__.py")}
+        assert groups == set(ranks) - {""}, floor
+
+
+def test_the_test_tree_mirrors_the_groups() -> None:
+    from scripts.architecture_graph import LAYERS
+
+    for floor, ranks in LAYERS.items():
+        for group in set(ranks) - {""}:
+            modules = {p.stem for p in (ROOT / floor / group).glob("*.py")} - {"__init__"}
+            tests = ROOT / "tests" / floor / group
+            assert (tests / "__init__.py").is_file(), tests
+            for test in tests.glob("test_*.py"):  # named by a module of the group, or by a job of it
+                assert test.stem[5:] in modules or group in ("review", "library", "engines", "planning"), test
+        for test in (ROOT / "tests" / floor).glob("test_*.py"):  # top level: only the floor's own modules
+            grouped = {p.stem for p in (ROOT / floor).glob("*/*.py")} - {"__init__"}
+            assert test.stem[5:] not in grouped, f"{test} tests a module of a group: move it to its folder"
+
+
+def test_docs_architecture_picture_is_made_from_the_imports() -> None:
+    from scripts.architecture_graph import DOC, rewritten
+
+    text = DOC.read_text(encoding="utf-8")
+    assert rewritten(text) == text, "docs/architecture.md is stale: run python scripts/architecture_graph.py --write"

@@ -1,6 +1,6 @@
 """Replies held to a JSON schema always parse: every cut reply is closed validly, or it is a
 typed error (inference/engines/json_replies.py), for the fake engine here; the local and remote engines
-have their own tiny-budget tests (test_local_engine.py, test_remote_llama_server.py)."""
+have their own tiny-budget tests (test_local.py, test_remote_llama_server.py)."""
 
 from __future__ import annotations
 
