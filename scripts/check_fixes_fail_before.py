@@ -61,7 +61,8 @@ FIXES = (
     Fix("the window's start-up error does not name the missing system libraries", "d3a4cc6", (
         "tests/app/test_system_libraries.py::test_window_start_names_the_missing_libraries",)),
     Fix("the plan names the model by its GGUF-internal name", "526169e", (
-        "tests/inference/planning/test_policy.py::test_the_plan_names_the_model_by_its_file",)),
+        # the test's path at the fix (since moved: tests/inference/planning/test_policy.py)
+        "tests/inference/test_plan_policy.py::test_the_plan_names_the_model_by_its_file",)),
     Fix("the context-size help says 0 while the field shows auto", "04ca16e", (
         "tests/app/test_settings.py::test_the_context_size_hint_names_what_the_field_shows",), tests_from="HEAD"),
 )  # fmt: skip
