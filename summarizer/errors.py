@@ -27,6 +27,10 @@ class LibraryError(PagewiseError):
     """The document library (database, index, data folder) has a problem."""
 
 
+class DiskFull(LibraryError):
+    """The disk holding the library has no space left: nothing is damaged, space must be freed."""
+
+
 class DocumentNotFound(LibraryError):
     """No document with that id is in the library."""
 

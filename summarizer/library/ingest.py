@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
+import sqlite3
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -19,6 +20,7 @@ from typing import Any
 from inference.cancel import NEVER_CANCELLED, CancelToken
 from inference.progress import Progress, ProgressCallback, Stage, no_progress
 from summarizer.errors import DocumentError
+from summarizer.library.disk_space import space_error
 from summarizer.library.passages import (
     DEFAULT_MAX_CHARS,
     DEFAULT_MAX_TOKENS,
@@ -149,6 +151,16 @@ class Ingestor:
 
     # --- entry point ----------------------------------------------------------------
     def ingest(self, path: Path) -> IngestResult:
+        try:
+            return self._ingest(path)
+        except (sqlite3.DatabaseError, OSError) as error:
+            # Each step is committed: a write that failed for want of space loses nothing, and
+            # the same ingest again continues where it stopped.
+            if full := space_error(error, self.library.path.parent, f"(add {Path(path).name} again to finish it)"):
+                raise full from None
+            raise
+
+    def _ingest(self, path: Path) -> IngestResult:
         path = Path(path).expanduser()
         with contextlib.suppress(OSError):
             path = path.resolve()

@@ -13,6 +13,7 @@ from typing import Any
 import sqlite_utils
 
 from summarizer.errors import DocumentNotFound, LibraryError
+from summarizer.library.disk_space import space_error
 from summarizer.library.paths import library_path
 from summarizer.library.schema import SCHEMA_VERSION, applied_version, migrate, transaction
 
@@ -110,12 +111,16 @@ class Library:
                 )
             migrated = migrate(db, path)
         except sqlite3.DatabaseError as error:
+            if full := space_error(error, path.parent):
+                raise full from None
             raise LibraryError(
                 f"The library {path} cannot be opened ({error}). If it is damaged, move it away "
                 "and add your documents again.",
                 path=path,
             ) from None
         except OSError as error:
+            if full := space_error(error, path.parent):
+                raise full from None
             raise LibraryError(f"The library folder {path.parent} is not writable ({error}).", path=path) from None
         library = cls(db, path)
         library.migration_backup = migrated.backup
