@@ -26,7 +26,7 @@ Usage = namedtuple("Usage", "total used free")
 
 
 def _free(monkeypatch: pytest.MonkeyPatch, free: int) -> None:
-    monkeypatch.setattr(disk_space.shutil, "disk_usage", lambda _path: Usage(40 * 1024**2, 40 * 1024**2 - free, free))
+    monkeypatch.setattr(shutil, "disk_usage", lambda _path: Usage(40 * 1024**2, 40 * 1024**2 - free, free))
 
 
 def _failing_connect(message: str) -> Any:
@@ -40,7 +40,7 @@ def test_opening_a_library_on_a_full_disk_says_to_free_space(tmp_path: Path, mon
     """The reported case: `disk I/O error` on open, with the disk full."""
     _free(monkeypatch, 12 * 1024)
     monkeypatch.setattr(sqlite3, "connect", _failing_connect("disk I/O error"))
-    with pytest.raises(DiskFull) as caught:
+    with pytest.raises(LibraryError) as caught:
         Library.open(tmp_path / "library.sqlite")
     message = str(caught.value)
     assert message.startswith(f"No space left on the disk holding {tmp_path} (0 MiB free): free some space")
@@ -54,6 +54,7 @@ def test_an_io_error_with_room_on_the_disk_is_still_a_damaged_library(
     monkeypatch.setattr(sqlite3, "connect", _failing_connect("disk I/O error"))
     with pytest.raises(LibraryError) as caught:
         Library.open(tmp_path / "library.sqlite")
+
     assert not isinstance(caught.value, DiskFull) and "move it away" in str(caught.value)
     assert disk_space.space_error(sqlite3.OperationalError("database or disk is full"), tmp_path) is not None
     assert disk_space.space_error(OSError(errno.ENOSPC, "No space left on device"), tmp_path) is not None
@@ -67,7 +68,7 @@ def test_an_ingest_that_runs_out_of_space_loses_nothing_and_finishes_later(
     other = make_pdf(tmp_path / "other.pdf", text_pages(2, tag="other"))
     with Library.open() as library:
         ingest_path(library, other, IngestOptions(embed=False))
-    real_chunk = Ingestor._chunk
+    real_chunk, real_disk_usage = Ingestor._chunk, shutil.disk_usage
 
     def full_disk(self: Ingestor, doc_id: str) -> None:
         raise sqlite3.OperationalError("database or disk is full")
@@ -80,7 +81,7 @@ def test_an_ingest_that_runs_out_of_space_loses_nothing_and_finishes_later(
     assert "No space left on the disk holding" in reported and "add contract.pdf again to finish it" in reported
     assert "move it away" not in reported
     monkeypatch.setattr(Ingestor, "_chunk", real_chunk)  # space freed
-    monkeypatch.setattr(disk_space.shutil, "disk_usage", shutil.disk_usage)
+    monkeypatch.setattr(shutil, "disk_usage", real_disk_usage)
     with Library.open() as library:
         assert library.db.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
         result = ingest_path(library, pdf, IngestOptions(embed=False))
