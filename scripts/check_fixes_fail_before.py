@@ -66,7 +66,7 @@ FIXES = (
     Fix("the context-size help says 0 while the field shows auto", "04ca16e", (
         "tests/app/test_settings.py::test_the_context_size_hint_names_what_the_field_shows",), tests_from="HEAD"),
     Fix("a full disk is reported as a damaged library (issue 24, item 6)", "de4dc73", (
-        "tests/summarizer/library/test_disk_space.py",)),
+        "tests/summarizer/library/test_disk_space.py",), tests_from="HEAD"),
 )  # fmt: skip
 
 
