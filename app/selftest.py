@@ -73,12 +73,17 @@ def _step(name: str, ok: bool, detail: str = "") -> bool:
 
 def _run(home: Path) -> int:
     from app.gui_main import assets_dir, check_dependencies, make_application
-    from inference.engines.llama_build import build_problems, cpu_floor_problem, read_record, system_info_features
+    from inference.engines.llama_build import (
+        build_problems,
+        cpu_floor_problem,
+        describe_record,
+        read_record,
+        system_info_features,
+    )
     from inference.planning.gpu_budget import gpu_unavailable_notice
 
     record = read_record()
-    built = f"{record.variant} options {record.options_key}: {' '.join(record.cmake_args)}" if record else "unknown"
-    print(f"llama.cpp build: {built}", flush=True)
+    print(f"llama.cpp build: {describe_record(record.to_json() if record else None)}", flush=True)
     if not _step("CPU runs llama.cpp's code", (cpu_problem := cpu_floor_problem()) is None, cpu_problem or ""):
         return 1
     try:

@@ -68,14 +68,12 @@ def measure(model: str, threads: int, prompt_tokens: int, decode_tokens: int, re
 
 
 def cpu_flags() -> str:
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("flags"):
-                wanted = ("avx2", "fma", "f16c", "avx512f", "avx512_vnni", "avx512_bf16", "amx_tile", "amx_int8")
-                return " ".join(flag for flag in line.split(":")[1].split() if flag in wanted)
-    except OSError:
-        pass
-    return "?"
+    """The CPU's flags that tell the builds apart (SIMD and AMX), from llama_build's reading."""
+    from inference.engines.llama_build import cpu_flags as all_flags
+
+    flags = all_flags()
+    wanted = ("avx2", "fma", "f16c", "avx512f", "avx512_vnni", "avx512_bf16", "amx_tile", "amx_int8")
+    return "?" if flags is None else " ".join(flag for flag in wanted if flag in flags)
 
 
 def main() -> int:

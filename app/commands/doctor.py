@@ -117,7 +117,7 @@ def diagnose() -> dict[str, Any]:
     problems += model_problems
 
     variant = "cuda" if llama.get("cuda") else "cpu"
-    build = llama.setdefault("build", {"record": None, "problems": [], "cpu_floor_problem": None})
+    build = llama["build"]
     if build["cpu_floor_problem"]:
         problems.append(Problem("error", build["cpu_floor_problem"], "Use a model server (--remote URL)."))
     elif not llama["installed"]:
@@ -187,14 +187,9 @@ def diagnose() -> dict[str, Any]:
     }
 
 
-def describe_build(record: dict[str, Any] | None) -> str:
-    """The build record in one line: variant, options hash and the CMake options."""
-    if record is None:
-        return "unknown options (not built by installers/install_llama_cpp.sh)"
-    return f"{record['variant']} options {record['options_key']}: {' '.join(record['cmake_args'])}"
-
-
 def run(args: argparse.Namespace) -> int:
+    from inference.engines.llama_build import describe_record
+
     report = diagnose()
     if args.json:
         emit_json(report)
@@ -206,7 +201,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"CPU code     {' '.join(llama.get('cpu_features', [])) or 'none reported'}")
     else:
         print("llama.cpp    not loadable")
-    print(f"Built with   {describe_build(llama['build']['record'])}")
+    print(f"Built with   {describe_record(llama['build']['record'])}")
     if gpu["available"]:
         gib = 1024**3
         print(

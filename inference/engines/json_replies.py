@@ -8,354 +8,32 @@ or before a required property. Every engine passes its schema-held replies throu
   characters a grammar let into its strings are escaped (``ControlEscaper``: strict JSON refuses
   them, and the value is the same);
 * a reply cut short by ``max_tokens`` (stop reason ``length``) is completed by the shortest
-  text that makes it valid (``closing``: the open string, number or key finished, the
+  text that makes it valid (``json_closing.closing``: the open string, number or key finished, the
   missing required properties given their shortest values, the open objects and arrays closed),
   and its stats say so (``json_closed``); the ending may take a few tokens past the budget;
 * anything else is a ``ReplyFormatError`` naming the cause: text that no ending can make valid, a
   reply that ended otherwise (a stop string, end of text, NaN scores: closing it would invent a
   value the model did not choose).
 
-The schema subset understood is the one llama.cpp's grammar converter and Pagewise's schemas use:
-``type`` (or a list of types), ``const``, ``enum``, ``anyOf``/``oneOf``, ``properties``,
-``required``, ``additionalProperties``, ``items``, ``minItems``/``maxItems``,
-``minLength``/``maxLength``, ``minimum``/``maximum``.
+``schema_errors`` checks a value against the schema subset ``inference.engines.json_closing``
+understands, the one llama.cpp's grammar converter and Pagewise's schemas use.
 """
 
 from __future__ import annotations
 
 import json
 import math
-import re
-from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass, replace
+from collections.abc import Iterator, Mapping
+from dataclasses import replace
 from typing import Any
 
 from inference.engines.engine import Completion, JsonSchema, Piece
+from inference.engines.json_closing import closing, compact_json, properties_of
 from inference.errors import EngineError
-
-_WS = " \t\n\r"
-_NUMBER = re.compile(r"-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?")
-_NUMBER_CHARS = set("-+.eE0123456789")
 
 
 class ReplyFormatError(EngineError):
     """A reply held to a JSON schema is not valid JSON of it, and no ending can make it so."""
-
-
-class _Mismatch(Exception):
-    """The text cannot be the beginning of a value of the schema."""
-
-
-@dataclass(frozen=True, slots=True)
-class _Open:
-    """The text ended inside a value; ``suffix`` is the shortest text that completes it."""
-
-    suffix: str
-
-
-def _dump(value: Any) -> str:
-    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
-
-
-def _alternatives(schema: Mapping[str, Any]) -> list[Mapping[str, Any]]:
-    """The schema as a list of single-type schemas (``anyOf``/``oneOf`` and type lists expanded)."""
-    for key in ("anyOf", "oneOf"):
-        if key in schema:
-            return [alt for option in schema[key] for alt in _alternatives(option)]
-    kind = schema.get("type")
-    if isinstance(kind, list):
-        return [{**schema, "type": single} for single in kind]
-    if kind is None and "const" not in schema and "enum" not in schema:
-        return [{**schema, "type": single} for single in ("object", "array", "string", "number", "boolean", "null")]
-    return [schema]
-
-
-def shortest_value(schema: Mapping[str, Any]) -> str:
-    """The shortest JSON text that follows ``schema``."""
-    options = _alternatives(schema)
-    if len(options) > 1:
-        return min((shortest_value(option) for option in options), key=len)
-    schema = options[0]
-    if "const" in schema:
-        return _dump(schema["const"])
-    if "enum" in schema:
-        return min((_dump(value) for value in schema["enum"]), key=len)
-    kind = schema.get("type")
-    if kind == "object":
-        return "{" + _close_object(schema, [])
-    if kind == "array":
-        return "[" + _close_array(schema, 0)
-    if kind == "string":
-        return '"' + "a" * int(schema.get("minLength", 0)) + '"'
-    if kind in ("integer", "number"):
-        low = schema.get("minimum", schema.get("exclusiveMinimum"))
-        high = schema.get("maximum", schema.get("exclusiveMaximum"))
-        if low is not None and low >= 0:
-            return str(math.floor(low) + 1 if "exclusiveMinimum" in schema else math.ceil(low))
-        if high is not None and high < 0:
-            return str(math.ceil(high) - 1 if "exclusiveMaximum" in schema else math.floor(high))
-        return "0"
-    if kind == "boolean":
-        return "false"
-    return "null"
-
-
-def _properties(schema: Mapping[str, Any]) -> Mapping[str, Any]:
-    return schema.get("properties") or {}
-
-
-def _property_schema(schema: Mapping[str, Any], key: str) -> Mapping[str, Any]:
-    properties = _properties(schema)
-    if key in properties:
-        return properties[key]  # type: ignore[no-any-return]
-    additional = schema.get("additionalProperties", True)
-    if additional is False:
-        raise _Mismatch
-    return additional if isinstance(additional, Mapping) else {}
-
-
-def _close_object(schema: Mapping[str, Any], seen: Sequence[str], *, comma: bool | None = None) -> str:
-    """The missing required properties with their shortest values, then ``}``."""
-    parts: list[str] = []
-    first = not seen if comma is None else not comma
-    for key in schema.get("required", ()):
-        if key not in seen:
-            parts.append(("" if first else ",") + _dump(key) + ":" + shortest_value(_property_schema(schema, key)))
-            first = False
-    return "".join(parts) + "}"
-
-
-def _close_array(schema: Mapping[str, Any], count: int) -> str:
-    item = schema.get("items") if isinstance(schema.get("items"), Mapping) else {}
-    assert isinstance(item, Mapping)
-    parts = []
-    for index in range(count, int(schema.get("minItems", 0))):
-        parts.append(("," if index else "") + shortest_value(item))
-    return "".join(parts) + "]"
-
-
-def _skip(text: str, i: int) -> int:
-    while i < len(text) and text[i] in _WS:
-        i += 1
-    return i
-
-
-def _value(text: str, i: int, schema: Mapping[str, Any]) -> int | _Open:
-    i = _skip(text, i)
-    if i == len(text):
-        return _Open(shortest_value(schema))
-    results: list[int | _Open] = []
-    for option in _alternatives(schema):
-        try:
-            results.append(_single(text, i, option))
-        except _Mismatch:
-            continue
-    if not results:
-        raise _Mismatch
-    complete = [result for result in results if isinstance(result, int)]
-    if complete:
-        return complete[0]
-    return min((result for result in results if isinstance(result, _Open)), key=lambda r: len(r.suffix))
-
-
-def _literal(text: str, i: int, choices: Sequence[str]) -> int | _Open:
-    rest = text[i:]
-    opens: list[_Open] = []
-    for choice in choices:
-        if rest.startswith(choice):
-            return i + len(choice)
-        if choice.startswith(rest):
-            opens.append(_Open(choice[len(rest) :]))
-    if not opens:
-        raise _Mismatch
-    return min(opens, key=lambda o: len(o.suffix))
-
-
-def _single(text: str, i: int, schema: Mapping[str, Any]) -> int | _Open:
-    if "const" in schema:
-        return _literal(text, i, [_dump(schema["const"]), json.dumps(schema["const"])])
-    if "enum" in schema:
-        return _literal(text, i, [form for value in schema["enum"] for form in (_dump(value), json.dumps(value))])
-    kind = schema.get("type")
-    if kind == "object":
-        return _object(text, i, schema)
-    if kind == "array":
-        return _array(text, i, schema)
-    if kind == "string":
-        return _string(text, i, schema)
-    if kind in ("integer", "number"):
-        return _number(text, i, integer=kind == "integer")
-    if kind == "boolean":
-        return _literal(text, i, ["true", "false"])
-    if kind == "null":
-        return _literal(text, i, ["null"])
-    raise _Mismatch
-
-
-def _string_end(text: str, i: int) -> tuple[int | None, str]:
-    """Scan the string that opens at ``i``: its end (after the closing quote), or None with the
-    text that finishes a cut escape when the text ends inside it."""
-    if text[i] != '"':
-        raise _Mismatch
-    j = i + 1
-    while j < len(text):
-        char = text[j]
-        if char == '"':
-            return j + 1, ""
-        if char == "\\":
-            if j + 1 == len(text):
-                return None, "n"
-            if text[j + 1] == "u":
-                digits = text[j + 2 : j + 6]
-                if not re.fullmatch(r"[0-9a-fA-F]*", digits):
-                    raise _Mismatch
-                if len(digits) < 4 and j + 2 + len(digits) == len(text):
-                    return None, "0" * (4 - len(digits))
-                j += 6
-                continue
-            j += 2
-            continue
-        j += 1
-    return None, ""
-
-
-def _string(text: str, i: int, schema: Mapping[str, Any]) -> int | _Open:
-    end, finish = _string_end(text, i)
-    if end is not None:
-        return end
-    written = len(text) - i - 1
-    return _Open(finish + "a" * max(0, int(schema.get("minLength", 0)) - written) + '"')
-
-
-def _number(text: str, i: int, *, integer: bool) -> int | _Open:
-    j = i
-    while j < len(text) and text[j] in _NUMBER_CHARS:
-        j += 1
-    run = text[i:j]
-    if j == len(text):  # the text ends in the number: it may be cut
-        if _NUMBER.fullmatch(run) and not (integer and re.search(r"[.eE]", run)):
-            return j
-        if _NUMBER.fullmatch(run + "0"):
-            return _Open("0")
-        raise _Mismatch
-    match = _NUMBER.match(text, i)
-    if match is None or (integer and re.search(r"[.eE]", match.group())):
-        raise _Mismatch
-    return match.end()
-
-
-def _object(text: str, i: int, schema: Mapping[str, Any]) -> int | _Open:
-    if text[i] != "{":
-        raise _Mismatch
-    i += 1
-    seen: list[str] = []
-    after_comma = False
-    while True:
-        i = _skip(text, i)
-        if i == len(text):
-            if after_comma:
-                key = _next_key(schema, seen)
-                head = _dump(key) + ":" + shortest_value(_property_schema(schema, key))
-                return _Open(head + _close_object(schema, [*seen, key], comma=True))
-            return _Open(_close_object(schema, seen))
-        if text[i] == "}" and not after_comma:
-            if any(key not in seen for key in schema.get("required", ())):
-                raise _Mismatch
-            return i + 1
-        end, _finish = _string_end(text, i)
-        if end is None:  # cut inside a key: finish it as the shortest property it can still be
-            return _Open(_finish_key(schema, seen, text[i + 1 :]))
-        key = json.loads(text[i:end])
-        if key in seen:
-            raise _Mismatch
-        value_schema = _property_schema(schema, key)
-        i = _skip(text, end)
-        if i == len(text):
-            return _Open(":" + shortest_value(value_schema) + _close_object(schema, [*seen, key]))
-        if text[i] != ":":
-            raise _Mismatch
-        result = _value(text, i + 1, value_schema)
-        seen.append(key)
-        if isinstance(result, _Open):
-            return _Open(result.suffix + _close_object(schema, seen))
-        i = _skip(text, result)
-        if i == len(text):
-            return _Open(_close_object(schema, seen))
-        if text[i] == ",":
-            after_comma, i = True, i + 1
-            continue
-        after_comma = False  # "}" is checked at the top of the loop
-
-
-def _next_key(schema: Mapping[str, Any], seen: Sequence[str]) -> str:
-    """The property to add after a trailing comma: a missing required one, else the shortest."""
-    for key in schema.get("required", ()):
-        if key not in seen:
-            return str(key)
-    options = [key for key in _properties(schema) if key not in seen]
-    if options:
-        return min(options, key=lambda key: len(key) + len(shortest_value(_properties(schema)[key])))
-    if schema.get("additionalProperties", True) is False:
-        raise _Mismatch
-    return next(name for name in ("x", "y", "z", "xx") if name not in seen)
-
-
-def _finish_key(schema: Mapping[str, Any], seen: Sequence[str], partial: str) -> str:
-    endings: list[str] = []
-    for key in _properties(schema):
-        quoted = _dump(key)[1:]  # the key's JSON text after its opening quote
-        if key not in seen and quoted.startswith(partial):
-            value = shortest_value(_properties(schema)[key])
-            endings.append(quoted[len(partial) :] + ":" + value + _close_object(schema, [*seen, key]))
-    if not endings and schema.get("additionalProperties", True) is not False and "\\" not in partial:
-        key = partial or "x"
-        endings.append(('"' if partial else 'x"') + ":null" + _close_object(schema, [*seen, key]))
-    if not endings:
-        raise _Mismatch
-    return min(endings, key=len)
-
-
-def _array(text: str, i: int, schema: Mapping[str, Any]) -> int | _Open:
-    if text[i] != "[":
-        raise _Mismatch
-    raw_item = schema.get("items")
-    item: Mapping[str, Any] = raw_item if isinstance(raw_item, Mapping) else {}
-    i += 1
-    count = 0
-    after_comma = False
-    while True:
-        i = _skip(text, i)
-        if i == len(text):
-            if after_comma:
-                return _Open(shortest_value(item) + _close_array(schema, count + 1))
-            return _Open(_close_array(schema, count))
-        if text[i] == "]" and not after_comma:
-            return i + 1
-        result = _value(text, i, item)
-        count += 1
-        if isinstance(result, _Open):
-            return _Open(result.suffix + _close_array(schema, count))
-        i = _skip(text, result)
-        if i == len(text):
-            return _Open(_close_array(schema, count))
-        if text[i] == ",":
-            after_comma, i = True, i + 1
-            continue
-        if text[i] != "]":
-            raise _Mismatch
-        after_comma = False
-
-
-def closing(text: str, schema: JsonSchema) -> str | None:
-    """The shortest text that, appended to ``text``, makes a value of ``schema`` ("" when it
-    is one already); None when ``text`` cannot be the beginning of one."""
-    try:
-        result = _value(text, 0, schema)
-    except _Mismatch:
-        return None
-    if isinstance(result, _Open):
-        return result.suffix
-    return "" if _skip(text, result) == len(text) else None
 
 
 def schema_errors(value: Any, schema: Mapping[str, Any], where: str = "reply") -> list[str]:
@@ -366,9 +44,9 @@ def schema_errors(value: Any, schema: Mapping[str, Any], where: str = "reply") -
                 return []
             return [f"{where} matches none of its {key} choices"]
     if "const" in schema and value != schema["const"]:
-        return [f"{where} is not {_dump(schema['const'])}"]
+        return [f"{where} is not {compact_json(schema['const'])}"]
     if "enum" in schema and value not in schema["enum"]:
-        return [f"{where} is not one of {_dump(schema['enum'])}"]
+        return [f"{where} is not one of {compact_json(schema['enum'])}"]
     kind = schema.get("type")
     kinds = kind if isinstance(kind, list) else [kind] if kind else []
     if kinds and not any(_is_type(value, single) for single in kinds):
@@ -379,8 +57,8 @@ def schema_errors(value: Any, schema: Mapping[str, Any], where: str = "reply") -
             if key not in value:
                 errors.append(f"{where} lacks {key!r}")
         for key, item in value.items():
-            if key in _properties(schema):
-                errors += schema_errors(item, _properties(schema)[key], f"{where}.{key}")
+            if key in properties_of(schema):
+                errors += schema_errors(item, properties_of(schema)[key], f"{where}.{key}")
             elif schema.get("additionalProperties", True) is False:
                 errors.append(f"{where} has {key!r}, which the schema does not allow")
     elif isinstance(value, list):

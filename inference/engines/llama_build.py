@@ -15,6 +15,7 @@ import importlib.util
 import json
 import platform
 import sys
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -75,6 +76,13 @@ def read_record(path: Path | None = None) -> BuildRecord | None:
         )
     except (OSError, ValueError, KeyError, TypeError):
         return None
+
+
+def describe_record(record: Mapping[str, Any] | None) -> str:
+    """A build record (``BuildRecord.to_json()``) in one line: variant, options hash, options."""
+    if record is None:
+        return "unknown options (not built by installers/install_llama_cpp.sh)"
+    return f"{record['variant']} options {record['options_key']}: {' '.join(record['cmake_args'])}"
 
 
 def replaced_libraries(record: BuildRecord) -> list[str]:

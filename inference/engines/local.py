@@ -86,8 +86,7 @@ class LocalEngine(Engine):
         self._crash_message = ""
         self._in_batch_callback = False  # generate_batch is running the caller's on_result/progress
         self._load_log_start = 0
-        self._loading_path: str | None = None
-        self._loading_plan: Plan | None = None  # the plan being loaded (a crash then says where it ran)
+        self._loading_plan: Plan | None = None  # the plan being loaded (a crash then names its file and placement)
         self._lock = threading.RLock()
         self._log_dir = tempfile.TemporaryDirectory(prefix="pagewise-worker-")
         self._log_path = os.path.join(self._log_dir.name, "worker.log")
@@ -151,7 +150,7 @@ class LocalEngine(Engine):
         with self._lock:
             self._worker.stop()
             self._plan, self._info, self._needs_reload, self._crash_message = None, {}, False, ""
-            self._loading_path, self._loading_plan = plan.model_path, plan
+            self._loading_plan = plan
             progress(Progress(Stage.LOAD, 0, 3, "starting the model worker"))
             try:
                 self._load_log_start = os.path.getsize(self._log_path)
@@ -359,12 +358,12 @@ class LocalEngine(Engine):
     def _crash_error(self, when: str) -> EngineError:
         code = self._worker.exit_code()
         tail = self._worker.log_tail()
-        path = self._plan.model_path if self._plan else self._loading_path
         loading = self._plan is None
+        placed = self._plan or self._loading_plan
+        path = placed.model_path if placed is not None else None
         self._worker.stop()
         self._needs_reload = False
         name = Path(path).name if path else "the model"
-        placed = self._plan or self._loading_plan
         on_cpu = placed is not None and placed.n_gpu_layers == 0
         killed = code is not None and code < 0 and -code == getattr(signal, "SIGKILL", 9)
         if killed:

@@ -33,16 +33,14 @@ def free_bytes(folder: Path) -> int | None:
 
 def space_error(error: BaseException, folder: Path, doing: str = "") -> DiskFull | None:
     """A ``DiskFull`` naming ``folder`` when ``error`` came from the disk running out of space."""
-    if isinstance(error, OSError) and not isinstance(error, sqlite3.Error):
-        maybe = error.errno in (errno.ENOSPC, getattr(errno, "EDQUOT", errno.ENOSPC))
-        certain = maybe
-    elif isinstance(error, sqlite3.Error):
+    if isinstance(error, sqlite3.Error):
         text = str(error).lower()
-        maybe = any(words in text for words in _SQLITE_SPACE_WORDS)
-        certain = "full" in text
+        if not any(words in text for words in _SQLITE_SPACE_WORDS):
+            return None
+        certain = "full" in text  # "disk I/O error" is also what a damaged file gives
+    elif isinstance(error, OSError) and error.errno in (errno.ENOSPC, getattr(errno, "EDQUOT", errno.ENOSPC)):
+        certain = True
     else:
-        return None
-    if not maybe:
         return None
     free = free_bytes(folder)
     if not certain and (free is None or free >= LOW_SPACE_BYTES):

@@ -67,7 +67,14 @@ def test_gpu_with_cpu_only_llama_is_an_error(
     monkeypatch.setattr(
         doctor,
         "check_llama_cpp",
-        lambda: {"installed": True, "version": "0.3.36", "gpu_offload": False, "cuda": False, "system_info": ""},
+        lambda: {
+            "installed": True,
+            "version": "0.3.36",
+            "gpu_offload": False,
+            "cuda": False,
+            "system_info": "",
+            "build": {"record": None, "problems": [], "cpu_floor_problem": None},
+        },
     )
     code, out = _run(capsys, "--json")
     report = json.loads(out)

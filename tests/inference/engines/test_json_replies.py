@@ -11,7 +11,8 @@ import pytest
 
 from inference.engines.engine import collect
 from inference.engines.fake import FakeEngine
-from inference.engines.json_replies import ReplyFormatError, closing, finish, schema_errors, shortest_value
+from inference.engines.json_closing import closing, shortest_value
+from inference.engines.json_replies import ReplyFormatError, finish, schema_errors
 
 REVIEW = {
     "type": "object",
