@@ -48,10 +48,13 @@ def row_state(progress: Progress, *, every_stage: bool = True) -> str | None:
     return state + (f" · {eta}" if eta else "")
 
 
+UNITS = {Stage.REVIEW: " readings"}  # a review's total counts readings (items x reading units), not cells
+
+
 def describe(progress: Progress) -> str:
     text = progress.stage[:1].upper() + progress.stage[1:]
     if progress.total:
-        text += f" {progress.done}/{progress.total}"
+        text += f" {progress.done}/{progress.total}{UNITS.get(progress.stage, '')}"
     if progress.message:
         text += f" · {progress.message}"
     return text

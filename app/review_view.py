@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QBrush, QColor
+from PySide6.QtCore import QEvent, QObject, Qt, Signal
+from PySide6.QtGui import QBrush, QColor, QKeyEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QCheckBox,
@@ -31,9 +31,18 @@ from app.job_progress import JobProgress
 from app.library_panel import PdfDropTarget
 from summarizer.review.checklist import ChecklistItem
 from summarizer.review.evidence import DocumentReview, ItemResult
-from summarizer.review.export import page_label, reviewer_line
+from summarizer.review.export import (
+    UNVERIFIED_REASON,
+    count_unverified,
+    detail_line,
+    flag_word,
+    page_label,
+    reviewer_line,
+    status_word,
+)
 
-FLAG_COLOURS = {"match": "#C6EFCE", "deviation": "#FFC7CE", "missing": "#FFEB9C"}  # as the DOCX memo's
+# as the DOCX memo's; an unverified value is grey and italic, never a playbook colour
+FLAG_COLOURS = {"match": "#C6EFCE", "deviation": "#FFC7CE", "missing": "#FFEB9C", "unverified": "#D9D9D9"}
 DOC_ROLE = Qt.ItemDataRole.UserRole
 CHOOSE_FILE = "Choose a checklist file…"
 
@@ -49,23 +58,25 @@ def cell_text(item: ItemResult | None) -> str:
         value = item.shown_value or "—"
         text = f"{value} ({pages})" if pages else value
     else:
-        text = {"not_found": "not found", "pending": "not asked yet"}.get(item.status, item.status)
+        text = status_word(item)
+    if item.unverified:
+        text += " · unverified"
     marks = ("✎" if item.corrected else "") + ("✓" if item.correction and item.correction.accepted else "")
     marks += "✱" if item.correction and item.correction.note else ""
     return f"{text} {marks}" if marks else text
 
 
 def cell_tip(item: ItemResult) -> str:
-    lines = [item.question, f"status: {item.status.replace('_', ' ')}"]
-    if item.flag:
-        lines.append(f"{item.flag}: {item.reason}")
+    lines = [item.question, f"status: {status_word(item)}"]
+    if detail := detail_line(item):
+        lines.append(detail)
     elif item.reason:
         lines.append(item.reason)
     if item.quote:
         lines.append(f"“{item.quote}”")
     if reviewer := reviewer_line(item):
         lines.append(reviewer)
-    lines.append("Click to show the passage in the contract.")
+    lines.append("Click (or press Enter) to show the passage in the contract.")
     return "\n".join(lines)
 
 
@@ -73,8 +84,32 @@ def _paint(cell: QTableWidgetItem, result: ItemResult | None, reviewed: bool) ->
     """A grid cell's text, tip and playbook colour for ``result`` (``reviewed``: its contract has a review)."""
     cell.setText(cell_text(result) if reviewed else "not reviewed")
     cell.setToolTip(cell_tip(result) if result is not None else "")
-    colour = FLAG_COLOURS.get(result.flag or "") if result is not None else None
+    colour = FLAG_COLOURS.get(flag_word(result)) if result is not None else None
     cell.setData(Qt.ItemDataRole.BackgroundRole, QBrush(QColor(colour)) if colour else None)
+    font = cell.font()
+    font.setItalic(result is not None and result.unverified)
+    cell.setFont(font)
+
+
+def column_title(title: str, review: DocumentReview | None) -> str:
+    """A contract's column header: its title, and how many of its values are unverified."""
+    unverified = count_unverified(review) if review is not None else 0
+    return f"{title}\n{unverified} unverified" if unverified else title
+
+
+def panel_text(result: ItemResult) -> str:
+    """The correction panel's line for the selected cell: the item and what the cell holds."""
+    if result.status == "evidence":
+        pages = page_label(result)
+        return f"{result.category} — evidence only: {'the passage on ' + pages if pages else 'no passage found'}"
+    if result.status in ("pending", "not_found"):
+        return f"{result.category} — {status_word(result)}"
+    if result.status == "error":
+        return f"{result.category} — no value: {detail_line(result)}"
+    text = f"{result.category} — the model's value: {result.value or result.answer or '—'}"
+    if result.unverified:
+        return f"{text} · unverified: {UNVERIFIED_REASON}"
+    return text
 
 
 class ReviewPanel(PdfDropTarget, QWidget):
@@ -94,6 +129,7 @@ class ReviewPanel(PdfDropTarget, QWidget):
         self.columns: list[DocumentReview | None] = []
         self.items: list[ChecklistItem] = []
         self._filling = False
+        self.editing: tuple[int, int] | None = None  # the cell the correction panel names
         self.contracts = QListWidget()
         self.contracts.setObjectName("review-contracts")
         self.contracts.setMaximumHeight(96)
@@ -122,6 +158,9 @@ class ReviewPanel(PdfDropTarget, QWidget):
         self.hint.setWordWrap(True)
         self.deviations_only = QCheckBox("Deviations only")
         self.deviations_only.toggled.connect(self._apply_filter)
+        self.empty_note = QLabel("")
+        self.empty_note.setWordWrap(True)
+        self.empty_note.hide()
         legend = QLabel(
             " ".join(f'<span style="background:{c}">&nbsp;{flag}&nbsp;</span>' for flag, c in FLAG_COLOURS.items())
         )
@@ -130,8 +169,11 @@ class ReviewPanel(PdfDropTarget, QWidget):
         self.grid.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.grid.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.grid.setWordWrap(True)
+        self.grid.setTabKeyNavigation(False)  # Tab leaves the grid; the arrows move in it
         self.grid.horizontalHeader().setDefaultSectionSize(170)
         self.grid.cellClicked.connect(self._cell_clicked)
+        self.grid.currentCellChanged.connect(self._current_changed)
+        self.grid.installEventFilter(self)
         self._build_editor()
         self.export_buttons = {}
         exports = QHBoxLayout()
@@ -189,6 +231,7 @@ class ReviewPanel(PdfDropTarget, QWidget):
         layout.addWidget(self.progress)
         layout.addWidget(self.hint)
         layout.addLayout(filters)
+        layout.addWidget(self.empty_note)
         layout.addWidget(self.grid, 1)
         layout.addWidget(self.cell_label)
         layout.addLayout(editor)
@@ -253,7 +296,7 @@ class ReviewPanel(PdfDropTarget, QWidget):
         self.grid.clear()
         self.grid.setRowCount(len(items))
         self.grid.setColumnCount(len(columns))
-        self.grid.setHorizontalHeaderLabels([title for title, _ in columns])
+        self.grid.setHorizontalHeaderLabels([column_title(title, review) for title, review in columns])
         self.grid.setVerticalHeaderLabels([item.category for item in items])
         few = len(columns) <= 3  # side by side across the tab; more scroll sideways
         mode = QHeaderView.ResizeMode.Stretch if few else QHeaderView.ResizeMode.Interactive
@@ -269,7 +312,7 @@ class ReviewPanel(PdfDropTarget, QWidget):
         self._apply_filter()
         if 0 <= selected[0] < len(items) and 0 <= selected[1] < len(columns):
             self.grid.setCurrentCell(*selected)
-            self._set_editor(self.result_at(*selected))
+            self._set_editor(self.result_at(*selected), selected)
         else:
             self._set_editor(None)
 
@@ -281,6 +324,9 @@ class ReviewPanel(PdfDropTarget, QWidget):
             return
         self.columns[column] = review
         _paint(cell, review.items[row], True)
+        header = self.grid.horizontalHeaderItem(column)
+        if header is not None:
+            header.setText(column_title(header.text().split("\n")[0], review))
         self.grid.resizeRowToContents(row)
         self._enable_exports()
         self._apply_filter()
@@ -305,13 +351,44 @@ class ReviewPanel(PdfDropTarget, QWidget):
             flags = {r.items[row].flag for r in self.columns if r is not None and row < len(r.items)}
             self.grid.setRowHidden(row, only and "deviation" not in flags)
 
+        self._explain_empty()
+
+    def _explain_empty(self) -> None:
+        """Say why "Deviations only" leaves the grid empty."""
+        rows = range(self.grid.rowCount())
+        if self.deviations_only.isChecked() and rows and all(self.grid.isRowHidden(r) for r in rows):
+            answered = any(i.status not in ("evidence", "pending") for r in self.columns if r for i in r.items)
+            self.empty_note.setText(
+                "No deviations in these contracts."
+                if answered
+                else "No deviations to show: an evidence-only review has no flags (review with the model for them)."
+            )
+            self.empty_note.show()
+        else:
+            self.empty_note.hide()
+
     def _cell_clicked(self, row: int, column: int) -> None:
-        self._set_editor(self.result_at(row, column))
+        self._set_editor(self.result_at(row, column), (row, column))
         self.cell_clicked.emit(row, column)
+
+    def _current_changed(self, row: int, column: int, _old_row: int, _old_column: int) -> None:
+        self._set_editor(self.result_at(row, column), (row, column))
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        """Enter or Space on a grid cell opens its passage, as a click does."""
+        keys = (Qt.Key.Key_Return, Qt.Key.Key_Enter, Qt.Key.Key_Space)
+        if watched is self.grid and isinstance(event, QKeyEvent) and event.type() == QEvent.Type.KeyPress:
+            row, column = self.grid.currentRow(), self.grid.currentColumn()
+            if event.key() in keys and self.result_at(row, column) is not None:
+                self.cell_clicked.emit(row, column)
+                return True
+        return super().eventFilter(watched, event)
 
     # --- the reviewer's correction -------------------------------------------------------
 
-    def _set_editor(self, result: ItemResult | None) -> None:
+    def _set_editor(self, result: ItemResult | None, cell: tuple[int, int] | None = None) -> None:
+        """The panel for ``result``, the item at ``cell`` (row, column): Save writes there."""
+        self.editing = cell if result is not None else None
         enabled = result is not None
         for widget in (self.value_edit, self.accepted, self.note_edit, self.save_button):
             widget.setEnabled(enabled)
@@ -322,12 +399,11 @@ class ReviewPanel(PdfDropTarget, QWidget):
         if result is None:
             self.cell_label.setText("Select a cell to correct its value, accept it or add a note.")
         else:
-            model = result.value or result.answer or result.status.replace("_", " ")
-            self.cell_label.setText(f"{result.category} — the model's value: {model}")
+            self.cell_label.setText(panel_text(result))
 
     def _save_correction(self) -> None:
-        row, column = self.grid.currentRow(), self.grid.currentColumn()
-        if self.result_at(row, column) is None:
+        if self.editing is None or self.result_at(*self.editing) is None:
             return
+        row, column = self.editing
         value, note = self.value_edit.text().strip(), self.note_edit.text().strip()
         self.correction_submitted.emit(row, column, value, self.accepted.isChecked(), note)

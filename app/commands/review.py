@@ -136,9 +136,9 @@ def run(args: argparse.Namespace) -> int:
     from summarizer.library.store import Library
     from summarizer.review.checklist import load_checklist
     from summarizer.review.evidence import review_evidence
-    from summarizer.review.export import page_label, review_marks, to_csv, to_markdown
+    from summarizer.review.export import flag_word, page_label, review_marks, status_word, to_csv, to_markdown
     from summarizer.review.playbook import flag_results
-    from summarizer.review.store import attach_corrections
+    from summarizer.review.store import attach_corrections, store_evidence
 
     if bool(args.format) != bool(args.out):
         return fail(args, "--format and --out go together (e.g. --format md --out review.md)", 2)
@@ -149,6 +149,7 @@ def run(args: argparse.Namespace) -> int:
             return correct(args, library, checklist)
         if args.evidence_only:
             reviews = review_evidence(library, args.doc_ids, checklist, progress, side=args.side)
+            store_evidence(library, checklist, reviews)  # the window shows them too
             for review in reviews:
                 attach_corrections(library, review)
                 flag_results(checklist.items, review.items, review.side)
@@ -180,6 +181,6 @@ def run(args: argparse.Namespace) -> int:
                 print(f"  {item.category:<36} {where}{marks}")
                 continue
             value = item.shown_value or ""
-            flag = f" [{item.flag}]" if item.flag else ""
-            print(f"  {item.category:<36} {item.status:<9} {value[:60]}{flag}{marks}  ({where})")
+            flag = f" [{flag_word(item)}]" if flag_word(item) else ""
+            print(f"  {item.category:<36} {status_word(item):<13} {value[:60]}{flag}{marks}  ({where})")
     return 0

@@ -68,7 +68,6 @@ class ReviewController(UsesJobContext, QObject):
         self.job: Job | None = None
         self.queued: list[str] = []  # doc_ids to review when they are in the library and no review runs
         self.waiting_files: set[str] = set()  # dropped files not in the library yet (real paths)
-        self.evidence: dict[str, DocumentReview] = {}  # this session's evidence-only runs, by doc_id
         self.column_ids: list[str] = []  # the grid's contracts, by column
         self.choose_checklist_file: Callable[[], Path | None] = self._checklist_dialog
         self.choose_export_path: Callable[[str, str], Path | None] = self._export_dialog
@@ -104,7 +103,6 @@ class ReviewController(UsesJobContext, QObject):
             return False
         self.messages.resolve("review")
         self.checklist = checklist
-        self.evidence.clear()
         if name_or_path != "cuad":
             self.panel.show_checklist_file(Path(name_or_path))
         self.show_stored()
@@ -142,18 +140,10 @@ class ReviewController(UsesJobContext, QObject):
             )
 
     def _shown_review(self, doc_id: str, side: str) -> DocumentReview | None:
-        from summarizer.review.answers import stored_review
-        from summarizer.review.playbook import flag_results
-        from summarizer.review.store import attach_corrections
+        from summarizer.review.answers import shown_review
 
-        if doc_id in self.evidence:
-            bare = [dataclasses.replace(i, flag=None, reason="", correction=None) for i in self.evidence[doc_id].items]
-            review = dataclasses.replace(self.evidence[doc_id], items=tuple(bare), side=side)
-            attach_corrections(self.library, review)
-            flag_results(self.checklist.items, review.items, side)
-            return review
         try:
-            return stored_review(self.library, doc_id, self.checklist, side=side)
+            return shown_review(self.library, doc_id, self.checklist, side=side)
         except PagewiseError as error:
             self.messages.report(error, "reading the stored review", key="review")
             return None
@@ -203,7 +193,7 @@ class ReviewController(UsesJobContext, QObject):
         from summarizer.review.answers import review_with_model
         from summarizer.review.evidence import review_evidence
         from summarizer.review.playbook import flag_results
-        from summarizer.review.store import attach_corrections
+        from summarizer.review.store import attach_corrections, store_evidence
 
         evidence_only = self.panel.evidence_only.isChecked()
         if not evidence_only and (note := self.model_missing("Reviewing")):
@@ -218,6 +208,7 @@ class ReviewController(UsesJobContext, QObject):
                 reviews = review_evidence(
                     library, doc_ids, checklist, job.report, job.token, side=side, on_item=job.emit_partial
                 )
+                store_evidence(library, checklist, reviews)
                 for found in reviews:
                     attach_corrections(library, found)
                     flag_results(checklist.items, found.items, side)
@@ -231,9 +222,11 @@ class ReviewController(UsesJobContext, QObject):
         self.job = job
         self.panel.set_busy(True)
         self.panel.progress.start("Finding the clauses…" if evidence_only else "Reviewing…")
+        self.panel.hint.setText("Reviewing: each cell fills in as its item is finished.")
         job.progressed.connect(self.panel.progress.update_progress)
         job.partial.connect(lambda done: self._show_item(checklist, done))
-        job.succeeded.connect(lambda reviews: self._done(checklist, evidence_only, reviews))
+        if evidence_only:
+            job.succeeded.connect(lambda reviews: self._evidence_done(checklist, reviews))
         job.failed.connect(lambda error: self.messages.report(error, "reviewing", key="review"))
         job.cancelled.connect(
             lambda: self.messages.info("The review was stopped. Answers finished so far are kept: Review continues.")
@@ -264,6 +257,8 @@ class ReviewController(UsesJobContext, QObject):
             review = DocumentReview.of(record, checklist, pending, side)
         if len(review.items) != len(checklist.items):
             return
+        if done.result.status == "evidence" and review.items[done.index].status not in ("evidence", "pending"):
+            return  # the model's answer stays (shown_review prefers it)
         result = done.result  # the run's copy, this thread's own
         attach_corrections(self.library, dataclasses.replace(review, items=(result,)))
         flag_results([checklist.items[done.index]], [result], side)
@@ -277,14 +272,22 @@ class ReviewController(UsesJobContext, QObject):
             self.panel.progress.mark_stopping()
             self.job.cancel()
 
-    def _done(self, checklist: Checklist, evidence_only: bool, reviews: list[DocumentReview]) -> None:
-        if checklist != self.checklist:
-            return  # another checklist was chosen meanwhile: its grid is shown
+    def _evidence_done(self, checklist: Checklist, reviews: list[DocumentReview]) -> None:
+        """Say which contracts keep showing the model's answers over the evidence just found."""
+        from summarizer.review.answers import stored_review
+
+        answered = []
         for review in reviews:
-            if evidence_only:
-                self.evidence[review.doc_id] = review
-            else:
-                self.evidence.pop(review.doc_id, None)  # the model's answers replace the evidence run
+            try:
+                if stored_review(self.library, review.doc_id, checklist) is not None:
+                    answered.append(review.title)
+            except PagewiseError:
+                continue
+        if answered:
+            self.messages.info(
+                f"{', '.join(answered)}: the model's answers stay in the grid (they show the same passages); "
+                "the evidence found now is kept for the contracts without them."
+            )
 
     def _finished(self) -> None:
         self.job = None

@@ -42,6 +42,7 @@ from summarizer.review.playbook import flag_results
 from summarizer.review.store import (
     ReviewKey,
     attach_corrections,
+    evidence_key,
     forget_results,
     forget_stale_results,
     latest_model,
@@ -157,21 +158,26 @@ def _apply(result: ItemResult, item: ChecklistItem, unit: ReadingUnit, data: dic
 class _Meter:
     """Progress in readings: an open item costs one reading per unit of its contract; an item
     finished early has its remaining readings counted done at once; a stored item counts one,
-    done before the first model call (so the rate and the ETA measure the model's work only)."""
+    done before the first model call (so the rate and the ETA measure the model's work only).
+    The message says how many of the grid's cells are final ("3/9 cells done")."""
 
     progress: ProgressCallback
     total: int
+    cells: int = 0
+    cells_done: int = 0
     done: int = 0
     base: int = 0
     started: float = field(default_factory=time.perf_counter)
 
     def start(self, stored: int) -> None:
-        self.done = self.base = stored
+        self.done = self.base = self.cells_done = stored
         self.started = time.perf_counter()
         self.advance(0, "stored results read" if stored else "")
 
-    def advance(self, readings: int, message: str) -> None:
+    def advance(self, readings: int, message: str, cells: int = 0) -> None:
         self.done += readings
+        self.cells_done += cells
+        message = f"{self.cells_done}/{self.cells} cells done · {message}" if message else message
         elapsed = time.perf_counter() - self.started
         measured = self.done - self.base
         rate = measured / elapsed if measured > 0 and elapsed > 0 else None
@@ -243,7 +249,7 @@ class _UnitReplies:
             self.meter.advance(1, message)
             return
         self.run.finish(self.library, index, self.on_item)  # answered, an error, or not in the last unit
-        self.meter.advance(self.units_left, message)
+        self.meter.advance(self.units_left, message, cells=1)
 
 
 def _prepare(
@@ -295,6 +301,7 @@ def _read(
         open_items = sorted(replies.still_open)
     for index in open_items:  # no unit to read (the replies finish the items of the last one)
         run.finish(library, index, on_item)
+        meter.cells_done += 1
 
 
 def _shown(library: Library, checklist: Checklist, review: DocumentReview) -> DocumentReview:
@@ -335,7 +342,8 @@ def review_with_model(
     runs = [_prepare(library, engine, doc_id, checklist, model, budget, fresh) for doc_id in doc_ids]
     n_items = len(checklist.items)
     stored = sum(len(run.results) for run in runs)
-    meter = _Meter(progress, stored + sum(len(run.open_items(n_items)) * len(run.units) for run in runs))
+    readings = stored + sum(len(run.open_items(n_items)) * len(run.units) for run in runs)
+    meter = _Meter(progress, readings, cells=n_items * len(runs))
     meter.start(stored)
     for run in runs:
         for index in sorted(run.results):  # the stored items: final already
@@ -367,6 +375,26 @@ def stored_review(
         for item in checklist.items
     ]
     return _shown(library, checklist, DocumentReview.of(library.document(doc_id), checklist, items, side))
+
+
+def stored_evidence_review(
+    library: Library, doc_id: str, checklist: Checklist, side: str = ""
+) -> DocumentReview | None:
+    """The document's stored evidence-only run for ``checklist`` (with corrections and, for a
+    corrected cell, its flag), or None when there is none for today's search and passages."""
+    stored = stored_results(library, evidence_key(library, doc_id, checklist), checklist.items)
+    if len(stored) != len(checklist.items):
+        return None
+    items = [stored[item.id] for item in checklist.items]
+    return _shown(library, checklist, DocumentReview.of(library.document(doc_id), checklist, items, side))
+
+
+def shown_review(library: Library, doc_id: str, checklist: Checklist, side: str = "") -> DocumentReview | None:
+    """What the window's grid shows for a document: the model's stored answers (they hold the
+    evidence too), else the stored evidence-only run, else None (not reviewed)."""
+    return stored_review(library, doc_id, checklist, side=side) or stored_evidence_review(
+        library, doc_id, checklist, side
+    )
 
 
 def stored_reviews(

@@ -97,6 +97,14 @@ class ItemResult:
             return self.correction.value
         return self.value or self.answer
 
+    @property
+    def unverified(self) -> bool:
+        """The model gave a value but its quote is not in the contract text it read, so nothing
+        supports it; a reviewer's correction or acceptance settles it."""
+        if self.status != "answered" or self.quote or self.corrected:
+            return False
+        return not (self.correction is not None and self.correction.accepted)
+
     def to_json(self) -> dict[str, Any]:
         return {
             "item_id": self.item_id,
@@ -107,6 +115,7 @@ class ItemResult:
             "value": self.value,
             "status": self.status,
             "flag": self.flag,
+            "unverified": self.unverified,
             "reason": self.reason,
             "citations": self.citations,
             "quote": self.quote,

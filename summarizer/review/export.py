@@ -1,5 +1,9 @@
 """A review as Markdown or CSV: the grid (items x contracts) and each item's best evidence.
 
+Every cell carries its playbook flag (``match``, ``deviation``, ``missing``) or ``unverified``
+when the model's quote is not in the contract text (then no flag is shown: nothing supports
+the value); an ``error`` cell says why.
+
 A cell the reviewer corrected shows the reviewer's value (marked ``corrected``); the model's
 value stays beside it in the details and the CSV's ``model_value`` column. The CSV's ``side`` is
 the party the review was for (``--side``; empty when none was given).
@@ -31,6 +35,25 @@ def page_label(item: ItemResult) -> str:
     return f"p. {best.page_start}" if best.page_start == best.page_end else f"pp. {best.page_start}-{best.page_end}"
 
 
+STATUS_WORDS = {"not_found": "not found", "pending": "not asked yet", "error": "error", "evidence": "evidence"}
+UNVERIFIED = "unverified"
+UNVERIFIED_REASON = "the model's quote is not in the contract text: check the passage before relying on it"
+
+
+def status_word(item: ItemResult) -> str:
+    """The item's status as a reader would say it ("not found", never ``not_found``)."""
+    return STATUS_WORDS.get(item.status, item.status.replace("_", " "))
+
+
+def flag_word(item: ItemResult) -> str:
+    """What the cell is marked with: ``unverified`` (before any playbook flag), the flag, or ""."""
+    return UNVERIFIED if item.unverified else item.flag or ""
+
+
+def count_unverified(review: DocumentReview) -> int:
+    return sum(item.unverified for item in review.items)
+
+
 def review_marks(item: ItemResult) -> str:
     """`` [corrected, accepted]``-style marks for the reviewer's word on a cell (empty without)."""
     marks = ["corrected"] if item.corrected else []
@@ -58,8 +81,25 @@ def reviewer_line(item: ItemResult) -> str:
 def _cell(item: ItemResult) -> str:
     if item.status == "evidence" and not item.corrected:
         return (page_label(item) or "—") + review_marks(item)
-    value = item.shown_value or item.status
-    return (f"{value} ({page_label(item)})" if item.evidence else value) + review_marks(item)
+    value = item.shown_value if item.status == "answered" or item.corrected else None
+    text = (f"{value} ({page_label(item)})" if item.evidence else value) if value else status_word(item)
+    flag = flag_word(item)
+    return text + review_marks(item) + (f" **{flag}**" if flag else "")
+
+
+def detail_line(item: ItemResult) -> str:
+    """Why a cell says what it says, in one line (empty when there is nothing to add)."""
+    if item.unverified:
+        return f"{UNVERIFIED}: {UNVERIFIED_REASON}" + (f" (playbook: {item.flag})" if item.flag else "")
+    if item.status == "error":
+        return f"error: {item.reason or 'no reason was recorded'}"
+    return f"{item.flag}: {item.reason}" if item.flag else ""
+
+
+def generated_at(when: dt.datetime | None = None) -> str:
+    """When an export was made, as a reader writes it: ``1 December 2026, 19:44 UTC``."""
+    moment = (when or dt.datetime.now(dt.UTC)).astimezone(dt.UTC)
+    return f"{moment.day} {moment:%B %Y, %H:%M} UTC"
 
 
 def _snippet(text: str, limit: int = 300) -> str:
@@ -68,7 +108,7 @@ def _snippet(text: str, limit: int = 300) -> str:
 
 
 def to_markdown(reviews: Sequence[DocumentReview], *, generated: dt.datetime | None = None) -> str:
-    when = (generated or dt.datetime.now(dt.UTC)).isoformat(timespec="seconds")
+    when = generated_at(generated)
     out = [f"**{CONFIDENTIAL}**", "", f"# Contract review: {reviews[0].checklist if reviews else ''}", ""]
     for r in reviews:
         out.append(f"- {r.title} (`{r.doc_id}`, sha256 `{r.content_sha256}`)")
@@ -82,6 +122,8 @@ def to_markdown(reviews: Sequence[DocumentReview], *, generated: dt.datetime | N
     for n, item in enumerate(reviews[0].items if reviews else ()):
         row = [_cell(r.items[n]).replace("|", "/") for r in reviews]
         out.append(f"| {item.category} | " + " | ".join(row) + " |")
+    if unverified := sum(count_unverified(r) for r in reviews):
+        out += ["", f"**{unverified} unverified** (marked in the grid): {UNVERIFIED_REASON}."]
     for r in reviews:
         out += ["", f"## {r.title}", ""]
         for item in r.items:
@@ -90,6 +132,8 @@ def to_markdown(reviews: Sequence[DocumentReview], *, generated: dt.datetime | N
             if best is not None:
                 line += f": {_snippet(best.text)}"
             out.append(line)
+            if detail := detail_line(item):
+                out.append(f"  - {detail}")
             if item.correction is not None:
                 out.append(f"  - {reviewer_line(item)}")
     return "\n".join(out) + "\n"
@@ -101,7 +145,7 @@ def to_csv(reviews: Sequence[DocumentReview]) -> str:
     writer.writerow(
         [
             "doc_id", "title", "side", "item_id", "category", "status", "value", "model_value", "accepted", "note",
-            "flag", "pages", "passage_id", "evidence",
+            "flag", "pages", "passage_id", "evidence", "unverified", "reason",
         ]
     )  # fmt: skip
     for r in reviews:
@@ -123,6 +167,8 @@ def to_csv(reviews: Sequence[DocumentReview]) -> str:
                     page_label(item),
                     best.passage_id if best else "",
                     _snippet(best.text, 1000) if best else "",
+                    "yes" if item.unverified else "",
+                    detail_line(item).partition(": ")[2] if item.unverified or item.status == "error" else item.reason,
                 ]
             )
     return buffer.getvalue()

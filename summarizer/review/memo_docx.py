@@ -9,15 +9,30 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from summarizer.review.evidence import DocumentReview, ItemResult
-from summarizer.review.export import CONFIDENTIAL, NOTICE, page_label, review_marks, reviewer_line, side_of
+from summarizer.review.export import (
+    CONFIDENTIAL,
+    NOTICE,
+    UNVERIFIED_REASON,
+    count_unverified,
+    detail_line,
+    flag_word,
+    generated_at,
+    page_label,
+    review_marks,
+    reviewer_line,
+    side_of,
+    status_word,
+)
 
-FLAG_COLOURS = {"match": "C6EFCE", "deviation": "FFC7CE", "missing": "FFEB9C"}  # Excel's good/bad/neutral
+# Excel's good/bad/neutral; unverified: grey, not a playbook colour (nothing supports the value)
+FLAG_COLOURS = {"match": "C6EFCE", "deviation": "FFC7CE", "missing": "FFEB9C", "unverified": "D9D9D9"}
 
 
 def _cell_text(item: ItemResult) -> str:
     if item.status == "evidence" and not item.corrected:
         return (page_label(item) or "—") + review_marks(item)
-    value = item.shown_value or item.status.replace("_", " ")
+    value = item.shown_value if item.status == "answered" or item.corrected else None
+    value = value or status_word(item)
     pages = page_label(item)
     shown = f"{value} ({pages})" if pages and (item.status == "answered" or item.corrected) else value
     return shown + review_marks(item)
@@ -35,6 +50,17 @@ def _shade(cell: object, colour: str) -> None:
     properties.append(shading)
 
 
+def _repeat_as_header(row: object) -> None:
+    """Word repeats this table row at the top of every page the table runs onto."""
+    from docx.oxml import OxmlElement
+    from docx.oxml.ns import qn
+
+    properties = row._tr.get_or_add_trPr()  # type: ignore[attr-defined]
+    header = OxmlElement("w:tblHeader")
+    header.set(qn("w:val"), "true")
+    properties.append(header)
+
+
 def write_docx(
     reviews: Sequence[DocumentReview],
     path: Path,
@@ -50,7 +76,7 @@ def write_docx(
     header = document.sections[0].header.paragraphs[0]
     header.text = CONFIDENTIAL
     document.add_heading(f"Contract review — {reviews[0].checklist if reviews else ''} checklist", level=1)
-    when = (generated or dt.datetime.now(dt.UTC)).isoformat(timespec="seconds")
+    when = generated_at(generated)
     provenance = document.add_paragraph()
     for r in reviews:
         provenance.add_run(f"{r.title} ({r.file_name or r.doc_id}), sha256 {r.content_sha256}\n")
@@ -60,10 +86,14 @@ def write_docx(
         provenance.add_run(f"Reviewed for: {side}. ")
     provenance.add_run(f"Model: {model or 'none (evidence only)'}. Generated {when}.\n")
     provenance.add_run(NOTICE).bold = True
+    if unverified := sum(count_unverified(r) for r in reviews):
+        warning = f"{unverified} unverified (grey in the grid): {UNVERIFIED_REASON}."
+        document.add_paragraph().add_run(warning).bold = True
 
     items = reviews[0].items if reviews else ()
     table = document.add_table(rows=1 + len(items), cols=1 + len(reviews))
     table.style = "Table Grid"
+    _repeat_as_header(table.rows[0])
     table.rows[0].cells[0].text = "Item"
     for column, r in enumerate(reviews, start=1):
         table.rows[0].cells[column].text = r.title
@@ -72,9 +102,10 @@ def write_docx(
         for column, r in enumerate(reviews, start=1):
             result = r.items[row - 1]
             cell = table.rows[row].cells[column]
-            cell.text = _cell_text(result) + (f" [{result.flag}]" if result.flag else "")
-            if result.flag in FLAG_COLOURS:
-                _shade(cell, FLAG_COLOURS[result.flag])
+            flag = flag_word(result)
+            cell.text = _cell_text(result) + (f" [{flag}]" if flag else "")
+            if flag in FLAG_COLOURS:
+                _shade(cell, FLAG_COLOURS[flag])
 
     for r in reviews:
         document.add_heading(r.title, level=2)
@@ -82,8 +113,8 @@ def write_docx(
             paragraph = document.add_paragraph(style="List Bullet")
             paragraph.add_run(f"{result.category}: ").bold = True
             paragraph.add_run(_cell_text(result))
-            if result.flag:
-                paragraph.add_run(f" — {result.flag}: {result.reason}").italic = True
+            if detail := detail_line(result):
+                paragraph.add_run(f" — {detail}").italic = True
             support = result.quote or (" ".join(result.evidence[0].text.split())[:400] if result.evidence else "")
             if support:
                 quote = document.add_paragraph(f"“{support}” ({page_label(result) or 'no page'})")

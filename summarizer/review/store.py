@@ -11,9 +11,11 @@ Corrections (a value, accepted, a note) are kept per document, checklist name an
 from the results, so no re-run overwrites them and they hold whichever model answered. An
 acceptance holds while the model's value is the one the reviewer accepted.
 
-Evidence-only runs are not stored: they take a second or two for 41 items (hybrid search, no
-model), and their passages depend on the retrieval code and embedding model, which a stored
-key would not follow.
+Evidence-only runs are stored too (``store_evidence``), so the window shows them again after a
+checklist switch or a restart, with their corrections: under the model name
+``evidence/<embedding model>/r<EVIDENCE_VERSION>`` and prompt version 0, so a new retrieval
+(bump ``EVIDENCE_VERSION``), another embedding model or re-cut passages never show stale ones, and
+``latest_model`` (the model answers) never picks them.
 
 The window's review grid needs two calls: ``summarizer.review.answers.stored_review`` (a
 document's stored grid for a checklist) and ``record_correction`` here.
@@ -58,6 +60,25 @@ def review_key(library: Library, doc_id: str, checklist: Checklist, model: str, 
     return ReviewKey(
         doc_id, checklist.name, checklist.version, model, prompt_version, passages_fingerprint(library, doc_id)
     )
+
+
+EVIDENCE_VERSION = 1  # bump when the evidence search ranks differently
+EVIDENCE_PROMPT_VERSION = 0  # a model's prompts count from 1
+
+
+def evidence_key(library: Library, doc_id: str, checklist: Checklist) -> ReviewKey:
+    """Where an evidence-only run of ``checklist`` over ``doc_id`` is stored."""
+    model = f"evidence/{library.embedding_model or 'none'}/r{EVIDENCE_VERSION}"
+    return review_key(library, doc_id, checklist, model, EVIDENCE_PROMPT_VERSION)
+
+
+def store_evidence(library: Library, checklist: Checklist, reviews: Sequence[DocumentReview]) -> None:
+    """Keep evidence-only runs, replacing the document's earlier one for the same key."""
+    with transaction(library.db):
+        for review in reviews:
+            key = evidence_key(library, review.doc_id, checklist)
+            for result in review.items:
+                store_result(library, key, result)
 
 
 def _result_json(result: ItemResult) -> str:

@@ -42,3 +42,10 @@ def test_about_names_the_version(make_window: Any) -> None:
 
     window = make_window()
     assert version() in window.about_text() and version() != ""
+
+
+def test_a_review_says_its_total_counts_readings() -> None:
+    from app.job_progress import describe
+
+    line = describe(Progress(Stage.REVIEW, 3, 18, "1/9 cells done · a.pdf: Parties"))
+    assert line == "Reviewing 3/18 readings · 1/9 cells done · a.pdf: Parties"

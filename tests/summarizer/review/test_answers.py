@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -126,7 +127,8 @@ def test_flags_are_highlighted_in_the_docx_memo(library: tuple[Library, str], tm
 
     lib, doc_id = library
     engine = FakeEngine(n_ctx=32768)
-    engine.queue(reply(True, "New York law", "", [14]), reply(False), reply(True, "one year", "", []))
+    quote = " ".join(lib.page_text(doc_id, 14).split()[5:20])  # in the text: the values are verified
+    engine.queue(reply(True, "New York law", quote, [14]), reply(False), reply(True, "one year", quote, [14]))
     reviews = review_with_model(lib, engine, [doc_id], CHECKLIST, fresh=True)
     write_docx(reviews, tmp_path / "memo.docx", model="model.gguf")
     grid = docx.Document(str(tmp_path / "memo.docx")).tables[0]
@@ -147,3 +149,59 @@ def test_a_reply_cut_by_nan_scores_is_an_error_for_its_item_only(library: tuple[
     assert law.status == "answered"
     assert escrow.status == "error" and "not numbers (NaN)" in escrow.reason and "pagewise doctor" in escrow.reason
     assert term.status == "not_found"
+
+
+def test_an_unverified_value_is_marked_in_every_export_instead_of_its_flag(
+    library: tuple[Library, str], tmp_path: Path
+) -> None:
+    """Issue 24: a value whose quote is not in the contract looked verified (a green "match")."""
+    import csv
+    import io
+
+    import docx
+
+    from summarizer.review.export import to_csv, to_markdown
+    from summarizer.review.memo_docx import FLAG_COLOURS, write_docx
+
+    lib, doc_id = library
+    engine = FakeEngine(n_ctx=32768)
+    invented = "the parties agree on the laws of New York in every respect whatsoever"
+    engine.queue(reply(True, "New York law", invented, [14]), reply(False), InvalidOutput('{"found": tr'))
+    reviews = review_with_model(lib, engine, [doc_id], CHECKLIST, fresh=True)
+    law, escrow, term = reviews[0].items
+    assert law.unverified and law.flag == "match"  # the playbook would say match: not shown as such
+    assert not escrow.unverified and not term.unverified and term.status == "error"
+    assert reviews[0].to_json()["items"][0]["unverified"] is True
+
+    markdown = to_markdown(reviews)
+    grid = {line.split(" | ")[0].strip("| "): line for line in markdown.splitlines() if line.startswith("| ")}
+    assert "**unverified**" in grid["Governing Law"] and "match" not in grid["Governing Law"]
+    assert "**missing**" in grid["Source Code Escrow"] and "not_found" not in markdown
+    assert "1 unverified" in markdown and "error: " in markdown  # the error's reason in the details
+
+    rows = {row["item_id"]: row for row in csv.DictReader(io.StringIO(to_csv(reviews)))}
+    assert rows["law"]["unverified"] == "yes" and rows["escrow"]["unverified"] == ""
+    assert rows["term"]["reason"]  # why it is an error
+
+    write_docx(reviews, tmp_path / "memo.docx", model="model.gguf")
+    memo = docx.Document(str(tmp_path / "memo.docx"))
+    table = memo.tables[0]
+    cell = table.rows[1].cells[1]
+    assert cell.text.endswith("[unverified]")
+    assert cell._tc.xpath("./w:tcPr/w:shd/@w:fill") == [FLAG_COLOURS["unverified"]]
+    assert table.rows[0]._tr.xpath("./w:trPr/w:tblHeader")  # the header row repeats on every page
+    text = "\n".join(p.text for p in memo.paragraphs)
+    assert "1 unverified" in text and "Governing Law" in text
+    assert not re.search(r"\d{4}-\d\d-\d\dT\d\d:\d\d", text)  # a date a reader reads, not ISO 8601
+
+
+def test_the_progress_counts_the_grid_cells_beside_the_readings(library: tuple[Library, str]) -> None:
+    """Issue 24: "Reviewing 3/18" for a 9-cell grid: the readings' total is not the cells'."""
+    from inference.progress import Progress
+
+    lib, doc_id = library
+    engine = FakeEngine(n_ctx=32768)
+    engine.queue(reply(False), reply(False), reply(False))
+    seen: list[Progress] = []
+    review_with_model(lib, engine, [doc_id], CHECKLIST, seen.append, fresh=True)
+    assert "3/3 cells done" in seen[-1].message
