@@ -156,6 +156,14 @@ class ConversationView(QWidget):
         self.export_button.setEnabled(bool(self.turns))
         self.render_conversation()
 
+    def not_asked(self, question: str, note: str) -> None:
+        """``question`` was not put to the model (``note`` says why): shown with the note, and
+        back in the box to ask again once the cause is fixed."""
+        self.begin_answer(question)
+        self.finish_answer(None, note)
+        if not self.question.toPlainText().strip():
+            self.question.setPlainText(question)
+
     # Rendering
 
     def markdown(self) -> str:
@@ -169,6 +177,8 @@ class ConversationView(QWidget):
             if invalid:
                 pages = ", ".join(str(c.page) for c in invalid)
                 block.append(f"*⚠ Not supported by the passages given to the model: p. {pages}.*")
+            if turn.sources and not any(c.valid for c in turn.citations):
+                block.append("*⚠ This answer cites no page: check it against the passages given to the model below.*")
             if turn.sources:
                 block.append(source_chips(index, turn.sources))
             parts.append("\n\n".join(block))
@@ -182,14 +192,15 @@ class ConversationView(QWidget):
     def _pending_markdown(self, linked: bool = True) -> str:
         """The answer being written (or stopped, with its note); ``linked=False``: without the
         citation links, for a stopped answer kept in view (its links would name a later turn)."""
-        body = self.pending_text or "…"
+        body = self.pending_text or ("" if self.note else "…")
         if self.partial is not None and not linked:
             body = self.partial.text
         elif self.partial is not None:
             body = linkify(self.partial.text, len(self.turns), self.partial.citations)
             if self.partial.sources:
                 body += "\n\n" + source_chips(len(self.turns), self.partial.sources)
-        return f"**You:** {self.pending_question}\n\n{body}" + (f"\n\n*{self.note}*" if self.note else "")
+        text = f"**You:** {self.pending_question}" + (f"\n\n{body}" if body else "")
+        return text + (f"\n\n*{self.note}*" if self.note else "")
 
     def render_conversation(self, to_end: bool = False) -> None:
         bar = self.browser.verticalScrollBar()

@@ -23,6 +23,10 @@ class PasswordRequired(DocumentError):
         self.wrong_password = wrong_password
 
 
+class NoText(DocumentError):
+    """The document has no text to answer from (a scanned PDF, until OCR reads it)."""
+
+
 class LibraryError(PagewiseError):
     """The document library (database, index, data folder) has a problem."""
 

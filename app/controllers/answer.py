@@ -67,10 +67,20 @@ class AnswerController(UsesJobContext, QObject):
         if self.job is not None:
             self.messages.info("An answer is still being written. Press Esc to stop it first.")
             return None
+        from summarizer.answers.answer import no_text_notice
+
+        try:
+            notice = no_text_notice(self.library.document(doc_id))
+        except PagewiseError as error:
+            self.messages.report(error, "asking", key="answer")
+            return None
+        if notice:  # a scanned PDF: no ungrounded answer
+            self.conversation.not_asked(question, notice)
+            self.messages.warning(notice, key="answer")
+            return None
         note = self.model_missing("Asking")
         if note:
-            self.conversation.begin_answer(question)
-            self.conversation.finish_answer(None, note)
+            self.conversation.not_asked(question, note)
             self.messages.warning(note, key="model")
             return None
         self.messages.resolve("answer")

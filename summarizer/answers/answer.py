@@ -17,6 +17,7 @@ from __future__ import annotations
 import time
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from inference.cancel import NEVER_CANCELLED, CancelToken
@@ -31,8 +32,8 @@ from summarizer.answers.prompt import (
     retrieval_prompt,
     whole_document_prompt,
 )
-from summarizer.errors import DocumentNotFound
-from summarizer.library.store import Library
+from summarizer.errors import DocumentNotFound, NoText
+from summarizer.library.store import DocumentRecord, Library
 from summarizer.search.retrieval import SearchResult
 from summarizer.summaries.compress import compress
 from summarizer.summaries.repetition import loop_at_end, trim_repetition
@@ -44,6 +45,7 @@ __all__ = [
     "AnswerStream",
     "answer_question",
     "ask",
+    "no_text_notice",
     "resolve_doc_ids",
 ]
 
@@ -174,12 +176,29 @@ class AnswerStream:
         return self.answer
 
 
+def no_text_notice(record: DocumentRecord) -> str | None:
+    """Why a question about ``record`` cannot be answered from its text, or None when it can."""
+    if record.passages > 0 or record.state != "ready":
+        return None
+    scanned = record.status == "needs_ocr"
+    return (
+        f"{Path(record.path).name} has no text to answer from"
+        + (" (its pages are images: a scanned PDF)" if scanned else "")
+        + ". Nothing was asked: an answer would not come from the document. "
+        + ("Run OCR on it (for example ocrmypdf) and add it again." if scanned else "Add it again.")
+    )
+
+
 def resolve_doc_ids(library: Library, doc_ids: Sequence[str] | None) -> list[str]:
-    """The given documents (checked), or every document in the library when None/empty."""
+    """The given documents (checked; those without text left out, ``NoText`` when none has
+    any), or every document in the library with text when None/empty."""
     if doc_ids:
-        for doc_id in doc_ids:
-            library.document(doc_id)
-        return list(dict.fromkeys(doc_ids))
+        records = [library.document(doc_id) for doc_id in dict.fromkeys(doc_ids)]
+        with_text = [r.doc_id for r in records if no_text_notice(r) is None]
+        if not with_text:
+            notice = no_text_notice(records[0]) or ""
+            raise NoText(notice, path=records[0].path)
+        return with_text
     found = [record.doc_id for record in library.documents() if record.passages > 0]
     if not found:
         raise DocumentNotFound("The library has no documents to ask about. Add some with `pagewise ingest`.")

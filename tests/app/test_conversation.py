@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -244,3 +245,36 @@ def test_a_stopped_answer_keeps_its_citation_links(qtbot: Any, make_window: Any,
     assert window.conversation.turns == []  # not kept as an answer
     window.conversation.browser.anchorClicked.emit(QUrl("cite:0/1"))
     assert window.viewer.view.highlights  # the link jumps and highlights, as in a finished answer
+
+
+def test_a_scanned_pdf_gets_a_notice_instead_of_an_answer(
+    qtbot: Any, make_window: Any, fake_engine: Any, tmp_path: Path
+) -> None:
+    """Issue 24: a question about a no-text document got an ungrounded answer, with no warning."""
+    from tests.pdf_factory import make_pdf
+
+    window = make_window()
+    window.add_paths([make_pdf(tmp_path / "scan.pdf", [None, None])])
+    wait_for_document(qtbot, window)
+    assert window.answers.ask("What is this agreement about?") is None
+    text = window.conversation.browser.toPlainText()
+    assert "scan.pdf has no text to answer from" in text and "…" not in text
+    assert window.conversation.question.toPlainText() == "What is this agreement about?"  # to ask again later
+    assert not fake_engine.calls
+
+
+def test_an_answer_without_a_valid_citation_says_so_above_its_sources(
+    qtbot: Any, make_window: Any, fake_engine: FakeEngine
+) -> None:
+    window = make_window()
+    ingest(qtbot, window)
+    fake_engine.queue("The licensee pays the fee [p. 999].")  # a page outside the passages given
+    with qtbot.waitSignal(window.ask(QUESTION).finished, timeout=20_000):
+        pass
+    markdown = window.conversation.markdown()
+    warning = markdown.index("This answer cites no page")
+    assert warning < markdown.index("Passages given to the model")
+    fake_engine.queue(lambda prompt: f"It is in the fee clause [p. {first_passage_page(prompt)}].")
+    with qtbot.waitSignal(window.ask(QUESTION).finished, timeout=20_000):
+        pass
+    assert window.conversation.markdown().count("This answer cites no page") == 1  # the cited one has none

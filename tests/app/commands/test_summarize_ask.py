@@ -156,3 +156,19 @@ def test_summarize_plans_a_context_sized_for_summaries_unless_told() -> None:
     assert _context(args(ctx=4096), summaries_only=True) == 4096
     assert _context(args(), summaries_only=False) is None  # answers: the planner's default context
     assert _context(args(ctx=4096), summaries_only=False) == 4096
+
+
+def test_asking_about_a_scanned_pdf_gives_a_notice_not_an_answer(
+    capsys: pytest.CaptureFixture[str], library: Library, fake_model: FakeEngine, tmp_path: Path
+) -> None:
+    """Issue 24: a question about a scanned (no-text) document got an ungrounded answer."""
+    from summarizer.library.ingest import ingest_path
+    from tests.pdf_factory import make_pdf
+
+    scan = ingest_path(library, make_pdf(tmp_path / "scan.pdf", [None, None]))
+    code, data = run_json(capsys, "ask", scan.doc_id, "What is this agreement about?")
+    assert code == 1 and data["error"].startswith("scan.pdf has no text to answer from")
+    assert "OCR" in data["error"] and not fake_model.calls  # nothing was asked
+    text = add_document(library, numbered_pages(3, 60), title="Supply")
+    code, data = run_json(capsys, "ask", scan.doc_id, text, "What is it about?")
+    assert code == 0 and data["answer"]  # the scan is left out, the other document answers
