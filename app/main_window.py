@@ -15,7 +15,6 @@ from typing import Any
 from PySide6.QtCore import QByteArray, QSettings, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QCloseEvent, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
-    QFileDialog,
     QInputDialog,
     QLineEdit,
     QMainWindow,
@@ -27,7 +26,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app import version
+from app import file_dialogs, version
 from app.answering import CitationView
 from app.controllers import WorkerLibrary
 from app.controllers.answer import AnswerController
@@ -133,7 +132,6 @@ class MainWindow(PdfDropTarget, QMainWindow):
         self.splitter.setSizes([240, 640, 460])
         self.library_panel.setMinimumWidth(170)
         right.setMinimumWidth(300)
-        self.message_bar = MessageBar(self.messages)
         self.ingest_progress = JobProgress("Stop adding documents")
         self.activity = JobProgress("Stop")
         self.reindex_progress = JobProgress("Stop re-indexing (it continues where it stopped next time)")
@@ -141,10 +139,11 @@ class MainWindow(PdfDropTarget, QMainWindow):
         layout = QVBoxLayout(central)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(0)
-        for widget in (self.message_bar, self.ingest_progress, self.activity, self.reindex_progress):
+        for widget in (self.ingest_progress, self.activity, self.reindex_progress):
             layout.addWidget(widget)
         layout.addWidget(self.splitter, 1)
         self.setCentralWidget(central)
+        self.message_bar = MessageBar(self.messages, central)  # floats over the panes: nothing moves
         self.setMinimumSize(900, 560)  # three panes side by side, none of them cut
         self.status = StatusBar(
             gpu.latest if gpu is not None else None,
@@ -332,11 +331,11 @@ class MainWindow(PdfDropTarget, QMainWindow):
     # --- dialogs -------------------------------------------------------------------------
 
     def open_dialog(self) -> None:
-        files, _ = QFileDialog.getOpenFileNames(self, "Add PDF files", "", "PDF files (*.pdf)")
+        files = file_dialogs.open_files(self, "pdf", "Add PDF files", "PDF files (*.pdf)")
         self.open_paths([Path(f) for f in files])
 
     def open_folder_dialog(self) -> None:
-        folder = QFileDialog.getExistingDirectory(self, "Add a folder of PDF files")
+        folder = file_dialogs.open_folder(self, "pdf", "Add a folder of PDF files")
         if folder:
             self.add_paths([Path(folder)])
 

@@ -6,11 +6,12 @@ anything else is a bug: shown as "Unexpected error", logged with its traceback, 
 re-raised when ``raise_unexpected`` is on (the test suite turns it on, so bugs fail tests
 instead of becoming a message nobody reads).
 
-``MessageBar`` shows the messages in one strip above the window's content, each with a close
-button: at most ``MAX_SHOWN`` at once (the newest), the same text once. Information fades after
-a few seconds; warnings and errors stay until closed, or until the condition they describe ends:
-a message posted with a ``key`` ("model", "viewer") is replaced by the next one with that key
-and taken away by ``resolve(key)``. A warning may carry one action (a button such as
+``MessageBar`` shows the messages floating over the bottom of the window's content (nothing
+under the pointer moves when one comes or goes), each with a close button: at most
+``MAX_SHOWN`` at once (the newest), the same text once. Information fades after a few seconds;
+warnings and errors stay until closed, or until the condition they describe ends: a message
+posted with a ``key`` ("model", "viewer") is replaced by the next one with that key and taken
+away by ``resolve(key)``. A warning may carry one action (a button such as
 "Reindex"): pressing it closes the message and calls the action.
 """
 
@@ -21,7 +22,7 @@ import traceback
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from PySide6.QtCore import QObject, Qt, QTimer, Signal
+from PySide6.QtCore import QEvent, QObject, Qt, QTimer, Signal
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QToolButton, QVBoxLayout, QWidget
 
 from inference.cancel import Cancelled
@@ -97,6 +98,7 @@ class _MessageItem(QFrame):
         self.dismissed = False
         self.setObjectName(f"message-{message.level}")
         self.setFrameShape(QFrame.Shape.StyledPanel)
+        self.setAutoFillBackground(True)  # opaque over the content it floats on
         colors = {"info": "#2e7d32", "warning": "#ef6c00", "error": "#c62828"}
         self.setStyleSheet(
             f"QFrame#{self.objectName()} {{ border-left: 4px solid {colors[message.level]}; border-radius: 3px; }}"
@@ -135,16 +137,42 @@ class _MessageItem(QFrame):
 
 
 class MessageBar(QWidget):
-    """Non-modal messages stacked above the window's content."""
+    """Non-modal messages floating over the bottom of ``parent`` (the window's content), centred,
+    at most ``WIDTH`` wide: they take no room in the layout, so nothing moves when one comes or
+    goes."""
+
+    WIDTH = 640
+    MARGIN = 10
 
     def __init__(self, center: MessageCenter, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self._layout = QVBoxLayout(self)
-        self._layout.setContentsMargins(6, 4, 6, 0)
+        self._layout.setContentsMargins(0, 0, 0, 0)
         self._layout.setSpacing(3)
         self._items: list[_MessageItem] = []
         center.posted.connect(self.show_message)
         center.resolved.connect(self.resolve)
+        if parent is not None:
+            parent.installEventFilter(self)
+        self.hide()
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if watched is self.parentWidget() and event.type() == QEvent.Type.Resize:
+            self.place()
+        return super().eventFilter(watched, event)
+
+    def place(self) -> None:
+        """Fit the messages shown and float them over the bottom of the parent."""
+        items = self.items()
+        self.setVisible(bool(items))
+        parent = self.parentWidget()
+        if parent is None or not items:
+            return
+        width = min(self.WIDTH, parent.width() - 2 * self.MARGIN)
+        height = self._layout.heightForWidth(width) if self._layout.hasHeightForWidth() else self.sizeHint().height()
+        height = max(height, self.sizeHint().height())
+        self.setGeometry((parent.width() - width) // 2, parent.height() - height - self.MARGIN, width, height)
+        self.raise_()
 
     def items(self) -> list[_MessageItem]:
         """The messages shown, oldest first."""
@@ -153,6 +181,7 @@ class MessageBar(QWidget):
 
     def _drop(self, item: _MessageItem) -> None:
         item.dismiss()
+        QTimer.singleShot(0, self, self.place)
 
     def show_message(self, message: Message) -> None:
         for old in self.items():
@@ -162,8 +191,10 @@ class MessageBar(QWidget):
         for old in items[: max(0, len(items) - MAX_SHOWN + 1)]:
             self._drop(old)
         item = _MessageItem(message, self)
+        item.destroyed.connect(self.place)
         self._items.append(item)
         self._layout.addWidget(item)
+        self.place()
 
     def resolve(self, key: str) -> None:
         for item in self.items():

@@ -24,6 +24,9 @@ class PlanPreview:
     problem: str = ""
     """Why these settings cannot be loaded ("" when they can)."""
     remote_url: str = ""
+    note: str = ""
+    """Why the plan is for the CPU ("no NVIDIA GPU..."), for the settings dialog: the status
+    bar has its own GPU label, so the summary leaves it out."""
 
     @property
     def ok(self) -> bool:
@@ -39,14 +42,6 @@ def _gguf_info(path: str, mtime: float) -> Any:
 
 def gguf_info(path: str) -> Any:
     return _gguf_info(path, os.path.getmtime(path))
-
-
-def _budget(text: str, free_vram: Callable[[], tuple[int | None, str]]) -> tuple[int | None, str]:
-    from inference.planning.gpu_budget import parse_budget
-
-    if text == "auto":
-        return free_vram()
-    return parse_budget(text), ""
 
 
 def default_free_vram() -> tuple[int | None, str]:
@@ -83,13 +78,14 @@ def preview(
     model = str(values.get("model_path", "") or "").strip()
     if not model:
         return PlanPreview(None, "No model configured", "Choose a GGUF model file, or download a recommended one.")
+    from inference.planning.gpu_budget import usable_budget
     from inference.planning.plan import summary_line
     from inference.planning.policy import Overrides
     from summarizer.summaries.local_model import plan_model
 
     try:
         info = gguf_info(os.path.expanduser(model))
-        budget, note = _budget(str(values.get("vram_budget", "auto")), free_vram)
+        budget, note = usable_budget(str(values.get("vram_budget", "auto")), free_vram)
         layers = str(values.get("gpu_layers", "auto"))
         kv = str(values.get("kv_type", "auto"))
         ctx = int(values.get("context_size", 0) or 0)
@@ -104,7 +100,9 @@ def preview(
         return PlanPreview(None, "Cannot load with these settings", in_settings_words(str(error)))
     except (OSError, ValueError) as error:
         return PlanPreview(None, "Cannot load with these settings", f"{model}: {error}")
+    from inference.planning.gpu_budget import NO_GPU
+
     summary = summary_line(chosen)
-    if note:
+    if note and not note.startswith(NO_GPU):  # "no NVIDIA GPU" has its own label in the status bar
         summary += f" ({note})"
-    return PlanPreview(chosen, summary)
+    return PlanPreview(chosen, summary, note=note)

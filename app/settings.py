@@ -41,6 +41,16 @@ def _check_model_path(value: Any) -> str | None:
         return f"The model file {path} does not exist. Choose a .gguf file, or download a recommended model."
     if path.suffix.lower() != ".gguf":
         return f"{path.name} is not a .gguf file. Pagewise runs GGUF models."
+    try:
+        with path.open("rb") as file:
+            magic = file.read(4)
+    except OSError as error:
+        return f"The model file {path} cannot be read ({error.strerror or error}). Check its permissions."
+    if magic != b"GGUF":
+        return (
+            f"{path.name} is not a GGUF model (it does not start like one): it may be another kind of file "
+            "or a damaged download. Choose a .gguf model file, or download the recommended model."
+        )
     return None
 
 

@@ -6,6 +6,7 @@ type, and settings that cannot be loaded say why and cannot be saved.
 
 from __future__ import annotations
 
+import html
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -14,7 +15,6 @@ from PySide6.QtWidgets import (
     QComboBox,
     QDialog,
     QDialogButtonBox,
-    QFileDialog,
     QFormLayout,
     QHBoxLayout,
     QLabel,
@@ -24,12 +24,24 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app import file_dialogs
 from app.planning import PlanPreview, preview
 from app.settings import SCHEMA, Setting, validate
 
 BUDGET_CHOICES = ("auto", "8GiB", "11.5GiB", "12GiB", "16GiB", "24GiB")
 LAYER_CHOICES = ("auto", "0")
 PREVIEW_DELAY_MS = 250
+
+
+def plain_text(description: str) -> str:
+    """A description without its Markdown code marks (for a tooltip)."""
+    return description.replace("`", "")
+
+
+def rich_text(description: str) -> str:
+    """A description as a label shows it: `code` in a fixed font, no backticks."""
+    parts = html.escape(description).split("`")
+    return "".join(f"<code>{part}</code>" if n % 2 else part for n, part in enumerate(parts))
 
 
 def _context_label(value: int) -> str:
@@ -56,17 +68,21 @@ class SettingsDialog(QDialog):
         for setting in SCHEMA:
             editor = self._editor(setting, values.get(setting.key, setting.default))
             label = QLabel(setting.label)
-            label.setToolTip(setting.description)
+            label.setToolTip(plain_text(setting.description))
             form.addRow(label, editor)
-            hint = QLabel(setting.description)
+            hint = QLabel(rich_text(setting.description))
+            hint.setTextFormat(Qt.TextFormat.RichText)
             hint.setWordWrap(True)
             hint.setProperty("class", "hint")
             hint.setStyleSheet("color: palette(placeholder-text); font-size: small;")
             form.addRow("", hint)
+        self.download_button: QPushButton | None = None
         if recommended:
             download = QPushButton(f"Download the recommended model: {recommended}")
-            download.clicked.connect(self.download_requested)
+            download.setToolTip("Downloads in the background; your changes here stay until you Save or Cancel")
+            download.clicked.connect(self._download)
             form.addRow("", download)
+            self.download_button = download
         self.plan_label = QLabel("")
         self.plan_label.setObjectName("plan-preview")
         self.plan_label.setWordWrap(True)
@@ -99,6 +115,20 @@ class SettingsDialog(QDialog):
         self.current: PlanPreview | None = None
         self.problems: dict[str, str] = {}
         self.refresh()
+
+    def _download(self) -> None:
+        if self.download_button is not None:
+            self.download_button.setEnabled(False)
+            self.download_button.setText("Downloading the recommended model… (progress in the status bar)")
+        self.download_requested.emit()
+
+    def download_finished(self, path: str | None) -> None:
+        """The download ended: its model becomes this dialog's model file (``None``: it failed)."""
+        if path:
+            self.set_value("model_path", path)
+        if self.download_button is not None:
+            self.download_button.setEnabled(not path)
+            self.download_button.setText("Downloaded" if path else "Download the recommended model again")
 
     # Editors
 
@@ -143,9 +173,9 @@ class SettingsDialog(QDialog):
 
     def _browse(self, setting: Setting, line: QLineEdit) -> None:
         if setting.kind == "file":
-            path, _ = QFileDialog.getOpenFileName(self, "Choose a GGUF model", line.text(), "GGUF models (*.gguf)")
+            path = file_dialogs.open_file(self, "model", "Choose a GGUF model", "GGUF models (*.gguf)", line.text())
         else:
-            path = QFileDialog.getExistingDirectory(self, "Choose the data folder", line.text())
+            path = file_dialogs.open_folder(self, "data", "Choose the data folder", line.text())
         if path:
             line.setText(path)
 
@@ -191,7 +221,9 @@ class SettingsDialog(QDialog):
             self.problem_label.setText(first)
         else:
             self.current = self._planner(values)
-            self.plan_label.setText(self.current.summary)
+            note = self.current.note
+            note = f" ({note})" if note and note not in self.current.summary else ""
+            self.plan_label.setText(self.current.summary + note)
             plan = self.current.plan
             if plan is not None and plan.n_gpu_layers:
                 p = plan.predicted

@@ -118,7 +118,7 @@ def planned_model(
 ) -> tuple[Plan, int, str]:
     """(plan, parallel sequences, model sha256) without loading the model. ``batch``: leave room
     for summarizing several segments at once; ``summaries_only``: the command only summarizes."""
-    from inference.planning.gpu_budget import parse_budget
+    from inference.planning.gpu_budget import usable_budget
     from inference.planning.job_time import ANSWER, SUMMARY
     from summarizer.summaries.local_model import plan_local_model
     from summarizer.summaries.model_files import model_sha256
@@ -128,7 +128,7 @@ def planned_model(
         path,
         n_ctx=_context(args, summaries_only=summaries_only),
         n_threads=args.threads or default_threads(),
-        budget=parse_budget(args.budget) if args.budget else None,
+        budget=usable_budget(args.budget)[0] if args.budget else None,
         max_parallel=None if batch else 1,
         job=SUMMARY if summaries_only else ANSWER,
     )
@@ -145,7 +145,7 @@ def open_model(
 ) -> OpenModel:
     """Connect to the server (``remote_url``), or plan and load the model named by ``--model``
     (or configured) in a worker process (``batch`` and ``summaries_only`` as for ``planned_model``)."""
-    from inference.planning.gpu_budget import parse_budget
+    from inference.planning.gpu_budget import usable_budget
     from inference.planning.job_time import ANSWER, SUMMARY
     from summarizer.summaries.local_model import open_local_model
 
@@ -157,7 +157,7 @@ def open_model(
         model_path(args),
         n_ctx=_context(args, summaries_only=summaries_only),
         n_threads=args.threads or default_threads(),
-        budget=parse_budget(args.budget) if args.budget else None,
+        budget=usable_budget(args.budget)[0] if args.budget else None,
         max_parallel=None if batch else 1,
         progress=progress,
         job=SUMMARY if summaries_only else ANSWER,

@@ -6,9 +6,9 @@ from collections.abc import Callable
 from pathlib import Path
 
 from PySide6.QtGui import QGuiApplication
-from PySide6.QtWidgets import QFileDialog, QWidget
+from PySide6.QtWidgets import QWidget
 
-from app import answering
+from app import answering, file_dialogs
 from app.conversation_view import ConversationView
 from app.messages import MessageCenter
 from app.summary_view import SummaryPanel
@@ -66,5 +66,5 @@ class ExportController:
         self.messages.info(f"Saved {path}.")
 
     def _save_dialog(self, suggested: str) -> str:
-        path, _ = QFileDialog.getSaveFileName(self.parent, "Export as Markdown", suggested, "Markdown (*.md)")
+        path = file_dialogs.save_file(self.parent, "export", "Export as Markdown", suggested, "Markdown (*.md)")
         return path

@@ -7,8 +7,9 @@ from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import QObject, Signal
-from PySide6.QtWidgets import QFileDialog, QWidget
+from PySide6.QtWidgets import QWidget
 
+from app import file_dialogs
 from app.controllers.context import JobContext, UsesJobContext
 from app.job_progress import JobProgress
 from app.jobs import Job
@@ -55,6 +56,9 @@ class ModelSetupController(UsesJobContext, QObject):
         self.welcome.setVisible(not (self.settings.model_configured or session.loaded))
         if loaded and session.preview is not None:
             backend = session.report.backend if session.report else ""
+            plan = session.preview.plan
+            if plan is not None and plan.n_gpu_layers == 0 and backend.lower().startswith("cpu"):
+                backend = ""  # the summary says "CPU only" already
             self.status.set_plan(f"{session.preview.summary}" + (f" · {backend}" if backend else ""))
         elif self.settings.model_configured or session.loaded:
             chosen = session.plan_preview()
@@ -84,9 +88,13 @@ class ModelSetupController(UsesJobContext, QObject):
     def open_settings(self) -> SettingsDialog:
         dialog = SettingsDialog(self.settings.values(), recommended=self.recommended_label, parent=self.window)
 
-        def download() -> None:
-            dialog.reject()
-            self.download_recommended()
+        def download() -> None:  # the dialog stays open with its edits; the model fills its field
+            job = self.download_recommended()
+            if job is None:
+                dialog.download_finished(None)
+                return
+            job.succeeded.connect(lambda path: dialog.download_finished(str(path)))
+            job.failed.connect(lambda _error: dialog.download_finished(None))
 
         dialog.download_requested.connect(download)
         dialog.accepted.connect(lambda: self.apply_settings(dialog.values()))
@@ -104,6 +112,8 @@ class ModelSetupController(UsesJobContext, QObject):
             self.messages.report(typed, key="settings")
             return False
         self.messages.resolve("settings")
+        if values.get("model_path") or values.get("remote_url"):
+            self.messages.resolve("download")  # a model was chosen: a failed download no longer matters
         self.session.configure(self.settings.effective_values())
         if self.session.loaded and model_before != [self.settings.effective(key) for key in MODEL_KEYS]:
             self._replaced = self.session.report
@@ -115,7 +125,8 @@ class ModelSetupController(UsesJobContext, QObject):
         return True
 
     def choose_model_file(self) -> None:
-        path, _ = QFileDialog.getOpenFileName(self.window, "Choose a GGUF model", "", "GGUF models (*.gguf)")
+        """The welcome panel's and the Model menu's choice: checked (a GGUF file) before it is saved."""
+        path = file_dialogs.open_file(self.window, "model", "Choose a GGUF model", "GGUF models (*.gguf)")
         if path:
             self.apply_settings({"model_path": path})
 
@@ -137,7 +148,7 @@ class ModelSetupController(UsesJobContext, QObject):
             result = download_model(entry, progress=job.report, cancel=job.token, check_gguf=check)
             return Path(result.path)
 
-        job = self._on_activity_line(self.runner.submit_llm("download", run), "downloading the model")
+        job = self._on_activity_line(self.runner.submit_llm("download", run), "downloading the model", "download")
         job.succeeded.connect(lambda path: self.apply_settings({"model_path": str(path)}))
         return job
 
@@ -151,10 +162,10 @@ class ModelSetupController(UsesJobContext, QObject):
         job.succeeded.connect(lambda _r: self.messages.info("The model was restarted. Your conversation is kept."))
         return job
 
-    def _on_activity_line(self, job: Job, doing: str) -> Job:
+    def _on_activity_line(self, job: Job, doing: str, key: str = "") -> Job:
         self.activity_job = job
         job.progressed.connect(self.activity.update_progress)
-        job.failed.connect(lambda error: self.messages.report(error, doing))
+        job.failed.connect(lambda error: self.messages.report(error, doing, key=key))
         job.finished.connect(self._activity_finished)
         return job
 

@@ -18,8 +18,9 @@ from collections.abc import Callable
 from pathlib import Path
 
 from PySide6.QtCore import QObject, Signal
-from PySide6.QtWidgets import QFileDialog, QWidget
+from PySide6.QtWidgets import QWidget
 
+from app import file_dialogs
 from app.answering import CitationView, _passage_spans
 from app.controllers.context import JobContext, UsesJobContext
 from app.controllers.documents import title_of
@@ -418,11 +419,11 @@ class ReviewController(UsesJobContext, QObject):
     # --- dialogs (tests replace them) -----------------------------------------------------
 
     def _checklist_dialog(self) -> Path | None:
-        path, _ = QFileDialog.getOpenFileName(
-            self.parent_widget, "Choose a checklist", "", "Checklists (*.csv *.yaml *.yml)"
+        path = file_dialogs.open_file(
+            self.parent_widget, "checklist", "Choose a checklist", "Checklists (*.csv *.yaml *.yml)"
         )
         return Path(path) if path else None
 
     def _export_dialog(self, fmt: str, suggested: str) -> Path | None:
-        path, _ = QFileDialog.getSaveFileName(self.parent_widget, "Export the review", suggested, EXPORT_FILTERS[fmt])
+        path = file_dialogs.save_file(self.parent_widget, "export", "Export the review", suggested, EXPORT_FILTERS[fmt])
         return Path(path) if path else None

@@ -13,6 +13,7 @@ import contextlib
 import functools
 import os
 import re
+from collections.abc import Callable
 
 from inference.errors import PlanError
 from inference.planning.plan import GIB, MIB
@@ -92,6 +93,26 @@ def default_budget() -> tuple[int | None, str]:
         return None, NO_GPU
     if llama_gpu_build() is False:
         return None, CPU_BUILD
+    return budget, ""
+
+
+def usable_budget(
+    text: str | None, free_vram: Callable[[], tuple[int | None, str]] | None = None
+) -> tuple[int | None, str]:
+    """(bytes or None for the CPU, why the CPU) for a budget about to load a model: ``auto`` or
+    None is ``default_budget``; a budget typed in counts only where a GPU can be used (without
+    one the plan is the CPU's, never GPU layers that cannot load). ``pagewise plan --budget``
+    plans for any budget (what would load there), so it parses the text itself. ``free_vram``:
+    ``default_budget`` unless given (the settings dialog's tests give a GPU)."""
+    free_vram = free_vram or default_budget
+    if text is None or text == "auto":
+        return free_vram()
+    budget = parse_budget(text)
+    if budget == 0:
+        return 0, ""
+    free, note = free_vram()
+    if free is None and note:
+        return None, f"{note}; the VRAM budget {text} is not used"
     return budget, ""
 
 

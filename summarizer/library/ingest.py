@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
+import os
 import sqlite3
 import time
 from collections.abc import Iterator
@@ -86,6 +87,13 @@ class IngestResult:
             "status": self.status,
             "warnings": list(self.warnings),
         }
+
+
+def _same_file(stored: str, path: Path) -> bool:
+    try:
+        return os.path.samefile(stored, path)
+    except OSError:  # the stored copy moved away: compare the names
+        return os.path.realpath(stored) == os.path.realpath(path)
 
 
 def _new_doc_id(library: Library, sha256: str) -> str:
@@ -170,7 +178,13 @@ class Ingestor:
         if existing is not None and existing.state == "ready":
             if existing.needs_reindex:
                 return self.recut(existing.doc_id)  # cut by an older Pagewise: never left so
-            return IngestResult.of(existing, "unchanged")
+            result = IngestResult.of(existing, "unchanged")
+            if not _same_file(existing.path, path):
+                result.warnings.append(
+                    f"it is the same file as {Path(existing.path).name}, already in the library, so it was not "
+                    "added a second time"
+                )
+            return result
         record = existing or self.library.find(path=str(path))
         doc_id = self._start(record, pdf, path)
         self._extract(doc_id, pdf)

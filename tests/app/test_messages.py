@@ -35,3 +35,20 @@ def test_a_banner_goes_when_its_condition_ends(qtbot: Any, make_window: Any, smo
     window.model_setup.apply_settings({"model_path": str(smollm2_path)})
     assert shown(window) == ["Unrelated news."]
     assert "not loaded yet" in window.status.plan_label.text()
+
+
+def test_a_banner_floats_over_the_content_and_moves_nothing(qtbot: Any, make_window: Any) -> None:
+    """Issue 24: banners pushed the window's content down ~25 px and back when they hid."""
+    window = make_window()
+    window.resize(1200, 800)
+    window.show()
+    qtbot.waitExposed(window)
+    before = window.splitter.mapTo(window, window.splitter.rect().topLeft())
+    window.messages.warning("The model file is missing: choose another one.")
+    qtbot.wait(50)
+    assert window.splitter.mapTo(window, window.splitter.rect().topLeft()) == before
+    bar = window.message_bar
+    assert bar.isVisible() and bar.geometry().bottom() < window.centralWidget().height()
+    assert bar.width() <= bar.WIDTH
+    bar.items()[0].dismiss()
+    qtbot.waitUntil(lambda: not bar.isVisible())

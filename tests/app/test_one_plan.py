@@ -43,10 +43,17 @@ def _same(*plans: dict[str, Any]) -> None:
         assert {k: other[k] for k in KEYS} == first
 
 
+def a_gpu(monkeypatch: pytest.MonkeyPatch) -> None:
+    """An NVIDIA GPU with 8 GiB free and a llama.cpp built for it (simulated)."""
+    monkeypatch.setattr(inference.planning.gpu_budget, "auto_budget", lambda *a, **k: 8 * 1024**3)
+    monkeypatch.setattr(inference.planning.gpu_budget, "llama_gpu_build", lambda: True)
+
+
 @pytest.mark.parametrize("budget", ["4GiB", "0"])
 def test_window_plan_ask_and_summarize_plan_alike(
-    capsys: pytest.CaptureFixture[str], smollm2_path: Path, budget: str
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], smollm2_path: Path, budget: str
 ) -> None:
+    a_gpu(monkeypatch)
     window = preview({"model_path": str(smollm2_path), "vram_budget": budget})
     assert window.plan is not None
     window_json = {**window.plan.to_json(), "parallel": window.plan.n_seq_max}
@@ -76,3 +83,14 @@ def test_a_gpu_with_a_cpu_only_llama_cpp_is_planned_for_the_cpu_everywhere(
     window = preview({"model_path": str(smollm2_path), "vram_budget": "auto"})
     assert window.plan is not None and window.plan.n_gpu_layers > 0
     _same({**window.plan.to_json()}, {**_command_plan(smollm2_path, None, summaries_only=False)})
+
+
+def test_a_budget_typed_in_without_a_gpu_plans_for_the_cpu(monkeypatch: pytest.MonkeyPatch, smollm2_path: Path) -> None:
+    """Issue 24: "2GiB" on a machine without a GPU gave "31/31 layers GPU … of 2.00 GiB"."""
+    monkeypatch.setattr(inference.planning.gpu_budget, "auto_budget", lambda *a, **k: None)
+    window = preview({"model_path": str(smollm2_path), "vram_budget": "2GiB"})
+    assert window.plan is not None and window.plan.n_gpu_layers == 0
+    assert "CPU only" in window.summary and "no NVIDIA GPU" not in window.summary  # the status bar says it
+    assert "the VRAM budget 2GiB is not used" in window.note
+    ask = _command_plan(smollm2_path, "2GiB", summaries_only=False)
+    assert ask["n_gpu_layers"] == 0

@@ -31,6 +31,17 @@ def test_bad_values_are_refused_with_a_reason(tmp_path: Path) -> None:
     assert Settings.load(tmp_path / "settings.json")["vram_budget"] == "11.5GiB"
 
 
+@pytest.fixture
+def a_gpu(monkeypatch: pytest.MonkeyPatch) -> None:
+    """An NVIDIA GPU with 8 GiB free and a llama.cpp built for it (simulated): a typed-in
+    budget counts only where a GPU is."""
+    import inference.planning.gpu_budget as gpu_budget
+
+    monkeypatch.setattr(gpu_budget, "auto_budget", lambda *a, **k: 8 * 1024**3)
+    monkeypatch.setattr(gpu_budget, "llama_gpu_build", lambda: True)
+
+
+@pytest.mark.usefixtures("a_gpu")
 def test_a_plan_that_cannot_fit_is_refused_before_loading(qtbot: Any, smollm2_path: Path) -> None:
     values = {"model_path": str(smollm2_path), "vram_budget": "64MiB", "gpu_layers": "31"}
     chosen = preview(values)
@@ -46,6 +57,7 @@ def test_a_plan_that_cannot_fit_is_refused_before_loading(qtbot: Any, smollm2_pa
     assert "layers GPU" in dialog.plan_label.text() and "GiB" in dialog.memory_label.text()
 
 
+@pytest.mark.usefixtures("a_gpu")
 def test_the_plan_has_room_for_batched_summaries_on_a_gpu_only(smollm2_path: Path) -> None:
     gpu = preview({"model_path": str(smollm2_path), "vram_budget": "4GiB"})
     assert gpu.plan is not None and gpu.plan.n_seq_max > 1 and gpu.plan.predicted_batch_bytes > 0
@@ -77,3 +89,20 @@ def test_the_context_size_hint_names_what_the_field_shows(qtbot: Any) -> None:
         if label.property("class") == "hint" and label.text().startswith("Tokens the model sees")
     )
     assert "auto" in hint and not hint.rstrip(".").endswith("0 lets the planner choose")
+
+
+def test_the_help_texts_show_no_markdown_and_download_keeps_the_edits(qtbot: Any, make_window: Any) -> None:
+    """Issue 24: backticks in the help texts; "Download…" closed the dialog and lost the edits."""
+    from PySide6.QtWidgets import QLabel
+
+    window = make_window()
+    dialog = window.model_setup.open_settings()
+    qtbot.addWidget(dialog)
+    hints = [label.text() for label in dialog.findChildren(QLabel) if "pagewise config" in label.text()]
+    assert hints and all("`" not in text and "<code>pagewise config</code>" in text for text in hints)
+    dialog.set_value("remote_url", "http://team-server:8080")
+    started: list[bool] = []
+    window.model_setup.download_recommended = lambda: started.append(True)  # no network here
+    assert dialog.download_button is not None
+    dialog.download_button.click()
+    assert started and dialog.isVisible() and dialog.values()["remote_url"] == "http://team-server:8080"

@@ -24,3 +24,46 @@ def test_the_status_line_follows_a_switch_from_a_remote_server_to_a_local_model(
     assert "Remote" not in line and line.endswith("not loaded yet"), line
     assert window.model_setup.apply_settings({"data_folder": ""})  # not a model setting: nothing changes
     assert window.status.plan_label.text() == line
+
+
+def test_a_file_that_is_not_a_gguf_model_is_refused_and_the_welcome_panel_stays(
+    qtbot: Any, make_window: Any, tmp_path: Path, monkeypatch: Any
+) -> None:
+    """Issue 24: "Choose a GGUF file…" saved a text file named x.gguf, and the welcome panel went."""
+    import app.file_dialogs
+
+    fake = tmp_path / "x.gguf"
+    fake.write_text("not a model\n")
+    window = make_window(settings={"model_path": ""})
+    assert not window.welcome.isHidden()
+    monkeypatch.setattr(app.file_dialogs, "open_file", lambda *a, **k: str(fake))
+    window.model_setup.choose_model_file()
+    assert window.settings["model_path"] == ""
+    assert not window.welcome.isHidden()
+    message = window.messages.history[-1].text
+    assert "x.gguf is not a GGUF model" in message
+
+
+def test_file_dialogs_open_where_the_user_was_last(qtbot: Any, make_window: Any, tmp_path: Path) -> None:
+    """Issue 24: every file dialog opened in the working directory."""
+    from app import file_dialogs
+    from summarizer.library.paths import models_dir
+
+    make_window()
+    assert file_dialogs.start_folder("model") == str(models_dir())
+    assert file_dialogs.start_folder("pdf") == str(Path.home())
+    folder = tmp_path / "contracts"
+    folder.mkdir()
+    file_dialogs.remember("pdf", str(folder / "a.pdf"))
+    assert file_dialogs.start_folder("pdf") == str(folder)
+    assert file_dialogs.start_folder("export") == str(Path.home())  # each kind its own
+
+
+def test_a_failed_download_banner_goes_when_a_model_is_chosen(qtbot: Any, make_window: Any, smollm2_path: Path) -> None:
+    from inference.errors import ModelError
+
+    window = make_window(settings={"model_path": ""})
+    window.messages.report(ModelError("Could not download the model: no network."), key="download")
+    assert any("no network" in item.message.text for item in window.message_bar.items())
+    assert window.model_setup.apply_settings({"model_path": str(smollm2_path)})
+    assert not any("no network" in item.message.text for item in window.message_bar.items())

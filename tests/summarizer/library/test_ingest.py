@@ -65,6 +65,11 @@ def test_adding_the_same_file_again_does_nothing(tmp_path: Path) -> None:
         assert again.status == moved.status == "unchanged"
         assert again.doc_id == moved.doc_id == first.doc_id
         assert snapshot(library) == before
+        # Issue 24: the copy under another name was dropped without a word; the same path says nothing
+        assert again.warnings == []
+        assert moved.warnings == [
+            "it is the same file as endorsement-8p.pdf, already in the library, so it was not added a second time"
+        ]
 
 
 def test_a_changed_file_is_reindexed_under_the_same_doc_id(tmp_path: Path) -> None:
