@@ -134,6 +134,7 @@ class JobRunner(QObject):
         self._thread = threading.Thread(target=self._run, name="pagewise-llm-jobs", daemon=True)
         self._thread.start()
         self.ingests: list[IngestJob] = []
+        self.stopped = False  # shutdown() ran: the window is closing
         self.embed = True  # tests turn embedding off to stay fast
         self.embedding_model: str | None = None
 
@@ -230,14 +231,33 @@ class JobRunner(QObject):
         job.start()
         return job
 
+    def busy_with(self) -> list[str]:
+        """What is running that closing the window would stop ("adding 2 documents",
+        "summarizing"): the jobs a user started, not the search warm-up."""
+        running = []
+        if self.ingests:
+            count = sum(len(job.pending) for job in self.ingests)
+            running.append(f"adding {count} document{'s' if count != 1 else ''}")
+        current = self.current_llm_job
+        if current is not None and current.name in JOB_WORDS:
+            running.append(JOB_WORDS[current.name])
+        return running
+
     def shutdown(self, timeout_s: float = 5.0) -> None:
+        """Stop everything for good: no job's signal reaches the window after this (its library
+        is about to close)."""
+        self.stopped = True
+        self._poll_timer.stop()
+        for job in list(self.ingests):
+            job.abandon()
         self.cancel_llm()
         self._jobs.put(None)
         self._thread.join(timeout=timeout_s)
-        self._poll_timer.stop()
-        for job in list(self.ingests):
-            job.cancel()
-            job.kill()
+
+
+# The LLM thread's jobs a user started, as a question about quitting names them.
+JOB_WORDS = {"answer": "answering", "summarize": "summarizing", "review": "reviewing",
+             "download": "downloading the model", "reindex": "re-indexing"}  # fmt: skip
 
 
 class IngestBug(RuntimeError):
@@ -302,6 +322,14 @@ class IngestJob(QObject):
     def kill(self) -> None:
         self._started.wait(timeout=10)
         self._process.kill()
+
+    def abandon(self) -> None:
+        """The window closes: stop the process and send nothing more (the library resumes the
+        file on the next ingest)."""
+        self.blockSignals(True)
+        self._timer.stop()
+        self.cancel()
+        self.kill()
 
     def _handle(self, messages: list[tuple[Any, ...]]) -> None:
         for message in messages:

@@ -85,6 +85,7 @@ class MainWindow(PdfDropTarget, QMainWindow):
         self.runner.embedding_model = self.settings["embedding_model"]
         self.library = Library.open()
         self.ask_password: Callable[[str, bool], str | None] = self._ask_password_dialog
+        self.confirm_close: Callable[[list[str]], bool] = self._confirm_close_dialog  # tests replace it
         self.confirm_remove: Callable[[str], bool] = self._confirm_remove_dialog
         self.window_state = QSettings(str(data_home() / "window.ini"), QSettings.Format.IniFormat)
         self._build_views(telemetry)
@@ -319,9 +320,26 @@ class MainWindow(PdfDropTarget, QMainWindow):
         self.window_state.sync()
 
     def closeEvent(self, event: QCloseEvent) -> None:
+        running = self.runner.busy_with()
+        if running and not self.confirm_close(running):
+            event.ignore()
+            return
         self.save_state()
         self.shutdown()
         super().closeEvent(event)
+
+    def _confirm_close_dialog(self, running: list[str]) -> bool:
+        doing = " and ".join(running)
+        answer = QMessageBox.question(
+            self,
+            "Quit Pagewise?",
+            f"Pagewise is {doing}. Quit anyway?\n\nNothing is lost: a document being added continues "
+            "where it stopped when you add it again (or Reindex at the next start), and finished "
+            "summaries and review answers are kept.",
+            QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.Cancel,
+            QMessageBox.StandardButton.Cancel,
+        )
+        return answer == QMessageBox.StandardButton.Yes
 
     def shutdown(self) -> None:
         self.runner.shutdown()

@@ -171,7 +171,9 @@ class AnswerController(UsesJobContext, QObject):
 
     def warm_up_search(self) -> Job | None:
         """Load the query encoder in the LLM thread before the first question needs it."""
-        if self.search_ready or self.warm_up_job is not None or not self.library.documents():
+        if self.runner.stopped or self.search_ready or self.warm_up_job is not None:
+            return None  # (stopped: the window closed before this timer fired)
+        if not self.library.documents():
             return None
 
         def run(_job: Job) -> bool:

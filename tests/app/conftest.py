@@ -111,6 +111,7 @@ def make_window(qtbot: Any, fake_engine: Any, pagewise_home: Path) -> Iterator[C
             messages=MessageCenter(),
         )
         window.runner.embed = False
+        window.confirm_close = lambda _running: True  # a test closing during a job asks no one
         window.resize(1300, 850)
         qtbot.addWidget(window)
         window.show()
