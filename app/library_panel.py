@@ -70,6 +70,8 @@ class LibraryPanel(PdfDropTarget, QWidget):
     document_selected = Signal(object)  # doc_id or None
     files_dropped = Signal(list)  # list[Path]
     remove_requested = Signal(str)  # doc_id, or a failed row's path
+    retry_requested = Signal(str)  # the file of an interrupted document or a failed row: add it again
+    file_selected = Signal(str)  # a row not in the library (failed, waiting) was selected: what it says
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -98,6 +100,9 @@ class LibraryPanel(PdfDropTarget, QWidget):
         remove.triggered.connect(self._remove_current)
         self.addAction(remove)
         self.remove_action = remove
+        retry = QAction("Add again to finish", self)
+        retry.triggered.connect(self._retry_current)
+        self.retry_action = retry
         self._refresh_empty()
 
     # Rows
@@ -193,6 +198,21 @@ class LibraryPanel(PdfDropTarget, QWidget):
     def _current_changed(self, current: QListWidgetItem | None, _previous: QListWidgetItem | None) -> None:
         key = None if current is None else str(current.data(KEY_ROLE))
         self.document_selected.emit(None if key is None or key.startswith("path:") else key)
+        if current is not None and key is not None and key.startswith("path:"):
+            state = str(current.data(STATE_ROLE))
+            reason = current.toolTip()
+            self.file_selected.emit(f"{Path(key[5:]).name}: {state}" + (f"\n\n{reason}" if reason != key[5:] else ""))
+
+    def retry_file(self, key: str) -> str | None:
+        """The file to add again for the row ``key`` (an interrupted document, or a file that
+        failed), or None when the row is neither."""
+        item = self._item(key)
+        if item is None:
+            return None
+        state = str(item.data(STATE_ROLE))
+        if key.startswith("path:"):
+            return key[5:] if state.startswith(("error", "encrypted")) else None
+        return str(item.data(FILE_ROLE)) if state.startswith("interrupted") else None
 
     # Menu
 
@@ -200,9 +220,20 @@ class LibraryPanel(PdfDropTarget, QWidget):
         item = self.list.itemAt(position)
         if item is None:
             return
+        self.list.setCurrentItem(item)
         menu = QMenu(self)
+        key = str(item.data(KEY_ROLE))
+        if self.retry_file(key):
+            self.retry_action.setText("Try again" if key.startswith("path:") else "Add again to finish")
+            menu.addAction(self.retry_action)
         menu.addAction(self.remove_action)
         menu.exec(self.list.viewport().mapToGlobal(position))
+
+    def _retry_current(self) -> None:
+        key = self.selected_key()
+        file = self.retry_file(key) if key is not None else None
+        if file:
+            self.retry_requested.emit(file)
 
     def _remove_current(self) -> None:
         key = self.selected_key()

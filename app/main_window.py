@@ -192,6 +192,8 @@ class MainWindow(PdfDropTarget, QMainWindow):
         )
 
         self.library_panel.files_dropped.connect(self.ingest.add_paths)
+        self.library_panel.retry_requested.connect(lambda path: self.ingest.add_paths([Path(path)]))
+        self.library_panel.file_selected.connect(self.viewer.close_document)  # says why it is not shown
         self.ingest.added.connect(self._document_added)
         self.ingest.documents_changed.connect(self.documents.refresh)
         self.ingest.idle.connect(self.answers.warm_up_search)

@@ -132,6 +132,9 @@ class HighlightView(QPdfView):
         painter.end()
 
 
+PLACEHOLDER = "Drop PDF files or folders here, or use File → Open (Ctrl+O)."
+
+
 class PdfViewer(QWidget):
     """Toolbar (zoom, page, find) above a ``HighlightView``."""
 
@@ -180,7 +183,7 @@ class PdfViewer(QWidget):
         bar.addWidget(self.find_box, 2)
         bar.addWidget(self.find_status)
 
-        self.placeholder = QLabel("Drop PDF files or folders here, or use File → Open (Ctrl+O).")
+        self.placeholder = QLabel(PLACEHOLDER)
         self.placeholder.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.placeholder.setWordWrap(True)
         self.placeholder.setObjectName("viewer-placeholder")
@@ -234,12 +237,14 @@ class PdfViewer(QWidget):
         self._page_moved(0)
         return True
 
-    def close_document(self) -> None:
+    def close_document(self, notice: str = "") -> None:
+        """Show no document: the drop hint, or ``notice`` (why the selected one is not shown)."""
         self.clear_highlights()
         self.document.close()
         self.path = None
         self.page_count.setText("/ 0")
         self.view.hide()
+        self.placeholder.setText(notice or PLACEHOLDER)
         self.placeholder.show()
 
     def current_page(self) -> int:

@@ -30,7 +30,16 @@ class OpenDocumentController:
         self.viewer.close_document()
 
     def open(self, record: DocumentRecord) -> str | None:
-        """Show the record's PDF; a message for the user when that fails."""
+        """Show the record's PDF; when that fails, the viewer says why, and so does the message
+        returned (None while restoring an encrypted one: it only waits for its password)."""
+        problem = self._open(record)
+        if problem:
+            self.viewer.close_document(problem)
+        if self.restoring and self.viewer.needs_password:
+            return None  # no red banner at start: the viewer says to select it for the password
+        return problem
+
+    def _open(self, record: DocumentRecord) -> str | None:
         path = Path(record.path)
         if not path.is_file():
             self.viewer.close_document()
@@ -43,7 +52,7 @@ class OpenDocumentController:
             return None
         wrong = password is not None
         if self.viewer.needs_password and self.restoring:
-            return f"{path.name} is encrypted: select it to enter its password and show it."
+            return f"{path.name} is encrypted: select it in the library to enter its password and show it."
         while self.viewer.needs_password:
             password = self.ask_password(record.path, wrong)
             if not password:

@@ -94,6 +94,8 @@ def test_an_encrypted_pdf_asks_for_its_password(qtbot: Any, make_window: Any, tm
     finally:
         main_window_module.MainWindow._ask_password_dialog = original
     assert prompts == []
+    assert not [m for m in again.messages.history if m.level == "error"]  # issue 24: no red banner at start
+    assert "locked.pdf is encrypted" in again.viewer.placeholder.text()  # not "Drop PDF files here"
     again.ask_password = lambda path, wrong: prompts.append((path, wrong)) or next(replies)
     again.select_document(doc_id)
     assert prompts == [(str(locked), False)]
@@ -170,3 +172,32 @@ def test_a_file_being_added_is_listed_once(qtbot: Any, make_window: Any) -> None
     assert window.library_panel.row_keys() == [key]
     window.ingest.cancel()
     qtbot.waitUntil(lambda: not window.runner.ingests, timeout=15_000)
+
+
+def test_a_failed_row_says_why_and_an_interrupted_one_can_be_added_again(
+    qtbot: Any, make_window: Any, tmp_path: Path
+) -> None:
+    """Issue 24: a failed row showed the empty viewer; an interrupted document had only Remove."""
+    window = make_window()
+    broken = tmp_path / "broken.pdf"
+    broken.write_bytes(b"%PDF-1.4\nthis is not really a pdf")
+    window.add_paths([broken])
+    qtbot.waitUntil(lambda: not window.runner.ingests, timeout=60_000)
+    panel = window.library_panel
+    assert panel.select(f"path:{broken}")
+    assert window.viewer.placeholder.text().startswith("broken.pdf: error")
+    assert panel.retry_file(f"path:{broken}") == str(broken)
+
+    good = shutil.copy(CONTRACTS / "endorsement-8p.pdf", tmp_path / "good.pdf")
+    window.add_paths([Path(good)])
+    doc_id = wait_for_document(qtbot, window)
+    with window.library.db.conn:  # committed: the ingest process writes next
+        window.library.db.execute("UPDATE documents SET state = 'chunking' WHERE doc_id = ?", [doc_id])
+    window.documents.refresh()
+    assert panel.state_of(doc_id) == "interrupted · add it again to finish"
+    assert panel.select(doc_id)
+    with qtbot.waitSignal(panel.retry_requested) as retry:
+        panel.retry_action.trigger()
+    assert Path(retry.args[0]).name == "good.pdf"
+    qtbot.waitUntil(lambda: not window.runner.ingests and window.library.document(doc_id).state == "ready",
+                    timeout=60_000)  # fmt: skip
