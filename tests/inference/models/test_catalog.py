@@ -363,3 +363,27 @@ def test_download_works_after_the_embedding_model_was_loaded(fake_hub: tuple[Fak
     assert done.returncode == 0, done.stderr[-3000:]
     assert done.stdout.split()[-1] == hub.sha256
     assert (tmp_path / "models" / hub.filename).read_bytes() == hub.content
+
+
+class _RefusingHub:
+    """A hub client that fails as huggingface_hub did in offline mode (a 212-character message)."""
+
+    message = (
+        "Cannot reach https://huggingface.co/bartowski/Qwen2.5-7B-Instruct-GGUF/resolve/main/"
+        "Qwen2.5-7B-Instruct-Q4_K_M.gguf: offline mode is enabled. To disable it, please unset the "
+        "`HF_HUB_OFFLINE` environment variable."
+    )
+
+    def file_info(self, repo: str, filename: str, revision: str) -> Any:
+        raise ConnectionError(self.message)
+
+    def download(self, *args: Any, **kwargs: Any) -> Path:
+        raise AssertionError("not reached")
+
+
+def test_the_hubs_words_are_quoted_whole_not_cut_mid_word(tmp_path: Path) -> None:
+    hub = FakeHub("a/b", "c.gguf", b"GGUF")
+    with pytest.raises(DownloadError) as raised:
+        download_model(_entry(hub), dest_dir=tmp_path, hub=_RefusingHub())
+    # Before: cut at 200 characters, "...unset the `HF_HUB_OFFLINE` environme. Check the internet..."
+    assert "`HF_HUB_OFFLINE` environment variable. Check the internet connection" in str(raised.value)
