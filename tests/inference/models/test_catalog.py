@@ -40,7 +40,7 @@ def test_catalog_covers_every_tier_without_invented_hashes() -> None:
         assert entry.license and entry.context_tokens > 0
         # Nothing could be checked against the hub: no pinned hash or revision was invented.
         assert entry.sha256 is None and entry.revision is None and not entry.verified
-        assert 0 < entry.approx_size_gb < entry.tier_gb
+        assert 0 < entry.approx_size_gb < (entry.tier_gb or 1.5)  # the CPU tier's model: small
         assert json.dumps(entry.to_json())
     assert catalog.find(CATALOG[0].filename) is CATALOG[0]
 
