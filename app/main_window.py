@@ -52,7 +52,7 @@ from app.settings import Settings
 from app.settings_dialog import SettingsDialog
 from app.status_bar import StatusBar
 from app.summary_view import SummaryPanel
-from app.welcome import WelcomePanel, recommended_model
+from app.welcome import WelcomePanel, recommended_model, why_recommended
 from inference.engines.llama_build import cpu_floor_problem
 from inference.planning.gpu_budget import gpu_unavailable_notice
 from summarizer.library.paths import data_home
@@ -117,8 +117,10 @@ class MainWindow(PdfDropTarget, QMainWindow):
             if gpu_notice
             else "No NVIDIA GPU was found: models run on the CPU (slower)."
         )
-        self.recommended = recommended_model(vram.total_bytes if vram else None)
-        self.welcome = WelcomePanel(self.recommended[0], gpu_text)
+        vram_bytes = vram.total_bytes if vram else None
+        self.recommended = recommended_model(vram_bytes)
+        why = why_recommended(self.recommended[1], vram_bytes)
+        self.welcome = WelcomePanel(self.recommended[0], gpu_text, why)
         right = QWidget()
         right_layout = QVBoxLayout(right)
         right_layout.setContentsMargins(0, 0, 0, 0)

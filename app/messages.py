@@ -8,11 +8,12 @@ instead of becoming a message nobody reads).
 
 ``MessageBar`` shows the messages floating over the bottom of the window's content (nothing
 under the pointer moves when one comes or goes), each with a close button: at most
-``MAX_SHOWN`` at once (the newest), the same text once. Information fades after a few seconds;
-warnings and errors stay until closed, or until the condition they describe ends: a message
-posted with a ``key`` ("model", "viewer") is replaced by the next one with that key and taken
-away by ``resolve(key)``. A warning may carry one action (a button such as
-"Reindex"): pressing it closes the message and calls the action.
+``MAX_SHOWN`` at once (the newest), the same text once; a text longer than ``MAX_LINES``
+wrapped lines ends in "…" at a word boundary (never mid-word), whole in its tooltip.
+Information fades after a few seconds; warnings and errors stay until closed, or until the
+condition they describe ends: a message posted with a ``key`` ("model", "viewer") is replaced by
+the next one with that key and taken away by ``resolve(key)``. A warning may carry one action (a
+button such as "Reindex"): pressing it closes the message and calls the action.
 """
 
 from __future__ import annotations
@@ -22,11 +23,12 @@ import traceback
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from PySide6.QtCore import QEvent, QObject, Qt, QTimer, Signal
+from PySide6.QtCore import QEvent, QObject, QRect, Qt, QTimer, Signal
+from PySide6.QtGui import QFontMetrics, QResizeEvent
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QToolButton, QVBoxLayout, QWidget
 
 from inference.cancel import Cancelled
-from inference.errors import PagewiseError
+from inference.errors import PagewiseError, shorten_message
 
 log = logging.getLogger("pagewise.app")
 
@@ -91,6 +93,50 @@ class MessageCenter(QObject):
         self.posted.emit(message)
 
 
+def fit_lines(text: str, metrics: QFontMetrics, width: int, lines: int) -> str:
+    """``text`` whole if it fits in ``lines`` lines of ``width`` pixels, word-wrapped; otherwise the
+    longest ``shorten_message`` of it that does (cut at a word boundary, ending in "…")."""
+    if width <= 0:
+        return text
+    room = metrics.lineSpacing() * lines
+
+    def fits(candidate: str) -> bool:
+        box = metrics.boundingRect(QRect(0, 0, width, 1 << 20), int(Qt.TextFlag.TextWordWrap), candidate)
+        return box.height() <= room
+
+    if fits(text):
+        return text
+    low, high = 1, len(text) - 1  # the longest limit whose shortened text still fits
+    while low < high:
+        middle = (low + high + 1) // 2
+        if fits(shorten_message(text, middle)):
+            low = middle
+        else:
+            high = middle - 1
+    return shorten_message(text, low)
+
+
+class _BannerText(QLabel):
+    """A message's text on at most ``MAX_LINES`` wrapped lines, refitted when its width changes."""
+
+    def __init__(self, text: str, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.full_text = text
+        self.setTextFormat(Qt.TextFormat.PlainText)  # an error's words are never markup
+        self.setWordWrap(True)
+        self.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop)
+        self.setMaximumHeight(self.fontMetrics().lineSpacing() * MAX_LINES + 4)
+        self.setToolTip(text)
+        self.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.setText(text)
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        fitted = fit_lines(self.full_text, self.fontMetrics(), self.contentsRect().width(), MAX_LINES)
+        if fitted != self.text():
+            self.setText(fitted)
+
+
 class _MessageItem(QFrame):
     def __init__(self, message: Message, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -105,12 +151,8 @@ class _MessageItem(QFrame):
         )
         layout = QHBoxLayout(self)
         layout.setContentsMargins(8, 4, 4, 4)
-        label = QLabel(message.text)
-        label.setWordWrap(True)
-        label.setMaximumHeight(label.fontMetrics().lineSpacing() * MAX_LINES + 4)  # a long one is cut...
-        label.setToolTip(message.text)  # ...and shown whole here
-        label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        layout.addWidget(label, 1)
+        self.label = _BannerText(message.text)
+        layout.addWidget(self.label, 1)
         self.action_button: QPushButton | None = None
         if message.action and message.on_action is not None:
             self.action_button = QPushButton(message.action)

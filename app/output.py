@@ -9,7 +9,7 @@ from collections.abc import Callable
 from typing import Any, TextIO
 
 from inference.cancel import Cancelled
-from inference.errors import PagewiseError
+from inference.errors import PagewiseError, shorten_message
 from inference.progress import Progress
 
 
@@ -73,7 +73,7 @@ class TerminalProgress:
         if progress.done != self._bar.n:
             self._bar.update(progress.done - self._bar.n)
         if progress.message:
-            self._bar.set_postfix_str(progress.message[:60], refresh=False)
+            self._bar.set_postfix_str(shorten_message(progress.message, 60), refresh=False)
         self._bar.refresh()
 
     def close(self) -> None:

@@ -55,9 +55,6 @@ def wait_for(app: Any, done: Callable[[], bool], timeout_s: float = TIMEOUT_S) -
 
 def run_selftest() -> int:
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
-    from summarizer.library.embedding_model import set_hub_offline
-
-    set_hub_offline()  # inherited by the ingest process: the model must be on disk already
     home = tempfile.TemporaryDirectory(prefix="pagewise-selftest-")
     os.environ["PAGEWISE_HOME"] = home.name
     try:

@@ -1,37 +1,52 @@
 """First run: no model configured yet. Offers to pick a GGUF file or download the
-recommended model for this GPU; documents can be added and searched meanwhile."""
+recommended model for this computer (a small one without a graphics card); documents can be
+added and searched meanwhile."""
 
 from __future__ import annotations
+
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Signal
 from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import QBoxLayout, QFrame, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
+if TYPE_CHECKING:
+    from inference.models.catalog import CatalogEntry
 
-def recommended_model(vram_bytes: int | None) -> tuple[str, object | None]:
-    """A label and the catalog entry recommended for this GPU (the 8 GB tier without one)."""
-    from inference.models.catalog import best_tier, for_tier
 
-    tier = best_tier(vram_bytes) if vram_bytes else None
-    entries = for_tier(tier or 8)
-    if not entries:
-        return "", None
-    entry = entries[0]
+def recommended_model(vram_bytes: int | None) -> tuple[str, CatalogEntry]:
+    """A label and the catalog entry recommended here: by the GPU's memory; without a usable GPU
+    (``vram_bytes`` None) or below 8 GB, the small model for the CPU."""
+    from inference.models.catalog import recommended
+
+    entry = recommended(vram_bytes)
     return f"{entry.title} (~{entry.approx_size_gb:.1f} GB)", entry
+
+
+def why_recommended(entry: CatalogEntry, vram_bytes: int | None) -> str:
+    """The welcome panel's sentence: which model, its size, and why this one."""
+    from inference.models.catalog import CPU_TIER_GB
+
+    what = f"Recommended: {entry.title}, a {entry.approx_size_gb:.1f} GB download"
+    if entry.tier_gb != CPU_TIER_GB:
+        return f"{what} that fits {entry.tier_gb} GB of GPU memory."
+    if vram_bytes:
+        return f"{what}: a small model, as this GPU has less than the 8 GB the larger ones need."
+    return f"{what}: a small model for a computer without a graphics card, where larger ones answer very slowly."
 
 
 class WelcomePanel(QFrame):
     choose_file = Signal()
     download = Signal()
 
-    def __init__(self, recommended: str, gpu_text: str, parent: QWidget | None = None) -> None:
+    def __init__(self, recommended: str, gpu_text: str, why: str = "", parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("welcome")
         self.setFrameShape(QFrame.Shape.StyledPanel)
         title = QLabel("<h3>Welcome to Pagewise</h3>")
         body = QLabel(
             "To ask questions, Pagewise needs a language model (a GGUF file) that runs on this computer. "
-            f"{gpu_text} You can add and search documents right away."
+            f"{gpu_text} {why + ' ' if why else ''}You can add and search documents right away."
         )
         body.setWordWrap(True)
         pick = QPushButton("Choose a GGUF file…")

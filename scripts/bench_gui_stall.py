@@ -44,7 +44,6 @@ def main() -> int:
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     home = tempfile.TemporaryDirectory(prefix="pagewise-bench-")
     os.environ["PAGEWISE_HOME"] = home.name
-    os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
     from PySide6.QtCore import QElapsedTimer, QTimer
 

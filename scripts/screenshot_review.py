@@ -20,7 +20,6 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-os.environ["HF_HUB_OFFLINE"] = "1"
 CONTRACTS = ROOT / "tests" / "fixtures" / "contracts"
 
 

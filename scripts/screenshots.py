@@ -22,7 +22,6 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-os.environ["HF_HUB_OFFLINE"] = "1"
 
 
 def _dark_palette() -> object:

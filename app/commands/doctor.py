@@ -96,7 +96,7 @@ def check_models(folder: Path) -> tuple[list[dict[str, Any]], list[Problem]]:
 def diagnose() -> dict[str, Any]:
     from app.system_libraries import install_hint, missing_window_libraries
     from inference.engines.llama_build import rebuild_advice
-    from inference.models.catalog import best_tier, for_tier
+    from inference.models.catalog import CPU_TIER_GB, best_tier, for_tier
     from inference.models.download import models_dir
     from inference.planning.plan import GIB
 
@@ -152,7 +152,8 @@ def diagnose() -> dict[str, Any]:
                 Problem(
                     "warning",
                     f"The GPU has {gpu['total_bytes'] / GIB:.1f} GiB: below the smallest tier (8 GB).",
-                    "Use a small model; pagewise plan shows how many layers fit.",
+                    f"Use a small model (recommended: {for_tier(CPU_TIER_GB)[0].filename}); "
+                    "pagewise plan shows how many layers fit.",
                 )
             )
         elif free_gib < 0.8 * gpu["total_bytes"] / GIB:
@@ -164,7 +165,7 @@ def diagnose() -> dict[str, Any]:
                 )
             )
     if not models:
-        recommended = for_tier(tier or 8)
+        recommended = for_tier(tier or CPU_TIER_GB)  # no usable GPU: the small model
         suggestion = ", ".join(f"{e.repo}/{e.filename}" for e in recommended[:2])
         problems.append(
             Problem(
@@ -179,7 +180,7 @@ def diagnose() -> dict[str, Any]:
         "llama_cpp": llama,
         "gpu": gpu,
         "tier_gb": tier,
-        "recommended": [e.to_json() for e in for_tier(tier)] if tier else [],
+        "recommended": [e.to_json() for e in for_tier(tier or CPU_TIER_GB)],
         "models_dir": str(folder),
         "models": models,
         "window_libraries_missing": window_missing,

@@ -7,6 +7,7 @@ import sys
 import textwrap
 
 from app.output import add_json_flag, emit_json
+from inference.errors import shorten_message
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -69,5 +70,5 @@ def run(args: argparse.Namespace) -> int:
         pages = f"p. {r.page_start}" if r.page_start == r.page_end else f"pp. {r.page_start}-{r.page_end}"
         print(f"[{n}] {titles.get(r.doc_id, r.doc_id)} ({r.doc_id}), {pages}  score {r.score:.4f}")
         body = " ".join(r.text.split())
-        print(textwrap.indent(textwrap.fill(body[:600] + ("…" if len(body) > 600 else ""), 100), "    "))
+        print(textwrap.indent(textwrap.fill(shorten_message(body, 600), 100), "    "))
     return 0

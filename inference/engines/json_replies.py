@@ -29,7 +29,7 @@ from typing import Any
 
 from inference.engines.engine import Completion, JsonSchema, Piece
 from inference.engines.json_closing import closing, compact_json, properties_of
-from inference.errors import EngineError
+from inference.errors import EngineError, shorten_message
 
 
 class ReplyFormatError(EngineError):
@@ -116,7 +116,7 @@ def finish(text: str, schema: JsonSchema, stop_reason: str, max_tokens: int) -> 
     ending = closing(text, schema) if stop_reason == "length" else None
     if ending is not None and not _errors_of(text + ending, schema):
         return text + ending, ending
-    shown = text if len(text) <= 80 else text[:77] + "..."
+    shown = shorten_message(text, 80)
     if not text.strip():
         cause = f"it is empty (it ended, {stop_reason!r}, before any JSON)"
     elif stop_reason == "length":

@@ -32,7 +32,7 @@ from inference.engines.engine import (
 )
 from inference.engines.json_replies import ReplyFormatError, hold_stream
 from inference.engines.remote_http import HttpClient, HttpError, HttpStatus, error_text, sse_events
-from inference.errors import EngineError
+from inference.errors import EngineError, shorten_message
 from inference.planning.plan import Plan
 from inference.progress import Progress, ProgressCallback, Stage, no_progress
 
@@ -324,7 +324,8 @@ class RemoteEngine(Engine):
                 try:
                     chunk = json.loads(event)
                 except ValueError:
-                    raise self._http.garbage(path, f"an event that is not JSON: {event[:80]!r}") from None
+                    shown = shorten_message(event, 80)
+                    raise self._http.garbage(path, f"an event that is not JSON: {shown!r}") from None
                 if not isinstance(chunk, dict):
                     raise self._http.garbage(path, "an event that is not a JSON object")
                 if "error" in chunk:

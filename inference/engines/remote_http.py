@@ -20,7 +20,7 @@ import urllib.parse
 from collections.abc import Iterator
 from typing import Any
 
-from inference.errors import EngineError
+from inference.errors import EngineError, shorten_message
 
 HttpError = (OSError, http.client.HTTPException)
 """What a request may raise when the connection fails or is aborted."""
@@ -128,7 +128,7 @@ class HttpClient:
         try:
             return json.loads(raw)
         except ValueError:
-            raise self.garbage(path, f"{raw[:80]!r}") from None
+            raise self.garbage(path, repr(shorten_message(raw.decode("utf-8", errors="replace"), 80))) from None
 
     def connection_error(self, error: BaseException) -> EngineError:
         reason = getattr(error, "strerror", None) or str(error) or type(error).__name__
@@ -142,7 +142,7 @@ class HttpClient:
         try:
             detail = error_text(json.loads(raw).get("error", ""))
         except (ValueError, AttributeError):
-            detail = raw[:200].decode("utf-8", errors="replace")
+            detail = shorten_message(raw.decode("utf-8", errors="replace"), 200)
         hint = {
             401: "Check the API key.",
             403: "Check the API key.",

@@ -19,7 +19,7 @@ from typing import Any
 from inference.cancel import NEVER_CANCELLED, Cancelled, CancelToken
 from inference.engines.llama_worker import worker_main
 from inference.engines.shared_flag import SharedFlag
-from inference.errors import EngineError
+from inference.errors import EngineError, shorten_message
 
 _POLL_S = 0.05
 TERMINAL_REPLIES = frozenset({"done", "cancelled", "error", "batch_done", "loaded", "tokens", "ok"})
@@ -212,7 +212,7 @@ class WorkerProcess:
             return ""
         words = ("error", "fail", "abort", "assert")
         interesting = [line for line in lines if any(word in line.lower() for word in words)]
-        return (interesting or lines or [""])[-1][:300]
+        return shorten_message((interesting or lines or [""])[-1], 300)
 
     def _force_stop(self) -> None:
         self.kill()

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from inference.cancel import NEVER_CANCELLED, Cancelled, CancelToken
-from inference.errors import ModelError, PagewiseError
+from inference.errors import ModelError, PagewiseError, error_cause
 from inference.models.catalog import CatalogEntry
 from inference.progress import Progress, ProgressCallback, Stage, no_progress
 
@@ -242,7 +242,7 @@ def download_model(
         raise
     except Exception as error:
         raise DownloadError(
-            f"Could not get {where} (revision {revision}) from the hub: {_short(error)}. "
+            f"Could not get {where} (revision {revision}) from the hub: {error_cause(error)}. "
             "Check the internet connection and try again."
         ) from error
     expected = (entry.sha256 or remote.sha256 or "").lower()
@@ -280,7 +280,7 @@ def download_model(
         ) from error
     except Exception as error:
         raise DownloadError(
-            f"Downloading {where} failed: {_short(error)}. Try again: the download resumes where it stopped."
+            f"Downloading {where} failed: {error_cause(error)}. Try again: the download resumes where it stopped."
         ) from error
 
     def on_hash(done: int, total: int | None) -> None:
@@ -320,8 +320,3 @@ def installed_models(directory: Path | None = None) -> list[Path]:
     if not folder.is_dir():
         return []
     return sorted(path for path in folder.glob("*.gguf") if path.is_file())
-
-
-def _short(error: BaseException) -> str:
-    text = str(error).strip().splitlines()
-    return (text[0] if text else type(error).__name__)[:200]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import threading
 from functools import lru_cache
 from typing import Any
@@ -14,7 +15,6 @@ from summarizer.library.embedding_model import (
     canonical_name,
     configured_model_name,
     resolve_model_dir,
-    set_hub_offline,
 )
 
 Vectors = npt.NDArray[np.float32]
@@ -26,7 +26,8 @@ class Embedder:
     def __init__(self, name: str) -> None:
         self.name = canonical_name(name)
         folder = resolve_model_dir(self.name)
-        set_hub_offline()
+        # Not a hub variable: keeps the tokenizers library from warning when a process forks.
+        os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
         try:
             import importlib
 
@@ -34,6 +35,7 @@ class Embedder:
             transformers.logging.set_verbosity_error()
             transformers.logging.disable_progress_bar()
             sentence_transformers: Any = importlib.import_module("sentence_transformers")
+            # From its folder, hub lookups off for this load only (the process stays free to download).
             self._model: Any = sentence_transformers.SentenceTransformer(
                 str(folder), device="cpu", local_files_only=True
             )

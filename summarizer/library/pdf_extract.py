@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from inference.errors import error_cause, shorten_message
 from summarizer.errors import DocumentError, PasswordRequired
 
 PDF_MAGIC = b"%PDF-"
@@ -100,13 +101,14 @@ class PdfPages:
             ) from None
         except (PdfReadError, ValueError, KeyError, TypeError, AttributeError, IndexError, OSError) as error:
             raise DocumentError(
-                f"{path} is damaged or incomplete and cannot be opened ({_short(error)}). "
+                f"{path} is damaged or incomplete and cannot be opened ({error_cause(error, 160)}). "
                 "Re-download or re-export the PDF.",
                 path=path,
             ) from None
         except Exception as error:  # pypdf raises assorted errors on broken files
             raise DocumentError(
-                f"{path} is damaged and cannot be opened ({_short(error)}). Re-download or re-export the PDF.",
+                f"{path} is damaged and cannot be opened ({error_cause(error, 160)}). "
+                "Re-download or re-export the PDF.",
                 path=path,
             ) from None
         if count == 0:
@@ -141,10 +143,10 @@ class PdfPages:
                     text = page.extract_text() or ""
                     error = None
                 except Exception as exc:  # a broken page must not stop the others
-                    text, error = "", _short(exc)
+                    text, error = "", error_cause(exc, 160)
             if error is None and not text.strip() and logged.messages:
                 # pypdf logs (rather than raises) some damage, e.g. a stream that fails to inflate.
-                error = logged.messages[0][:160]
+                error = shorten_message(logged.messages[0], 160)
             yield PageText(number=number, text=text, error=error)
             # pypdf caches parsed page objects; drop them so memory stays bounded on long files.
             self._forget_page(number - 1)
@@ -191,8 +193,3 @@ class _PypdfErrors(logging.Handler):
 
 def has_text(text: str) -> bool:
     return sum(ch.isalnum() for ch in text) >= MIN_TEXT_CHARS
-
-
-def _short(error: BaseException) -> str:
-    message = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
-    return message[:160]

@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 
 from inference.cancel import NEVER_CANCELLED, CancelToken
 from inference.engines.engine import ChatMessage, Completion, Engine
+from inference.errors import shorten_message
 from inference.progress import Progress, ProgressCallback, Stage, no_progress
 from summarizer.library.document_text import read_pages
 from summarizer.library.store import DocumentRecord, Library
@@ -235,7 +236,7 @@ class _UnitReplies:
                     "or not supported; check it with `pagewise doctor`"
                 )
             else:
-                result.reason = "the model's reply was not the JSON asked for: " + completion.text[:80]
+                result.reason = "the model's reply was not the JSON asked for: " + shorten_message(completion.text, 80)
         elif data["found"]:
             _apply(result, self.items[index], self.unit, data)
             if completion.stats.json_closed:

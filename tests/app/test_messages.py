@@ -6,6 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from PySide6.QtCore import Qt
+
 from tests.app.conftest import wait_for_document
 from tests.conftest import CONTRACTS
 
@@ -52,3 +54,27 @@ def test_a_banner_floats_over_the_content_and_moves_nothing(qtbot: Any, make_win
     assert bar.width() <= bar.WIDTH
     bar.items()[0].dismiss()
     qtbot.waitUntil(lambda: not bar.isVisible())
+
+
+def test_a_long_banner_ends_in_an_ellipsis_between_words(qtbot: Any) -> None:
+    from PySide6.QtWidgets import QLabel
+
+    from app.messages import MAX_LINES, MessageBar, MessageCenter
+
+    center = MessageCenter()
+    bar = MessageBar(center)
+    qtbot.addWidget(bar)
+    bar.resize(420, 200)
+    bar.show()
+    text = " ".join(f"Sentence {n} of a long explanation from the hub." for n in range(40))
+    center.error(text)
+    (label,) = bar.items()[0].findChildren(QLabel)
+    qtbot.waitUntil(lambda: label.text() != text, timeout=3000)  # before: the whole text, clipped
+    shown = label.text()
+    assert shown.endswith("…") and text.startswith(shown[:-1]) and text[len(shown) - 1] == " "
+    assert label.fontMetrics().boundingRect(0, 0, label.contentsRect().width(), 10_000,
+                                            int(Qt.TextFlag.TextWordWrap), shown).height() <= (
+        label.fontMetrics().lineSpacing() * MAX_LINES)  # fmt: skip
+    assert label.toolTip() == text
+    bar.resize(4000, 200)  # wider: more of it is shown again
+    qtbot.waitUntil(lambda: len(label.text()) > len(shown), timeout=3000)

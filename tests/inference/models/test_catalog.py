@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import re
+import subprocess
+import sys
 import threading
 import urllib.parse
 from collections.abc import Iterator
@@ -22,6 +25,7 @@ from inference.models.catalog import CATALOG, CatalogEntry
 from inference.models.download import DownloadError, HuggingFaceHub, download_model
 from inference.progress import Progress, Stage
 
+ROOT = Path(__file__).resolve().parents[3]
 COMMIT = "0123456789abcdef0123456789abcdef01234567"
 GIB = 1024**3
 
@@ -36,7 +40,7 @@ def test_catalog_covers_every_tier_without_invented_hashes() -> None:
         assert entry.license and entry.context_tokens > 0
         # Nothing could be checked against the hub: no pinned hash or revision was invented.
         assert entry.sha256 is None and entry.revision is None and not entry.verified
-        assert 0 < entry.approx_size_gb < entry.tier_gb
+        assert 0 < entry.approx_size_gb < (entry.tier_gb or 1.5)  # the CPU tier's model: small
         assert json.dumps(entry.to_json())
     assert catalog.find(CATALOG[0].filename) is CATALOG[0]
 
@@ -307,3 +311,79 @@ def test_cancel_during_download_keeps_the_partial_file(fake_hub: tuple[FakeHub, 
     assert result.path.read_bytes() == hub.content
     ranges = [r for method, _, r in hub.requests if method == "GET"]
     assert ranges and ranges[0] not in (None, "bytes=0-"), f"the second attempt did not resume: {ranges}"
+
+
+# The user's case (issue 24): the window loaded the embedding model, and a download started after
+# that failed with "offline mode is enabled" although the user had set nothing. huggingface_hub
+# reads HF_HUB_OFFLINE once, when it is first imported, so this runs in a fresh process where
+# nothing imported it yet, with no hub variable set: as the app starts.
+_LOAD_THEN_DOWNLOAD = """
+import ipaddress, socket, sys
+from pathlib import Path
+
+real_connect = socket.socket.connect
+reached = []
+
+def loopback_only(self, address):
+    host = address[0] if isinstance(address, tuple) else "localhost"
+    if host != "localhost" and not ipaddress.ip_address(host).is_loopback:
+        reached.append(address)
+        raise OSError(f"tried to reach the network: {address!r}")
+    return real_connect(self, address)
+
+socket.socket.connect = loopback_only
+
+from summarizer.library.embedder import load_embedder
+
+load_embedder("sentence-transformers/all-MiniLM-L6-v2").encode(["The embedding model is loaded."])
+assert not reached, f"loading the embedding model tried the network: {reached}"
+
+from inference.models.catalog import CatalogEntry
+from inference.models.download import HuggingFaceHub, download_model
+
+endpoint, repo, filename, dest = sys.argv[1:5]
+entry = CatalogEntry(key="tiny", title="Tiny", tier_gb=8, repo=repo, filename=filename, license="Apache-2.0",
+                     context_tokens=2048, params_billion=0.1, quant="Q4_K_M", approx_size_gb=0.1)
+print(download_model(entry, dest_dir=Path(dest), hub=HuggingFaceHub(endpoint=endpoint)).sha256)
+"""
+
+
+def test_download_works_after_the_embedding_model_was_loaded(fake_hub: tuple[FakeHub, str], tmp_path: Path) -> None:
+    hub, url = fake_hub
+    env = {k: v for k, v in os.environ.items() if k not in ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE")}
+    env["HF_HOME"] = str(tmp_path / "hf-home")  # no cache or token of the user's
+    done = subprocess.run(
+        [sys.executable, "-c", _LOAD_THEN_DOWNLOAD, url, hub.repo, hub.filename, str(tmp_path / "models")],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert done.stdout.split()[-1] == hub.sha256
+    assert (tmp_path / "models" / hub.filename).read_bytes() == hub.content
+
+
+class _RefusingHub:
+    """A hub client that fails as huggingface_hub did in offline mode (a 212-character message)."""
+
+    message = (
+        "Cannot reach https://huggingface.co/bartowski/Qwen2.5-7B-Instruct-GGUF/resolve/main/"
+        "Qwen2.5-7B-Instruct-Q4_K_M.gguf: offline mode is enabled. To disable it, please unset the "
+        "`HF_HUB_OFFLINE` environment variable."
+    )
+
+    def file_info(self, repo: str, filename: str, revision: str) -> Any:
+        raise ConnectionError(self.message)
+
+    def download(self, *args: Any, **kwargs: Any) -> Path:
+        raise AssertionError("not reached")
+
+
+def test_the_hubs_words_are_quoted_whole_not_cut_mid_word(tmp_path: Path) -> None:
+    hub = FakeHub("a/b", "c.gguf", b"GGUF")
+    with pytest.raises(DownloadError) as raised:
+        download_model(_entry(hub), dest_dir=tmp_path, hub=_RefusingHub())
+    # Before: cut at 200 characters, "...unset the `HF_HUB_OFFLINE` environme. Check the internet..."
+    assert "`HF_HUB_OFFLINE` environment variable. Check the internet connection" in str(raised.value)
