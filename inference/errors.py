@@ -37,3 +37,12 @@ class PlanError(PagewiseError):
 
 class EngineError(PagewiseError):
     """The inference engine failed (worker crashed, out of memory, server down)."""
+
+
+class ApiKeyError(EngineError):
+    """A server refused a request for its API key (HTTP 401 or 403): ``key_sent`` tells "none
+    was sent" (the server needs one) from "the one sent is wrong"."""
+
+    def __init__(self, message: str, *, key_sent: bool, detail: str = "") -> None:
+        super().__init__(message, detail=detail)
+        self.key_sent = key_sent

@@ -19,6 +19,7 @@ from app.commands._model_args import OpenModel
 from inference.engines.fake import FakeEngine
 from inference.planning.plan import Plan
 from summarizer.library.store import Library
+from tests.inference.engines.openai_fake import FakeServer, serving
 from tests.summarizer.doc_factory import add_document, numbered_pages
 
 
@@ -156,3 +157,51 @@ def test_summarize_plans_a_context_sized_for_summaries_unless_told() -> None:
     assert _context(args(ctx=4096), summaries_only=True) == 4096
     assert _context(args(), summaries_only=False) is None  # answers: the planner's default context
     assert _context(args(ctx=4096), summaries_only=False) == 4096
+
+
+@pytest.fixture
+def keyed_server() -> Iterator[tuple[FakeServer, str]]:
+    """A fake OpenAI-compatible server started with --api-key s3cret."""
+    state = FakeServer(api_key="s3cret")
+    with serving(state) as url:
+        yield state, url
+
+
+def test_the_remote_servers_key_comes_from_the_keyring_or_the_environment(
+    capsys: pytest.CaptureFixture[str],
+    library: Library,
+    keyed_server: tuple[FakeServer, str],
+    memory_keyring: Any,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """No --api-key flag (it would sit in the shell's history): the keyring's entry for the
+    server (service "pagewise", its base address), or $PAGEWISE_API_KEY, which wins."""
+    server, url = keyed_server
+    doc_id = add_document(library, numbered_pages(2), title="Supply")
+    memory_keyring.set_password("pagewise", url, "s3cret")
+    code, data = run_json(capsys, "summarize", doc_id, "--remote", url + "/v1")
+    assert code == 0, data
+    assert data["super_summary"]["text"] == "Hello there, friend."
+    assert set(server.authorizations) == {"Bearer s3cret"}
+    memory_keyring.set_password("pagewise", url, "stale")
+    monkeypatch.setenv("PAGEWISE_API_KEY", "s3cret")
+    code, data = run_json(capsys, "ask", doc_id, "When are invoices paid?", "--remote", url)
+    assert code == 0, data
+    assert data["answer"] == "Hello there, friend."
+
+
+def test_a_refused_key_says_whether_one_was_sent(
+    capsys: pytest.CaptureFixture[str],
+    library: Library,
+    keyed_server: tuple[FakeServer, str],
+    memory_keyring: Any,
+) -> None:
+    _server, url = keyed_server
+    doc_id = add_document(library, numbered_pages(2), title="Supply")
+    code, data = run_json(capsys, "ask", doc_id, "When are invoices paid?", "--remote", url)
+    assert code == 1
+    assert data["error"].startswith(f"The server at {url} needs an API key (HTTP 401) and none was sent.")
+    assert "PAGEWISE_API_KEY" in data["error"] and data["detail"] == "Invalid API key"
+    memory_keyring.set_password("pagewise", url, "wrong")
+    code, data = run_json(capsys, "summarize", doc_id, "--remote", url)
+    assert code == 1 and data["error"].startswith(f"The server at {url} refused the API key it was sent (HTTP 401).")

@@ -31,6 +31,11 @@ class FakeServer:
     most_streaming: int = 0
     streams_changed: threading.Condition = field(default_factory=threading.Condition)
     words_sent: int = 0
+    # As a server started with --api-key: 401 to any request without "Authorization: Bearer KEY"
+    # (llama.cpp's own server lists its models without it: ``public_models``).
+    api_key: str | None = None
+    public_models: bool = False
+    authorizations: list[str | None] = field(default_factory=list)  # each request's header
 
 
 def _handler(server: FakeServer) -> type[BaseHTTPRequestHandler]:
@@ -48,8 +53,21 @@ def _handler(server: FakeServer) -> type[BaseHTTPRequestHandler]:
             self.end_headers()
             self.wfile.write(data)
 
+        def _refused(self) -> bool:
+            """The 401 of a server started with --api-key, to a request without its key."""
+            sent = self.headers.get("Authorization")
+            server.authorizations.append(sent)
+            if server.api_key is None or sent == f"Bearer {server.api_key}":
+                return False
+            if server.public_models and self.path == "/v1/models":
+                return False
+            self._json(401, {"error": {"message": "Invalid API key", "type": "authentication_error"}})
+            return True
+
         def do_GET(self) -> None:
             server.requests.append(("GET " + self.path, {}))
+            if self._refused():
+                return
             if server.garbage:
                 data = b"<html>not an API</html>"
                 self.send_response(200)
@@ -67,6 +85,8 @@ def _handler(server: FakeServer) -> type[BaseHTTPRequestHandler]:
             length = int(self.headers.get("Content-Length") or 0)
             body = json.loads(self.rfile.read(length) or b"{}")
             server.requests.append(("POST " + self.path, body))
+            if self._refused():
+                return
             if self.path == "/tokenize":
                 if not server.llama_cpp:
                     self._json(404, {"error": {"message": "not found"}})

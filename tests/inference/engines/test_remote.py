@@ -180,3 +180,63 @@ def test_remote_restart_connects_again_and_reports_its_parallelism(fake: tuple[F
     report = engine.restart()
     assert engine.loaded and report.backend == "remote"
     assert engine.parallel == 3 and engine.plan is None and engine.model_path == "" and engine.worker_pid is None
+
+
+# A server started with --api-key (issue 24, item 4). The errors are matched as EngineError (what
+# every engine error is) and told apart by ApiKeyError's ``key_sent``.
+
+
+def test_the_api_key_goes_as_a_bearer_token_on_every_request(fake: tuple[FakeServer, str]) -> None:
+    server, url = fake
+    server.api_key = "s3cret"
+    engine = RemoteEngine(url, api_key="s3cret")
+    engine.load()
+    assert engine.count_tokens("one two") == 2
+    assert engine.complete([ChatMessage("user", "Hi")], max_tokens=50).text == "Hello there, friend."
+    assert len(server.authorizations) >= 4 and set(server.authorizations) == {"Bearer s3cret"}
+
+
+def test_a_server_that_wants_a_key_says_so_when_none_was_sent(fake: tuple[FakeServer, str]) -> None:
+    server, url = fake
+    server.api_key = "s3cret"
+    with pytest.raises(EngineError, match=r"needs an API key \(HTTP 401\) and none was sent") as refused:
+        RemoteEngine(url).load()
+    message = str(refused.value)
+    assert url in message and "Settings ▸ API key" in message and "PAGEWISE_API_KEY" in message
+    assert getattr(refused.value, "key_sent", None) is False
+    assert refused.value.detail == "Invalid API key"  # the server's words, apart from the advice
+    assert server.authorizations == [None]
+
+
+def test_a_wrong_key_is_told_apart_from_a_missing_one(fake: tuple[FakeServer, str]) -> None:
+    server, url = fake
+    server.api_key = "s3cret"
+    with pytest.raises(EngineError, match=r"refused the API key it was sent \(HTTP 401\)") as refused:
+        RemoteEngine(url, api_key="wrong").load()
+    assert "needs an API key" not in str(refused.value) and "PAGEWISE_API_KEY" in str(refused.value)
+    assert getattr(refused.value, "key_sent", None) is True
+
+
+def test_a_server_that_lists_its_models_to_anyone_refuses_at_load_not_at_the_first_question(
+    fake: tuple[FakeServer, str],
+) -> None:
+    """llama.cpp's server answers /v1/models without the key: the load still fails on the key
+    (at /props), rather than connecting and failing later."""
+    server, url = fake
+    server.api_key, server.public_models = "s3cret", True
+    with pytest.raises(EngineError, match="needs an API key"):
+        RemoteEngine(url).load()
+
+
+def test_a_key_refused_mid_session_is_not_taken_for_a_missing_endpoint(fake: tuple[FakeServer, str]) -> None:
+    """Token counts fall back to an estimate when the server has no /tokenize; a refused key is
+    reported instead (the key was changed on the server since the load)."""
+    server, url = fake
+    server.api_key = "s3cret"
+    engine = RemoteEngine(url, api_key="s3cret")
+    engine.load()
+    server.api_key = "rotated"
+    with pytest.raises(EngineError, match="refused the API key"):
+        engine.count_tokens("one two three")
+    with pytest.raises(EngineError, match="refused the API key"):
+        engine.complete("x")
