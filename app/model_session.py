@@ -22,9 +22,10 @@ EngineFactory = Callable[[PlanPreview], Engine]
 
 def default_engine_factory(chosen: PlanPreview) -> Engine:
     if chosen.remote_url:
+        from app.api_key import api_key
         from inference.engines.remote import RemoteEngine
 
-        return RemoteEngine(chosen.remote_url)
+        return RemoteEngine(chosen.remote_url, api_key=api_key(chosen.remote_url))
     from inference.engines.local import LocalEngine
 
     return LocalEngine()
@@ -50,11 +51,18 @@ class ModelSession:
         self.report: LoadReport | None = None
         self.preview: PlanPreview | None = None
         self._lock = threading.Lock()
+        self._reconnect = False
 
     def configure(self, settings: Mapping[str, Any]) -> None:
         """New settings: the next ``ensure_loaded`` reloads if the plan changed."""
         with self._lock:
             self._settings = dict(settings)
+
+    def reconnect(self) -> None:
+        """The server's API key changed: the next ``ensure_loaded`` connects anew with it (an
+        engine keeps the key it was made with)."""
+        with self._lock:
+            self._reconnect = True
 
     def plan_preview(self) -> PlanPreview:
         with self._lock:
@@ -81,9 +89,13 @@ class ModelSession:
         plan = chosen.plan
         if plan is not None and self.n_threads and plan.n_threads is None:
             plan = dataclasses.replace(plan, n_threads=self.n_threads)
-        if self.engine is not None and self.engine.loaded and self.preview == chosen:
+        with self._lock:
+            reconnect, self._reconnect = self._reconnect and bool(chosen.remote_url), False
+        if self.engine is not None and self.engine.loaded and self.preview == chosen and not reconnect:
             return self.engine
-        if self.engine is not None and (self.preview is None or self.preview.remote_url != chosen.remote_url):
+        if self.engine is not None and (
+            reconnect or self.preview is None or self.preview.remote_url != chosen.remote_url
+        ):
             self.engine.close()
             self.engine = None
         if self.engine is None:

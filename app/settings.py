@@ -15,7 +15,8 @@ A damaged file (not JSON, not an object) is moved aside to ``settings.json.damag
 defaults are used, and ``Settings.problem`` says so, naming both files: the window shows it in a
 banner and the commands print it once on stderr. It is never silently overwritten.
 
-Window geometry is not a setting: it lives in QSettings.
+Window geometry is not a setting: it lives in QSettings. Nor is a remote server's API key: it
+lives in the OS keyring or ``PAGEWISE_API_KEY`` (``app.api_key``), never in this file.
 """
 
 from __future__ import annotations

@@ -2,11 +2,15 @@
 
 Every change re-plans (debounced): the plan line and its predicted memory update as you
 type, and settings that cannot be loaded say why and cannot be saved.
+
+The remote server's API key is not a setting: its field, under the server's URL, goes to the OS
+keyring on Save (``app.api_key``), never to settings.json, and is never shown back.
 """
 
 from __future__ import annotations
 
 import html
+import os
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -25,8 +29,9 @@ from PySide6.QtWidgets import (
 )
 
 from app import file_dialogs
+from app.api_key import ENV_API_KEY, KeySource, key_source
 from app.planning import PlanPreview, preview
-from app.settings import SCHEMA, Setting, validate
+from app.settings import ENVIRONMENT, SCHEMA, Setting, validate
 
 BUDGET_CHOICES = ("auto", "8GiB", "11.5GiB", "12GiB", "16GiB", "24GiB")
 LAYER_CHOICES = ("auto", "0")
@@ -76,6 +81,8 @@ class SettingsDialog(QDialog):
             hint.setProperty("class", "hint")
             hint.setStyleSheet("color: palette(placeholder-text); font-size: small;")
             form.addRow("", hint)
+            if setting.key == "remote_url":
+                self._add_api_key_rows(form)
         self.download_button: QPushButton | None = None
         if recommended:
             download = QPushButton(f"Download the recommended model: {recommended}")
@@ -171,6 +178,84 @@ class SettingsDialog(QDialog):
         self.editors[setting.key] = line
         return line
 
+    def _add_api_key_rows(self, form: QFormLayout) -> None:
+        self.api_key_edit = QLineEdit()
+        self.api_key_edit.setObjectName("api_key")
+        self.api_key_edit.setEchoMode(QLineEdit.EchoMode.Password)
+        self.api_key_edit.textChanged.connect(self._changed)
+        self.forget_key_button = QPushButton("Forget")
+        self.forget_key_button.setToolTip("Remove this server's key from the keyring on Save")
+        self.forget_key_button.clicked.connect(self._forget_key)
+        box = QWidget()
+        row = QHBoxLayout(box)
+        row.setContentsMargins(0, 0, 0, 0)
+        row.addWidget(self.api_key_edit, 1)
+        row.addWidget(self.forget_key_button)
+        label = QLabel("API key")
+        label.setToolTip("Sent to the remote server as a Bearer token (its --api-key)")
+        form.addRow(label, box)
+        self.api_key_hint = QLabel("")
+        self.api_key_hint.setObjectName("api-key-hint")
+        self.api_key_hint.setWordWrap(True)
+        self.api_key_hint.setProperty("class", "hint")
+        self.api_key_hint.setStyleSheet("color: palette(placeholder-text); font-size: small;")
+        form.addRow("", self.api_key_hint)
+        self._key_url: str | None = None  # the server the field's state was read for
+        self._key_source = KeySource.NONE
+        self._forget = False
+
+    def key_url(self) -> str:
+        """The server a key typed here is for: the URL field, else $PAGEWISE_REMOTE_URL."""
+        return str(self.values().get("remote_url") or os.environ.get(ENVIRONMENT["remote_url"], "")).strip()
+
+    def _refresh_api_key(self) -> None:
+        url = self.key_url()
+        if url != self._key_url:  # one keyring read per server, not one per keystroke
+            self._key_url, self._key_source, self._forget = url, key_source(url), False
+        source = self._key_source
+        edit = self.api_key_edit
+        edit.setEnabled(source not in (KeySource.ENVIRONMENT, KeySource.NO_KEYRING) and bool(url))
+        self.forget_key_button.setEnabled(source is KeySource.KEYRING and not self._forget)
+        if source is KeySource.ENVIRONMENT:
+            edit.setPlaceholderText(f"key from {ENV_API_KEY}")
+            hint = f"The key in {ENV_API_KEY} is sent to the server; unset it to use one kept in the keyring."
+        elif source is KeySource.NO_KEYRING:
+            edit.setPlaceholderText("no keyring on this system")
+            hint = (
+                "This system has no keyring to keep an API key in (on Linux: a Secret Service such as "
+                f"GNOME Keyring or KWallet). Set the {ENV_API_KEY} environment variable instead."
+            )
+        elif not url:
+            edit.setPlaceholderText("")
+            hint = "For a remote server started with --api-key: enter its URL first."
+        else:
+            if self._forget:
+                edit.setPlaceholderText("none (the kept key is removed on Save)")
+            elif source is KeySource.KEYRING:
+                edit.setPlaceholderText("kept in the keyring (type a new one to replace it)")
+            else:
+                edit.setPlaceholderText("none")
+            hint = (
+                "For a server started with --api-key; sent as a Bearer token to this server only. "
+                "Kept in the OS keyring, never in settings.json."
+            )
+        self.api_key_hint.setText(hint)
+
+    def _forget_key(self) -> None:
+        self._forget = True
+        self.api_key_edit.clear()
+        self._refresh_api_key()
+
+    def api_key_change(self) -> tuple[str, str] | None:
+        """(server URL, key) to keep in the keyring on Save, with key "" to remove the kept one;
+        None: leave the keyring as it is."""
+        if not self.api_key_edit.isEnabled():
+            return None
+        key = self.api_key_edit.text().strip()
+        if key:
+            return self.key_url(), key
+        return (self.key_url(), "") if self._forget else None
+
     def _browse(self, setting: Setting, line: QLineEdit) -> None:
         if setting.kind == "file":
             path = file_dialogs.open_file(self, "model", "Choose a GGUF model", "GGUF models (*.gguf)", line.text())
@@ -211,6 +296,7 @@ class SettingsDialog(QDialog):
         self._timer.start()
 
     def refresh(self) -> None:
+        self._refresh_api_key()
         values = self.values()
         self.problems = validate(values)
         if self.problems:

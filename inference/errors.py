@@ -70,3 +70,12 @@ def error_cause(error: BaseException, limit: int = 300) -> str:
     message goes on after it), shortened at a word boundary; its type's name if it has none."""
     lines = [line.strip() for line in str(error).splitlines() if line.strip()]
     return shorten_message(lines[0].rstrip("."), limit) if lines else type(error).__name__
+
+
+class ApiKeyError(EngineError):
+    """A server refused a request for its API key (HTTP 401 or 403): ``key_sent`` tells "none
+    was sent" (the server needs one) from "the one sent is wrong"."""
+
+    def __init__(self, message: str, *, key_sent: bool, detail: str = "") -> None:
+        super().__init__(message, detail=detail)
+        self.key_sent = key_sent

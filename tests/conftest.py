@@ -1,4 +1,4 @@
-"""Shared test fixtures: an isolated data folder and no network for every test."""
+"""Shared test fixtures: an isolated data folder, no network and an in-memory keyring for every test."""
 
 from __future__ import annotations
 
@@ -8,7 +8,11 @@ import socket
 from collections.abc import Iterator
 from pathlib import Path
 
+import keyring
 import pytest
+from keyring.backend import KeyringBackend
+from keyring.backends import fail
+from keyring.errors import PasswordDeleteError
 
 TESTS = Path(__file__).parent
 CONTRACTS = TESTS / "fixtures" / "contracts"
@@ -65,6 +69,44 @@ def pagewise_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[P
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     monkeypatch.setenv("TRANSFORMERS_OFFLINE", "1")
     yield home
+
+
+class MemoryKeyring(KeyringBackend):
+    """An OS keyring in memory: tests never touch the user's keyring."""
+
+    priority = 1  # type: ignore[assignment]
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.entries: dict[tuple[str, str], str] = {}
+
+    def get_password(self, service: str, username: str) -> str | None:
+        return self.entries.get((service, username))
+
+    def set_password(self, service: str, username: str, password: str) -> None:
+        self.entries[(service, username)] = password
+
+    def delete_password(self, service: str, username: str) -> None:
+        if self.entries.pop((service, username), None) is None:
+            raise PasswordDeleteError("no such password")
+
+
+@pytest.fixture(autouse=True)
+def memory_keyring(monkeypatch: pytest.MonkeyPatch) -> Iterator[MemoryKeyring]:
+    """Every test gets an empty in-memory keyring and no $PAGEWISE_API_KEY; processes it starts
+    get keyring's "fail" backend (no keyring), never the user's."""
+    monkeypatch.delenv("PAGEWISE_API_KEY", raising=False)
+    monkeypatch.setenv("PYTHON_KEYRING_BACKEND", "keyring.backends.fail.Keyring")
+    backend = MemoryKeyring()
+    keyring.set_keyring(backend)
+    yield backend
+    keyring.set_keyring(fail.Keyring())
+
+
+@pytest.fixture
+def no_keyring() -> None:
+    """A system without a keyring (a headless Linux without a Secret Service)."""
+    keyring.set_keyring(fail.Keyring())
 
 
 @pytest.fixture(scope="session")

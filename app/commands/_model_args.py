@@ -78,10 +78,13 @@ def remote_url(args: argparse.Namespace) -> str:
 
 
 def open_remote(url: str, library: Library, progress: ProgressCallback) -> OpenModel:
+    """Connect to the server, sending the API key of ``app.api_key`` ($PAGEWISE_API_KEY or the
+    keyring's; never a flag, which would sit in the shell's history)."""
+    from app.api_key import api_key
     from inference.engines.remote import RemoteEngine
     from summarizer.summaries.model_files import engine_identity
 
-    engine = RemoteEngine(url)
+    engine = RemoteEngine(url, api_key=api_key(url))
     try:
         engine.load(None, progress)
         return OpenModel(engine, engine_identity(library, engine), engine.parallel, None)

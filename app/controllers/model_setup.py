@@ -10,6 +10,7 @@ from PySide6.QtCore import QObject, Signal
 from PySide6.QtWidgets import QWidget
 
 from app import file_dialogs
+from app.api_key import store_key
 from app.controllers.context import JobContext, UsesJobContext
 from app.job_progress import JobProgress
 from app.jobs import Job
@@ -97,11 +98,13 @@ class ModelSetupController(UsesJobContext, QObject):
             job.failed.connect(lambda _error: dialog.download_finished(None))
 
         dialog.download_requested.connect(download)
-        dialog.accepted.connect(lambda: self.apply_settings(dialog.values()))
+        dialog.accepted.connect(lambda: self.apply_settings(dialog.values(), api_key=dialog.api_key_change()))
         dialog.open()
         return dialog
 
-    def apply_settings(self, values: dict[str, Any]) -> bool:
+    def apply_settings(self, values: dict[str, Any], api_key: tuple[str, str] | None = None) -> bool:
+        """Check, save and apply ``values``; ``api_key``: (server URL, key) for the keyring, the
+        key "" to remove the kept one (``SettingsDialog.api_key_change``)."""
         before = self.settings["data_folder"]
         model_before = [self.settings.effective(key) for key in MODEL_KEYS]
         try:
@@ -112,16 +115,31 @@ class ModelSetupController(UsesJobContext, QObject):
             self.messages.report(typed, key="settings")
             return False
         self.messages.resolve("settings")
+        key_changed = api_key is not None and self._store_api_key(*api_key)
         if values.get("model_path") or values.get("remote_url"):
             self.messages.resolve("download")  # a model was chosen: a failed download no longer matters
         self.session.configure(self.settings.effective_values())
-        if self.session.loaded and model_before != [self.settings.effective(key) for key in MODEL_KEYS]:
+        if key_changed:
+            self.session.reconnect()
+        model_changed = model_before != [self.settings.effective(key) for key in MODEL_KEYS]
+        if self.session.loaded and (model_changed or (key_changed and self.settings.effective("remote_url"))):
             self._replaced = self.session.report
         self.runner.embedding_model = self.settings["embedding_model"]
         if self.settings["data_folder"] != before:
             self.messages.info("The new data folder is used from the next start of Pagewise.")
         self.refresh_plan_line()
         self.settings_applied.emit()
+        return api_key is None or key_changed
+
+    def _store_api_key(self, url: str, key: str) -> bool:
+        """Keep (or, key "", remove) the server's key in the keyring; a keyring that fails is
+        reported and loses only the key, the settings are saved already."""
+        try:
+            store_key(url, key)
+        except PagewiseError as error:
+            self.messages.report(error, key="api-key")
+            return False
+        self.messages.resolve("api-key")
         return True
 
     def choose_model_file(self) -> None:

@@ -6,6 +6,10 @@ servers named above then stop generating). Token counts come from the server's
 ``/tokenize`` when it has one (llama.cpp server, vLLM; llama-cpp-python's server:
 ``/extras/tokenize``), else from an estimate of 4
 characters per token. The HTTP side (requests, events, abort) is ``inference.engines.remote_http``.
+
+``api_key`` goes as ``Authorization: Bearer KEY`` on every request (vLLM's and llama.cpp's
+``--api-key``); a server that refuses it, or wants one when none was given, raises
+``ApiKeyError`` saying which. The app finds the key (``app.api_key``); the engine only sends it.
 """
 
 from __future__ import annotations
@@ -32,7 +36,7 @@ from inference.engines.engine import (
 )
 from inference.engines.json_replies import ReplyFormatError, hold_stream
 from inference.engines.remote_http import HttpClient, HttpError, HttpStatus, error_text, sse_events
-from inference.errors import EngineError, shorten_message
+from inference.errors import ApiKeyError, EngineError, shorten_message
 from inference.planning.plan import Plan
 from inference.progress import Progress, ProgressCallback, Stage, no_progress
 
@@ -113,6 +117,8 @@ class RemoteEngine(Engine):
             n_ctx = (props.get("default_generation_settings") or {}).get("n_ctx")
             if isinstance(n_ctx, int) and n_ctx > 0:
                 self._n_ctx = n_ctx
+        except ApiKeyError:  # llama.cpp's server lists its models without the key, /props needs it
+            raise
         except EngineError:
             pass
         self._loaded = True

@@ -20,10 +20,14 @@ import urllib.parse
 from collections.abc import Iterator
 from typing import Any
 
-from inference.errors import EngineError, shorten_message
+from inference.errors import ApiKeyError, EngineError, shorten_message
 
 HttpError = (OSError, http.client.HTTPException)
 """What a request may raise when the connection fails or is aborted."""
+
+AUTH_STATUSES = (401, 403)
+"""What a server answers to a missing or wrong API key (vLLM, llama.cpp's and llama-cpp-python's
+servers: 401; a proxy in front of one may say 403)."""
 
 
 class Request:
@@ -51,20 +55,27 @@ class Request:
                 sock.shutdown(socket.SHUT_RDWR)
 
 
+def server_address(url: str) -> str:
+    """The server's base address: ``http://host:8080/v1/`` and ``http://host:8080`` are one server
+    (the remote engine's ``url``; ``app.api_key`` stores a key under it)."""
+    parsed = urllib.parse.urlsplit(url.strip())
+    if parsed.scheme not in ("http", "https") or not parsed.hostname:
+        raise EngineError(f"'{url}' is not a server address. Give one like http://localhost:8080 (http or https).")
+    path = parsed.path.rstrip("/")
+    if path.endswith("/v1"):
+        path = path[:-3]
+    return f"{parsed.scheme}://{parsed.netloc}{path}"
+
+
 class HttpClient:
     """Requests to one server (``url``: its base address, with or without ``/v1``)."""
 
     def __init__(self, url: str, *, api_key: str | None, timeout_s: float) -> None:
-        parsed = urllib.parse.urlsplit(url.strip())
-        if parsed.scheme not in ("http", "https") or not parsed.hostname:
-            raise EngineError(f"'{url}' is not a server address. Give one like http://localhost:8080 (http or https).")
-        path = parsed.path.rstrip("/")
-        if path.endswith("/v1"):
-            path = path[:-3]
-        self.url = f"{parsed.scheme}://{parsed.netloc}{path}"
+        self.url = server_address(url)
+        parsed = urllib.parse.urlsplit(self.url)
         self._scheme = parsed.scheme
         self._netloc = parsed.netloc
-        self._base_path = path
+        self._base_path = parsed.path
         self._api_key = api_key
         self.timeout_s = timeout_s
         self._active: set[Request] = set()
@@ -122,7 +133,7 @@ class HttpClient:
         finally:
             self.close_request(request)
         if response.status != 200:
-            if quiet_status:
+            if quiet_status and response.status not in AUTH_STATUSES:  # a refused key is never quiet
                 raise HttpStatus(response.status)
             raise self.status_error(path, response.status, raw)
         try:
@@ -138,18 +149,28 @@ class HttpClient:
         )
 
     def status_error(self, path: str, status: int, raw: bytes) -> EngineError:
-        detail = ""
-        try:
-            detail = error_text(json.loads(raw).get("error", ""))
-        except (ValueError, AttributeError):
-            detail = shorten_message(raw.decode("utf-8", errors="replace"), 200)
+        detail = server_detail(raw)
+        if status in AUTH_STATUSES:
+            return self.key_refused(status, detail)
         hint = {
-            401: "Check the API key.",
-            403: "Check the API key.",
             404: "Check the URL: it should be the server's base address (e.g. http://host:8080).",
             503: "The server is busy or still loading its model; try again shortly.",
         }.get(status, "Check the server's log.")
         return EngineError(f"The server at {self.url} answered {status} to {path}: {detail.strip()} {hint}")
+
+    def key_refused(self, status: int, detail: str) -> ApiKeyError:
+        """The server wants a key (none was sent) or another one (the one sent is wrong)."""
+        where = "Settings ▸ API key, or the PAGEWISE_API_KEY environment variable"
+        if self._api_key:
+            message = (
+                f"The server at {self.url} refused the API key it was sent (HTTP {status}). "
+                f"Check the key in {where} (which wins when set)."
+            )
+        else:
+            message = (
+                f"The server at {self.url} needs an API key (HTTP {status}) and none was sent. Set the key in {where}."
+            )
+        return ApiKeyError(message, key_sent=bool(self._api_key), detail=detail.strip())
 
     def garbage(self, path: str, what: str) -> EngineError:
         return EngineError(
@@ -162,6 +183,18 @@ class HttpStatus(Exception):
     def __init__(self, status: int) -> None:
         super().__init__(status)
         self.status = status
+
+
+def server_detail(raw: bytes) -> str:
+    """The server's own words in an error answer: OpenAI's ``{"error": ...}``, FastAPI's
+    ``{"detail": ...}`` (llama-cpp-python's server), else the start of the body."""
+    try:
+        answer = json.loads(raw)
+    except ValueError:
+        return shorten_message(raw.decode("utf-8", errors="replace"), 200)
+    if isinstance(answer, dict) and (answer.get("error") or answer.get("detail")):
+        return error_text(answer.get("error") or answer.get("detail"))
+    return shorten_message(raw.decode("utf-8", errors="replace"), 200)
 
 
 def error_text(error: Any) -> str:

@@ -106,3 +106,68 @@ def test_the_help_texts_show_no_markdown_and_download_keeps_the_edits(qtbot: Any
     assert dialog.download_button is not None
     dialog.download_button.click()
     assert started and dialog.isVisible() and dialog.values()["remote_url"] == "http://team-server:8080"
+
+
+# The remote server's API key (issue 24, item 4): a password field under the server's URL, kept
+# in the OS keyring (here the tests' in-memory one), never in settings.json.
+
+KEYED_URL = "http://gpu-box:8080"
+
+
+def test_the_api_key_is_kept_in_the_keyring_never_in_settings_json(
+    make_window: Any, memory_keyring: Any, pagewise_home: Path
+) -> None:
+    from PySide6.QtWidgets import QLineEdit
+
+    window = make_window(settings={"remote_url": KEYED_URL + "/v1"})
+    dialog = window.open_settings()
+    field = dialog.api_key_edit
+    assert field.echoMode() == QLineEdit.EchoMode.Password and field.isEnabled()
+    assert "never in settings.json" in dialog.api_key_hint.text()
+    field.setText("s3cret-key")
+    dialog.accept()
+    assert memory_keyring.entries == {("pagewise", KEYED_URL): "s3cret-key"}  # the server's base address
+    saved = (pagewise_home / "settings.json").read_text(encoding="utf-8")
+    assert "s3cret-key" not in saved and "api_key" not in saved and KEYED_URL in saved
+    # Never shown back: the field is empty and says a key is kept; Forget removes it on Save.
+    again = window.open_settings()
+    assert again.api_key_edit.text() == "" and "kept in the keyring" in again.api_key_edit.placeholderText()
+    assert again.forget_key_button.isEnabled()
+    again.forget_key_button.click()
+    again.accept()
+    assert memory_keyring.entries == {}
+    third = window.open_settings()
+    assert not third.forget_key_button.isEnabled()
+    third.accept()  # an untouched field leaves the keyring as it is
+    assert memory_keyring.entries == {}
+
+
+def test_the_key_field_says_when_pagewise_api_key_decides(qtbot: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PAGEWISE_API_KEY", "from-env")
+    dialog = SettingsDialog({**{s.key: s.default for s in SCHEMA}, "remote_url": KEYED_URL})
+    qtbot.addWidget(dialog)
+    assert not dialog.api_key_edit.isEnabled()
+    assert dialog.api_key_edit.placeholderText() == "key from PAGEWISE_API_KEY"
+    assert dialog.api_key_change() is None
+
+
+@pytest.mark.usefixtures("no_keyring")
+def test_without_a_keyring_the_key_field_says_to_use_the_environment(make_window: Any) -> None:
+    window = make_window(settings={"remote_url": KEYED_URL})
+    dialog = window.open_settings()
+    assert not dialog.api_key_edit.isEnabled()
+    assert "no keyring" in dialog.api_key_hint.text() and "PAGEWISE_API_KEY" in dialog.api_key_hint.text()
+    # A keyring that goes away between opening the dialog and Save: the settings are saved, the
+    # key is not, and a message says why.
+    assert not window.model_setup.apply_settings({"remote_url": KEYED_URL}, api_key=(KEYED_URL, "k1"))
+    assert window.settings["remote_url"] == KEYED_URL
+    shown = [m.text for m in window.messages.history if m.key == "api-key"]
+    assert shown and "no keyring" in shown[-1] and "PAGEWISE_API_KEY" in shown[-1]
+
+
+def test_a_key_needs_the_server_it_is_for(qtbot: Any) -> None:
+    dialog = SettingsDialog({s.key: s.default for s in SCHEMA})
+    qtbot.addWidget(dialog)
+    assert not dialog.api_key_edit.isEnabled() and "URL first" in dialog.api_key_hint.text()
+    dialog.set_value("remote_url", KEYED_URL)
+    assert dialog.api_key_edit.isEnabled()

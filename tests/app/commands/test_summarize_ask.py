@@ -19,6 +19,7 @@ from app.commands._model_args import OpenModel
 from inference.engines.fake import FakeEngine
 from inference.planning.plan import Plan
 from summarizer.library.store import Library
+from tests.inference.engines.openai_fake import FakeServer, serving
 from tests.summarizer.doc_factory import add_document, numbered_pages
 
 
@@ -172,3 +173,51 @@ def test_asking_about_a_scanned_pdf_gives_a_notice_not_an_answer(
     text = add_document(library, numbered_pages(3, 60), title="Supply")
     code, data = run_json(capsys, "ask", scan.doc_id, text, "What is it about?")
     assert code == 0 and data["answer"]  # the scan is left out, the other document answers
+
+
+@pytest.fixture
+def keyed_server() -> Iterator[tuple[FakeServer, str]]:
+    """A fake OpenAI-compatible server started with --api-key s3cret."""
+    state = FakeServer(api_key="s3cret")
+    with serving(state) as url:
+        yield state, url
+
+
+def test_the_remote_servers_key_comes_from_the_keyring_or_the_environment(
+    capsys: pytest.CaptureFixture[str],
+    library: Library,
+    keyed_server: tuple[FakeServer, str],
+    memory_keyring: Any,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """No --api-key flag (it would sit in the shell's history): the keyring's entry for the
+    server (service "pagewise", its base address), or $PAGEWISE_API_KEY, which wins."""
+    server, url = keyed_server
+    doc_id = add_document(library, numbered_pages(2), title="Supply")
+    memory_keyring.set_password("pagewise", url, "s3cret")
+    code, data = run_json(capsys, "summarize", doc_id, "--remote", url + "/v1")
+    assert code == 0, data
+    assert data["super_summary"]["text"] == "Hello there, friend."
+    assert set(server.authorizations) == {"Bearer s3cret"}
+    memory_keyring.set_password("pagewise", url, "stale")
+    monkeypatch.setenv("PAGEWISE_API_KEY", "s3cret")
+    code, data = run_json(capsys, "ask", doc_id, "When are invoices paid?", "--remote", url)
+    assert code == 0, data
+    assert data["answer"] == "Hello there, friend."
+
+
+def test_a_refused_key_says_whether_one_was_sent(
+    capsys: pytest.CaptureFixture[str],
+    library: Library,
+    keyed_server: tuple[FakeServer, str],
+    memory_keyring: Any,
+) -> None:
+    _server, url = keyed_server
+    doc_id = add_document(library, numbered_pages(2), title="Supply")
+    code, data = run_json(capsys, "ask", doc_id, "When are invoices paid?", "--remote", url)
+    assert code == 1
+    assert data["error"].startswith(f"The server at {url} needs an API key (HTTP 401) and none was sent.")
+    assert "PAGEWISE_API_KEY" in data["error"] and data["detail"] == "Invalid API key"
+    memory_keyring.set_password("pagewise", url, "wrong")
+    code, data = run_json(capsys, "summarize", doc_id, "--remote", url)
+    assert code == 1 and data["error"].startswith(f"The server at {url} refused the API key it was sent (HTTP 401).")

@@ -67,3 +67,29 @@ def test_a_failed_download_banner_goes_when_a_model_is_chosen(qtbot: Any, make_w
     assert any("no network" in item.message.text for item in window.message_bar.items())
     assert window.model_setup.apply_settings({"model_path": str(smollm2_path)})
     assert not any("no network" in item.message.text for item in window.message_bar.items())
+
+
+def test_a_key_saved_in_the_settings_reaches_the_server_and_a_new_one_reconnects(make_window: Any) -> None:
+    """The window's session makes its remote engine with the keyring's key for the server; a key
+    saved later is used from the next question on (an engine keeps the key it was made with)."""
+    from app.model_session import ModelSession
+    from inference.engines.engine import ChatMessage
+    from tests.inference.engines.openai_fake import FakeServer, serving
+
+    server = FakeServer(api_key="k1")
+    with serving(server) as url:
+        session = ModelSession({"remote_url": url})  # the real engine factory and planner
+        window = make_window(settings={"remote_url": url}, session=session)
+        dialog = window.open_settings()
+        dialog.api_key_edit.setText("k1")
+        dialog.accept()
+        engine = session.ensure_loaded()
+        assert engine.complete([ChatMessage("user", "Hi")], max_tokens=8).text == "Hello there, friend."
+        assert set(server.authorizations) == {"Bearer k1"}
+        server.api_key = "k2"  # the key was changed on the server
+        assert window.model_setup.apply_settings({}, api_key=(url, "k2"))
+        assert window.status.plan_label.text().endswith("not loaded yet")
+        engine = session.ensure_loaded()
+        assert engine.complete([ChatMessage("user", "Hi")], max_tokens=8).text == "Hello there, friend."
+        assert server.authorizations[-1] == "Bearer k2"
+        session.close()

@@ -1,14 +1,9 @@
-"""The remote engine against a small fake OpenAI-compatible server on 127.0.0.1."""
+"""The remote engine against a small fake OpenAI-compatible server on 127.0.0.1 (``openai_fake``)."""
 
 from __future__ import annotations
 
-import json
 import threading
-import time
 from collections.abc import Iterator
-from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any
 
 import pytest
 
@@ -17,140 +12,14 @@ from inference.engines.engine import ChatMessage, collect
 from inference.engines.json_replies import ReplyFormatError
 from inference.engines.remote import RemoteEngine
 from inference.errors import EngineError
-
-
-@dataclass
-class FakeServer:
-    """Scripted behaviour of the fake server."""
-
-    words: list[str] = field(default_factory=lambda: ["Hello", " there", ",", " friend", "."])
-    word_delay_s: float = 0.0
-    first_delay_s: float = 0.0
-    llama_cpp: bool = True  # has /tokenize and /props
-    garbage: bool = False
-    status: int = 200
-    requests: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
-    disconnected: threading.Event = field(default_factory=threading.Event)
-    # Concurrency: each completion request waits (up to 5 s) until this many are streaming.
-    wait_for_streams: int = 1
-    streaming: int = 0
-    most_streaming: int = 0
-    streams_changed: threading.Condition = field(default_factory=threading.Condition)
-    words_sent: int = 0
-
-
-def _handler(server: FakeServer) -> type[BaseHTTPRequestHandler]:
-    class Handler(BaseHTTPRequestHandler):
-        protocol_version = "HTTP/1.1"
-
-        def log_message(self, *args: Any) -> None:
-            pass
-
-        def _json(self, status: int, body: Any) -> None:
-            data = json.dumps(body).encode()
-            self.send_response(status)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(data)))
-            self.end_headers()
-            self.wfile.write(data)
-
-        def do_GET(self) -> None:
-            server.requests.append(("GET " + self.path, {}))
-            if server.garbage:
-                data = b"<html>not an API</html>"
-                self.send_response(200)
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-            elif self.path == "/v1/models":
-                self._json(200, {"object": "list", "data": [{"id": "fake-7b", "object": "model"}]})
-            elif self.path == "/props" and server.llama_cpp:
-                self._json(200, {"default_generation_settings": {"n_ctx": 8192}})
-            else:
-                self._json(404, {"error": {"message": "not found"}})
-
-        def do_POST(self) -> None:
-            length = int(self.headers.get("Content-Length") or 0)
-            body = json.loads(self.rfile.read(length) or b"{}")
-            server.requests.append(("POST " + self.path, body))
-            if self.path == "/tokenize":
-                if not server.llama_cpp:
-                    self._json(404, {"error": {"message": "not found"}})
-                else:
-                    self._json(200, {"tokens": list(range(len(body["content"].split())))})
-                return
-            if server.status != 200:
-                self._json(server.status, {"error": {"message": "model is loading"}})
-                return
-            if self.path not in ("/v1/chat/completions", "/v1/completions"):
-                self._json(404, {"error": {"message": "not found"}})
-                return
-            self.send_response(200)
-            self.send_header("Content-Type", "text/event-stream")
-            self.send_header("Connection", "close")
-            self.end_headers()
-            chat = self.path.endswith("chat/completions")
-            with server.streams_changed:
-                server.streaming += 1
-                server.most_streaming = max(server.most_streaming, server.streaming)
-                server.streams_changed.notify_all()
-                server.streams_changed.wait_for(lambda: server.streaming >= server.wait_for_streams, timeout=5.0)
-            try:
-                time.sleep(server.first_delay_s)
-                if server.garbage:
-                    self.wfile.write(b"data: {not json\n\n")
-                    self.wfile.flush()
-                    return
-                for index, word in enumerate(server.words[: body.get("max_tokens", 1000)]):
-                    choice: dict[str, Any] = {"index": 0, "finish_reason": None}
-                    if chat:
-                        choice["delta"] = {"content": word}
-                    else:
-                        choice["text"] = word
-                    self.wfile.write(f"data: {json.dumps({'choices': [choice]})}\n\n".encode())
-                    self.wfile.flush()
-                    server.words_sent += 1
-                    if index + 1 < len(server.words):
-                        time.sleep(server.word_delay_s)
-                final = {
-                    "choices": [{"index": 0, "finish_reason": "stop", "delta": {}}],
-                    "usage": {
-                        "prompt_tokens": 12,
-                        "completion_tokens": len(server.words),
-                        "total_tokens": 17,
-                    },
-                    "timings": {"prompt_per_second": 250.0, "predicted_per_second": 42.0, "cache_n": 3},
-                }
-                self.wfile.write(f"data: {json.dumps(final)}\n\n".encode())
-                self.wfile.write(b"data: [DONE]\n\n")
-                self.wfile.flush()
-            except (BrokenPipeError, ConnectionResetError):
-                server.disconnected.set()
-            finally:
-                with server.streams_changed:
-                    server.streaming -= 1
-
-    return Handler
-
-
-class _QuietServer(ThreadingHTTPServer):
-    daemon_threads = True
-
-    def handle_error(self, request: Any, client_address: Any) -> None:
-        pass
+from tests.inference.engines.openai_fake import FakeServer, serving
 
 
 @pytest.fixture
 def fake() -> Iterator[tuple[FakeServer, str]]:
     state = FakeServer()
-    httpd = _QuietServer(("127.0.0.1", 0), _handler(state))
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield state, f"http://127.0.0.1:{httpd.server_address[1]}"
-    finally:
-        httpd.shutdown()
-        httpd.server_close()
+    with serving(state) as url:
+        yield state, url
 
 
 def _engine(url: str) -> RemoteEngine:
@@ -311,3 +180,63 @@ def test_remote_restart_connects_again_and_reports_its_parallelism(fake: tuple[F
     report = engine.restart()
     assert engine.loaded and report.backend == "remote"
     assert engine.parallel == 3 and engine.plan is None and engine.model_path == "" and engine.worker_pid is None
+
+
+# A server started with --api-key (issue 24, item 4). The errors are matched as EngineError (what
+# every engine error is) and told apart by ApiKeyError's ``key_sent``.
+
+
+def test_the_api_key_goes_as_a_bearer_token_on_every_request(fake: tuple[FakeServer, str]) -> None:
+    server, url = fake
+    server.api_key = "s3cret"
+    engine = RemoteEngine(url, api_key="s3cret")
+    engine.load()
+    assert engine.count_tokens("one two") == 2
+    assert engine.complete([ChatMessage("user", "Hi")], max_tokens=50).text == "Hello there, friend."
+    assert len(server.authorizations) >= 4 and set(server.authorizations) == {"Bearer s3cret"}
+
+
+def test_a_server_that_wants_a_key_says_so_when_none_was_sent(fake: tuple[FakeServer, str]) -> None:
+    server, url = fake
+    server.api_key = "s3cret"
+    with pytest.raises(EngineError, match=r"needs an API key \(HTTP 401\) and none was sent") as refused:
+        RemoteEngine(url).load()
+    message = str(refused.value)
+    assert url in message and "Settings ▸ API key" in message and "PAGEWISE_API_KEY" in message
+    assert getattr(refused.value, "key_sent", None) is False
+    assert refused.value.detail == "Invalid API key"  # the server's words, apart from the advice
+    assert server.authorizations == [None]
+
+
+def test_a_wrong_key_is_told_apart_from_a_missing_one(fake: tuple[FakeServer, str]) -> None:
+    server, url = fake
+    server.api_key = "s3cret"
+    with pytest.raises(EngineError, match=r"refused the API key it was sent \(HTTP 401\)") as refused:
+        RemoteEngine(url, api_key="wrong").load()
+    assert "needs an API key" not in str(refused.value) and "PAGEWISE_API_KEY" in str(refused.value)
+    assert getattr(refused.value, "key_sent", None) is True
+
+
+def test_a_server_that_lists_its_models_to_anyone_refuses_at_load_not_at_the_first_question(
+    fake: tuple[FakeServer, str],
+) -> None:
+    """llama.cpp's server answers /v1/models without the key: the load still fails on the key
+    (at /props), rather than connecting and failing later."""
+    server, url = fake
+    server.api_key, server.public_models = "s3cret", True
+    with pytest.raises(EngineError, match="needs an API key"):
+        RemoteEngine(url).load()
+
+
+def test_a_key_refused_mid_session_is_not_taken_for_a_missing_endpoint(fake: tuple[FakeServer, str]) -> None:
+    """Token counts fall back to an estimate when the server has no /tokenize; a refused key is
+    reported instead (the key was changed on the server since the load)."""
+    server, url = fake
+    server.api_key = "s3cret"
+    engine = RemoteEngine(url, api_key="s3cret")
+    engine.load()
+    server.api_key = "rotated"
+    with pytest.raises(EngineError, match="refused the API key"):
+        engine.count_tokens("one two three")
+    with pytest.raises(EngineError, match="refused the API key"):
+        engine.complete("x")

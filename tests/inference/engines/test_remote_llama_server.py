@@ -1,6 +1,7 @@
 """The remote engine against a real OpenAI-compatible server we did not write: llama-cpp-python's
 own ``llama_cpp.server`` (its ``[server]`` extra, a dev dependency) serving SmolLM2 on the CPU.
-Then `pagewise ask` and `summarize` with ``--remote`` against it."""
+Then `pagewise ask` and `summarize` with ``--remote`` against it, and a server started with
+``--api_key`` (its spelling of vLLM's and llama.cpp's ``--api-key``)."""
 
 from __future__ import annotations
 
@@ -10,13 +11,16 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from app.cli import main
 from inference.engines.engine import ChatMessage, collect
 from inference.engines.remote import RemoteEngine
+from inference.errors import EngineError
 from summarizer.library.store import Library
 from tests.summarizer.doc_factory import add_document, numbered_pages
 
@@ -27,14 +31,14 @@ def _free_port() -> int:
         return int(s.getsockname()[1])
 
 
-@pytest.fixture(scope="module")
-def server(smollm2_path: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+@contextmanager
+def llama_cpp_server(model: Path, log: Path, *extra: str) -> Iterator[str]:
+    """``python -m llama_cpp.server`` serving ``model`` on a free port (its address) until the block ends."""
     port = _free_port()
-    log = tmp_path_factory.mktemp("server") / "server.log"
     with log.open("w") as out:
         process = subprocess.Popen(
-            [sys.executable, "-m", "llama_cpp.server", "--model", str(smollm2_path), "--n_ctx", "4096",
-             "--n_threads", "2", "--host", "127.0.0.1", "--port", str(port)],
+            [sys.executable, "-m", "llama_cpp.server", "--model", str(model), "--n_ctx", "4096",
+             "--n_threads", "2", "--host", "127.0.0.1", "--port", str(port), *extra],
             stdout=out, stderr=subprocess.STDOUT,
         )  # fmt: skip
     url = f"http://127.0.0.1:{port}"
@@ -53,6 +57,12 @@ def server(smollm2_path: Path, tmp_path_factory: pytest.TempPathFactory) -> Iter
     finally:
         process.terminate()
         process.wait(timeout=30)
+
+
+@pytest.fixture(scope="module")
+def server(smollm2_path: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    with llama_cpp_server(smollm2_path, tmp_path_factory.mktemp("server") / "server.log") as url:
+        yield url
 
 
 def test_load_stream_tokenize_and_json_against_llama_cpp_server(server: str, smollm2_path: Path) -> None:
@@ -96,3 +106,24 @@ def test_ask_and_summarize_with_remote(server: str, capsys: pytest.CaptureFixtur
     assert main(["ask", doc_id, "When are invoices paid?", "--remote", server, "--answer-tokens", "48", "--json"]) == 0
     answer = json.loads(capsys.readouterr().out)
     assert answer["answer"].strip() and answer["mode"] == "whole-document"  # 3 pages fit the context
+
+
+def test_a_server_started_with_an_api_key(
+    smollm2_path: Path, tmp_path: Path, memory_keyring: Any, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Without the key: the 401 says one is needed; a wrong one: refused; the key kept in the
+    keyring for this server (as the settings dialog keeps it): an answer from `pagewise ask`."""
+    with Library.open() as library:
+        doc_id = add_document(library, numbered_pages(2), title="Supply agreement")
+    with llama_cpp_server(smollm2_path, tmp_path / "server.log", "--api_key", "secret") as url:
+        with pytest.raises(EngineError, match=r"needs an API key \(HTTP 401\) and none was sent") as refused:
+            RemoteEngine(url).load()
+        assert refused.value.detail == "Invalid API key"  # llama-cpp-python's own words
+        with pytest.raises(EngineError, match=r"refused the API key it was sent \(HTTP 401\)"):
+            RemoteEngine(url, api_key="wrong").load()
+        assert main(["ask", doc_id, "When are invoices paid?", "--remote", url, "--json"]) == 1
+        assert "needs an API key" in json.loads(capsys.readouterr().out)["error"]
+        memory_keyring.set_password("pagewise", url, "secret")
+        code = main(["ask", doc_id, "When are invoices paid?", "--remote", url, "--answer-tokens", "24", "--json"])
+        assert code == 0, capsys.readouterr()
+        assert json.loads(capsys.readouterr().out)["answer"].strip()
