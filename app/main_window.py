@@ -133,6 +133,7 @@ class MainWindow(PdfDropTarget, QMainWindow):
             self.splitter.setStretchFactor(index, stretch)
         self.splitter.setChildrenCollapsible(False)
         self.splitter.setSizes([240, 640, 460])
+        self._sizes_before_review: list[int] | None = None
         self.library_panel.setMinimumWidth(170)
         right.setMinimumWidth(300)
         self.ingest_progress = JobProgress("Stop adding documents")
@@ -203,6 +204,7 @@ class MainWindow(PdfDropTarget, QMainWindow):
         self.ingest.documents_changed.connect(self.reviews.refresh_documents)
         self.ingest.idle.connect(self.reviews.ingest_idle)
         self.reviews.model_changed.connect(self.model_setup.refresh_plan_line)
+        self.tabs.currentChanged.connect(self._make_room_for_the_review)
         self.tabs.currentChanged.connect(
             lambda i: self.reviews.refresh_documents(self.doc_id) if self.tabs.widget(i) is self.review else None
         )
@@ -301,6 +303,25 @@ class MainWindow(PdfDropTarget, QMainWindow):
 
     def open_settings(self) -> SettingsDialog:
         return self.model_setup.open_settings()
+
+    REVIEW_SHARE = 0.55  # of the splitter's width, for the right pane while the Review tab is open
+
+    def _make_room_for_the_review(self, index: int) -> None:
+        """The Review tab's grid needs width: while it is open the right pane takes at least
+        ``REVIEW_SHARE`` of the window (from the viewer); leaving it gives the viewer its room back."""
+        sizes = self.splitter.sizes()
+        total = sum(sizes)
+        if self.tabs.widget(index) is self.review:
+            wanted = int(total * self.REVIEW_SHARE)
+            if sizes[2] < wanted:
+                self._sizes_before_review = sizes
+                grow = min(wanted - sizes[2], sizes[1] - self.viewer.minimumSizeHint().width())
+                if grow > 0:
+                    self.splitter.setSizes([sizes[0], sizes[1] - grow, sizes[2] + grow])
+        elif self._sizes_before_review is not None:
+            if sum(self._sizes_before_review) == total:  # the window was not resized meanwhile
+                self.splitter.setSizes(self._sizes_before_review)
+            self._sizes_before_review = None
 
     # --- state ---------------------------------------------------------------------------
 

@@ -8,11 +8,12 @@ from __future__ import annotations
 from pathlib import Path
 
 from PySide6.QtCore import QEvent, QObject, Qt, Signal
-from PySide6.QtGui import QBrush, QColor, QKeyEvent
+from PySide6.QtGui import QBrush, QColor, QKeyEvent, QResizeEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QCheckBox,
     QComboBox,
+    QFrame,
     QGridLayout,
     QHBoxLayout,
     QHeaderView,
@@ -21,6 +22,8 @@ from PySide6.QtWidgets import (
     QListWidget,
     QListWidgetItem,
     QPushButton,
+    QScrollArea,
+    QSplitter,
     QTableWidget,
     QTableWidgetItem,
     QVBoxLayout,
@@ -132,7 +135,7 @@ class ReviewPanel(PdfDropTarget, QWidget):
         self.editing: tuple[int, int] | None = None  # the cell the correction panel names
         self.contracts = QListWidget()
         self.contracts.setObjectName("review-contracts")
-        self.contracts.setMaximumHeight(96)
+        self.contracts.setMinimumHeight(48)
         self.contracts.setToolTip("The contracts to review: check them, or drop PDF files on this tab")
         self.contracts.itemChanged.connect(self._contract_toggled)
         self.checklist = QComboBox()
@@ -164,6 +167,8 @@ class ReviewPanel(PdfDropTarget, QWidget):
         legend = QLabel(
             " ".join(f'<span style="background:{c}">&nbsp;{flag}&nbsp;</span>' for flag, c in FLAG_COLOURS.items())
         )
+        legend.setWordWrap(True)  # a narrow tab wraps it rather than widening the tab
+        legend.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         self.grid = QTableWidget()
         self.grid.setObjectName("review-grid")
         self.grid.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
@@ -171,15 +176,18 @@ class ReviewPanel(PdfDropTarget, QWidget):
         self.grid.setWordWrap(True)
         self.grid.setTabKeyNavigation(False)  # Tab leaves the grid; the arrows move in it
         self.grid.horizontalHeader().setDefaultSectionSize(170)
+        self.grid.horizontalHeader().setMinimumSectionSize(90)
+        self.grid.verticalHeader().setMaximumWidth(190)  # the item names; the contracts get the room
+        self.grid.verticalHeader().setTextElideMode(Qt.TextElideMode.ElideRight)
         self.grid.cellClicked.connect(self._cell_clicked)
         self.grid.currentCellChanged.connect(self._current_changed)
         self.grid.installEventFilter(self)
         self._build_editor()
         self.export_buttons = {}
         exports = QHBoxLayout()
-        exports.addWidget(QLabel("Export:"))
         for fmt, text in (("md", "Markdown…"), ("csv", "CSV…"), ("docx", "Word memo…")):
             button = QPushButton(text)
+            button.setToolTip(f"Export the review as {text.rstrip('…')}")
             button.clicked.connect(lambda _checked=False, f=fmt: self.export_requested.emit(f))
             exports.addWidget(button)
             self.export_buttons[fmt] = button
@@ -190,6 +198,7 @@ class ReviewPanel(PdfDropTarget, QWidget):
     def _build_editor(self) -> None:
         self.cell_label = QLabel("")
         self.cell_label.setTextFormat(Qt.TextFormat.PlainText)
+        self.cell_label.setWordWrap(True)
         self.value_edit = QLineEdit()
         self.value_edit.setPlaceholderText("corrected value (empty: the model's)")
         self.accepted = QCheckBox("Accepted")
@@ -202,40 +211,73 @@ class ReviewPanel(PdfDropTarget, QWidget):
         self._set_editor(None)
 
     def _lay_out(self, legend: QLabel, exports: QHBoxLayout) -> None:
-        top = QGridLayout()
-        top.addWidget(QLabel("Contracts"), 0, 0, Qt.AlignmentFlag.AlignTop)
-        top.addWidget(self.contracts, 0, 1, 3, 1)
-        top.addWidget(QLabel("Checklist"), 0, 2)
-        top.addWidget(self.checklist, 0, 3)
-        top.addWidget(QLabel("We represent"), 1, 2)
-        top.addWidget(self.side, 1, 3)
+        """Controls in rows that fit a narrow tab; the contract list and the grid share a
+        vertical splitter (drag it: the list grows with the tab, the grid gets the rest)."""
+        choose = QGridLayout()
+        choose.addWidget(QLabel("Checklist"), 0, 0)
+        choose.addWidget(self.checklist, 0, 1)
+        choose.addWidget(QLabel("We represent"), 1, 0)
+        choose.addWidget(self.side, 1, 1)
+        choose.setColumnStretch(1, 1)
         run = QHBoxLayout()
         run.addWidget(self.evidence_only)
         run.addStretch(1)
         run.addWidget(self.review_button)
-        top.addLayout(run, 2, 2, 1, 2)
-        top.setColumnStretch(1, 3)
-        top.setColumnStretch(3, 2)
+        contracts = QWidget()
+        top = QVBoxLayout(contracts)
+        top.setContentsMargins(0, 0, 0, 0)
+        top.addWidget(QLabel("Contracts to review"))
+        top.addWidget(self.contracts, 1)
         filters = QHBoxLayout()
         filters.addWidget(self.deviations_only)
-        filters.addStretch(1)
-        filters.addWidget(legend)
-        editor = QHBoxLayout()
-        editor.addWidget(self.value_edit, 2)
-        editor.addWidget(self.accepted)
-        editor.addWidget(self.note_edit, 2)
-        editor.addWidget(self.save_button)
-        layout = QVBoxLayout(self)
+        filters.addWidget(legend, 1)
+        results = QWidget()
+        middle = QVBoxLayout(results)
+        middle.setContentsMargins(0, 0, 0, 0)
+        middle.addWidget(self.hint)
+        middle.addLayout(filters)
+        middle.addWidget(self.empty_note)
+        middle.addWidget(self.grid, 1)
+        self.split = QSplitter(Qt.Orientation.Vertical)
+        self.split.setObjectName("review-split")
+        self.split.addWidget(contracts)
+        self.split.addWidget(results)
+        self.split.setStretchFactor(0, 1)
+        self.split.setStretchFactor(1, 4)
+        self.split.setChildrenCollapsible(False)
+        self.split.setSizes([110, 440])  # about five contracts, then the grid
+        editor = QGridLayout()
+        editor.addWidget(self.value_edit, 0, 0, 1, 3)
+        editor.addWidget(self.accepted, 1, 0)
+        editor.addWidget(self.note_edit, 1, 1)
+        editor.addWidget(self.save_button, 1, 2)
+        editor.setColumnStretch(1, 1)
+        inner = QWidget()
+        layout = QVBoxLayout(inner)
         layout.setContentsMargins(4, 4, 4, 4)
-        layout.addLayout(top)
+        layout.addLayout(choose)
+        layout.addLayout(run)
         layout.addWidget(self.progress)
-        layout.addWidget(self.hint)
-        layout.addLayout(filters)
-        layout.addWidget(self.empty_note)
-        layout.addWidget(self.grid, 1)
+        layout.addWidget(self.split, 1)
         layout.addWidget(self.cell_label)
         layout.addLayout(editor)
         layout.addLayout(exports)
+        # A short window scrolls the tab instead of squeezing the grid to nothing.
+        self.grid.setMinimumHeight(160)
+        scroll = QScrollArea()
+        scroll.setObjectName("review-scroll")
+        scroll.setWidgetResizable(True)
+        scroll.setFrameShape(QFrame.Shape.NoFrame)
+        scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAsNeeded)
+        scroll.setWidget(inner)
+        outer = QVBoxLayout(self)
+        outer.setContentsMargins(0, 0, 0, 0)
+        outer.addWidget(scroll)
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        """The item names' column takes at most a third of a narrow tab."""
+        super().resizeEvent(event)
+        self.grid.verticalHeader().setMaximumWidth(max(110, min(190, self.width() // 3)))
 
     # --- contracts and checklist ---------------------------------------------------------
 
@@ -245,6 +287,7 @@ class ReviewPanel(PdfDropTarget, QWidget):
         self.contracts.clear()
         for doc_id, title, state in documents:
             row = QListWidgetItem(f"{title} — {state}" if state else title)
+            row.setToolTip(f"{title} — {state}" if state else title)
             row.setData(DOC_ROLE, doc_id)
             row.setFlags(row.flags() | Qt.ItemFlag.ItemIsUserCheckable)
             row.setCheckState(Qt.CheckState.Checked if doc_id in checked else Qt.CheckState.Unchecked)

@@ -106,6 +106,8 @@ class ReviewController(UsesJobContext, QObject):
         self.checklist = checklist
         if name_or_path != "cuad":
             self.panel.show_checklist_file(Path(name_or_path))
+        else:
+            self.panel.checklist.setCurrentIndex(self.panel.checklist.findData("cuad"))
         self.show_stored()
         return True
 

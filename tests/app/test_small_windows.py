@@ -35,3 +35,37 @@ def test_a_small_window_keeps_each_part_usable(qtbot: Any, make_window: Any) -> 
     assert window.width() >= 900 and window.height() >= 560
     assert window.library_panel.list.width() >= 150
     assert window.viewer.find_box.width() >= 120
+
+
+def test_the_review_tab_has_room_at_the_default_size_and_scrolls_at_900x600(
+    qtbot: Any, make_window: Any, tmp_path: Any
+) -> None:
+    """Issue 24: contract names cut at 1360×860; at 900×600 cells showed "..." and buttons were clipped."""
+    from PySide6.QtWidgets import QScrollArea
+
+    from tests.app.controllers.test_review import run_review, window_with_contract
+
+    window, _doc_id, panel = window_with_contract(qtbot, make_window, tmp_path, evidence_only=True)
+    window.tabs.setCurrentWidget(window.conversation)
+    window.resize(1360, 860)
+    qtbot.waitUntil(lambda: window.size().toTuple() == (1360, 860), timeout=3000)
+    viewer_before = window.viewer.width()
+    window.tabs.setCurrentWidget(window.review)
+    run_review(qtbot, window)
+    qtbot.wait(50)
+    right = window.tabs.parentWidget()
+    assert right.width() >= 0.5 * window.splitter.width()  # the grid's room comes from the viewer...
+    assert panel.grid.columnWidth(0) >= 300 and panel.contracts.height() >= 70  # four rows or so
+    window.tabs.setCurrentWidget(window.conversation)
+    qtbot.wait(50)
+    assert abs(window.viewer.width() - viewer_before) <= 2  # ...and goes back to it
+
+    window.tabs.setCurrentWidget(window.review)
+    window.resize(900, 600)
+    qtbot.waitUntil(lambda: window.size().toTuple() == (900, 600), timeout=3000)
+    scroll = panel.findChild(QScrollArea, "review-scroll")
+    assert panel.grid.height() >= 160  # not squeezed: the tab scrolls instead
+    for button in (panel.review_button, panel.save_button, *panel.export_buttons.values()):
+        assert button.width() >= button.sizeHint().width()  # whole, not clipped
+        scroll.ensureWidgetVisible(button)
+        assert button.visibleRegion().boundingRect().width() >= button.sizeHint().width() - 4
