@@ -5,6 +5,7 @@ from __future__ import annotations
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QProgressBar, QToolButton, QWidget
 
+from app.elided_label import ElidedLabel
 from inference.progress import Progress, Stage
 
 
@@ -67,7 +68,7 @@ class JobProgress(QWidget):
 
     def __init__(self, cancel_tip: str = "Cancel", parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.label = QLabel("")
+        self.label = ElidedLabel("")  # a narrow pane ends it in "…" between words, whole in the tooltip
         self.bar = QProgressBar()
         self.bar.setMaximumWidth(180)
         self.bar.setTextVisible(False)

@@ -5,33 +5,14 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from PySide6.QtCore import QSize, Qt, QTimer
-from PySide6.QtGui import QPainter, QPaintEvent, QPalette
+from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QLabel, QProgressBar, QStatusBar, QWidget
 
+from app.elided_label import ElidedLabel
 from inference.telemetry import GpuSample
 
 GIB = 1024**3
 REFRESH_MS = 500
-
-
-class ElidedLabel(QLabel):
-    """A one-line label that ends in "…" when it is narrower than its text (the full text is
-    its tooltip), instead of making the window wider or being cut mid-letter."""
-
-    def minimumSizeHint(self) -> QSize:
-        return QSize(60, super().minimumSizeHint().height())
-
-    def shown_text(self) -> str:
-        width = self.contentsRect().width()
-        return self.fontMetrics().elidedText(self.text(), Qt.TextElideMode.ElideRight, width)
-
-    def paintEvent(self, event: QPaintEvent) -> None:
-        painter = QPainter(self)
-        align = Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter
-        self.style().drawItemText(painter, self.contentsRect(), align, self.palette(), self.isEnabled(),
-                                  self.shown_text(), QPalette.ColorRole.WindowText)  # fmt: skip
-        painter.end()
 
 
 class StatusBar(QStatusBar):

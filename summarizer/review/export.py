@@ -69,8 +69,11 @@ def reviewer_line(item: ItemResult) -> str:
         return ""
     parts = []
     if correction.value is not None:
-        model = item.value or item.answer or item.status.replace("_", " ")
-        parts.append(f"reviewer's value: {correction.value} (the model's: {model})")
+        if item.status == "evidence":
+            parts.append(f"reviewer's value: {correction.value} (evidence only: no model value)")
+        else:
+            model = item.value or item.answer or status_word(item)
+            parts.append(f"reviewer's value: {correction.value} (the model's: {model})")
     if correction.accepted:
         parts.append("accepted by the reviewer")
     if correction.note:

@@ -49,3 +49,19 @@ def test_a_review_says_its_total_counts_readings() -> None:
 
     line = describe(Progress(Stage.REVIEW, 3, 18, "1/9 cells done · a.pdf: Parties"))
     assert line == "Reviewing 3/18 readings · 1/9 cells done · a.pdf: Parties"
+
+
+def test_a_progress_line_too_long_for_its_pane_ends_between_words(qtbot: QtBot) -> None:
+    """Issue 24: "sample-contrac" was cut mid-word in the Review tab's progress line."""
+    progress = JobProgress()
+    qtbot.addWidget(progress)
+    progress.resize(260, 30)
+    progress.start("Finding the clauses…")
+    progress.show()
+    text = "Finding the clauses 3/41 · sample-contract: Non-Compete and Exclusivity clauses"
+    progress.update_progress(
+        Progress(Stage.FIND_CLAUSES, 3, 41, "sample-contract: Non-Compete and Exclusivity clauses")
+    )
+    shown = progress.label.shown_text()
+    assert progress.label.text() == text and progress.label.toolTip() == text
+    assert shown.endswith("…") and text.startswith(shown[:-1].rstrip()) and text[len(shown) - 1] in " ·:"

@@ -128,3 +128,16 @@ def test_evidence_only_over_model_answers_keeps_the_answers(
     assert panel.grid.item(1, 0).text() == "New York (p. 2)"
     assert "model's answers stay" in window.messages.history[-1].text
     assert LAW  # the contract's law clause is the one quoted
+
+
+def test_a_correction_in_an_evidence_review_names_no_model_value(
+    qtbot: Any, make_window: Any, tmp_path: Path
+) -> None:
+    """Issue 24: "(the model's: evidence)" in an evidence-only review's tooltip and exports."""
+    window, _doc_id, panel = window_with_contract(qtbot, make_window, tmp_path, evidence_only=True)
+    run_review(qtbot, window)
+    click_cell(qtbot, panel.grid, 1, 0)
+    panel.value_edit.setText("Delaware")
+    panel.save_button.click()
+    tip = panel.grid.item(1, 0).toolTip()
+    assert "evidence only: no model value" in tip and "the model's: evidence" not in tip
