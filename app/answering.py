@@ -23,6 +23,7 @@ from typing import Any
 
 from inference.cancel import NEVER_CANCELLED, Cancelled, CancelToken
 from inference.engines.engine import Engine, GenerationStats
+from inference.errors import shorten_message
 from inference.progress import Progress, ProgressCallback, Stage, no_progress
 from summarizer.answers.conversations import HistoryTurn, append_turn, list_turns
 from summarizer.library.store import Library
@@ -316,15 +317,28 @@ def save_turn(library: Library, doc_id: str, turn: AnswerView) -> None:
     append_turn(library, doc_id, turn.question, turn.raw if turn.raw is not None else {"answer": turn.text})
 
 
+def _quoted(text: str, limit: int = 400) -> str:
+    return shorten_message(" ".join(text.split()), limit)
+
+
 def to_markdown(title: str, turns: Sequence[AnswerView]) -> str:
-    """A conversation as Markdown, with its page citations listed under each answer."""
+    """A conversation as Markdown: each answer with its citations (page and the passage cited)
+    and the passages given to the model, so a reader can check it without the app."""
     lines = [f"# {title}", ""]
     for turn in turns:
         lines += [f"## {turn.question}", "", turn.text, ""]
         if turn.citations:
             lines.append("Citations:")
             for c in turn.citations:
-                flag = "" if c.valid else " (not in the passages given to the model)"
-                lines.append(f"- p. {c.page}{flag}")
+                if c.valid:
+                    lines.append(f"- [{c.number}] p. {c.page}: “{_quoted(c.text)}”" if c.text else f"- p. {c.page}")
+                else:
+                    lines.append(f"- p. {c.page} (not in the passages given to the model)")
+            lines.append("")
+        if turn.sources and not any(c.valid for c in turn.citations):
+            lines += ["*This answer cites no page: check it against the passages below.*", ""]
+        if turn.sources:
+            lines.append("Passages given to the model:")
+            lines += [f"- p. {s.page}: “{_quoted(s.text, 300)}”" for s in turn.sources]
             lines.append("")
     return "\n".join(lines)

@@ -278,3 +278,24 @@ def test_an_answer_without_a_valid_citation_says_so_above_its_sources(
     with qtbot.waitSignal(window.ask(QUESTION).finished, timeout=20_000):
         pass
     assert window.conversation.markdown().count("This answer cites no page") == 1  # the cited one has none
+
+
+def test_the_conversation_export_keeps_the_cited_passages_and_the_passages_given(
+    qtbot: Any, make_window: Any, fake_engine: FakeEngine, tmp_path: Path
+) -> None:
+    """Issue 24: the conversation's Markdown export dropped the cited pages' passages."""
+    window = make_window()
+    ingest(qtbot, window)
+    fake_engine.queue(lambda prompt: f"It is in the fee clause [p. {first_passage_page(prompt)}].")
+    with qtbot.waitSignal(window.ask(QUESTION).finished, timeout=20_000):
+        pass
+    answer: AnswerView = window.conversation.turns[-1]
+    cited = next(c for c in answer.citations if c.valid)
+    window.export.choose_path = lambda suggested: str(tmp_path / suggested)
+    window.conversation.export_button.click()
+    (exported,) = tmp_path.glob("*.md")
+    text = exported.read_text()
+    first_words = " ".join(cited.text.split()[:8])
+    assert f"p. {cited.page}: “{first_words}" in text
+    assert "Passages given to the model:" in text
+    assert text.count("\n- p. ") >= len(answer.sources)

@@ -130,9 +130,7 @@ def test_evidence_only_over_model_answers_keeps_the_answers(
     assert LAW  # the contract's law clause is the one quoted
 
 
-def test_a_correction_in_an_evidence_review_names_no_model_value(
-    qtbot: Any, make_window: Any, tmp_path: Path
-) -> None:
+def test_a_correction_in_an_evidence_review_names_no_model_value(qtbot: Any, make_window: Any, tmp_path: Path) -> None:
     """Issue 24: "(the model's: evidence)" in an evidence-only review's tooltip and exports."""
     window, _doc_id, panel = window_with_contract(qtbot, make_window, tmp_path, evidence_only=True)
     run_review(qtbot, window)
