@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import Signal
+import time
+
+from PySide6.QtCore import QTimer, Signal
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QProgressBar, QToolButton, QWidget
 
 from app.elided_label import ElidedLabel
@@ -80,6 +82,11 @@ class JobProgress(QWidget):
         self.cancel_button.clicked.connect(self.mark_stopping)
         self.cancel_button.clicked.connect(self.cancel_requested)
         self._stopping = False
+        self._started = time.monotonic()
+        self._has_eta = False
+        self._clock = QTimer(self)
+        self._clock.setInterval(1000)
+        self._clock.timeout.connect(self._tick)
         layout = QHBoxLayout(self)
         layout.setContentsMargins(4, 0, 4, 0)
         layout.addWidget(self.label, 1)
@@ -89,6 +96,9 @@ class JobProgress(QWidget):
         self.hide()
 
     def start(self, text: str) -> None:
+        self._started = time.monotonic()
+        self._has_eta = False
+        self._clock.start()
         self.label.setText(text)
         self.bar.setRange(0, 0)  # busy until a total is known
         self.eta.setText("")
@@ -116,7 +126,23 @@ class JobProgress(QWidget):
         else:
             self.bar.setRange(0, 0)
         eta = getattr(progress, "eta_s", None)  # the summarizer's own estimate, when it gives one
-        self.eta.setText(format_eta(eta if eta is not None else progress.eta_seconds()))
+        text = format_eta(eta if eta is not None else progress.eta_seconds())
+        self._has_eta = bool(text)
+        self.eta.setText(text or self._elapsed())
+
+    def _elapsed(self) -> str:
+        """Until there is an estimate, how long it has run (so a first step that takes minutes
+        is seen to be alive)."""
+        seconds = round(time.monotonic() - self._started)
+        if seconds < 3:
+            return ""
+        minutes, seconds = divmod(seconds, 60)
+        return f"{minutes} min {seconds:02d} s so far" if minutes else f"{seconds} s so far"
+
+    def _tick(self) -> None:
+        if not self._has_eta and not self._stopping and not self.isHidden():
+            self.eta.setText(self._elapsed())
 
     def stop(self) -> None:
+        self._clock.stop()
         self.hide()

@@ -40,6 +40,9 @@ class Stage(StrEnum):
     READ_DOCUMENT = "Reading the document"
 
 
+ETA_MIN_FRACTION = 0.1  # of the work done before a time left is estimated
+
+
 @dataclass(frozen=True, slots=True)
 class Progress:
     """A snapshot of a long operation.
@@ -65,7 +68,12 @@ class Progress:
         return min(1.0, self.done / self.total)
 
     def eta_seconds(self) -> float | None:
+        """Seconds left at the measured rate; None until a tenth of the work is done (the first
+        units, a cover page or the loading, say little about the rest: an early estimate was
+        less than half the time it took)."""
         if self.total is None or not self.rate or self.rate <= 0:
+            return None
+        if self.done < self.total and self.done < ETA_MIN_FRACTION * self.total:
             return None
         return max(0.0, (self.total - self.done) / self.rate)
 

@@ -65,3 +65,19 @@ def test_a_progress_line_too_long_for_its_pane_ends_between_words(qtbot: QtBot) 
     shown = progress.label.shown_text()
     assert progress.label.text() == text and progress.label.toolTip() == text
     assert shown.endswith("…") and text.startswith(shown[:-1].rstrip()) and text[len(shown) - 1] in " ·:"
+
+
+def test_no_estimate_before_a_tenth_of_the_work_and_the_time_so_far_meanwhile(qtbot: QtBot) -> None:
+    """Issue 24: "~44 s left" at 9/154 pages when the reading took 100 s; a summary said nothing
+    for minutes until its first segment ended."""
+    import time as clock
+
+    early = Progress(Stage.READ_PAGES, 9, 154, "a.pdf", rate=3.4)
+    assert early.eta_seconds() is None
+    assert Progress(Stage.READ_PAGES, 16, 154, "a.pdf", rate=3.4).eta_seconds() == pytest.approx(138 / 3.4)
+    progress = JobProgress()
+    qtbot.addWidget(progress)
+    progress.start("Summarizing…")
+    progress._started = clock.monotonic() - 75  # started 75 s ago, no segment finished yet
+    progress.update_progress(Progress(Stage.SUMMARIZE_SEGMENTS, 0, 12))
+    assert progress.eta.text() == "1 min 15 s so far"
