@@ -9,11 +9,18 @@ def _escape(text: str) -> str:
     return text.replace("\\", "\\\\").replace("(", "\\(").replace(")", "\\)")
 
 
-def page_stream(lines: list[str]) -> bytes:
-    ops = ["BT", "/F1 11 Tf", "14 TL", "72 760 Td"]
+def page_stream(lines: list[str], header: str = "", footer: tuple[str, ...] = ()) -> bytes:
+    """``lines`` from the top of the text area down; ``header`` above it and ``footer`` lines
+    (a running footer, a page number) at the foot of the page, in small print."""
+    ops = []
+    if header:
+        ops += ["BT", "/F1 9 Tf", "72 776 Td", f"({_escape(header)}) Tj", "ET"]
+    ops += ["BT", "/F1 11 Tf", "14 TL", f"72 {740 if header else 760} Td"]
     for line in lines:
         ops.append(f"({_escape(line)}) Tj T*")
     ops.append("ET")
+    if footer:
+        ops += ["BT", "/F1 9 Tf", "12 TL", "72 50 Td"] + [f"({_escape(line)}) Tj T*" for line in footer] + ["ET"]
     return "\n".join(ops).encode("latin-1")
 
 

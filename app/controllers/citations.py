@@ -1,4 +1,5 @@
-"""A clicked citation: the viewer goes to the cited page and highlights the passage."""
+"""A clicked citation: the viewer goes to the cited page and highlights the passage, without
+the running headers, footers and page numbers its spans cross at a page break."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from app.answering import CitationView
 from app.controllers.context import JobContext, UsesJobContext
 from app.pdf_viewer import PdfViewer
 from inference.errors import PagewiseError
+from summarizer.library.page_furniture import NEIGHBOUR_PAGES, body_span
 
 
 class CitationController(UsesJobContext):
@@ -35,15 +37,33 @@ class CitationController(UsesJobContext):
             self.select_doc(citation.doc_id)
         pieces: list[tuple[int, str, float]] = []
         for page, start, end in citation.spans:
-            try:
-                raw = self.library.page_text(citation.doc_id, page)
-            except PagewiseError:
+            raw = self._page_text(citation.doc_id, page)
+            if raw is None:
                 continue
-            pieces.append((page, raw[start:end], start / max(1, len(raw))))
-        if not pieces:  # whole-document mode: the page itself was cited
+            body = body_span(raw, start, end, self._neighbours(citation.doc_id, page))
+            if body is not None:
+                pieces.append((page, raw[body[0] : body[1]], body[0] / max(1, len(raw))))
+        if not pieces:  # whole-document mode (the page itself was cited), or only furniture
             self.viewer.clear_highlights()
             self.viewer.go_to_page(citation.page)
             return
         found = self.viewer.highlight_passage(pieces, focus_page=citation.page)
         if not found:
             self.messages.info(f"Showing page {citation.page}; the passage could not be located on the page.")
+
+    def _page_text(self, doc_id: str, page: int) -> str | None:
+        if page < 1:
+            return None
+        try:
+            return self.library.page_text(doc_id, page)
+        except PagewiseError:
+            return None
+
+    def _neighbours(self, doc_id: str, page: int) -> list[str]:
+        """The texts of the pages near ``page``, where its running header and footer repeat."""
+        texts = []
+        for other in range(page - NEIGHBOUR_PAGES, page + NEIGHBOUR_PAGES + 1):
+            text = self._page_text(doc_id, other) if other != page else None
+            if text:
+                texts.append(text)
+        return texts

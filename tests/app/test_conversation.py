@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 from typing import Any
@@ -10,11 +11,12 @@ import pytest
 from PySide6.QtCore import Qt, QUrl
 from PySide6.QtGui import QColor
 
-from app.answering import AnswerView
+from app.answering import AnswerView, CitationView
 from inference.engines.fake import FakeEngine
 from inference.errors import EngineError
 from tests.app.conftest import DocumentFake, wait_for_document
 from tests.conftest import CONTRACTS
+from tests.pdf_factory import make_pdf, page_stream, text_pages
 
 QUESTION = "Who pays the endorsement fee?"
 
@@ -75,6 +77,33 @@ def test_ask_streams_an_answer_and_a_citation_highlights_the_passage(
     window.conversation.browser.anchorClicked.emit(QUrl(f"cite:0/{invalid.number}"))  # not a link: ignored
     window.show_citation(invalid)
     assert "not in the passages" in window.messages.history[-1].text
+
+
+def test_a_passage_across_a_page_break_is_highlighted_without_the_footer_and_header(
+    qtbot: Any, make_window: Any, tmp_path: Path
+) -> None:
+    """Issue 24, finding 23: the highlight covered the running footer and page number at the
+    foot of one page and the running header at the top of the next."""
+    pages: list[list[str] | bytes | None] = []
+    for n, lines in enumerate(text_pages(3, words_per_page=200), start=1):
+        body = lines[1:]  # a clause starting mid-page: passages run from one to the next, across the page break
+        body.insert(len(body) // 2, f"{n}. Delivery Terms. The parties agree as follows.")
+        footer = ("Acme Corp. - Confidential", f"Page {n} of 3")
+        pages.append(page_stream(body, header="Acme Corp. Supply Agreement", footer=footer))
+    # In page points from the top: the header near 16, the body from 52 to about 300, the footer below 740.
+    window = make_window()
+    window.add_paths([make_pdf(tmp_path / "footers.pdf", pages)])
+    doc_id = wait_for_document(qtbot, window)
+    rows = window.library.db.execute("SELECT passage_id, text, spans FROM passages WHERE doc_id = ?", [doc_id])
+    passage_id, text, spans = next((pid, text, spans) for pid, text, spans in rows if len(json.loads(spans)) == 2)
+    assert "Page 1 of 3" in text or "Page 2 of 3" in text  # the stored passage crosses the footer
+    spans = tuple(tuple(span) for span in json.loads(spans))
+    window.show_citation(CitationView(1, doc_id, spans[-1][0], passage_id, text, True, spans))
+    highlights = window.viewer.view.highlights
+    assert {h.page + 1 for h in highlights} == {page for page, _, _ in spans}
+    for highlight in highlights:
+        for rect in highlight.rects:
+            assert rect.top() > 30 and rect.bottom() < 700, (highlight.page + 1, rect)
 
 
 def test_the_conversation_survives_a_restart(qtbot: Any, make_window: Any, fake_engine: FakeEngine) -> None:
