@@ -197,6 +197,9 @@ class PdfViewer(QWidget):
         self.view.zoomFactorChanged.connect(lambda z: self.zoom_label.setText(f"{z * 100:.0f}%"))
         self.view.pageNavigator().currentPageChanged.connect(self._page_moved)
         self.view.verticalScrollBar().valueChanged.connect(self._scrolled)
+        # A new zoom (fit width, once the window has its size) moves the pages under the same
+        # scroll position: the page shown is read again from where the view is.
+        self.view.zoomFactorChanged.connect(lambda _z: QTimer.singleShot(0, self._resync_page))
 
     def _button(
         self, text: str, tip: str, slot: object, shortcut: QKeySequence.StandardKey | str | None = None
@@ -346,6 +349,7 @@ class PdfViewer(QWidget):
         self.page_box.blockSignals(False)
 
     def _scrolled(self, value: int) -> None:
+        """The page box and the navigator name the page at the upper third of the view."""
         middle = value + self.view.viewport().height() // 3
         for page, rect in self.view.page_geometries().items():
             if rect.top() <= middle <= rect.bottom() + self.view.pageSpacing():
@@ -353,7 +357,14 @@ class PdfViewer(QWidget):
                     self.page_box.blockSignals(True)
                     self.page_box.setValue(page + 1)
                     self.page_box.blockSignals(False)
+                navigator = self.view.pageNavigator()
+                if navigator.currentPage() != page:
+                    navigator.update(page, QPointF(0, 0), self.view.zoomFactor())
                 break
+
+    def _resync_page(self) -> None:
+        if self.path is not None:
+            self._scrolled(self.view.verticalScrollBar().value())
 
     def sizeHint(self) -> QSize:
         return QSize(640, 800)

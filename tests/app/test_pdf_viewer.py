@@ -40,3 +40,20 @@ def test_enter_right_after_typing_waits_for_the_search(qtbot: Any) -> None:
     viewer.find_box.setText("zzqxj-not-in-the-text")
     viewer.find_next()
     qtbot.waitUntil(lambda: viewer.find_status.text() == "no match", timeout=10000)
+
+
+def test_after_a_restart_the_page_box_names_the_page_shown(qtbot: Any, make_window: Any) -> None:
+    """Issue 24: after a restart the page box said 3 while page 1 was shown."""
+    from tests.app.conftest import wait_for_document
+    from tests.conftest import CONTRACTS
+
+    window = make_window()
+    window.add_paths([CONTRACTS / "license-17p.pdf"])
+    wait_for_document(qtbot, window)
+    window.close()
+    again = make_window()
+    qtbot.waitExposed(again)
+    qtbot.wait(300)  # the fit-width zoom settles once the window has its size
+    assert again.viewer.path is not None
+    assert again.viewer.view.verticalScrollBar().value() < 60  # the first page is at the top
+    assert again.viewer.page_box.value() == again.viewer.current_page() == 1
