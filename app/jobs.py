@@ -62,6 +62,7 @@ class Job(QObject):
         super().__init__()
         self._post = post
         self.name = name
+        self.background = False  # yields to any other job (JobRunner.submit_llm)
         self.fn = fn
         self.token = CancelToken()
         self._on_cancel = on_cancel
@@ -121,6 +122,8 @@ class Job(QObject):
 class JobRunner(QObject):
     """Owns the LLM worker thread and the ingest processes. ``shutdown()`` before exit."""
 
+    llm_idle = Signal()  # the LLM thread finished its last job: background work may start
+
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self._jobs: queue.Queue[Job | None] = queue.Queue()
@@ -134,18 +137,44 @@ class JobRunner(QObject):
         self._thread = threading.Thread(target=self._run, name="pagewise-llm-jobs", daemon=True)
         self._thread.start()
         self.ingests: list[IngestJob] = []
+        self._background: list[Job] = []  # background jobs not finished (queued or running)
         self.stopped = False  # shutdown() ran: the window is closing
         self.embed = True  # tests turn embedding off to stay fast
         self.embedding_model: str | None = None
 
     # LLM lane
 
-    def submit_llm(self, name: str, fn: Callable[[Job], Any], on_cancel: Callable[[], None] | None = None) -> Job:
+    def submit_llm(
+        self,
+        name: str,
+        fn: Callable[[Job], Any],
+        on_cancel: Callable[[], None] | None = None,
+        *,
+        background: bool = False,
+    ) -> Job:
+        """Queue ``fn`` for the LLM thread. A ``background`` job (a summary made while nothing
+        else needs the model) yields to any other job: it is cancelled when one is submitted (it
+        stops at its next micro-batch; what it finished stays stored) and is started again by
+        its owner after ``llm_idle``."""
         job = Job(name, fn, self._post, on_cancel)
+        job.background = background
         job.setParent(self)  # kept alive until finished
         job.finished.connect(lambda: self._finished(job))
+        if not background:
+            current = self.current_llm_job
+            for waiting in self._background:
+                if waiting is current:
+                    waiting.cancel()  # stops the model mid-generation (on_cancel)
+                else:
+                    waiting.token.cancel()  # queued: ends at once; the model runs someone else's job
+        else:
+            self._background.append(job)
         self._jobs.put(job)
         return job
+
+    def llm_busy(self) -> bool:
+        """A job is running or queued on the LLM thread."""
+        return self.current_llm_job is not None or not self._jobs.empty()
 
     def _post(self, job: Job, kind: str, payload: Any) -> None:
         self._events.put((job, kind, payload))
@@ -197,7 +226,11 @@ class JobRunner(QObject):
         return current is not None or any(j is not None for j in queued)
 
     def _finished(self, job: Job) -> None:
+        if job in self._background:
+            self._background.remove(job)
         job.deleteLater()
+        if not self.stopped and not self.llm_busy():
+            self.llm_idle.emit()
 
     def _run(self) -> None:
         while True:

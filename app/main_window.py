@@ -30,6 +30,7 @@ from app import file_dialogs, version
 from app.answering import CitationView
 from app.controllers import WorkerLibrary
 from app.controllers.answer import AnswerController
+from app.controllers.background_summary import BackgroundSummaries
 from app.controllers.citations import CitationController
 from app.controllers.context import JobContext
 from app.controllers.documents import DocumentsController, title_of
@@ -96,6 +97,7 @@ class MainWindow(PdfDropTarget, QMainWindow):
         self.reindexer.check()
         self.restore_state()
         QTimer.singleShot(0, self.answers.warm_up_search)
+        QTimer.singleShot(0, self.background.wake)  # after the warm-up: the runner's idle signal follows it
 
     def _build_views(self, telemetry: Any | None) -> None:
         self.library_panel = LibraryPanel()
@@ -193,6 +195,13 @@ class MainWindow(PdfDropTarget, QMainWindow):
         self.reviews = ReviewController(
             context, self.review, self.citations.show, self.ingest.add_paths, missing, model_file, self
         )
+        self.background = BackgroundSummaries(
+            context, lambda: str(self.settings["background_summaries"]), missing, current_doc, self
+        )
+        self.background.summarized.connect(self.summaries.show_if_missing)
+        self.background.summarized.connect(lambda _doc_id: self.documents.refresh())
+        self.ingest.added.connect(lambda _doc_id, _wanted: self.background.wake())
+        self.model_setup.settings_applied.connect(self.background.wake)
 
         self.library_panel.files_dropped.connect(self.ingest.add_paths)
         self.library_panel.retry_requested.connect(lambda path: self.ingest.add_paths([Path(path)]))

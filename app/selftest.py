@@ -106,7 +106,8 @@ def _run(home: Path) -> int:
     model, model_note = find_model()
     if not _step("model file", model is not None, model_note):
         return 1
-    settings = Settings({"model_path": str(model), "context_size": 2048}, path=home / "settings.json")
+    values = {"model_path": str(model), "context_size": 2048, "background_summaries": "off"}  # one job: the check's
+    settings = Settings(values, path=home / "settings.json")
     session = ModelSession(settings.values(), n_threads=min(2, os.cpu_count() or 1))
     messages = MessageCenter()
     try:

@@ -31,6 +31,7 @@ from typing import Any
 from summarizer.errors import SettingsError
 
 KV_CHOICES = ("auto", "f16", "q8_0", "q4_0")
+BACKGROUND_CHOICES = ("auto", "on", "off")
 CONTEXT_CHOICES = (0, 4096, 8192, 16384, 32768, 65536, 131072)  # 0 = the planner chooses
 
 
@@ -140,6 +141,11 @@ SCHEMA: tuple[Setting, ...] = (
     Setting("data_folder", "Data folder", str, "",
             "Where the library, vectors and models are kept (empty = the default folder). Takes effect on restart.",
             _check_folder, kind="folder"),
+    Setting("background_summaries", "Background summaries", str, "auto",
+            "Make each document's summary while Pagewise is idle, so answers can use it: auto (pauses on "
+            "battery power), on, or off. Questions never wait for it.",
+            lambda v: None if v in BACKGROUND_CHOICES else f"Background summaries must be one of "
+            f"{', '.join(BACKGROUND_CHOICES)}.", choices=BACKGROUND_CHOICES, kind="choice"),
     Setting("remote_url", "Remote server URL", str, "",
             "An OpenAI-compatible server (llama.cpp server, vLLM, Ollama) to use instead of a local model.",
             _check_url),

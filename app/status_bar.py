@@ -47,7 +47,12 @@ class StatusBar(QStatusBar):
         self.cpu_only = QLabel("CPU only")
         self.cpu_only.setObjectName("cpu-only")
         self.cpu_only.setToolTip(f"Models run on the CPU: {gpu_notice}." if gpu_notice else "")
+        self.background = QLabel("")
+        self.background.setObjectName("background-work")
+        self.background.setToolTip("Summaries are made while Pagewise is idle; questions never wait for them")
+        self.background.hide()
         self.addWidget(self.plan_label, 1)
+        self.addPermanentWidget(self.background)
         self.addPermanentWidget(self.speed_label)
         self.addPermanentWidget(self.vram)
         self.addPermanentWidget(self.no_gpu)
@@ -69,6 +74,12 @@ class StatusBar(QStatusBar):
         self.plan_label.setText(text)
         notice = f"\nModels run on the CPU: {self.gpu_notice}." if self.gpu_notice else ""
         self.plan_label.setToolTip(text + notice)
+
+    def set_background(self, text: str) -> None:
+        """What runs in the background ("summarizing franchise-115p in the background, 3/12 ·
+        ~4 min left"); "" hides it."""
+        self.background.setText(text)
+        self.background.setVisible(bool(text))
 
     def set_running_rate(self, rate: float | None) -> None:
         self.running_rate = rate

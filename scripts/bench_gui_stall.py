@@ -58,10 +58,15 @@ def main() -> int:
 
     make_application(sys.argv[:1])
     if args.model:
-        values = {"model_path": str(args.model), "context_size": 4096, "vram_budget": "auto"}
+        values = {
+            "model_path": str(args.model),
+            "context_size": 4096,
+            "vram_budget": "auto",
+            "background_summaries": "off",
+        }
         session = ModelSession(values, n_threads=2)
     else:
-        values = {}
+        values = {"background_summaries": "off"}
         reply = " ".join(f"word{i} [p. 2]" if i % 25 == 0 else f"word{i}" for i in range(600))
 
         class BenchFake(FakeEngine):

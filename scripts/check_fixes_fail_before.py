@@ -67,6 +67,70 @@ FIXES = (
         "tests/app/test_settings.py::test_the_context_size_hint_names_what_the_field_shows",), tests_from="HEAD"),
     Fix("a full disk is reported as a damaged library (issue 24, item 6)", "de4dc73", (
         "tests/summarizer/library/test_disk_space.py",), tests_from="HEAD"),
+    Fix("an unverified value looks verified: grid, header count, panel (24.1, finding 2)", "89e4db4", (
+        "tests/app/controllers/test_review_cells.py::test_an_unverified_value_has_its_own_style_count_and_words",)),
+    Fix("unverified and error cells in the exports, MD flags, DOCX header and date (2, 11, 19, 27)", "89e4db4", (
+        "tests/summarizer/review/test_answers.py::test_an_unverified_value_is_marked_in_every_export_instead_of_its_flag",)),
+    Fix("a correction lands on another item after arrow keys (24.2, finding 1)", "89e4db4", (
+        "tests/app/controllers/test_review_cells.py::test_the_correction_panel_follows_the_keyboard_and_save_writes_the_named_item",)),
+    Fix("Tab trapped in the grid, Enter opens nothing (finding 7)", "89e4db4", (
+        "tests/app/controllers/test_review_cells.py::test_tab_leaves_the_grid_and_enter_opens_the_passage",)),
+    Fix("an evidence review hidden after a switch or restart (findings 12, 28)", "89e4db4", (
+        "tests/app/controllers/test_review_cells.py::test_an_evidence_review_stays_after_a_checklist_switch_and_a_restart",
+        "tests/app/controllers/test_review_cells.py::test_evidence_only_over_model_answers_keeps_the_answers",)),
+    Fix("'Reviewing 3/18' for a 9-cell grid (finding 22)", "89e4db4", (
+        "tests/summarizer/review/test_answers.py::test_the_progress_counts_the_grid_cells_beside_the_readings",
+        "tests/app/test_job_progress.py::test_a_review_says_its_total_counts_readings",)),
+    Fix("a scanned PDF gets an ungrounded answer (24.1, finding 3), window and CLI", "c3262a4", (
+        "tests/app/test_conversation.py::test_a_scanned_pdf_gets_a_notice_instead_of_an_answer",
+        "tests/app/commands/test_summarize_ask.py::test_asking_about_a_scanned_pdf_gives_a_notice_not_an_answer",)),
+    Fix("an answer without a valid citation does not say so (24.1)", "c3262a4", (
+        "tests/app/test_conversation.py::test_an_answer_without_a_valid_citation_says_so_above_its_sources",)),
+    Fix("downloads break once the embedding model loaded (24.3, finding 5)", "c7ba477", (
+        "tests/inference/models/test_catalog.py::test_download_works_after_the_embedding_model_was_loaded",)),
+    Fix("messages cut mid-word (24.3)", "31febd0", (
+        "tests/inference/models/test_catalog.py::test_the_hubs_words_are_quoted_whole_not_cut_mid_word",
+        "tests/app/test_messages.py::test_a_long_banner_ends_in_an_ellipsis_between_words",)),
+    Fix("a remote server's API key: none sent, a wrong one unexplained (24.4)", "718fb36", (
+        "tests/inference/engines/test_remote.py::test_a_server_that_wants_a_key_says_so_when_none_was_sent",
+        "tests/inference/engines/test_remote.py::test_a_wrong_key_is_told_apart_from_a_missing_one",
+        "tests/app/commands/test_summarize_ask.py::test_the_remote_servers_key_comes_from_the_keyring_or_the_environment",
+        "tests/app/commands/test_summarize_ask.py::test_a_refused_key_says_whether_one_was_sent",
+        "tests/app/controllers/test_model_setup.py::test_a_key_saved_in_the_settings_reaches_the_server_and_a_new_one_reconnects",)),
+    Fix("a VRAM budget without a GPU gives a GPU plan; 'CPU only' said three times (findings 8, 22)", "0d7318f", (
+        "tests/app/test_one_plan.py::test_a_budget_typed_in_without_a_gpu_plans_for_the_cpu",)),
+    Fix("Settings' Download discards the edits; backticks in the help (findings 10, 22)", "0d7318f", (
+        "tests/app/test_settings.py::test_the_help_texts_show_no_markdown_and_download_keeps_the_edits",)),
+    Fix("a byte-identical copy is dropped silently (finding 14)", "0d7318f", (
+        "tests/summarizer/library/test_ingest.py::test_adding_the_same_file_again_does_nothing",)),
+    Fix("a non-GGUF file is saved as the model (finding 15)", "0d7318f", (
+        "tests/app/controllers/test_model_setup.py::test_a_file_that_is_not_a_gguf_model_is_refused_and_the_welcome_panel_stays",)),
+    Fix("banners push the window down (finding 20)", "0d7318f", (
+        "tests/app/test_messages.py::test_a_banner_floats_over_the_content_and_moves_nothing",)),
+    Fix("file dialogs open in the working directory; a stale download banner (findings 26, 22)", "0d7318f", (
+        "tests/app/controllers/test_model_setup.py::test_file_dialogs_open_where_the_user_was_last",
+        "tests/app/controllers/test_model_setup.py::test_a_failed_download_banner_goes_when_a_model_is_chosen",)),
+    Fix("closing during an ingest: tracebacks, no question (finding 13)", "f4b1317", (
+        "tests/app/test_closing.py",)),
+    Fix("a 7B offered to a CPU-only machine (finding 18)", "ce193ad", (
+        "tests/app/test_welcome.py::test_without_a_gpu_the_welcome_panel_offers_the_small_model",)),
+    Fix("no resume for an interrupted document; a failed row shows an empty viewer (findings 16, 28)", "198dec4", (
+        "tests/app/test_library_panel.py::test_a_failed_row_says_why_and_an_interrupted_one_can_be_added_again",)),
+    Fix("an encrypted document after a restart: red banner, drop hint (finding 24)", "198dec4", (
+        "tests/app/test_library_panel.py::test_an_encrypted_pdf_asks_for_its_password",)),
+    Fix("the Review tab cramped, unusable at 900×600 (finding 6)", "d2db60c", (
+        "tests/app/test_small_windows.py::test_the_review_tab_has_room_at_the_default_size_and_scrolls_at_900x600",)),
+    Fix("'sample-contrac' cut in the progress line; '(the model's: evidence)' (finding 22)", "90f5b05", (
+        "tests/app/test_job_progress.py::test_a_progress_line_too_long_for_its_pane_ends_between_words",
+        "tests/app/controllers/test_review_cells.py::test_a_correction_in_an_evidence_review_names_no_model_value",)),
+    Fix("the conversation export drops the cited passages (finding 19)", "65ef6c2", (
+        "tests/app/test_conversation.py::test_the_conversation_export_keeps_the_cited_passages_and_the_passages_given",)),
+    Fix("the highlight includes the footer and page number (finding 23)", "6dd76ac", (
+        "tests/app/test_conversation.py::test_a_passage_across_a_page_break_is_highlighted_without_the_footer_and_header",)),
+    Fix("an early, low ingest estimate; a summary silent until its first segment (finding 21)", "0f18ccc", (
+        "tests/app/test_job_progress.py::test_no_estimate_before_a_tenth_of_the_work_and_the_time_so_far_meanwhile",)),
+    Fix("after a restart the page box says 3 on page 1 (finding 25)", "5651212", (
+        "tests/app/test_pdf_viewer.py::test_after_a_restart_the_page_box_names_the_page_shown",)),
 )  # fmt: skip
 
 

@@ -87,7 +87,7 @@ def main() -> None:
 
     engine = DocumentFake.make(piece_delay_s=0.0, model_name="Qwen2.5-14B-Instruct", n_ctx=16384)
     engine.summary_reply = scripted_reply
-    values = {"model_path": str(Path(home) / "Qwen2.5-14B-Instruct-Q4_K_M.gguf")}
+    values = {"model_path": str(Path(home) / "Qwen2.5-14B-Instruct-Q4_K_M.gguf"), "background_summaries": "off"}
     session = ModelSession(
         values, engine_factory=lambda _p: engine, planner=lambda _v: PlanPreview(None, "Qwen2.5-14B · 12 GiB")
     )

@@ -103,7 +103,12 @@ def main() -> None:
     w.close()
 
     # 2. With a model, a document, an answer and its highlight
-    values = {"model_path": str(model_file), "vram_budget": "12GiB", "context_size": 8192}
+    values = {
+        "model_path": str(model_file),
+        "vram_budget": "12GiB",
+        "context_size": 8192,
+        "background_summaries": "off",
+    }
     from tests.app.conftest import DocumentFake
 
     engine = DocumentFake.make(piece_delay_s=0.002, model_name="Qwen2.5-14B-Instruct")

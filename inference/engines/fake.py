@@ -97,6 +97,7 @@ class FakeEngine(Engine):
         self._replies: deque[Reply] = deque(replies)
         self.default_reply = default_reply
         self.piece_delay_s = piece_delay_s
+        self.first_piece_delay_s = 0.0  # a prompt that takes this long to read (cancellable)
         self._n_ctx = n_ctx
         self._model_name = model_name
         self._loaded = autoload
@@ -281,6 +282,10 @@ class FakeEngine(Engine):
             pieces = pieces[:max_tokens]
             reason = "length"
         scanner = StopScanner(stop)
+        reading_until = time.perf_counter() + self.first_piece_delay_s
+        while (left := reading_until - time.perf_counter()) > 0:  # the prompt being read
+            if cancel.wait(min(0.02, left)) or self._cancel_event.is_set():
+                raise Cancelled()
         first_token_at: float | None = None
         emitted = 0
         for raw in pieces:

@@ -18,10 +18,10 @@ finished segment (batched summaries are stored one by one as each finishes).
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 
 from inference.cancel import NEVER_CANCELLED, CancelToken
-from inference.engines.engine import ChatMessage, Completion, Engine, collect, render_plain
+from inference.engines.engine import ChatMessage, Completion, Engine, Piece, collect, render_plain
 from inference.errors import PlanError
 from inference.progress import ProgressCallback, Stage, no_progress
 from summarizer.errors import DocumentError
@@ -74,6 +74,9 @@ def _prompt_tokens(engine: Engine, messages: Sequence[ChatMessage]) -> int:
     return engine.count_tokens(render_plain(messages)) + MESSAGE_TOKENS * len(messages)
 
 
+PREFILL_PER_DECODE = 4.0  # a CPU reads a prompt ~3-4x faster per token than it writes (docs/benchmarks.md: 233/72)
+
+
 class _Compressor:
     def __init__(
         self,
@@ -93,6 +96,9 @@ class _Compressor:
         self.params = params
         self.parallel = max(1, parallel)
         self.progress = progress
+        # Called with (prompt index, seconds to its first token) in a one-at-a-time run: the map
+        # step turns the first segment's prefill into an estimate before any segment is done.
+        self.on_prefill: Callable[[int, float], None] = lambda _index, _seconds: None
         self.cancel = cancel
         self.title = library.document(doc_id).title
         self.stats = CompressStats()
@@ -240,7 +246,17 @@ class _Compressor:
             pieces = engine.generate(
                 prompt, max_tokens=max_tokens, temperature=self.params.temperature, cancel=self.cancel
             )
-            done(index, collect(pieces))
+            done(index, collect(self._timed(index, pieces)))
+
+    def _timed(self, index: int, pieces: Iterator[Piece]) -> Iterator[Piece]:
+        """``pieces``, telling ``on_prefill`` when the first one arrives (the prompt is read then)."""
+        started = time.perf_counter()
+        first = True
+        for piece in pieces:
+            if first:
+                first = False
+                self.on_prefill(index, time.perf_counter() - started)
+            yield piece
 
     def _tokens(self, engine: Engine, text: str, completion: Completion) -> int:
         """The summary's length in tokens. Called while a batch runs, so it asks the engine only
@@ -263,6 +279,24 @@ class _Compressor:
         total = len(segments)
         self.progress(CompressProgress(Stage.SUMMARIZE_SEGMENTS, len(nodes), total, self.title))
         started = time.perf_counter()
+
+        def first_prefill(position: int, seconds: float) -> None:
+            """Before any segment is done: an estimate from the first segment's prefill (its
+            tokens per second; writing a summary is taken at a quarter of that rate per token,
+            about what llama.cpp's decode gives against its prefill on a CPU)."""
+            if summarized or seconds <= 0:
+                return
+            read_rate = segments[todo[position]].n_tokens / seconds
+            left_tokens = sum(segments[i].n_tokens for i in todo[position + 1 :])
+            writing = len(todo[position:]) * self.params.summary_tokens / (read_rate / PREFILL_PER_DECODE)
+            self.progress(
+                CompressProgress(
+                    Stage.SUMMARIZE_SEGMENTS, len(nodes), total, f"{read_rate:.0f} tok/s reading",
+                    tokens_per_s=read_rate, eta_s=left_tokens / read_rate + writing,
+                )
+            )  # fmt: skip
+
+        self.on_prefill = first_prefill
         tokens_read = 0
         summarized = 0  # in this run
         prompts = [
@@ -307,6 +341,7 @@ class _Compressor:
             )
 
         self._generate(engine, prompts, self.params.summary_tokens, store)
+        self.on_prefill = lambda _index, _seconds: None  # the reduce step's prompts are not segments
         return [nodes[index] for index in range(total)]
 
     # -- reduce -----------------------------------------------------------------------------

@@ -100,7 +100,8 @@ def make_window(qtbot: Any, fake_engine: Any, pagewise_home: Path) -> Iterator[C
     ) -> Any:
         """``session``: a ModelSession of the caller's (a real model) instead of the fake engine's."""
         engine = engine or fake_engine
-        values = settings or {}
+        # Background summaries would take the fake engine's scripted replies: on only where asked.
+        values = {"background_summaries": "off", **(settings or {})}
         kwargs: dict[str, Any] = {"engine_factory": lambda _preview: engine}
         if not real_planner:
             kwargs["planner"] = lambda _values: PlanPreview(None, "fake-model · test plan")

@@ -187,11 +187,12 @@ def test_progress_reports_stage_counts_rate_and_eta(library: Library, doc_id: st
     stages = [e.stage for e in events]
     assert Stage.COUNT_TOKENS not in stages  # counted by n_segments above, and cached
     mapping = [e for e in events if e.stage == Stage.SUMMARIZE_SEGMENTS]
-    assert [e.done for e in mapping] == list(range(n + 1)) and all(e.total == n for e in mapping)
+    # 0 done, the estimate from the first segment's prefill (still 0 done), then one per segment
+    assert [e.done for e in mapping] == [0, *range(n + 1)] and all(e.total == n for e in mapping)
     last = mapping[-1]
     assert isinstance(last, CompressProgress)
     assert last.tokens_per_s and last.tokens_per_s > 0 and last.rate and last.eta_s == 0
-    assert isinstance(mapping[1], CompressProgress) and mapping[1].eta_s is not None and mapping[1].eta_s >= 0
+    assert isinstance(mapping[2], CompressProgress) and mapping[2].eta_s is not None and mapping[2].eta_s >= 0
     assert Stage.REDUCE in stages and stages[-1] == Stage.SUMMARIZED
 
 
@@ -229,3 +230,17 @@ def test_reduction_that_cannot_progress_stops_with_an_error(library: Library, do
     with pytest.raises(PlanError, match="cannot hold two summaries"):
         run(library, doc_id, engine)
     assert len(engine.calls) == n
+
+
+def test_an_estimate_comes_from_the_first_segments_prefill(library: Library, doc_id: str) -> None:
+    """Issue 25: no rate or estimate until the first segment ended (minutes on a CPU)."""
+    n = n_segments(library, doc_id)
+    engine = FakeEngine(replies(n) + replies(20, "R"), n_ctx=N_CTX)
+    engine.first_piece_delay_s = 0.2  # the prompt takes this long to read
+    seen: list[Progress] = []
+    run(library, doc_id, engine, progress=seen.append)
+    first_done = next(i for i, p in enumerate(seen) if p.stage == Stage.SUMMARIZE_SEGMENTS and p.done >= 1)
+    early = [p for p in seen[:first_done] if isinstance(p, CompressProgress) and p.eta_s is not None]
+    assert early, "no estimate before the first segment finished"
+    assert early[0].done == 0 and early[0].tokens_per_s and "tok/s reading" in early[0].message
+    assert early[0].eta_s > 0.2 * (n - 1) * 0.5  # about the remaining segments' reading time, at least

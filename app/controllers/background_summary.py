@@ -1,0 +1,154 @@
+"""Summaries made in the background: each document's summary is made on the LLM thread while
+nothing else needs the model, so answers can use it; questions never wait for it.
+
+The job yields to any other job (``JobRunner.submit_llm(background=True)``: a question or a
+review cancels it at its next micro-batch; the segments finished stay stored) and starts again
+when the LLM thread is idle (``JobRunner.llm_idle``), continuing where it stopped. The status bar
+says which document is being summarized, how far it is and the time left.
+
+When: after a document is added, after the model settings change, at start, and whenever the
+LLM thread becomes idle; not while the setting ``background_summaries`` is "off", nor on battery
+power when it is "auto" (``app.power.on_battery``), nor without a model configured. One pass
+summarizes the selected document first, then the others, newest first; a pass that finds every
+document summarized rests until a document is added or the model changes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from PySide6.QtCore import QObject, QTimer, Signal
+
+from app import answering
+from app.controllers.context import JobContext, UsesJobContext
+from app.job_progress import format_eta
+from app.jobs import Job
+from app.power import on_battery
+from inference.cancel import Cancelled
+from inference.progress import Progress, Stage
+
+NOTHING_LEFT = ""
+
+
+class BackgroundSummaries(UsesJobContext, QObject):
+    summarized = Signal(str)  # doc_id: its summary is stored now
+
+    def __init__(
+        self,
+        context: JobContext,
+        setting: Callable[[], str],
+        model_missing: Callable[[str], str],
+        selected: Callable[[], str | None],
+        parent: QObject | None = None,
+    ) -> None:
+        super().__init__(parent)
+        self.context = context
+        self.setting = setting
+        self.model_missing = model_missing
+        self.selected = selected
+        self.on_battery: Callable[[], bool | None] = on_battery
+        self.job: Job | None = None
+        self.resting = False  # the last pass found nothing to summarize
+        self.paused_reason = ""
+        context.runner.llm_idle.connect(self.schedule)
+
+    def wake(self) -> None:
+        """Something changed (a document added, another model): look again."""
+        self.resting = False
+        self.schedule()
+
+    def why_not(self) -> str:
+        """Why no background summary runs now ("" when one may)."""
+        if self.runner.stopped:
+            return "closing"
+        choice = self.setting()
+        if choice == "off":
+            return "turned off in Settings"
+        if choice == "auto" and self.on_battery():
+            return "paused on battery power"
+        if self.model_missing("Summarizing"):
+            return "no model configured"
+        return ""
+
+    def schedule(self) -> Job | None:
+        """Start a pass unless one runs, the model is busy, or ``why_not`` says no."""
+        if self.job is not None or self.resting or self.runner.llm_busy():
+            return None
+        self.paused_reason = self.why_not()
+        if self.paused_reason:
+            self.status.set_background("" if self.paused_reason in ("no model configured", "closing") else
+                                       f"background summaries {self.paused_reason}")  # fmt: skip
+            return None
+        first = self.selected()
+
+        def run(job: Job) -> str:
+            engine = self.session.ensure_loaded(job.report, job.token)
+            library = self.worker_library()
+            records = [r for r in reversed(library.documents()) if r.state == "ready" and r.passages > 0]
+            records.sort(key=lambda r: r.doc_id != first)  # the selected one first
+            for record in records:
+                if answering.cached_summary(library, record.doc_id, engine) is not None:
+                    continue
+                title = record.title or Path(record.path).name
+
+                def report(progress: Progress, title: str = title) -> None:
+                    job.report(BackgroundProgress.of(progress, title))
+
+                answering.summarize(engine, library, record.doc_id, report, job.token)
+                return record.doc_id
+            return NOTHING_LEFT
+
+        job = self.runner.submit_llm("background-summary", run, on_cancel=self.session.cancel, background=True)
+        self.job = job
+        job.progressed.connect(self._progressed)
+        job.succeeded.connect(self._done)
+        job.failed.connect(self._failed)
+        job.finished.connect(self._finished)
+        return job
+
+    def _progressed(self, progress: Progress) -> None:
+        if isinstance(progress, BackgroundProgress) and progress.stage == Stage.SUMMARIZE_SEGMENTS:
+            inner = progress.inner or progress
+            eta = getattr(inner, "eta_s", None)
+            eta_text = format_eta(eta if eta is not None else inner.eta_seconds())
+            text = f"summarizing {progress.title} in the background, {progress.done}/{progress.total}"
+            rate = getattr(inner, "tokens_per_s", None)
+            if rate:
+                text += f" · {rate:.0f} tok/s"
+            self.status.set_background(text + (f" · {eta_text}" if eta_text else ""))
+        elif isinstance(progress, BackgroundProgress):
+            self.status.set_background(f"summarizing {progress.title} in the background")
+
+    def _done(self, doc_id: str) -> None:
+        if doc_id == NOTHING_LEFT:
+            self.resting = True
+            self.status.set_background("")
+        else:
+            self.summarized.emit(doc_id)
+
+    def _failed(self, error: BaseException) -> None:
+        self.resting = True  # not again until something changes: no loop of the same error
+        self.status.set_background("")
+        self.messages.report(error, "summarizing in the background", key="background-summary")
+
+    def _finished(self) -> None:
+        job, self.job = self.job, None
+        if job is not None and isinstance(job.stop, Cancelled):
+            self.status.set_background("background summary paused: a question or review goes first")
+        # The next pass (or this one again, after what it yielded to): now if the model is free
+        # (llm_idle came before this job's own end), else at the runner's next llm_idle.
+        QTimer.singleShot(0, self, self.schedule)
+
+
+@dataclass(frozen=True, slots=True)
+class BackgroundProgress(Progress):
+    """A background summary's progress with the document's title (``inner``: the summarizer's own)."""
+
+    title: str = ""
+    inner: Progress | None = None
+
+    @classmethod
+    def of(cls, progress: Progress, title: str) -> BackgroundProgress:
+        return cls(progress.stage, progress.done, progress.total, progress.message, progress.rate, title, progress)

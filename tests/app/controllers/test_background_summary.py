@@ -1,0 +1,51 @@
+"""Summaries made in the background (issue 25): after a document is added the summary is made
+while nothing else needs the model, shown in the status bar; it can be turned off, and it
+pauses on battery power when the setting is "auto"."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from app import answering
+from tests.app.conftest import wait_for_document
+from tests.conftest import CONTRACTS
+
+
+def summary_stored(window: Any, doc_id: str) -> bool:
+    return answering.cached_summary(window.library, doc_id, window.session.engine) is not None
+
+
+def test_a_document_added_is_summarized_in_the_background(qtbot: Any, make_window: Any, fake_engine: Any) -> None:
+    fake_engine.first_piece_delay_s = 0.3  # each segment's prompt takes a while to read
+    window = make_window(settings={"background_summaries": "on"})
+    texts: list[str] = []
+    window.status.background.setText = lambda text, original=window.status.background.setText: (
+        texts.append(text), original(text))  # fmt: skip
+    window.add_paths([CONTRACTS / "license-17p.pdf"])
+    doc_id = wait_for_document(qtbot, window)
+    qtbot.waitUntil(lambda: window.background.job is not None, timeout=10_000)
+    qtbot.waitUntil(lambda: summary_stored(window, doc_id) and window.background.job is None, timeout=60_000)
+    shown = [t for t in texts if t.startswith("summarizing license-17p in the background")]
+    early = [t for t in shown if ", 0/2 · " in t]  # before any segment ended: a rate and an estimate
+    assert early and "tok/s" in early[0] and ("left" in early[0] or "almost done" in early[0])
+    qtbot.waitUntil(lambda: window.background.resting, timeout=10_000)  # a last pass found nothing left
+    qtbot.waitUntil(lambda: window.status.background.isHidden(), timeout=5000)
+
+
+def test_background_summaries_can_be_turned_off_and_pause_on_battery(
+    qtbot: Any, make_window: Any, fake_engine: Any
+) -> None:
+    window = make_window(settings={"background_summaries": "off"})
+    window.add_paths([CONTRACTS / "endorsement-8p.pdf"])
+    wait_for_document(qtbot, window)
+    qtbot.wait(300)
+    assert window.background.job is None and window.background.why_not() == "turned off in Settings"
+    assert not [c for c in fake_engine.calls]  # the model was not asked
+    window.settings.update({"background_summaries": "auto"})
+    window.background.on_battery = lambda: True
+    window.background.wake()
+    assert window.background.job is None and window.background.why_not() == "paused on battery power"
+    assert window.status.background.text() == "background summaries paused on battery power"
+    window.background.on_battery = lambda: False
+    window.background.wake()
+    assert window.background.job is not None
