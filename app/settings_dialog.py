@@ -15,15 +15,18 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtGui import QShowEvent
 from PySide6.QtWidgets import (
     QComboBox,
     QDialog,
     QDialogButtonBox,
     QFormLayout,
+    QFrame,
     QHBoxLayout,
     QLabel,
     QLineEdit,
     QPushButton,
+    QScrollArea,
     QVBoxLayout,
     QWidget,
 )
@@ -66,6 +69,7 @@ class SettingsDialog(QDialog):
         super().__init__(parent)
         self.setWindowTitle("Pagewise settings")
         self.setMinimumWidth(640)
+        self.resize(760, 900)  # fitted to the screen when shown (showEvent)
         self._planner = planner
         self.editors: dict[str, QWidget] = {}
         form = QFormLayout()
@@ -110,8 +114,16 @@ class SettingsDialog(QDialog):
         plan_box.addWidget(self.plan_label)
         plan_box.addWidget(self.memory_label)
         plan_box.addWidget(self.problem_label)
+        # The settings scroll when the screen is short: their help lines are never squeezed away.
+        fields = QWidget()
+        fields.setLayout(form)
+        scroll = QScrollArea()
+        scroll.setWidgetResizable(True)
+        scroll.setFrameShape(QFrame.Shape.NoFrame)
+        scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        scroll.setWidget(fields)
         layout = QVBoxLayout(self)
-        layout.addLayout(form)
+        layout.addWidget(scroll, 1)
         layout.addSpacing(8)
         layout.addLayout(plan_box)
         layout.addWidget(self.buttons)
@@ -338,6 +350,15 @@ class SettingsDialog(QDialog):
         if configured and self.current is not None and self.current.problem:
             return self.current.problem
         return None
+
+    def showEvent(self, event: QShowEvent) -> None:
+        """No taller than the screen it opens on."""
+        screen = self.screen()
+        if screen is not None:
+            room = screen.availableGeometry().height() - 60
+            if self.height() > room:
+                self.resize(self.width(), max(room, 360))
+        super().showEvent(event)
 
     def accept(self) -> None:
         self._timer.stop()

@@ -78,8 +78,9 @@ class BackgroundSummaries(UsesJobContext, QObject):
             return None
         self.paused_reason = self.why_not()
         if self.paused_reason:
-            self.status.set_background("" if self.paused_reason in ("no model configured", "closing") else
-                                       f"background summaries {self.paused_reason}")  # fmt: skip
+            # Only a pause the user did not choose is said (on battery); "off" is their choice.
+            battery = self.paused_reason == "paused on battery power"
+            self.status.set_background(f"background summaries {self.paused_reason}" if battery else "")
             return None
         first = self.selected()
 
