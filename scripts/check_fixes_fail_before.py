@@ -150,10 +150,19 @@ def run_at(code: str, fix: Fix, where: Path) -> tuple[bool, str]:
         else:  # only the named files from the later commit
             for path in {t.split("::")[0] for t in fix.tests}:
                 (where / path).write_text(git("show", f"{source}:{path}"))
-        result = subprocess.run(
-            [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-x", *fix.tests],
-            cwd=where, capture_output=True, text=True, timeout=600,
-        )  # fmt: skip
+        # The checkout's editable install would hand a module the old code lacks to the test
+        # (from this checkout): only the worktree's code may be imported.
+        only_here = (
+            "import sys, pytest; sys.meta_path[:] = [f for f in sys.meta_path if '__editable__' not in "
+            "getattr(f, '__module__', '')]; sys.exit(pytest.main(sys.argv[1:]))"
+        )
+        try:
+            result = subprocess.run(
+                [sys.executable, "-c", only_here, "-q", "-p", "no:cacheprovider", "-x", *fix.tests],
+                cwd=where, capture_output=True, text=True, timeout=600,
+            )  # fmt: skip
+        except subprocess.TimeoutExpired:
+            return False, "timed out after 600 s (a dialog waiting for a user?)"
         lines = (result.stdout + result.stderr).splitlines()
         first = next((ln for ln in lines if ln.startswith("E ")), "")
         if not first:

@@ -30,13 +30,13 @@ def test_a_file_that_is_not_a_gguf_model_is_refused_and_the_welcome_panel_stays(
     qtbot: Any, make_window: Any, tmp_path: Path, monkeypatch: Any
 ) -> None:
     """Issue 24: "Choose a GGUF file…" saved a text file named x.gguf, and the welcome panel went."""
-    import app.file_dialogs
+    from PySide6.QtWidgets import QFileDialog
 
     fake = tmp_path / "x.gguf"
     fake.write_text("not a model\n")
     window = make_window(settings={"model_path": ""})
     assert not window.welcome.isHidden()
-    monkeypatch.setattr(app.file_dialogs, "open_file", lambda *a, **k: str(fake))
+    monkeypatch.setattr(QFileDialog, "getOpenFileName", lambda *a, **k: (str(fake), ""))  # the user picks it
     window.model_setup.choose_model_file()
     assert window.settings["model_path"] == ""
     assert not window.welcome.isHidden()
