@@ -103,7 +103,7 @@ FIXES = (
         "tests/app/test_settings.py::test_the_help_texts_show_no_markdown_and_download_keeps_the_edits",)),
     Fix("a byte-identical copy is dropped silently (finding 14)", "0d7318f", (
         "tests/summarizer/library/test_ingest.py::test_adding_the_same_file_again_does_nothing",)),
-    Fix("a non-GGUF file is saved as the model (finding 15)", "0d7318f", (
+    Fix("a non-GGUF file is saved as the model (finding 15)", "0d7318f", tests_from="HEAD", tests=(
         "tests/app/controllers/test_model_setup.py::test_a_file_that_is_not_a_gguf_model_is_refused_and_the_welcome_panel_stays",)),
     Fix("banners push the window down (finding 20)", "0d7318f", (
         "tests/app/test_messages.py::test_a_banner_floats_over_the_content_and_moves_nothing",)),
