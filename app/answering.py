@@ -273,12 +273,13 @@ def _summary_view(summary: Any) -> SummaryView:
 
 def cached_summary(library: Library, doc_id: str, engine: Engine | None) -> SummaryView | None:
     """The stored summary for the loaded model, without calling it (None if not computed)."""
-    from summarizer.summaries.tree import SummaryParams
+    from summarizer.summaries.compress import summary_params_for
 
     identity = known_identity(engine)
     if identity is None or engine is None:
         return None
-    found = stored(library, doc_id, model_sha256=identity, params=SummaryParams.for_context(engine.n_ctx))
+    params = summary_params_for(library, doc_id, model_sha256=identity, n_ctx=engine.n_ctx)
+    found = stored(library, doc_id, model_sha256=identity, params=params)
     return _summary_view(found) if found is not None else None
 
 

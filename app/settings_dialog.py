@@ -3,6 +3,9 @@
 Every change re-plans (debounced): the plan line and its predicted memory update as you
 type, and settings that cannot be loaded say why and cannot be saved.
 
+A context size the stored summaries do not fit is said under the plan (``stale_summaries``: how
+many documents' summaries would be made again), before Save.
+
 The remote server's API key is not a setting: its field, under the server's URL, goes to the OS
 keyring on Save (``app.api_key``), never to settings.json, and is never shown back.
 """
@@ -56,6 +59,25 @@ def _context_label(value: int) -> str:
     return "auto" if value == 0 else f"{value // 1024}K"
 
 
+StaleSummaries = Callable[[Mapping[str, Any], int], int]
+"""How many documents' stored summaries, by the model these settings name, a context of that many
+tokens cannot keep (``summarizer.summaries.compress.summaries_to_redo``)."""
+
+
+def stale_summaries_note(count: int) -> str:
+    """What the dialog says when a new context makes ``count`` documents' summaries again."""
+    if count <= 0:
+        return ""
+    if count == 1:
+        return (
+            "The stored summary of 1 document was made for a larger context: it will be made again at the next summary."
+        )
+    return (
+        f"The stored summaries of {count} documents were made for a larger context: they will be made again at "
+        "the next summary."
+    )
+
+
 class SettingsDialog(QDialog):
     download_requested = Signal()
 
@@ -65,12 +87,16 @@ class SettingsDialog(QDialog):
         planner: Callable[[Mapping[str, Any]], PlanPreview] = preview,
         recommended: str = "",
         parent: QWidget | None = None,
+        stale_summaries: StaleSummaries | None = None,
     ) -> None:
         super().__init__(parent)
         self.setWindowTitle("Pagewise settings")
         self.setMinimumWidth(640)
         self.resize(760, 900)  # fitted to the screen when shown (showEvent)
         self._planner = planner
+        self.stale_summaries = stale_summaries
+        self._stale_counts: dict[tuple[str, int], int] = {}  # (model file, context): one library read each
+        self._opened_context: int | None = None  # the context the settings had when the dialog opened
         self.editors: dict[str, QWidget] = {}
         form = QFormLayout()
         form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
@@ -105,6 +131,9 @@ class SettingsDialog(QDialog):
         self.problem_label.setWordWrap(True)
         dark = self.palette().window().color().lightness() < 128
         self.problem_label.setStyleSheet(f"color: {'#ff7b72' if dark else '#c62828'};")  # readable on both
+        self.summaries_label = QLabel("")
+        self.summaries_label.setObjectName("plan-summaries")
+        self.summaries_label.setWordWrap(True)
         self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Save | QDialogButtonBox.StandardButton.Cancel)
         self.buttons.accepted.connect(self.accept)
         self.buttons.rejected.connect(self.reject)
@@ -114,6 +143,7 @@ class SettingsDialog(QDialog):
         plan_box.addWidget(self.plan_label)
         plan_box.addWidget(self.memory_label)
         plan_box.addWidget(self.problem_label)
+        plan_box.addWidget(self.summaries_label)
         # The settings scroll when the screen is short: their help lines are never squeezed away.
         fields = QWidget()
         fields.setLayout(form)
@@ -336,10 +366,33 @@ class SettingsDialog(QDialog):
                 self.memory_label.setText("")
             configured = bool(values.get("model_path") or values.get("remote_url"))
             self.problem_label.setText(self.current.problem if configured else self.current.problem + "")
+        self._refresh_summaries(values)
         save = self.buttons.button(QDialogButtonBox.StandardButton.Save)
         refused = self.refusal()
         save.setEnabled(refused is None)
         save.setToolTip(refused or "")
+
+    def context(self, values: Mapping[str, Any]) -> int:
+        """The context these settings load the model with (0: not known here; a server has its own)."""
+        if self.current is None or self.current.remote_url or values.get("remote_url"):
+            return 0
+        if self.current.plan is not None:
+            return self.current.plan.n_ctx
+        value = values.get("context_size")
+        return value if isinstance(value, int) else 0
+
+    def _refresh_summaries(self, values: Mapping[str, Any]) -> None:
+        """Say so when the context changed to one the stored summaries do not fit."""
+        n_ctx = self.context(values)
+        if self._opened_context is None:
+            self._opened_context = n_ctx
+        count = 0
+        if self.stale_summaries is not None and n_ctx and n_ctx != self._opened_context:
+            key = (str(values.get("model_path") or ""), n_ctx)
+            if key not in self._stale_counts:
+                self._stale_counts[key] = self.stale_summaries(values, n_ctx)
+            count = self._stale_counts[key]
+        self.summaries_label.setText(stale_summaries_note(count))
 
     def refusal(self) -> str | None:
         """Why these settings cannot be saved (None when they can)."""

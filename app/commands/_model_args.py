@@ -168,12 +168,14 @@ def open_model(
     return OpenModel(local.engine, local.sha256, local.parallel, local.plan)
 
 
-def summary_params(args: argparse.Namespace, n_ctx: int) -> SummaryParams:
+def summary_params(args: argparse.Namespace, n_ctx: int) -> SummaryParams | None:
+    """The summary parameters ``--segment-tokens`` asks for; None without it: each document's own
+    (``summarizer.summaries.compress.summary_params_for``: a stored summary that fits ``n_ctx`` is
+    kept, whatever context it was made for)."""
     import dataclasses
 
     from summarizer.summaries.tree import SummaryParams
 
-    params = SummaryParams.for_context(n_ctx)
-    if args.segment_tokens:
-        params = dataclasses.replace(params, segment_tokens=args.segment_tokens)
-    return params
+    if not args.segment_tokens:
+        return None
+    return dataclasses.replace(SummaryParams.for_context(n_ctx), segment_tokens=args.segment_tokens)

@@ -28,7 +28,7 @@ def _pages(start: int, end: int) -> str:
 def run(args: argparse.Namespace) -> int:
     from app.commands._model_args import open_model, planned_model, remote_url, summary_params
     from summarizer.library.store import Library
-    from summarizer.summaries.compress import cached_summary, compress
+    from summarizer.summaries.compress import cached_summary, compress, summary_params_for
 
     progress = TerminalProgress(enabled=not args.json)
     plan_json: dict[str, Any] | None = None
@@ -39,7 +39,9 @@ def run(args: argparse.Namespace) -> int:
             if remote_url(args):
                 with open_model(args, library, progress, batch=True, summaries_only=True) as model:
                     sha, parallel = model.sha256, model.parallel
-                    params = summary_params(args, model.n_ctx)
+                    params = summary_params(args, model.n_ctx) or summary_params_for(
+                        library, args.doc_id, model_sha256=sha, n_ctx=model.n_ctx
+                    )
                     stored = cached_summary(library, args.doc_id, model_sha256=sha, params=params)
                     result = stored or compress(
                         library, model.engine, args.doc_id, model_sha256=sha, params=params,
@@ -49,7 +51,9 @@ def run(args: argparse.Namespace) -> int:
                 plan, parallel, sha = planned_model(args, library, batch=True, summaries_only=True, progress=progress)
                 plan_json = plan.to_json()
                 # Stored already: no need to load the model.
-                params = summary_params(args, plan.n_ctx)
+                params = summary_params(args, plan.n_ctx) or summary_params_for(
+                    library, args.doc_id, model_sha256=sha, n_ctx=plan.n_ctx
+                )
                 cached = cached_summary(library, args.doc_id, model_sha256=sha, params=params)
                 if cached is not None:
                     result = cached

@@ -3,6 +3,8 @@ file, and restarting a model whose worker died. Download and restart share the a
 
 from __future__ import annotations
 
+import os
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -14,7 +16,7 @@ from app.api_key import store_key
 from app.controllers.context import JobContext, UsesJobContext
 from app.job_progress import JobProgress
 from app.jobs import Job
-from app.settings import Settings
+from app.settings import ENVIRONMENT, Settings
 from app.settings_dialog import SettingsDialog
 from app.welcome import WelcomePanel
 from inference.engines.engine import LoadReport
@@ -87,7 +89,12 @@ class ModelSetupController(UsesJobContext, QObject):
     # Settings
 
     def open_settings(self) -> SettingsDialog:
-        dialog = SettingsDialog(self.settings.values(), recommended=self.recommended_label, parent=self.window)
+        dialog = SettingsDialog(
+            self.settings.values(),
+            recommended=self.recommended_label,
+            parent=self.window,
+            stale_summaries=self.summaries_to_redo,
+        )
 
         def download() -> None:  # the dialog stays open with its edits; the model fills its field
             job = self.download_recommended()
@@ -101,6 +108,17 @@ class ModelSetupController(UsesJobContext, QObject):
         dialog.accepted.connect(lambda: self.apply_settings(dialog.values(), api_key=dialog.api_key_change()))
         dialog.open()
         return dialog
+
+    def summaries_to_redo(self, values: Mapping[str, Any], n_ctx: int) -> int:
+        """How many documents' stored summaries by the model file ``values`` name (or
+        $PAGEWISE_MODEL) a context of ``n_ctx`` tokens makes again; 0 for a model never hashed
+        here (it has no summaries) or a server."""
+        from summarizer.summaries.compress import summaries_to_redo
+        from summarizer.summaries.model_files import known_model_sha256
+
+        path = os.environ.get(ENVIRONMENT["model_path"]) or str(values.get("model_path") or "")
+        sha = known_model_sha256(self.library, path) if path else None
+        return len(summaries_to_redo(self.library, model_sha256=sha, n_ctx=n_ctx)) if sha else 0
 
     def apply_settings(self, values: dict[str, Any], api_key: tuple[str, str] | None = None) -> bool:
         """Check, save and apply ``values``; ``api_key``: (server URL, key) for the keyring, the

@@ -34,12 +34,9 @@ def model_sha256(
             f"Cannot read the model file {file} ({error.strerror}). Check the path (--model or PAGEWISE_MODEL).",
             path=file,
         ) from None
-    row = library.db.execute(
-        "SELECT sha256 FROM model_files WHERE path = ? AND size = ? AND mtime_ns = ?",
-        [str(file), stat.st_size, stat.st_mtime_ns],
-    ).fetchone()
-    if row is not None:
-        return str(row[0])
+    known = _known_sha256(library, file, stat.st_size, stat.st_mtime_ns)
+    if known is not None:
+        return known
     digest = hashlib.sha256()
     done = 0
     try:
@@ -58,6 +55,24 @@ def model_sha256(
         [str(file), stat.st_size, stat.st_mtime_ns, value],
     )
     return value
+
+
+def known_model_sha256(library: Library, path: Path | str) -> str | None:
+    """The sha256 of the model file at ``path`` if it was hashed since it last changed, else None:
+    the file is not read (for the GUI thread, which never hashes a model)."""
+    file = Path(path).resolve()
+    try:
+        stat = file.stat()
+    except OSError:
+        return None
+    return _known_sha256(library, file, stat.st_size, stat.st_mtime_ns)
+
+
+def _known_sha256(library: Library, file: Path, size: int, mtime_ns: int) -> str | None:
+    row = library.db.execute(
+        "SELECT sha256 FROM model_files WHERE path = ? AND size = ? AND mtime_ns = ?", [str(file), size, mtime_ns]
+    ).fetchone()
+    return str(row[0]) if row is not None else None
 
 
 def engine_identity(

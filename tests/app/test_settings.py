@@ -171,3 +171,57 @@ def test_a_key_needs_the_server_it_is_for(qtbot: Any) -> None:
     assert not dialog.api_key_edit.isEnabled() and "URL first" in dialog.api_key_hint.text()
     dialog.set_value("remote_url", KEYED_URL)
     assert dialog.api_key_edit.isEnabled()
+
+
+# A new context size (issue 25, finding 9): saying beforehand when it makes stored summaries again.
+
+
+def test_a_context_the_stored_summaries_do_not_fit_is_said_before_saving(qtbot: Any) -> None:
+    from app.planning import PlanPreview
+
+    asked: list[int] = []
+
+    def stale(values: Any, n_ctx: int) -> int:
+        asked.append(n_ctx)
+        return 3 if n_ctx < 8192 else 0
+
+    dialog = SettingsDialog(
+        {**{s.key: s.default for s in SCHEMA}, "context_size": 16384},
+        planner=lambda _values: PlanPreview(None, "fake-model · test plan"),
+        stale_summaries=stale,
+    )
+    qtbot.addWidget(dialog)
+    assert dialog.summaries_label.text() == "" and asked == []  # nothing changed yet
+    dialog.set_value("context_size", 4096)
+    assert dialog.summaries_label.text() == (
+        "The stored summaries of 3 documents were made for a larger context: they will be made again at the next "
+        "summary."
+    )
+    assert dialog.refusal() is None  # a note, not a reason to refuse
+    dialog.set_value("context_size", 32768)
+    assert dialog.summaries_label.text() == ""
+    dialog.set_value("context_size", 16384)  # back to the context it opened with
+    assert dialog.summaries_label.text() == ""
+    dialog.set_value("context_size", 4096)
+    assert "3 documents" in dialog.summaries_label.text() and asked == [4096, 32768]  # read once per context
+
+
+def test_the_window_counts_the_summaries_a_new_context_makes_again(make_window: Any, tmp_path: Path) -> None:
+    from inference.engines.fake import FakeEngine
+    from summarizer.summaries.compress import compress
+    from summarizer.summaries.model_files import model_sha256
+    from tests.summarizer.doc_factory import add_document, numbered_pages
+
+    window = make_window()
+    library = window.model_setup.library
+    model = tmp_path / "model.gguf"
+    model.write_bytes(b"GGUF fake weights")
+    sha = model_sha256(library, model)
+    doc_id = add_document(library, numbered_pages(12, words_per_page=1700), title="Long Lease")
+    compress(library, FakeEngine(default_reply="made at 8K", n_ctx=8192), doc_id, model_sha256=sha)
+    count = window.model_setup.summaries_to_redo
+    assert count({"model_path": str(model)}, 4096) == 1
+    assert count({"model_path": str(model)}, 16384) == 0
+    assert count({"model_path": str(tmp_path / "never-hashed.gguf")}, 4096) == 0
+    dialog = window.open_settings()
+    assert dialog.stale_summaries == count  # what the dialog asks

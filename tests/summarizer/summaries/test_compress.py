@@ -6,13 +6,19 @@ from collections.abc import Iterator
 import pytest
 
 from inference.cancel import Cancelled, CancelToken
-from inference.engines.engine import ChatMessage, Prompt
+from inference.engines.engine import ChatMessage, Prompt, render_plain
 from inference.engines.fake import FakeEngine
 from inference.errors import EngineError, PlanError
 from inference.progress import Progress, Stage
 from summarizer.library.store import Library
 from summarizer.summaries import compress as compress_module
-from summarizer.summaries.compress import cached_summary, compress
+from summarizer.summaries.compress import (
+    cached_summary,
+    compress,
+    reusable_params,
+    summaries_to_redo,
+    summary_params_for,
+)
 from summarizer.summaries.segments import build_segments
 from summarizer.summaries.store import count_summaries
 from summarizer.summaries.tree import CompressProgress, DocumentSummary, SummaryParams
@@ -244,3 +250,64 @@ def test_an_estimate_comes_from_the_first_segments_prefill(library: Library, doc
     assert early, "no estimate before the first segment finished"
     assert early[0].done == 0 and early[0].tokens_per_s and "tok/s reading" in early[0].message
     assert early[0].eta_s > 0.2 * (n - 1) * 0.5  # about the remaining segments' reading time, at least
+
+
+def test_a_larger_context_keeps_the_stored_summaries_a_smaller_one_they_do_not_fit_makes_them_again(
+    library: Library,
+) -> None:
+    """Issue 25, finding 9: a new context size threw every stored summary away."""
+    doc_id = add_document(library, numbered_pages(12, words_per_page=1700), title="Long Lease")
+    at_8k = compress(library, FakeEngine(default_reply="made at 8K", n_ctx=8192), doc_id, model_sha256="model-a")
+    assert at_8k.params == SummaryParams.for_context(8192) and len(at_8k.segments) > 1
+    assert SummaryParams.for_context(16384) != at_8k.params  # 16K would cut other segments
+
+    idle = FakeEngine(n_ctx=16384)  # nothing scripted: any model call raises
+    at_16k = compress(library, idle, doc_id, model_sha256="model-a")
+    assert idle.calls == [] and at_16k.stats.model_calls == 0
+    assert at_16k.params == at_8k.params and at_16k.super_summary.text == at_8k.super_summary.text
+    assert [s.text for s in at_16k.segments] == [s.text for s in at_8k.segments]
+    params = summary_params_for(library, doc_id, model_sha256="model-a", n_ctx=16384)
+    shown = cached_summary(library, doc_id, model_sha256="model-a", params=params)
+    assert shown is not None and shown.super_summary.text == at_8k.super_summary.text
+    assert summaries_to_redo(library, model_sha256="model-a", n_ctx=16384) == []
+
+    # 4K: the 8K segments do not fit, so they are made again (and said so beforehand).
+    assert reusable_params(library, doc_id, model_sha256="model-a", n_ctx=4096) is None
+    assert summaries_to_redo(library, model_sha256="model-a", n_ctx=4096) == [doc_id]
+    assert summaries_to_redo(library, model_sha256="model-b", n_ctx=4096) == []
+    small = FakeEngine(default_reply="made at 4K", n_ctx=4096)
+    at_4k = compress(library, small, doc_id, model_sha256="model-a")
+    assert at_4k.params == SummaryParams.for_context(4096) and len(at_4k.segments) > len(at_8k.segments)
+    assert len([c for c in small.calls if c.max_tokens == at_4k.params.summary_tokens]) == len(at_4k.segments)
+    assert at_4k.super_summary.text == "made at 4K"
+
+    # Both are kept: each context takes the one closest to what it would make now.
+    assert summaries_to_redo(library, model_sha256="model-a", n_ctx=4096) == []
+    assert reusable_params(library, doc_id, model_sha256="model-a", n_ctx=16384) == at_8k.params
+    assert reusable_params(library, doc_id, model_sha256="model-a", n_ctx=4096) == at_4k.params
+    # Other summary lengths are not what a caller asking for them wants.
+    longer = SummaryParams.for_context(16384, summary_tokens=300)
+    assert reusable_params(library, doc_id, model_sha256="model-a", n_ctx=16384, wanted=longer) is None
+
+
+def test_a_stored_summary_of_an_older_text_is_not_kept(library: Library) -> None:
+    doc_id = add_document(library, numbered_pages(12, words_per_page=1700), title="Long Lease")
+    compress(library, FakeEngine(default_reply="made at 8K", n_ctx=8192), doc_id, model_sha256="model-a")
+    library.db.execute("UPDATE documents SET content_sha256 = 'changed' WHERE doc_id = ?", [doc_id])
+    assert reusable_params(library, doc_id, model_sha256="model-a", n_ctx=16384) is None
+    assert summaries_to_redo(library, model_sha256="model-a", n_ctx=4096) == []  # nothing stored to lose
+
+
+def test_a_reduce_step_that_does_not_fit_the_new_context_makes_the_summary_again(library: Library) -> None:
+    """The segments may fit a smaller context while a reduce prompt made for a larger one does not."""
+    doc_id = add_document(library, numbered_pages(12, words_per_page=110), title="Supply Agreement")
+    wide = SummaryParams(segment_tokens=130, summary_tokens=40, super_tokens=30)
+    engine = FakeEngine(default_reply=" ".join(f"term{i}" for i in range(40)), n_ctx=2000)
+    made = compress(library, engine, doc_id, model_sha256="model-a", params=wide)
+    assert made.levels == []  # one reduce step combined all the summaries
+    reduce_prompt = max(engine.count_tokens(render_plain(c.prompt)) for c in engine.calls if c.max_tokens == 30)
+    segments_need = wide.segment_tokens + 256 + wide.summary_tokens
+    assert segments_need < reduce_prompt + wide.super_tokens - 1
+    fits = reduce_prompt + wide.super_tokens
+    assert reusable_params(library, doc_id, model_sha256="model-a", n_ctx=fits, wanted=wide) == wide
+    assert reusable_params(library, doc_id, model_sha256="model-a", n_ctx=fits - 1, wanted=wide) is None
