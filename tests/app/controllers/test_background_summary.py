@@ -49,3 +49,27 @@ def test_background_summaries_can_be_turned_off_and_pause_on_battery(
     window.background.on_battery = lambda: False
     window.background.wake()
     assert window.background.job is not None
+
+
+def test_a_question_during_the_background_summary_is_answered_first_and_the_summary_resumes(
+    qtbot: Any, make_window: Any, fake_engine: Any
+) -> None:
+    """Issue 25: a question never waits for the summary; the summary continues after it."""
+    fake_engine.first_piece_delay_s = 1.0  # each summary segment takes a second to read
+    window = make_window(settings={"background_summaries": "on"})
+    window.add_paths([CONTRACTS / "collaboration-154p.pdf"])
+    doc_id = wait_for_document(qtbot, window)
+    qtbot.waitUntil(lambda: window.background.job is not None and ", 0/" in window.status.background.text(),
+                    timeout=20_000)  # fmt: skip
+    summary_job = window.background.job
+    fake_engine.first_piece_delay_s = 0.0
+    fake_engine.queue("The licensee may terminate on ninety days' notice.")
+    with qtbot.waitSignal(window.ask("Who may terminate?").finished, timeout=20_000):
+        pass
+    assert summary_job.token.cancelled  # it yielded to the question
+    answer = window.conversation.turns[-1]
+    assert answer.mode == "passages" and "ninety days" in answer.text
+    assert "summary is still being made" in window.conversation.browser.toPlainText()
+    qtbot.waitUntil(lambda: window.background.job is not None and window.background.job is not summary_job,
+                    timeout=10_000)  # fmt: skip
+    qtbot.waitUntil(lambda: summary_stored(window, doc_id), timeout=120_000)  # resumed and finished
