@@ -13,6 +13,8 @@ The parameters and the tree's values are in ``summarizer.summaries.tree``. Every
 stored as soon as it exists (``summarizer.summaries.store``), so a second run
 makes no model call, and a run stopped by a crash or a cancel resumes after the last
 finished segment (batched summaries are stored one by one as each finishes).
+``cached_summary`` (the whole tree) and ``stored_segment_summaries`` (the segments finished
+so far) read the store without a model: what a question can use before the summary is done.
 """
 
 from __future__ import annotations
@@ -118,9 +120,10 @@ class _Compressor:
 
     # -- run ------------------------------------------------------------------------------
 
-    def run(self) -> DocumentSummary:
-        started = time.perf_counter()
-        segments = build_segments(
+    def segments(self) -> list[Segment]:
+        """The document's segments (only from the cache without an engine: ``DocumentError``
+        when it was not split for this model and segment size yet)."""
+        return build_segments(
             self.library,
             self.doc_id,
             count_tokens=self.engine.count_tokens if self.engine is not None else None,
@@ -129,6 +132,18 @@ class _Compressor:
             progress=self.progress,
             cancel=self.cancel,
         )
+
+    def stored_segment_summaries(self) -> list[SummaryNode]:
+        try:
+            segments = self.segments()
+        except DocumentError:
+            return []
+        stored = (get_summary(self.library, self.key("segment", 0, segment.text)) for segment in segments)
+        return [_node(0, summary, cached=True) for summary in stored if summary is not None]
+
+    def run(self) -> DocumentSummary:
+        started = time.perf_counter()
+        segments = self.segments()
         keys = [self.key("segment", 0, segment.text) for segment in segments]
         stored = [get_summary(self.library, key) for key in keys]
         result = self._from_document_record(keys, stored)
@@ -379,6 +394,11 @@ def _node(level: int, summary: StoredSummary, *, cached: bool) -> SummaryNode:
     return SummaryNode(level, summary.page_start, summary.page_end, summary.text, summary.completion_tokens, cached)
 
 
+def default_params(engine: Engine | None) -> SummaryParams:
+    """The parameters ``compress`` uses when given none: the ones that follow the engine's context."""
+    return SummaryParams.for_context(engine.n_ctx) if engine is not None and engine.n_ctx else SummaryParams()
+
+
 def compress(
     library: Library,
     engine: Engine | None,
@@ -399,7 +419,7 @@ def compress(
     missing). Raises ``Cancelled`` when ``cancel`` fires; what was finished stays stored.
     """
     if params is None:
-        params = SummaryParams.for_context(engine.n_ctx) if engine is not None and engine.n_ctx else SummaryParams()
+        params = default_params(engine)
     return _Compressor(library, engine, doc_id, model_sha256, params, parallel, progress, cancel).run()
 
 
@@ -414,3 +434,12 @@ def cached_summary(
         return None
     except DocumentError:
         return None
+
+
+def stored_segment_summaries(
+    library: Library, doc_id: str, *, model_sha256: str, params: SummaryParams
+) -> list[SummaryNode]:
+    """The segment summaries of ``doc_id`` stored so far for this model and parameters (a
+    summary being made, or stopped half-way), in page order, without a model; [] when none is."""
+    compressor = _Compressor(library, None, doc_id, model_sha256, params, 1, no_progress, NEVER_CANCELLED)
+    return compressor.stored_segment_summaries()
