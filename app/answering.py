@@ -55,6 +55,7 @@ class AnswerView:
     question: str
     text: str
     mode: str = "retrieval"
+    """How it was answered: "whole-document", "retrieval" or "passages" (no summary stored yet)."""
     citations: list[CitationView] = field(default_factory=list)
     stats: GenerationStats | None = None
     raw: Any = None
@@ -221,8 +222,10 @@ def ask(
     cancel: CancelToken = NEVER_CANCELLED,
 ) -> AnswerView:
     """Answer ``question`` about ``doc_id`` (``summarizer.answers.answer.answer_question``: the whole
-    text when it fits, else the super-summary, computed first if needed, and the top passages),
-    streaming text through ``on_piece``."""
+    text when it fits, else the top passages with the stored super-summary, or, while that is not
+    made, with the segment summaries stored so far: mode "passages"), streaming text through
+    ``on_piece``. Never summarizes: a first question is answered in seconds, and the summary is
+    made by its own job."""
     from summarizer.answers.answer import answer_question
 
     identity = model_identity(library, engine, progress, cancel)
@@ -236,7 +239,7 @@ def ask(
         progress=progress,
         cancel=cancel,
     )
-    progress(Progress(Stage.READ_PASSAGES if stream.mode == "retrieval" else Stage.READ_DOCUMENT, 0, None))
+    progress(Progress(Stage.READ_DOCUMENT if stream.mode == "whole-document" else Stage.READ_PASSAGES, 0, None))
     pieces: list[str] = []
     try:
         for text in stream:

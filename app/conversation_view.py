@@ -19,6 +19,9 @@ from app.job_progress import JobProgress
 
 RENDER_INTERVAL_MS = 80  # a streamed answer is re-rendered at most ~12 times a second
 
+MODE_NOTES = {"passages": "Answered from passages; the document summary is still being made."}
+"""The line under an answer of that mode (none for retrieval and whole-document answers)."""
+
 
 def linkify(text: str, turn: int, citations: list[CitationView]) -> str:
     """Markdown with each citation in ``text`` turned into links (by its place in the answer);
@@ -173,6 +176,8 @@ class ConversationView(QWidget):
             while interrupted and interrupted[0][0] <= index:
                 parts.append(interrupted.pop(0)[1])
             block = [f"**You:** {turn.question}", linkify(turn.text, index, turn.citations)]
+            if turn.mode in MODE_NOTES:
+                block.append(f"*{MODE_NOTES[turn.mode]}*")
             invalid = [c for c in turn.citations if not c.valid]
             if invalid:
                 pages = ", ".join(str(c.page) for c in invalid)

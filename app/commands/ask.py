@@ -1,4 +1,8 @@
-"""``pagewise ask DOC_ID... "QUESTION"`` (or ``--all``): a streamed answer citing pages."""
+"""``pagewise ask DOC_ID... "QUESTION"`` (or ``--all``): a streamed answer citing pages.
+
+A document without a stored summary (``pagewise summarize``) is answered at once from its
+passages (mode "passages"); ``--with-summary`` makes the summary first and answers with it.
+"""
 
 from __future__ import annotations
 
@@ -15,6 +19,12 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     parser.add_argument("--all", action="store_true", help="ask about every document")
     parser.add_argument("-k", type=int, default=3, help="passages given to the model (default 3)")
     parser.add_argument("--answer-tokens", type=int, default=512, help="longest answer in tokens (default 512)")
+    parser.add_argument(
+        "--with-summary",
+        action="store_true",
+        help="summarize a document without a stored summary first (minutes on a CPU) and answer with it; "
+        "by default such a document is answered at once from its passages",
+    )
     add_model_flags(parser)
     add_json_flag(parser)
     parser.set_defaults(handler=run)
@@ -85,6 +95,7 @@ def run(args: argparse.Namespace) -> int:
                     doc_ids=ids,
                     options=AnswerOptions(k=args.k, answer_tokens=args.answer_tokens),
                     summary_params=summary_params(args, model.n_ctx),
+                    with_summary=args.with_summary,
                     parallel=model.parallel,
                     progress=progress,
                 )

@@ -1,8 +1,9 @@
 """Answers: a question about a document answered by the model, its citations checked.
 
 ``answer.answer_question`` puts the whole document in the prompt when it fits the context, and
-otherwise the super-summary (``summarizer.summaries``) with the top passages of
-``summarizer.search``; ``prompt`` builds that prompt, with the conversation so far
+otherwise the top passages of ``summarizer.search`` with the stored super-summary
+(``summarizer.summaries``), or, while that is not made yet, with the segment summaries stored so
+far (passages mode); ``prompt`` builds that prompt, with the conversation so far
 (``conversations``, stored in the library); ``citations`` checks every ``[p. N]`` of the reply
 against the passages given and links it to their character ranges.
 

@@ -7,8 +7,11 @@
     answer = stream.answer        # Answer: text, mode, citations, passages, stats
 
 ``answer_question`` chooses the mode: the full text when the documents fit the context with
-room to answer ("whole-document"), otherwise the super-summaries (computed and stored first
-when missing, see ``summarizer.summaries.compress``) plus the top passages ("retrieval").
+room to answer ("whole-document"); otherwise the stored super-summaries plus the top
+passages ("retrieval") when every document has one (``summarizer.summaries.compress``); otherwise
+at once from the top passages, with whatever summaries are stored ("passages": nothing is
+summarized, so a first question on a CPU takes seconds, not minutes). ``with_summary=True``
+computes and stores the missing summaries first, then answers in retrieval mode.
 ``ask`` does the same with the summaries given by the caller.
 """
 
@@ -29,13 +32,15 @@ from summarizer.answers.prompt import (
     AnswerOptions,
     Mode,
     PreparedPrompt,
+    passages_prompt,
     retrieval_prompt,
     whole_document_prompt,
 )
 from summarizer.errors import DocumentNotFound, NoText
 from summarizer.library.store import DocumentRecord, Library
 from summarizer.search.retrieval import SearchResult
-from summarizer.summaries.compress import compress
+from summarizer.summaries.compress import cached_summary, compress, default_params, stored_segment_summaries
+from summarizer.summaries.prompts import LabelledSummary
 from summarizer.summaries.repetition import loop_at_end, trim_repetition
 from summarizer.summaries.tree import SummaryParams
 
@@ -47,6 +52,7 @@ __all__ = [
     "ask",
     "no_text_notice",
     "resolve_doc_ids",
+    "stored_summaries",
 ]
 
 
@@ -205,6 +211,47 @@ def resolve_doc_ids(library: Library, doc_ids: Sequence[str] | None) -> list[str
     return found
 
 
+def _summaries_prompt(
+    library: Library,
+    engine: Engine,
+    question: str,
+    doc_ids: Sequence[str],
+    super_summaries: Mapping[str, str],
+    segment_summaries: Mapping[str, Sequence[LabelledSummary]],
+    history: Sequence[HistoryTurn],
+    options: AnswerOptions,
+) -> PreparedPrompt:
+    """Retrieval mode when every document has its super-summary, passages mode otherwise."""
+    if all(doc_id in super_summaries for doc_id in doc_ids):
+        return retrieval_prompt(library, engine, question, doc_ids, super_summaries, history, options)
+    return passages_prompt(library, engine, question, doc_ids, super_summaries, segment_summaries, history, options)
+
+
+def stored_summaries(
+    library: Library,
+    doc_ids: Sequence[str],
+    *,
+    model_sha256: str,
+    params: SummaryParams | None = None,
+    engine: Engine | None = None,
+) -> tuple[dict[str, str], dict[str, list[LabelledSummary]]]:
+    """(super-summaries, segment summaries) stored for this model and parameters (by default, per
+    document, the ones ``compress`` would use with ``engine``): the super-summary of each document
+    that has one, the segment summaries stored so far of each that has not."""
+    super_summaries: dict[str, str] = {}
+    segment_summaries: dict[str, list[LabelledSummary]] = {}
+    for doc_id in doc_ids:
+        chosen = params or default_params(engine, library, doc_id, model_sha256)
+        found = cached_summary(library, doc_id, model_sha256=model_sha256, params=chosen)
+        if found is not None:
+            super_summaries[doc_id] = found.super_summary.text
+            continue
+        parts = stored_segment_summaries(library, doc_id, model_sha256=model_sha256, params=chosen)
+        if parts:
+            segment_summaries[doc_id] = [node.labelled for node in parts]
+    return super_summaries, segment_summaries
+
+
 def ask(
     library: Library,
     engine: Engine,
@@ -212,19 +259,24 @@ def ask(
     *,
     doc_ids: Sequence[str] | None = None,
     super_summaries: Mapping[str, str] | None = None,
+    segment_summaries: Mapping[str, Sequence[LabelledSummary]] | None = None,
     history: Sequence[HistoryTurn] = (),
     options: AnswerOptions | None = None,
     cancel: CancelToken = NEVER_CANCELLED,
 ) -> AnswerStream:
-    """A stream answering ``question`` from the given super-summaries (retrieval mode) or the
-    full text when it fits. Nothing is generated until the stream is iterated."""
+    """A stream answering ``question`` from the full text when it fits, else from the given
+    super-summaries (retrieval mode: one for every document) or, when one is missing, the
+    passages with the given segment summaries (passages mode). Nothing is generated until the
+    stream is iterated."""
     options = options or AnswerOptions()
     ids = resolve_doc_ids(library, doc_ids)
     prompt = None
     if options.whole_document:
         prompt = whole_document_prompt(library, engine, question, ids, history, options)
     if prompt is None:
-        prompt = retrieval_prompt(library, engine, question, ids, super_summaries or {}, history, options)
+        prompt = _summaries_prompt(
+            library, engine, question, ids, super_summaries or {}, segment_summaries or {}, history, options
+        )
     return AnswerStream(engine, prompt, options, cancel)
 
 
@@ -238,29 +290,40 @@ def answer_question(
     history: Sequence[HistoryTurn] = (),
     options: AnswerOptions | None = None,
     summary_params: SummaryParams | None = None,
+    with_summary: bool = False,
     parallel: int = 1,
     progress: ProgressCallback = no_progress,
     cancel: CancelToken = NEVER_CANCELLED,
 ) -> AnswerStream:
-    """``ask``, computing (and storing) the super-summaries first when retrieval mode needs them."""
+    """``ask`` with the summaries stored for this model (``summary_params``: by default the ones
+    ``compress`` uses for this engine). A document without a stored summary is answered from the
+    passages at once, unless ``with_summary``: then its summaries are computed and stored first
+    (``progress`` and ``cancel`` reach ``compress``; ``parallel`` segments at a time)."""
     options = options or AnswerOptions()
     ids = resolve_doc_ids(library, doc_ids)
     if options.whole_document:
         prompt = whole_document_prompt(library, engine, question, ids, history, options)
         if prompt is not None:
             return AnswerStream(engine, prompt, options, cancel)
-    summaries = {
-        doc_id: compress(
-            library,
-            engine,
-            doc_id,
-            model_sha256=model_sha256,
-            params=summary_params,
-            parallel=parallel,
-            progress=progress,
-            cancel=cancel,
-        ).super_summary.text
-        for doc_id in ids
-    }
-    prompt = retrieval_prompt(library, engine, question, ids, summaries, history, options)
+    params = summary_params  # None: per document, as compress chooses (default_params)
+    if with_summary:
+        super_summaries = {
+            doc_id: compress(
+                library,
+                engine,
+                doc_id,
+                model_sha256=model_sha256,
+                params=params,
+                parallel=parallel,
+                progress=progress,
+                cancel=cancel,
+            ).super_summary.text
+            for doc_id in ids
+        }
+        segment_summaries: dict[str, list[LabelledSummary]] = {}
+    else:
+        super_summaries, segment_summaries = stored_summaries(
+            library, ids, model_sha256=model_sha256, params=params, engine=engine
+        )
+    prompt = _summaries_prompt(library, engine, question, ids, super_summaries, segment_summaries, history, options)
     return AnswerStream(engine, prompt, options, cancel)

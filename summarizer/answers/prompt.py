@@ -2,8 +2,11 @@
 
 Retrieval mode: the super-summary of each document (the whole picture), the top passages
 from hybrid retrieval, preferring passages from different places (the details), each
-labelled with its pages, then the question. Whole-document mode: when every page of the
-documents fits the context with room for the answer, the full text replaces both.
+labelled with its pages, then the question. Passages mode: the same passages when a
+document's summary is not stored yet (the first question need not wait for it); such a
+document contributes the summaries of the segments stored so far, if any, in place of its
+super-summary. Whole-document mode: when every page of the documents fits the context with
+room for the answer, the full text replaces both.
 
 Message order keeps the prefix stable for the engine's prefix reuse: the system message
 (instructions + summaries, or the full text) is byte-identical for every question on the same
@@ -25,15 +28,18 @@ from summarizer.library.store import Library
 from summarizer.search.retrieval import SearchResult, search
 from summarizer.summaries.prompts import (
     DocumentLabel,
+    LabelledSummary,
     PassageForPrompt,
     answer_system_message,
+    part_label_text,
     passages_block,
     question_message,
+    segment_summaries_block,
     summary_block,
     whole_document_block,
 )
 
-Mode = Literal["retrieval", "whole-document"]
+Mode = Literal["retrieval", "passages", "whole-document"]
 
 MESSAGE_TOKENS = 8  # chat-template tokens per message
 MARGIN_TOKENS = 32
@@ -160,12 +166,70 @@ def retrieval_prompt(
     options: AnswerOptions,
 ) -> PreparedPrompt:
     """Super-summaries + the top passages (from different places) + the question."""
+    return _prompt_with_passages(library, engine, question, doc_ids, super_summaries, {}, history, options, "retrieval")
+
+
+def passages_prompt(
+    library: Library,
+    engine: Engine,
+    question: str,
+    doc_ids: Sequence[str],
+    super_summaries: Mapping[str, str],
+    segment_summaries: Mapping[str, Sequence[LabelledSummary]],
+    history: Sequence[HistoryTurn],
+    options: AnswerOptions,
+) -> PreparedPrompt:
+    """The top passages + the question, for documents whose summary is not stored yet: each
+    contributes the summaries of its stored segments (``segment_summaries``, dropped first
+    when the prompt is too long), a document with a super-summary that summary."""
+    return _prompt_with_passages(
+        library, engine, question, doc_ids, super_summaries, segment_summaries, history, options, "passages"
+    )
+
+
+def _summary_blocks(
+    labels: Sequence[DocumentLabel],
+    super_summaries: Mapping[str, str],
+    segment_summaries: Mapping[str, Sequence[LabelledSummary]],
+) -> list[str]:
+    blocks = []
+    for label in labels:
+        if label.doc_id in super_summaries:
+            blocks.append(summary_block(label, super_summaries[label.doc_id]))
+        elif segment_summaries.get(label.doc_id):
+            blocks.append(segment_summaries_block(label, segment_summaries[label.doc_id]))
+    return blocks
+
+
+def _drop_segment_summaries(engine: Engine, parts: dict[str, list[LabelledSummary]], tokens: int) -> None:
+    """Drop segment summaries until about ``tokens`` are freed: the last one of the document
+    that has the most, each time."""
+    freed = 0
+    while freed < tokens and parts:
+        doc_id = max(parts, key=lambda d: len(parts[d]))
+        freed += engine.count_tokens(part_label_text(parts[doc_id].pop()))
+        if not parts[doc_id]:
+            del parts[doc_id]
+
+
+def _prompt_with_passages(
+    library: Library,
+    engine: Engine,
+    question: str,
+    doc_ids: Sequence[str],
+    super_summaries: Mapping[str, str],
+    segment_summaries: Mapping[str, Sequence[LabelledSummary]],
+    history: Sequence[HistoryTurn],
+    options: AnswerOptions,
+    mode: Mode,
+) -> PreparedPrompt:
     labels = _labels(library, doc_ids)
     several = len(labels) > 1
-    blocks = [
-        summary_block(label, super_summaries[label.doc_id]) for label in labels if label.doc_id in super_summaries
-    ]
-    system = answer_system_message(blocks, several, whole_document=False)
+    parts = {
+        doc_id: list(found)
+        for doc_id, found in segment_summaries.items()
+        if found and doc_id in doc_ids and doc_id not in super_summaries
+    }
     results = search(
         library, question, doc_ids=doc_ids, k=max(options.candidates, options.k), use_vectors=options.use_vectors
     )
@@ -173,13 +237,17 @@ def retrieval_prompt(
     kept = recent_history(history, options, engine)
     room = engine.n_ctx - options.answer_tokens - MARGIN_TOKENS
     while True:
+        system = answer_system_message(_summary_blocks(labels, super_summaries, parts), several, whole_document=False)
         shown = [PassageForPrompt(p.doc_id, p.page_start, p.page_end, p.text) for p in passages]
         messages = [system, *_history_messages(kept), question_message(question, passages_block(shown, several))]
         tokens = prompt_tokens(engine, messages)
         if tokens <= room:
             break
-        # Too long: drop the oldest turn, then the weakest passage.
-        if kept:
+        # Too long: drop segment summaries (a partial picture anyway), then the oldest turn,
+        # then the weakest passage.
+        if parts:
+            _drop_segment_summaries(engine, parts, tokens - room)
+        elif kept:
             kept.pop(0)
         elif passages:
             passages = passages[:-1]
@@ -189,4 +257,4 @@ def retrieval_prompt(
                 f"{engine.n_ctx} tokens. Ask about fewer documents, or load the model with a larger context."
             )
     sources = [CitableSource(p.doc_id, p.page_start, p.page_end, p.passage_id, tuple(p.spans)) for p in passages]
-    return PreparedPrompt(messages, "retrieval", list(doc_ids), passages, sources, kept, tokens)
+    return PreparedPrompt(messages, mode, list(doc_ids), passages, sources, kept, tokens)

@@ -18,6 +18,9 @@ A new context size keeps what is stored: ``summary_params_for`` picks the parame
 summary whose every step still fits the context (``reusable_params``), so a larger context
 reuses the segments and super-summary made for a smaller one; only a context they do not fit
 makes them again (``summaries_to_redo`` says which documents, for the settings dialog).
+
+``cached_summary`` (the whole tree) and ``stored_segment_summaries`` (the segments finished
+so far) read the store without a model: what a question can use before the summary is done.
 """
 
 from __future__ import annotations
@@ -123,9 +126,10 @@ class _Compressor:
 
     # -- run ------------------------------------------------------------------------------
 
-    def run(self) -> DocumentSummary:
-        started = time.perf_counter()
-        segments = build_segments(
+    def segments(self) -> list[Segment]:
+        """The document's segments (only from the cache without an engine: ``DocumentError``
+        when it was not split for this model and segment size yet)."""
+        return build_segments(
             self.library,
             self.doc_id,
             count_tokens=self.engine.count_tokens if self.engine is not None else None,
@@ -134,6 +138,18 @@ class _Compressor:
             progress=self.progress,
             cancel=self.cancel,
         )
+
+    def stored_segment_summaries(self) -> list[SummaryNode]:
+        try:
+            segments = self.segments()
+        except DocumentError:
+            return []
+        stored = (get_summary(self.library, self.key("segment", 0, segment.text)) for segment in segments)
+        return [_node(0, summary, cached=True) for summary in stored if summary is not None]
+
+    def run(self) -> DocumentSummary:
+        started = time.perf_counter()
+        segments = self.segments()
         keys = [self.key("segment", 0, segment.text) for segment in segments]
         stored = [get_summary(self.library, key) for key in keys]
         result = self._from_document_record(keys, stored)
@@ -427,6 +443,19 @@ def _node(level: int, summary: StoredSummary, *, cached: bool) -> SummaryNode:
     return SummaryNode(level, summary.page_start, summary.page_end, summary.text, summary.completion_tokens, cached)
 
 
+def default_params(
+    engine: Engine | None, library: Library | None = None, doc_id: str | None = None, model_sha256: str = ""
+) -> SummaryParams:
+    """The parameters ``compress`` uses when given none: the ones that follow the engine's context,
+    or, for a document (``library``, ``doc_id``, ``model_sha256``), those of a stored summary that
+    still fits it (``summary_params_for``)."""
+    if engine is None or not engine.n_ctx:
+        return SummaryParams()
+    if library is not None and doc_id is not None and model_sha256:
+        return summary_params_for(library, doc_id, model_sha256=model_sha256, n_ctx=engine.n_ctx)
+    return SummaryParams.for_context(engine.n_ctx)
+
+
 def compress(
     library: Library,
     engine: Engine | None,
@@ -449,10 +478,7 @@ def compress(
     ``cancel`` fires; what was finished stays stored.
     """
     if params is None:
-        if engine is not None and engine.n_ctx:
-            params = summary_params_for(library, doc_id, model_sha256=model_sha256, n_ctx=engine.n_ctx)
-        else:
-            params = SummaryParams()
+        params = default_params(engine, library, doc_id, model_sha256)
     return _Compressor(library, engine, doc_id, model_sha256, params, parallel, progress, cancel).run()
 
 
@@ -588,3 +614,12 @@ def _tree_fits(
                 return False
         below = nodes
     return bool(level_digests)
+
+
+def stored_segment_summaries(
+    library: Library, doc_id: str, *, model_sha256: str, params: SummaryParams
+) -> list[SummaryNode]:
+    """The segment summaries of ``doc_id`` stored so far for this model and parameters (a
+    summary being made, or stopped half-way), in page order, without a model; [] when none is."""
+    compressor = _Compressor(library, None, doc_id, model_sha256, params, 1, no_progress, NEVER_CANCELLED)
+    return compressor.stored_segment_summaries()

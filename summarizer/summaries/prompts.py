@@ -94,13 +94,16 @@ def _cite_instruction(several: bool) -> str:
     return "After every fact, cite its page like [p. 12] or [pp. 3-4]."
 
 
-def answer_instructions(several: bool, whole_document: bool) -> str:
+def answer_instructions(several: bool, whole_document: bool, summaries: bool = True) -> str:
+    """``summaries=False``: the passages alone (no summary of any document is stored yet)."""
     sources = (
         "the full text of the document below"
         if whole_document and not several
         else "the full text of the documents below"
         if whole_document
         else "the summaries below and the passages quoted with the question"
+        if summaries
+        else "the passages quoted with the question"
     )
     return (
         f"You answer questions using only {sources}. Never use outside knowledge. "
@@ -113,14 +116,25 @@ def summary_block(document: DocumentLabel, super_summary: str) -> str:
     return f'Summary of "{document.title}" (DOC_ID {document.doc_id}, {document.pages} pages):\n{super_summary.strip()}'
 
 
+def segment_summaries_block(document: DocumentLabel, parts: Sequence[LabelledSummary]) -> str:
+    """The summaries of the segments stored so far, for a document whose summary is not finished."""
+    body = "".join(part_label_text(part) for part in parts).strip()
+    return (
+        f'Summaries of some parts of "{document.title}" (DOC_ID {document.doc_id}, {document.pages} pages; '
+        f"the other parts are not summarized yet):\n\n{body}"
+    )
+
+
 def whole_document_block(document: DocumentLabel, pages: dict[int, str]) -> str:
     body = "\n\n".join(f"[Page {page}]\n{llm_text(text)}" for page, text in sorted(pages.items()))
     return f'Full text of "{document.title}" (DOC_ID {document.doc_id}, {document.pages} pages):\n\n{body}'
 
 
 def answer_system_message(blocks: Sequence[str], several: bool, whole_document: bool) -> ChatMessage:
-    """The stable prefix: instructions, then each document's summary (or full text)."""
-    return ChatMessage("system", answer_instructions(several, whole_document) + "\n\n" + "\n\n".join(blocks))
+    """The stable prefix: instructions, then each document's summary (or full text); the
+    instructions alone when there is no block (passages only)."""
+    instructions = answer_instructions(several, whole_document, summaries=bool(blocks))
+    return ChatMessage("system", "\n\n".join([instructions, *blocks]))
 
 
 @dataclass(frozen=True, slots=True)
@@ -146,7 +160,7 @@ ANSWER_REMINDER = "Answer in one to three sentences from the text above, citing 
 
 
 def question_message(question: str, passages: str | None) -> ChatMessage:
-    """The last user message: the passages (retrieval mode), the question, and a reminder of
-    the rules (small models follow the last instruction best)."""
+    """The last user message: the passages (retrieval and passages modes), the question, and a
+    reminder of the rules (small models follow the last instruction best)."""
     text = f"Question: {question.strip()}\n{ANSWER_REMINDER}"
     return ChatMessage("user", f"{passages}\n\n{text}" if passages else text)

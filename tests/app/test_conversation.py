@@ -14,6 +14,7 @@ from PySide6.QtGui import QColor
 from app.answering import AnswerView, CitationView
 from inference.engines.fake import FakeEngine
 from inference.errors import EngineError
+from inference.progress import Stage
 from tests.app.conftest import DocumentFake, wait_for_document
 from tests.conftest import CONTRACTS
 from tests.pdf_factory import make_pdf, page_stream, text_pages
@@ -50,7 +51,7 @@ def test_ask_streams_an_answer_and_a_citation_highlights_the_passage(
         pass
     assert len(pieces) >= 2 and "".join(pieces).startswith("The licensee")  # streamed, not all at once
     answer: AnswerView = window.conversation.turns[-1]
-    assert answer.mode == "retrieval"  # 17 pages do not fit the fake's 8K context
+    assert answer.mode == "passages"  # 17 pages do not fit the fake's 8K context; no summary stored
     cited, invalid = answer.citations
     page = cited.page
     passage = next(p for p in answer.raw.passages if p.passage_id == cited.passage_id)
@@ -104,6 +105,46 @@ def test_a_passage_across_a_page_break_is_highlighted_without_the_footer_and_hea
     for highlight in highlights:
         for rect in highlight.rects:
             assert rect.top() > 30 and rect.bottom() < 700, (highlight.page + 1, rect)
+
+
+PASSAGES_NOTE = "Answered from passages; the document summary is still being made."
+SUMMARY_STAGES = {Stage.COUNT_TOKENS, Stage.SUMMARIZE_SEGMENTS, Stage.REDUCE, Stage.SUMMARIZED}
+
+
+def test_a_first_question_is_answered_from_the_passages_without_summarizing(
+    qtbot: Any, make_window: Any, fake_engine: Any
+) -> None:
+    """Issue 25: the first question about a long document waited minutes for its summary."""
+    window = make_window()
+    doc_id = ingest(qtbot, window)
+    fake_engine.queue(lambda prompt: f"The licensee pays it [p. {first_passage_page(prompt)}].")
+    stages: list[Stage] = []
+    labels: list[str] = []
+    job = window.ask(QUESTION)
+    job.progressed.connect(lambda progress: stages.append(progress.stage))
+    job.progressed.connect(lambda _progress: labels.append(window.conversation.progress.label.text()))
+    with qtbot.waitSignal(job.finished, timeout=20_000):
+        pass
+    answer: AnswerView = window.conversation.turns[-1]
+    assert answer.mode == "passages" and answer.citations[0].valid  # 17 pages do not fit the fake's 8K context
+    assert len(fake_engine.calls) == 1, "the answer is the only model call: nothing was summarized"
+    assert not SUMMARY_STAGES & set(stages) and Stage.READ_PASSAGES in stages
+    assert not [label for label in labels if "ummariz" in label]
+    assert PASSAGES_NOTE in window.conversation.browser.toPlainText()
+    assert window.conversation.markdown().count(PASSAGES_NOTE) == 1
+
+    # Once the summary is made, the next answer uses it and says nothing of passages.
+    window.tabs.setCurrentIndex(1)
+    with qtbot.waitSignal(window.summarize().finished, timeout=30_000):
+        pass
+    fake_engine.queue(lambda prompt: f"Again [p. {first_passage_page(prompt)}].")
+    with qtbot.waitSignal(window.ask(QUESTION).finished, timeout=20_000):
+        pass
+    assert window.conversation.turns[-1].mode == "retrieval"
+    assert window.conversation.markdown().count(PASSAGES_NOTE) == 1  # only under the first answer
+    window.select_document(None)  # the stored turns keep their mode
+    window.select_document(doc_id)
+    assert [t.mode for t in window.conversation.turns] == ["passages", "retrieval"]
 
 
 def test_the_conversation_survives_a_restart(qtbot: Any, make_window: Any, fake_engine: FakeEngine) -> None:
@@ -244,7 +285,7 @@ def test_an_answer_without_citations_shows_the_passages_it_was_given(
     with qtbot.waitSignal(window.ask(QUESTION).finished, timeout=20_000):
         pass
     answer: AnswerView = window.conversation.turns[-1]
-    assert answer.citations == [] and answer.mode == "retrieval"
+    assert answer.citations == [] and answer.mode == "passages"
     given = answer.raw.passages
     assert [s.passage_id for s in answer.sources] == [p.passage_id for p in given]
     markdown = window.conversation.markdown()

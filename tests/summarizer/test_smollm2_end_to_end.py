@@ -61,6 +61,7 @@ def test_answer_streams_and_checks_every_citation(setup: tuple[Library, LocalMod
         doc_ids=[doc_id],
         options=OPTIONS,
         summary_params=PARAMS,
+        with_summary=True,  # retrieval mode even when run alone (the test above stores the summary)
     )
     pieces = list(stream)
     answer = stream.answer

@@ -36,6 +36,8 @@ def fake_model(monkeypatch: pytest.MonkeyPatch) -> FakeEngine:
     def open_model(
         args: argparse.Namespace, library: Library, progress: Any, *, batch: bool, summaries_only: bool = False
     ) -> OpenModel:
+        if not engine.loaded:  # closed by the command before: each command loads its model
+            engine.load()
         return OpenModel(engine, "fake-sha", 2, Plan(model_path="fake.gguf", n_gpu_layers=0, n_ctx=2048))
 
     def planned_model(
@@ -84,7 +86,7 @@ def test_ask_json_has_the_issue_keys(
     code, data = run_json(capsys, "ask", doc_id, "clause7 clause9", "--segment-tokens", "600")
     assert code == 0
     assert set(data) == {"answer", "mode", "citations", "passages", "stats"}
-    assert data["mode"] == "retrieval" and data["answer"].startswith("The buyer pays")
+    assert data["mode"] == "passages" and data["answer"].startswith("The buyer pays")  # no summary stored
     assert [(c["page"], c["valid"]) for c in data["citations"]] == [(7, True), (99, False)]
     assert {"doc_id", "page", "passage_id", "text", "valid"} <= set(data["citations"][0])
     assert data["citations"][0]["passage_id"] is not None and data["citations"][1]["passage_id"] is None
@@ -98,6 +100,25 @@ def test_ask_json_has_the_issue_keys(
         "score",
     }
     assert {"prompt_tokens", "completion_tokens", "ttft_s", "prefill_tok_s", "decode_tok_s"} <= set(data["stats"])
+
+
+def test_ask_answers_from_passages_without_a_summary_and_makes_one_with_with_summary(
+    capsys: pytest.CaptureFixture[str], library: Library, fake_model: FakeEngine
+) -> None:
+    """Issue 25: `ask` summarized a document first (minutes on a CPU); now only with --with-summary."""
+    from summarizer.summaries.store import count_summaries
+
+    doc_id = add_document(library, numbered_pages(30, 110), title="Supply")
+    code, data = run_json(capsys, "ask", doc_id, "clause7 clause9", "--segment-tokens", "600")
+    assert code == 0 and data["mode"] == "passages" and data["passages"]
+    assert len(fake_model.calls) == 1, "only the answer: no summary call"
+    assert count_summaries(library, doc_id) == 0
+    code, data = run_json(capsys, "ask", doc_id, "clause7 clause9", "--segment-tokens", "600", "--with-summary")
+    assert code == 0 and data["mode"] == "retrieval"
+    assert len(fake_model.calls) > 3 and count_summaries(library, doc_id, "super") == 1
+    fake_model.calls.clear()
+    code, data = run_json(capsys, "ask", doc_id, "clause9", "--segment-tokens", "600")
+    assert code == 0 and data["mode"] == "retrieval" and len(fake_model.calls) == 1  # the stored summary is used
 
 
 def test_ask_whole_document_and_all(

@@ -5,18 +5,22 @@ from collections.abc import Iterator
 import pytest
 
 from inference.cancel import Cancelled, CancelToken
-from inference.engines.engine import ChatMessage, Prompt
+from inference.engines.engine import ChatMessage, Prompt, render_plain
 from inference.engines.fake import FakeEngine
+from inference.errors import EngineError
 from summarizer.answers.answer import AnswerOptions, answer_question, ask
 from summarizer.answers.conversations import HistoryTurn
 from summarizer.answers.prompt import PreparedPrompt, pick_diverse
 from summarizer.library.store import Library
 from summarizer.search.retrieval import SearchResult
+from summarizer.summaries.compress import compress
 from summarizer.summaries.prompts import ANSWER_REMINDER, NOT_IN_DOCUMENT
+from summarizer.summaries.store import count_summaries
 from summarizer.summaries.tree import SummaryParams
 from tests.summarizer.doc_factory import add_document, numbered_pages
 
 OPTIONS = AnswerOptions(use_vectors=False, answer_tokens=200)
+PARAMS = SummaryParams(segment_tokens=600, summary_tokens=40, super_tokens=60)
 SUPER = "The Seller supplies widgets to the Buyer for 100 dollars a month (pp. 1-30)."
 
 
@@ -181,20 +185,136 @@ def test_answer_stream_can_be_cancelled(library: Library, long_doc: str) -> None
         _ = stream.answer
 
 
-def test_answer_question_summarizes_once_then_reuses(library: Library, long_doc: str) -> None:
-    params = SummaryParams(segment_tokens=600, summary_tokens=40, super_tokens=60)
+def test_answer_question_with_summary_summarizes_once_then_reuses(library: Library, long_doc: str) -> None:
     engine = FakeEngine(default_reply="The seller supplies widgets [p. 7].", n_ctx=2048)
     first = answer_question(
-        library, engine, "clause7", model_sha256="m", doc_ids=[long_doc], options=OPTIONS, summary_params=params
+        library,
+        engine,
+        "clause7",
+        model_sha256="m",
+        doc_ids=[long_doc],
+        options=OPTIONS,
+        summary_params=PARAMS,
+        with_summary=True,
     ).run()
     assert first.mode == "retrieval" and len(engine.calls) > 2
+    assert all(not render_plain(c.prompt).startswith("system: You answer") for c in engine.calls[:-1])
     system = messages(engine.last_prompt)[0].content
     assert 'Summary of "Supply Agreement"' in system
     engine.calls.clear()
     answer_question(
-        library, engine, "clause9", model_sha256="m", doc_ids=[long_doc], options=OPTIONS, summary_params=params
+        library, engine, "clause9", model_sha256="m", doc_ids=[long_doc], options=OPTIONS, summary_params=PARAMS
     ).run()
     assert len(engine.calls) == 1, "the summary is stored: only the answer is generated"
+
+
+def test_a_document_without_a_stored_summary_is_answered_from_the_passages_at_once(
+    library: Library, long_doc: str
+) -> None:
+    """Issue 25: the first question waited for the whole summary (minutes on a CPU)."""
+    engine = FakeEngine(["Payment is monthly [p. 7].", "Delivery [p. 9]."], n_ctx=2048)
+    stream = answer_question(
+        library,
+        engine,
+        "clause7 clause3 clause12",
+        model_sha256="m",
+        doc_ids=[long_doc],
+        options=OPTIONS,
+        summary_params=PARAMS,
+    )
+    assert stream.mode == "passages"
+    answer = stream.run()
+    assert len(engine.calls) == 1, "no summary was made: the answer is the only model call"
+    assert count_summaries(library, long_doc) == 0
+    system, user = messages(engine.last_prompt)
+    assert system.content.startswith("You answer questions using only the passages quoted with the question.")
+    assert "Summar" not in system.content
+    assert sorted(p.page_start for p in answer.passages) == [3, 7, 12]
+    for number, passage in enumerate(answer.passages, start=1):
+        assert f"Passage {number} (p. {passage.page_start})" in user.content
+        assert passage.text.strip() in user.content
+    (citation,) = answer.citations
+    assert citation.valid and citation.passage_id == next(p.passage_id for p in answer.passages if p.page_start == 7)
+    assert answer.to_json()["mode"] == "passages"
+
+    # Once the summary is stored, the next question uses it (retrieval), still in one call.
+    compress(library, FakeEngine(default_reply="A summary.", n_ctx=2048), long_doc, model_sha256="m", params=PARAMS)
+    engine.calls.clear()
+    again = answer_question(
+        library, engine, "clause9", model_sha256="m", doc_ids=[long_doc], options=OPTIONS, summary_params=PARAMS
+    )
+    assert again.mode == "retrieval"
+    again.run()
+    assert len(engine.calls) == 1 and 'Summary of "Supply Agreement"' in messages(engine.last_prompt)[0].content
+
+
+def summarize_first_segments(library: Library, doc_id: str, replies: list[str]) -> None:
+    """Store the summaries of the first segments only: the summarizer stops after them."""
+    summarizer = FakeEngine([*replies, EngineError("stopped")], n_ctx=2048)
+    with pytest.raises(EngineError):
+        compress(library, summarizer, doc_id, model_sha256="m", params=PARAMS)
+
+
+def test_the_segment_summaries_stored_so_far_go_with_the_passages(library: Library, long_doc: str) -> None:
+    summarize_first_segments(library, long_doc, ["The Seller supplies widgets to the Buyer."])
+    assert count_summaries(library, long_doc, "segment") == 1 and count_summaries(library, long_doc, "super") == 0
+    engine = FakeEngine(["Monthly [p. 7]."], n_ctx=2048)
+    question = "clause7 clause3 clause12"
+    answer = answer_question(
+        library, engine, question, model_sha256="m", doc_ids=[long_doc], options=OPTIONS, summary_params=PARAMS
+    ).run()
+    assert answer.mode == "passages" and len(engine.calls) == 1
+    system, user = messages(engine.last_prompt)
+    assert "the summaries below and the passages quoted with the question" in system.content
+    assert 'Summaries of some parts of "Supply Agreement"' in system.content
+    assert "Summary of pp. 1-" in system.content and "The Seller supplies widgets to the Buyer." in system.content
+    assert user.content.startswith("Passages:") and len(answer.passages) == 3
+    assert answer.citations[0].valid
+    # Another model's summaries are not this one's.
+    other = answer_question(
+        library, engine, "clause7", model_sha256="other", doc_ids=[long_doc], options=OPTIONS, summary_params=PARAMS
+    )
+    assert other.mode == "passages" and "Summar" not in other.prompt.messages[0].content
+
+
+def test_segment_summaries_are_dropped_before_passages_when_the_prompt_is_too_long(
+    library: Library, long_doc: str
+) -> None:
+    parts = [f"Part {n}: " + " ".join(f"fact{n}_{i}" for i in range(30)) for n in range(1, 4)]
+    summarize_first_segments(library, long_doc, parts)
+    assert count_summaries(library, long_doc, "segment") == 3
+
+    options = AnswerOptions(use_vectors=False, answer_tokens=200, whole_document=False)
+
+    def prompt(n_ctx: int) -> PreparedPrompt:
+        engine = FakeEngine(["ok"], n_ctx=n_ctx)
+        question = "clause7 clause3 clause12"
+        return answer_question(
+            library, engine, question, model_sha256="m", doc_ids=[long_doc], options=options, summary_params=PARAMS
+        ).prompt
+
+    full = prompt(4096)
+    assert full.mode == "passages" and full.messages[0].content.count("Part ") == 3 and len(full.passages) == 3
+    tight = prompt(full.prompt_tokens + options.answer_tokens + 32 - 60)  # a little short of room
+    assert tight.mode == "passages" and len(tight.passages) == 3
+    assert "Part 1:" in tight.messages[0].content and tight.messages[0].content.count("Part ") < 3
+
+
+def test_several_documents_use_the_stored_summaries_and_answer_from_passages_if_one_lacks_it(
+    library: Library, long_doc: str
+) -> None:
+    other = add_document(library, numbered_pages(30, words_per_page=110)[::-1], title="Other", doc_id="77be01c2aa90")
+    compress(library, FakeEngine(default_reply="Other summary.", n_ctx=4096), other, model_sha256="m", params=PARAMS)
+    engine = FakeEngine([f"Here [{other} p. 24] and [{long_doc} p. 7]."], n_ctx=4096)
+    answer = answer_question(library, engine, "clause7", model_sha256="m", options=OPTIONS, summary_params=PARAMS).run()
+    assert answer.mode == "passages" and len(engine.calls) == 1
+    system = messages(engine.last_prompt)[0].content
+    assert 'Summary of "Other" (DOC_ID 77be01c2aa90' in system and "Other summary." in system
+    assert "Supply Agreement" not in system  # no summary of it is stored yet
+    assert [(c.doc_id, c.valid) for c in answer.citations] == [(other, True), (long_doc, True)]
+    compress(library, FakeEngine(default_reply="A summary.", n_ctx=4096), long_doc, model_sha256="m", params=PARAMS)
+    both = answer_question(library, engine, "clause7", model_sha256="m", options=OPTIONS, summary_params=PARAMS)
+    assert both.mode == "retrieval"
 
 
 def test_json_has_the_documented_keys(library: Library, long_doc: str) -> None:
