@@ -51,6 +51,7 @@ class HighlightView(QPdfView):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)  # type: ignore[arg-type]  # the stubs omit QPdfView's default nullptr
         self.highlights: list[Highlight] = []
+        self.asked_page: int | None = None  # 0-based: the page scroll_to was last asked for
         self.setPageMode(QPdfView.PageMode.MultiPage)
         self.setZoomMode(QPdfView.ZoomMode.Custom)
         self.fit_width = True
@@ -96,6 +97,7 @@ class HighlightView(QPdfView):
             return
         self.pageNavigator().jump(page, QPointF(0, y_points), self.zoomFactor())
         scale = self._resolution() * self.zoomFactor()
+        self.asked_page = page
         self.verticalScrollBar().setValue(int(geometry.y() + y_points * scale - above_px))
 
     def apply_fit_width(self) -> None:
@@ -351,7 +353,14 @@ class PdfViewer(QWidget):
     def _scrolled(self, value: int) -> None:
         """The page box and the navigator name the page at the upper third of the view."""
         middle = value + self.view.viewport().height() // 3
-        for page, rect in self.view.page_geometries().items():
+        geometries = self.view.page_geometries()
+        asked = geometries.get(self.view.asked_page) if self.view.asked_page is not None else None
+        bar = self.view.verticalScrollBar()
+        if asked is not None and value == bar.maximum() and asked.bottom() > value:
+            # At the end of the document the view cannot bring the page asked for up to the
+            # upper third: it is on screen, and it stays the current page.
+            middle = asked.top()
+        for page, rect in geometries.items():
             if rect.top() <= middle <= rect.bottom() + self.view.pageSpacing():
                 if self.page_box.value() != page + 1:
                     self.page_box.blockSignals(True)
