@@ -1,0 +1,341 @@
+"""Train Pagewise's clause rankers from scripts/ranker_data.py's data (run on the GPU machine).
+
+    python scripts/ranker_train.py --data .device/ranker/data.json.gz --base .device/minilm --out $OUT
+
+Two models from all-MiniLM-L6-v2's weights (``--base``: its sentence-transformers folder):
+
+- **cross-encoder** (``[CLS] query [SEP] heading + passage [SEP]`` → one logit, BERT's pooler
+  and a linear head): binary cross-entropy on (query, passage, holds the clause?) pairs; per
+  contract and category and epoch one query drawn from the category's training queries, with up
+  to 2 positives, ``--hard`` BM25 hard negatives and 1 random passage of the same contract; a
+  category the contract lacks gives negatives only. Variants: every ``--ce-lr``.
+- **bi-encoder** (mean pooling, normalized, as all-MiniLM-L6-v2): in-batch negatives plus one hard
+  negative per query (multiple-negatives ranking loss, scale 20), on (query, positive, hard)
+  triples of the categories present.
+
+Fixed seeds; everything the model card needs is written to ``train-report.json``: per epoch, the
+validation contracts' recall@3 / @10 when each model reorders BM25's top 10 / 20 / 30 for the
+evaluation questions (the final choice is made on Pagewise's real fusion, by
+eval/score_validation.py, after the weights come back). Weights come back as fp16 safetensors cut
+into pieces under 16 MiB (the device tool's limit), joined by scripts/ranker_export.py.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import json
+import math
+import random
+import time
+from pathlib import Path
+from typing import Any
+
+PIECE = 15 * 1024 * 1024
+
+
+def load(path: Path) -> dict[str, Any]:
+    with gzip.open(path) as f:
+        data: dict[str, Any] = json.load(f)
+    return data
+
+
+def passage_text(p: dict[str, Any]) -> str:
+    return f"{p['heading']}\n{p['text']}" if p["heading"] else p["text"]
+
+
+def ce_pairs(contracts: list[dict[str, Any]], rng: random.Random, hard: int) -> list[tuple[str, str, float]]:
+    pairs: list[tuple[str, str, float]] = []
+    for c in contracts:
+        passages = c["passages"]
+        by_category: dict[str, list[dict[str, Any]]] = {}
+        for e in c["examples"]:
+            by_category.setdefault(e["category"], []).append(e)
+        for examples in by_category.values():
+            e = rng.choice(examples)
+            taken = set()
+            for i in rng.sample(e["positive"], min(2, len(e["positive"]))):
+                pairs.append((e["query"], passage_text(passages[i]), 1.0))
+                taken.add(i)
+            negatives = e["hard"][: hard if e["positive"] else max(2, hard // 2)]
+            others = [i for i in range(len(passages)) if i not in e["positive"] and i not in negatives]
+            if others:
+                negatives = [*negatives, rng.choice(others)]
+            for i in negatives:
+                pairs.append((e["query"], passage_text(passages[i]), 0.0))
+    rng.shuffle(pairs)
+    return pairs
+
+
+def bi_triples(contracts: list[dict[str, Any]], rng: random.Random) -> list[tuple[str, str, str]]:
+    triples = []
+    for c in contracts:
+        passages = c["passages"]
+        by_category: dict[str, list[dict[str, Any]]] = {}
+        for e in c["examples"]:
+            if e["positive"] and e["hard"]:
+                by_category.setdefault(e["category"], []).append(e)
+        for examples in by_category.values():
+            e = rng.choice(examples)
+            pos = passages[rng.choice(e["positive"])]
+            neg = passages[e["hard"][rng.randrange(min(4, len(e["hard"])))]]
+            triples.append((e["query"], passage_text(pos), passage_text(neg)))
+    rng.shuffle(triples)
+    return triples
+
+
+def recall_figures(contracts: list[dict[str, Any]], score_fn: Any) -> dict[str, float]:
+    """Recall@3/@10 of the positives when ``score_fn`` reorders BM25's top N (10/20/30), and BM25's own."""
+    sums: dict[str, float] = {}
+    n = 0
+    for c in contracts:
+        for e in c["eval_examples"]:
+            if not e["positive"]:
+                continue
+            n += 1
+            cands = e["candidates"]
+            scores = score_fn(e["query"], [passage_text(c["passages"][i]) for i in cands]) if cands else []
+            positives = set(e["positive"])
+            for top_n in (0, 10, 20, 30):
+                if top_n:
+                    head = sorted(range(min(top_n, len(cands))), key=lambda j: -scores[j])
+                    order = [cands[j] for j in head] + cands[top_n:]
+                else:
+                    order = cands
+                for k in (3, 10):
+                    key = f"{'bm25' if not top_n else f'rerank{top_n}'}@{k}"
+                    sums[key] = sums.get(key, 0.0) + len(positives & set(order[:k])) / len(positives)
+    return {k: round(v / max(1, n), 4) for k, v in sorted(sums.items())} | {"questions": n}
+
+
+def save_pieces(state: dict[str, Any], out: Path, name: str) -> list[str]:
+    import torch
+    from safetensors.torch import save_file
+
+    tensors: dict[str, Any] = {}
+    for key, value in state.items():
+        value = value.detach().cpu()
+        value = value.to(torch.float16) if value.is_floating_point() else value
+        rows = max(1, PIECE // 2 // max(1, value[0].numel() if value.ndim else 1))
+        if value.ndim and value.numel() * value.element_size() > PIECE // 2:  # a big table: cut by rows
+            for i, start in enumerate(range(0, value.shape[0], rows // 2)):
+                tensors[f"{key}::{i}"] = value[start : start + rows // 2].contiguous()
+        else:
+            tensors[key] = value.contiguous()
+    pieces: list[dict[str, Any]] = [{}]
+    size = 0
+    for key, value in tensors.items():
+        nbytes = value.numel() * value.element_size()
+        if size + nbytes > PIECE and pieces[-1]:
+            pieces.append({})
+            size = 0
+        pieces[-1][key] = value
+        size += nbytes
+    names = []
+    for i, piece in enumerate(pieces):
+        path = out / f"{name}-{i}.safetensors"
+        save_file(piece, str(path))
+        names.append(path.name)
+    return names
+
+
+def train_cross_encoder(args: argparse.Namespace, data: dict[str, Any], lr: float, report: dict[str, Any]) -> Any:
+    import torch
+    from transformers import AutoTokenizer, BertForSequenceClassification, get_linear_schedule_with_warmup
+
+    torch.manual_seed(args.seed)
+    rng = random.Random(args.seed)
+    device = "cuda" if torch.cuda.is_available() else "cpu"
+    tok = AutoTokenizer.from_pretrained(str(args.base))
+    model = BertForSequenceClassification.from_pretrained(str(args.base), num_labels=1, torch_dtype=torch.float32)
+    model.to(device)
+    train = [c for c in data["contracts"] if c["split"] == "train"]
+    valid = [c for c in data["contracts"] if c["split"] == "validation"]
+    per_epoch = len(ce_pairs(train, random.Random(0), args.hard))
+    steps = math.ceil(per_epoch / args.batch) * args.epochs
+    opt = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=0.01)
+    sched = get_linear_schedule_with_warmup(opt, int(0.1 * steps), steps)
+    loss_fn = torch.nn.BCEWithLogitsLoss()
+
+    @torch.no_grad()
+    def score(query: str, texts: list[str]) -> list[float]:
+        model.eval()
+        out: list[float] = []
+        for i in range(0, len(texts), 64):
+            enc = tok(
+                [query] * len(texts[i : i + 64]),
+                texts[i : i + 64],
+                truncation="only_second",
+                max_length=args.max_len,
+                padding=True,
+                return_tensors="pt",
+            ).to(device)
+            with torch.autocast(device, dtype=torch.bfloat16, enabled=device == "cuda"):
+                out.extend(model(**enc).logits[:, 0].float().tolist())
+        model.train()
+        return out
+
+    history = []
+    best: tuple[float, dict[str, Any] | None] = (-1.0, None)
+    for epoch in range(args.epochs):
+        pairs = ce_pairs(train, rng, args.hard)
+        started = time.time()
+        model.train()
+        total = 0.0
+        for i in range(0, len(pairs), args.batch):
+            batch = pairs[i : i + args.batch]
+            enc = tok(
+                [b[0] for b in batch],
+                [b[1] for b in batch],
+                truncation="only_second",
+                max_length=args.max_len,
+                padding=True,
+                return_tensors="pt",
+            ).to(device)
+            labels = torch.tensor([b[2] for b in batch], device=device)
+            with torch.autocast(device, dtype=torch.bfloat16, enabled=device == "cuda"):
+                logits = model(**enc).logits[:, 0].float()
+            loss = loss_fn(logits, labels)
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+            opt.step()
+            sched.step()
+            opt.zero_grad()
+            total += float(loss) * len(batch)
+            if args.max_steps and i // args.batch >= args.max_steps:
+                break
+        figures = recall_figures(valid, score)
+        history.append(
+            {
+                "epoch": epoch + 1,
+                "pairs": len(pairs),
+                "loss": round(total / len(pairs), 4),
+                "seconds": round(time.time() - started, 1),
+                "validation": figures,
+            }
+        )
+        print(json.dumps(history[-1]), flush=True)
+        key = max(figures.get("rerank20@3", 0.0), figures.get("rerank30@3", 0.0))
+        if key > best[0]:
+            best = (key, {k: v.detach().clone() for k, v in model.state_dict().items()})
+    report.setdefault("cross_encoder", []).append({"lr": lr, "history": history, "best_recall@3": best[0]})
+    return best
+
+
+def train_bi_encoder(args: argparse.Namespace, data: dict[str, Any], report: dict[str, Any]) -> Any:
+    import torch
+    from transformers import AutoTokenizer, BertModel, get_linear_schedule_with_warmup
+
+    torch.manual_seed(args.seed)
+    rng = random.Random(args.seed)
+    device = "cuda" if torch.cuda.is_available() else "cpu"
+    tok = AutoTokenizer.from_pretrained(str(args.base))
+    model = BertModel.from_pretrained(str(args.base), add_pooling_layer=False, torch_dtype=torch.float32).to(device)
+    train = [c for c in data["contracts"] if c["split"] == "train"]
+    valid = [c for c in data["contracts"] if c["split"] == "validation"]
+
+    def embed(texts: list[str], max_len: int) -> Any:
+        enc = tok(texts, truncation=True, max_length=max_len, padding=True, return_tensors="pt").to(device)
+        with torch.autocast(device, dtype=torch.bfloat16, enabled=device == "cuda"):
+            hidden = model(**enc).last_hidden_state.float()
+        mask = enc["attention_mask"].unsqueeze(-1).float()
+        pooled = (hidden * mask).sum(1) / mask.sum(1).clamp(min=1e-9)
+        return torch.nn.functional.normalize(pooled, dim=-1)
+
+    @torch.no_grad()
+    def score(query: str, texts: list[str]) -> list[float]:
+        model.eval()
+        q = embed([query], 256)
+        p = torch.cat([embed(texts[i : i + 64], 256) for i in range(0, len(texts), 64)])
+        model.train()
+        return (p @ q[0]).tolist()
+
+    per_epoch = len(bi_triples(train, random.Random(0)))
+    steps = math.ceil(per_epoch / args.bi_batch) * args.bi_epochs
+    opt = torch.optim.AdamW(model.parameters(), lr=args.bi_lr, weight_decay=0.01)
+    sched = get_linear_schedule_with_warmup(opt, int(0.1 * steps), steps)
+    history = []
+    best: tuple[float, dict[str, Any] | None] = (-1.0, None)
+    for epoch in range(args.bi_epochs):
+        triples = bi_triples(train, rng)
+        started = time.time()
+        total = 0.0
+        for i in range(0, len(triples), args.bi_batch):
+            batch = triples[i : i + args.bi_batch]
+            q = embed([b[0] for b in batch], 64)
+            docs = embed([b[1] for b in batch] + [b[2] for b in batch], 256)
+            logits = 20.0 * q @ docs.T
+            loss = torch.nn.functional.cross_entropy(logits, torch.arange(len(batch), device=device))
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+            opt.step()
+            sched.step()
+            opt.zero_grad()
+            total += float(loss) * len(batch)
+            if args.max_steps and i // args.bi_batch >= args.max_steps:
+                break
+        figures = recall_figures(valid, score)
+        history.append(
+            {
+                "epoch": epoch + 1,
+                "triples": len(triples),
+                "loss": round(total / len(triples), 4),
+                "seconds": round(time.time() - started, 1),
+                "validation": figures,
+            }
+        )
+        print(json.dumps(history[-1]), flush=True)
+        key = figures.get("rerank30@3", 0.0)
+        if key > best[0]:
+            best = (key, {k: v.detach().clone() for k, v in model.state_dict().items()})
+    report["bi_encoder"] = {"lr": args.bi_lr, "history": history, "best_recall@3": best[0]}
+    return best
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--data", type=Path, required=True)
+    parser.add_argument("--base", type=Path, required=True)
+    parser.add_argument("--out", type=Path, required=True)
+    parser.add_argument("--seed", type=int, default=1234)
+    parser.add_argument("--epochs", type=int, default=3)
+    parser.add_argument("--batch", type=int, default=64)
+    parser.add_argument("--hard", type=int, default=6)
+    parser.add_argument("--max-len", type=int, default=320)
+    parser.add_argument("--ce-lr", type=float, nargs="+", default=[3e-5])
+    parser.add_argument("--bi-lr", type=float, default=3e-5)
+    parser.add_argument("--bi-epochs", type=int, default=2)
+    parser.add_argument("--bi-batch", type=int, default=64)
+    parser.add_argument("--max-steps", type=int, default=0, help="stop each epoch after N steps (a smoke test)")
+    parser.add_argument("--skip-bi", action="store_true")
+    parser.add_argument("--skip-ce", action="store_true")
+    args = parser.parse_args()
+    args.out.mkdir(parents=True, exist_ok=True)
+    data = load(args.data)
+    report: dict[str, Any] = {
+        "args": {k: str(v) for k, v in vars(args).items()},
+        "corpus_sha256": data.get("corpus_sha256"),
+    }
+    started = time.time()
+    # BM25's own figures on the validation contracts, for the table.
+    report["bm25_validation"] = recall_figures(
+        [c for c in data["contracts"] if c["split"] == "validation"], lambda q, t: [0.0] * len(t)
+    )
+    best_ce: tuple[float, Any] = (-1.0, None)
+    for lr in [] if args.skip_ce else args.ce_lr:
+        result = train_cross_encoder(args, data, lr, report)
+        if result[0] > best_ce[0]:
+            best_ce = (result[0], result[1])
+            report["cross_encoder_chosen_lr"] = lr
+            report["cross_encoder_pieces"] = save_pieces(best_ce[1], args.out, "cross-encoder")
+        (args.out / "train-report.json").write_text(json.dumps(report, indent=1))
+    if not args.skip_bi:
+        bi = train_bi_encoder(args, data, report)
+        report["bi_encoder_pieces"] = save_pieces(bi[1], args.out, "bi-encoder")
+    report["seconds"] = round(time.time() - started, 1)
+    (args.out / "train-report.json").write_text(json.dumps(report, indent=1))
+    print(json.dumps({k: v for k, v in report.items() if k != "args"})[:3000])
+
+
+if __name__ == "__main__":
+    main()
