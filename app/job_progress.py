@@ -33,6 +33,7 @@ def format_eta(seconds: float | None) -> str:
 
 ROW_STAGES = {
     Stage.READ_PAGES: ("indexing", " pages"),
+    Stage.RECOGNIZE_PAGES: ("recognizing", " pages"),
     Stage.EMBED_PASSAGES: ("embedding", " passages"),
     Stage.SUMMARIZE_SEGMENTS: ("summarizing", " segments"),
 }
@@ -47,6 +48,8 @@ def row_state(progress: Progress, *, every_stage: bool = True) -> str | None:
         return None
     word, unit = known or (progress.stage.lower(), "")
     state = f"{word} {progress.done}/{progress.total}{unit}" if progress.total else word
+    if progress.stage == Stage.RECOGNIZE_PAGES and progress.total:
+        state = f"recognizing page {progress.done} of {progress.total}"
     eta = format_eta(progress.eta_seconds())
     return state + (f" · {eta}" if eta else "")
 
@@ -55,6 +58,10 @@ UNITS = {Stage.REVIEW: " readings"}  # a review's total counts readings (items x
 
 
 def describe(progress: Progress) -> str:
+    if progress.stage == Stage.RECOGNIZE_PAGES and progress.total:
+        return f"Recognizing page {progress.done} of {progress.total}" + (
+            f" · {progress.message}" if progress.message else ""
+        )
     text = progress.stage[:1].upper() + progress.stage[1:]
     if progress.total:
         text += f" {progress.done}/{progress.total}{UNITS.get(progress.stage, '')}"

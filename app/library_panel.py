@@ -34,7 +34,14 @@ STATUS_TEXT = {
 def record_state(record: DocumentRecord) -> str:
     if record.state != "ready":
         return "interrupted · add it again to finish"
-    return f"{STATUS_TEXT.get(record.status, record.status)} · {plural(record.pages, 'page')}"
+    state = f"{STATUS_TEXT.get(record.status, record.status)} · {plural(record.pages, 'page')}"
+    # "3 pages read by OCR: 1-3" (summarizer/library/ocr_pages.py): the count shows in the row.
+    read = next((w.split(":")[0] for w in record.warnings if " read by OCR" in w), None)
+    if read is not None:
+        state += f" · {read.replace(' pages read', ' read').replace(' page read', ' read')}"
+        if any("hard to read" in w for w in record.warnings):
+            state += " · some hard to read"
+    return state
 
 
 def local_pdf_paths(event: QDropEvent | QDragEnterEvent | QDragMoveEvent) -> list[Path]:

@@ -10,6 +10,7 @@ runs in Custom zoom mode; "fit width" computes a zoom factor, so that formula ho
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -279,11 +280,22 @@ class PdfViewer(QWidget):
         self.view.highlights = []
         self.view.viewport().update()
 
-    def highlight_passage(self, pieces: list[tuple[int, str, float]], focus_page: int | None = None) -> list[Highlight]:
+    def highlight_passage(
+        self,
+        pieces: list[tuple[int, str, float]],
+        focus_page: int | None = None,
+        boxes: Sequence[tuple[int, list[tuple[float, float, float, float]]]] = (),
+    ) -> list[Highlight]:
         """Highlight ``(page 1-based, passage text on that page, position hint 0..1)`` pieces
         and scroll to the one on ``focus_page`` (default: the first). A passage crossing pages
-        gives one piece per page, and each is highlighted."""
-        found: list[Highlight] = []
+        gives one piece per page, and each is highlighted. ``boxes``: ``(page 1-based, [(x0, y0,
+        x1, y1) in points from the top left])`` drawn as they are (the words OCR read on a
+        scanned page, where QtPdf has no text to search)."""
+        found: list[Highlight] = [
+            Highlight(page - 1, tuple(QRectF(x0, y0, x1 - x0, y1 - y0) for x0, y0, x1, y1 in rects), True)
+            for page, rects in boxes
+            if rects and 0 <= page - 1 < self.document.pageCount()
+        ]
         for page, text, hint in pieces:
             index = page - 1
             if not 0 <= index < self.document.pageCount():
@@ -296,6 +308,7 @@ class PdfViewer(QWidget):
             rects = tuple(polygon.boundingRect() for polygon in selection.bounds())
             if rects:
                 found.append(Highlight(index, rects, match.exact))
+        found.sort(key=lambda h: h.page)
         self.view.highlights = found
         focus = next((h for h in found if focus_page is not None and h.page == focus_page - 1), None)
         focus = focus or (found[0] if found else None)

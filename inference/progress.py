@@ -20,6 +20,7 @@ class Stage(StrEnum):
     GENERATE = "generate"
     # summarizer: adding a document
     READ_PAGES = "Reading pages"
+    RECOGNIZE_PAGES = "Recognizing pages"  # OCR of scanned pages
     CUT_PASSAGES = "Cutting passages"
     LOAD_EMBEDDER = "Loading the embedding model"
     EMBED_PASSAGES = "Embedding passages"

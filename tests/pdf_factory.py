@@ -108,3 +108,18 @@ def make_pdf_with_broken_page(path: Path, good_pages: int = 3, broken_page: int 
     )
     path.write_bytes(data)
     return path
+
+
+def scanned_copy(source: Path, pages: list[int], out: Path, dpi: int = 100) -> Path:
+    """An image-only PDF of ``pages`` of ``source``, drawn at ``dpi``: a scan."""
+    from PIL import Image
+
+    from summarizer.library.page_render import RenderedPages
+
+    images = []
+    with RenderedPages(source) as rendered:
+        for number in pages:
+            array, _ = rendered.render(number, dpi=dpi)
+            images.append(Image.fromarray(array))
+    images[0].save(out, save_all=True, append_images=images[1:], resolution=float(dpi))
+    return out

@@ -14,6 +14,13 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     parser.add_argument("paths", nargs="+", metavar="PATH", help="PDF files or folders")
     parser.add_argument("--password", help="password of encrypted PDFs")
     parser.add_argument("--max-tokens", type=int, default=None, help="passage size in embedding tokens")
+    parser.add_argument(
+        "--ocr",
+        choices=("auto", "always", "never"),
+        default="auto",
+        help="read scanned pages by OCR: auto (pages without usable text that draw an image, the default), "
+        "always (also pages with text that draw an image), never",
+    )
     add_json_flag(parser)
     parser.set_defaults(handler=run)
 
@@ -36,7 +43,7 @@ def run(args: argparse.Namespace) -> int:
     from summarizer.library.reembed import model_notice
     from summarizer.library.store import Library
 
-    options = IngestOptions(password=args.password, max_tokens=args.max_tokens or DEFAULT_MAX_TOKENS)
+    options = IngestOptions(password=args.password, max_tokens=args.max_tokens or DEFAULT_MAX_TOKENS, ocr=args.ocr)
     failures = 0
     progress = TerminalProgress(enabled=not args.json)
     with Library.open() as library:

@@ -17,6 +17,11 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     parser.add_argument(
         "doc_ids", nargs="*", metavar="DOC_ID", help="documents to re-cut (default: those that need it)"
     )
+    parser.add_argument(
+        "--ocr",
+        action="store_true",
+        help="first read by OCR the scanned pages of documents added without it (only those pages are read again)",
+    )
     add_json_flag(parser)
     parser.set_defaults(handler=run)
 
@@ -28,7 +33,7 @@ def run(args: argparse.Namespace) -> int:
     progress = TerminalProgress(enabled=not args.json)
     with Library.open() as library:
         try:
-            job = reindex_library(library, args.doc_ids or None, progress=progress)
+            job = reindex_library(library, args.doc_ids or None, progress=progress, ocr=args.ocr)
         finally:
             progress.close()
     results, reembedded = job.documents, job.reembedded
@@ -45,7 +50,11 @@ def run(args: argparse.Namespace) -> int:
             print("Every document's passages are up to date.")
         return 0
     for r in results:
-        if r.status == "incomplete":
+        if r.status == "file_missing":
+            print(f"{r.doc_id}  {r.note}")
+        elif r.status == "ocr":
+            print(f"read by OCR {r.doc_id}  {r.passages_before} -> {r.passages} passages  {r.title}")
+        elif r.status == "incomplete":
             print(f"{r.doc_id}  not all pages were read: add the file again with `pagewise ingest`  {r.title}")
         else:
             print(f"{r.status:<9} {r.doc_id}  {r.passages_before} -> {r.passages} passages  {r.title}")

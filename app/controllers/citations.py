@@ -9,6 +9,7 @@ from app.answering import CitationView
 from app.controllers.context import JobContext, UsesJobContext
 from app.pdf_viewer import PdfViewer
 from inference.errors import PagewiseError
+from summarizer.library.ocr_pages import highlight_boxes, page_words
 from summarizer.library.page_furniture import NEIGHBOUR_PAGES, body_span
 
 
@@ -36,20 +37,33 @@ class CitationController(UsesJobContext):
         if citation.doc_id != self.current_doc():
             self.select_doc(citation.doc_id)
         pieces: list[tuple[int, str, float]] = []
+        scanned: list[tuple[int, list[tuple[float, float, float, float]]]] = []
         for page, start, end in citation.spans:
             raw = self._page_text(citation.doc_id, page)
             if raw is None:
                 continue
             body = body_span(raw, start, end, self._neighbours(citation.doc_id, page))
-            if body is not None:
+            if body is None:
+                continue
+            words = self._ocr_words(citation.doc_id, page)
+            if words is not None:  # a scanned page: QtPdf has no text there, the library has the boxes
+                scanned.append((page, highlight_boxes(words, body[0], body[1])))
+            else:
                 pieces.append((page, raw[body[0] : body[1]], body[0] / max(1, len(raw))))
-        if not pieces:  # whole-document mode (the page itself was cited), or only furniture
+        if not pieces and not scanned:  # whole-document mode (the page itself was cited), or only furniture
             self.viewer.clear_highlights()
             self.viewer.go_to_page(citation.page)
             return
-        found = self.viewer.highlight_passage(pieces, focus_page=citation.page)
+        found = self.viewer.highlight_passage(pieces, focus_page=citation.page, boxes=scanned)
         if not found:
             self.messages.info(f"Showing page {citation.page}; the passage could not be located on the page.")
+
+    def _ocr_words(self, doc_id: str, page: int) -> list[list[float]] | None:
+        try:
+            stored = page_words(self.library, doc_id, page)
+        except PagewiseError:
+            return None
+        return stored[1] if stored is not None else None
 
     def _page_text(self, doc_id: str, page: int) -> str | None:
         if page < 1:

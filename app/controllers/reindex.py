@@ -56,6 +56,14 @@ def reindex_notice(library: Library, model: str | None, *, adding: bool = False)
             f"{plural(old, 'document')} {'was' if old == 1 else 'were'} cut into passages by an older "
             "Pagewise: re-index to search them better."
         )
+    from summarizer.library.reindex import documents_needing_ocr
+
+    scanned = len(documents_needing_ocr(library))
+    if scanned:
+        parts.append(
+            f"{plural(scanned, 'document')} {'has' if scanned == 1 else 'have'} scanned pages that were never read: "
+            "re-index to read them by OCR."
+        )
     half = 0 if adding else len(records) - old
     if half:
         parts.append(f"{plural(half, 'document')} {'was' if half == 1 else 'were'} left half cut into passages.")
@@ -109,7 +117,9 @@ class ReindexController(UsesJobContext, QObject):
             from summarizer.library.reindex import reindex_library
 
             options = IngestOptions(embed=embed, embedding_model=model)
-            return reindex_library(self.worker_library(), options=options, progress=job.report, cancel=job.token)
+            return reindex_library(
+                self.worker_library(), options=options, progress=job.report, cancel=job.token, ocr=True
+            )
 
         job = self.runner.submit_llm("reindex", run)
         self.job = job
@@ -126,7 +136,12 @@ class ReindexController(UsesJobContext, QObject):
 
     def _done(self, result: LibraryReindex) -> None:
         recut = sum(1 for r in result.documents if r.status == "reindexed")
+        read = sum(1 for r in result.documents if r.status == "ocr")
         done = [f"cut the passages of {plural(recut, 'document')} again"] if recut else []
+        if read:
+            done.append(f"read the scanned pages of {plural(read, 'document')}")
+        for missing in (r for r in result.documents if r.status == "file_missing"):
+            self.messages.warning(missing.note)
         if result.reembedded is not None:
             done.append(f"re-embedded with {_short(result.reembedded.model)}")
         self.messages.info(f"Library re-indexed: {', '.join(done)}." if done else "The library is up to date.")

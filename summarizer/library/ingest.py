@@ -16,11 +16,11 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from inference.cancel import NEVER_CANCELLED, CancelToken
 from inference.progress import Progress, ProgressCallback, Stage, no_progress
-from summarizer.errors import DocumentError
+from summarizer.errors import DocumentError, PasswordRequired
 from summarizer.library.disk_space import space_error
 from summarizer.library.passages import (
     DEFAULT_MAX_CHARS,
@@ -31,6 +31,9 @@ from summarizer.library.passages import (
 )
 from summarizer.library.pdf_extract import PdfPages, has_text
 from summarizer.library.store import DocumentRecord, Library, now_iso, transaction
+
+if TYPE_CHECKING:
+    from summarizer.library.page_render import PdfiumPages
 
 PAGE_BATCH = 16  # pages written per transaction
 EMBED_BATCH = 64  # passages embedded per transaction
@@ -44,6 +47,11 @@ class IngestOptions:
     overlap_tokens: int | None = None  # default: DEFAULT_OVERLAP_TOKENS, at most a quarter of a passage
     embedding_model: str | None = None  # the configured model: only a library with no vectors takes it
     embed: bool = True
+    # Scanned pages: "auto" reads by OCR the pages without usable text that draw an image (or
+    # whose text is garbage); "always" also re-reads pages with text that draw an image; "never"
+    # leaves them (summarizer/library/ocr_pages.py).
+    ocr: str = "auto"
+    ocr_threads: int = field(default_factory=lambda: max(1, min(8, os.cpu_count() or 2)))
 
     @property
     def overlap(self) -> int:
@@ -104,7 +112,7 @@ def _new_doc_id(library: Library, sha256: str) -> str:
     return hashlib.sha256(sha256.encode() + now_iso().encode()).hexdigest()[:16]
 
 
-def _page_list(pages: list[int]) -> str:
+def page_list(pages: list[int]) -> str:
     """``[1, 2, 3, 7]`` → ``"1-3, 7"``."""
     parts: list[str] = []
     start = prev = None
@@ -124,13 +132,13 @@ def _page_list(pages: list[int]) -> str:
 def _page_warnings(total: int, ocr_pages: list[int], bad_pages: list[int]) -> list[str]:
     warnings: list[str] = []
     if bad_pages:
-        warnings.append(f"pages that could not be read: {_page_list(bad_pages)}")
+        warnings.append(f"pages that could not be read: {page_list(bad_pages)}")
     if ocr_pages and len(ocr_pages) + len(bad_pages) >= total:
         warnings.append(
             "no text layer on any page: this looks like a scan. OCR it (for example with ocrmypdf) and add it again."
         )
     elif ocr_pages:
-        warnings.append(f"pages with no text layer (need OCR): {_page_list(ocr_pages)}")
+        warnings.append(f"pages with no text layer (need OCR): {page_list(ocr_pages)}")
     return warnings
 
 
@@ -172,7 +180,7 @@ class Ingestor:
         path = Path(path).expanduser()
         with contextlib.suppress(OSError):
             path = path.resolve()
-        pdf = PdfPages(path, password=self.options.password)  # raises DocumentError for bad input
+        pdf = _open_pdf(path, self.options.password)  # raises DocumentError for bad input
         sha = pdf.content_sha256
         existing = self.library.find(sha256=sha)
         if existing is not None and existing.state == "ready":
@@ -188,6 +196,7 @@ class Ingestor:
         record = existing or self.library.find(path=str(path))
         doc_id = self._start(record, pdf, path)
         self._extract(doc_id, pdf)
+        self._recognize(doc_id, path)
         self._chunk(doc_id)
         if self.options.embed:
             self._embed(doc_id)
@@ -195,7 +204,7 @@ class Ingestor:
         return IngestResult.of(self.library.document(doc_id))
 
     # --- steps ----------------------------------------------------------------------
-    def _start(self, record: DocumentRecord | None, pdf: PdfPages, path: Path) -> str:
+    def _start(self, record: DocumentRecord | None, pdf: PdfPages | PdfiumPages, path: Path) -> str:
         """Create the document row, or reset a changed one; keep an unfinished one as it is."""
         now = now_iso()
         sha = pdf.content_sha256
@@ -226,7 +235,7 @@ class Ingestor:
         row = self.db.execute("SELECT state, pages_done FROM documents WHERE doc_id = ?", [doc_id]).fetchone()
         return str(row[0]), int(row[1])
 
-    def _extract(self, doc_id: str, pdf: PdfPages) -> None:
+    def _extract(self, doc_id: str, pdf: PdfPages | PdfiumPages) -> None:
         state, done = self._state(doc_id)
         if state != "extracting":
             return
@@ -260,6 +269,25 @@ class Ingestor:
         with transaction(self.db):
             self.db.execute("UPDATE documents SET state = 'chunking' WHERE doc_id = ?", [doc_id])
 
+    def _recognize(self, doc_id: str, path: Path, only_pages: set[int] | None = None) -> None:
+        """OCR of the document's scanned pages (resumable: pages already read are skipped)."""
+        from summarizer.library.ocr_pages import recognize_pages
+
+        state, _ = self._state(doc_id)
+        if state != "chunking" or self.options.ocr == "never":
+            return
+        recognize_pages(
+            self.library,
+            doc_id,
+            path,
+            mode=self.options.ocr,
+            password=self.options.password,
+            threads=self.options.ocr_threads,
+            progress=self.progress,
+            cancel=self.cancel,
+            only_pages=only_pages,
+        )
+
     def _pages(self, doc_id: str) -> Iterator[tuple[int, str]]:
         cursor = self.db.conn.execute(
             "SELECT page, text FROM pages WHERE doc_id = ? AND error IS NULL ORDER BY page", [doc_id]
@@ -276,13 +304,21 @@ class Ingestor:
         self.progress(Progress(Stage.CUT_PASSAGES, 0, None))
         tokenizer = chunk_tokenizer(self.library.embedding_model or self.options.embedding_model)
         pages = list(self._pages(doc_id))  # page texts of one document; passages stream below
-        ocr_pages = [n for n, text in pages if not has_text(text)]
+        from summarizer.library.ocr_pages import ocr_warnings, outcome, text_is_garbage
+
+        read = outcome(self.library, doc_id)
+        no_text = [n for n, text in pages if (not has_text(text) or text_is_garbage(text)) and n not in read.read]
+        if len(no_text) < len(pages):
+            # A page with little or no text that draws no image ("Date:", a blank separator)
+            # is not a scan; a document with no text anywhere still needs OCR, however drawn.
+            no_text = [n for n in no_text if n not in read.not_scans]
+        ocr_pages = no_text
         bad_pages = [
             int(r[0])
             for r in self.db.execute("SELECT page FROM pages WHERE doc_id = ? AND error IS NOT NULL", [doc_id])
         ]
         total = int(self.db.execute("SELECT pages FROM documents WHERE doc_id = ?", [doc_id]).fetchone()[0])
-        warnings = _page_warnings(total, ocr_pages, bad_pages)
+        warnings = [*_page_warnings(total, ocr_pages, bad_pages), *ocr_warnings(read)]
         with transaction(self.db):
             self.db.execute("DELETE FROM passages WHERE doc_id = ?", [doc_id])
             rows = (
@@ -298,7 +334,7 @@ class Ingestor:
                     p.heading,
                 )
                 for p in split_passages(
-                    ((n, t) for n, t in pages if has_text(t)),
+                    ((n, t) for n, t in pages if has_text(t) and not text_is_garbage(t)),
                     tokenizer,
                     max_tokens=self.options.max_tokens,
                     max_chars=self.options.max_chars,
@@ -348,6 +384,33 @@ class Ingestor:
             self._embed(doc_id)
         self._finish(doc_id)
         return IngestResult.of(self.library.document(doc_id))
+
+    def read_scanned(self, doc_id: str) -> IngestResult:
+        """OCR of a stored document's pages that need it (added before OCR, or with ``--ocr
+        never``), then its passages cut again. Only those pages of the PDF are read again; the
+        file must still be where it was added, unchanged."""
+        from summarizer.library.pdf_extract import file_sha256
+
+        record = self.library.document(doc_id)
+        if record.state != "ready" or not record.ocr_pages:
+            return IngestResult.of(record)
+        path = Path(record.path)
+        if not path.is_file():
+            raise DocumentError(
+                f"{path} is no longer there, so its scanned pages cannot be read: add the file again "
+                "(pagewise ingest) from where it is now.",
+                path=path,
+            )
+        if file_sha256(path) != record.content_sha256:
+            raise DocumentError(
+                f"{path} has changed since it was added: add it again (pagewise ingest) to read it whole.", path=path
+            )
+        with transaction(self.db):
+            self.db.execute(
+                "UPDATE documents SET state = 'chunking', updated_at = ? WHERE doc_id = ?", [now_iso(), doc_id]
+            )
+        self._recognize(doc_id, path, only_pages=set(record.ocr_pages))
+        return self.recut(doc_id)
 
     def _embed(self, doc_id: str) -> None:
         embed_missing(self.library, [doc_id], self.options.embedding_model, self.progress, self.cancel)
@@ -448,6 +511,23 @@ def _embed_missing(
         elapsed = time.monotonic() - started
         progress(Progress(Stage.EMBED_PASSAGES, done, total, "", done / elapsed if elapsed else None))
     return total
+
+
+def _open_pdf(path: Path, password: str | None) -> PdfPages | PdfiumPages:
+    """The PDF through pypdf, else (damaged in a way pypdf does not survive) through PDFium."""
+    from summarizer.library.page_render import PdfiumPages
+
+    try:
+        return PdfPages(path, password=password)
+    except PasswordRequired:
+        raise
+    except DocumentError as error:
+        if not path.is_file():
+            raise
+        try:
+            return PdfiumPages(path, password)
+        except DocumentError:
+            raise error from None
 
 
 def ingest_path(

@@ -32,10 +32,11 @@ from summarizer.library.store import Library
 class ReindexResult:
     doc_id: str
     title: str
-    status: str  # reindexed | incomplete (its pages were never all read: ingest the file again)
+    status: str  # reindexed | incomplete (its pages were never all read: ingest the file again) | ocr | file_missing
     passages_before: int
     passages: int
     passage_format: int
+    note: str = ""  # why a document was left as it was
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -45,7 +46,55 @@ class ReindexResult:
             "passages_before": self.passages_before,
             "passages": self.passages,
             "passage_format": self.passage_format,
-        }
+        } | ({"note": self.note} if self.note else {})
+
+
+def documents_needing_ocr(library: Library) -> list[str]:
+    """Documents with pages that need OCR and that OCR has not tried yet (added before it, or
+    with ``--ocr never``)."""
+    tried = {
+        (str(r[0]), int(r[1])) for r in library.db.execute("SELECT doc_id, page FROM page_ocr WHERE status = 'failed'")
+    }
+    return [
+        d.doc_id
+        for d in library.documents()
+        if d.state == "ready" and any((d.doc_id, p) not in tried for p in d.ocr_pages)
+    ]
+
+
+def read_scanned_documents(
+    library: Library,
+    *,
+    options: IngestOptions | None = None,
+    progress: ProgressCallback = no_progress,
+    cancel: CancelToken = NEVER_CANCELLED,
+) -> list[ReindexResult]:
+    """OCR of every document that ``documents_needing_ocr`` lists; a document whose file is gone
+    or changed is reported (status ``file_missing``) and left as it is."""
+    from summarizer.errors import DocumentError
+
+    ingestor = Ingestor(library, options, progress, cancel)
+    results = []
+    for doc_id in documents_needing_ocr(library):
+        cancel.raise_if_cancelled()
+        before = library.document(doc_id)
+        try:
+            ingestor.read_scanned(doc_id)
+        except DocumentError as error:
+            results.append(
+                ReindexResult(
+                    doc_id,
+                    before.title,
+                    "file_missing",
+                    before.passages,
+                    before.passages,
+                    before.passage_format,
+                    str(error),
+                )
+            )
+            continue
+        results.append(_result(doc_id, before.title, "ocr", before.passages, library))
+    return results
 
 
 def documents_needing_reindex(library: Library) -> list[str]:
@@ -94,10 +143,13 @@ def reindex_library(
     options: IngestOptions | None = None,
     progress: ProgressCallback = no_progress,
     cancel: CancelToken = NEVER_CANCELLED,
+    ocr: bool = False,
 ) -> LibraryReindex:
     """Re-cut what needs it (or ``doc_ids``), then re-embed the library with the configured
-    model (``options.embedding_model`` or the settings') if it uses another one. Resumable."""
-    documents = reindex(library, doc_ids, options=options, progress=progress, cancel=cancel)
+    model (``options.embedding_model`` or the settings') if it uses another one. ``ocr``: first
+    read by OCR the scanned pages of documents stored without it. Resumable."""
+    scanned = read_scanned_documents(library, options=options, progress=progress, cancel=cancel) if ocr else []
+    documents = scanned + reindex(library, doc_ids, options=options, progress=progress, cancel=cancel)
     model = options.embedding_model if options else None
     return LibraryReindex(documents, reembed(library, model, progress=progress, cancel=cancel))
 
@@ -111,7 +163,9 @@ __all__ = [
     "PASSAGE_FORMAT",
     "LibraryReindex",
     "ReindexResult",
+    "documents_needing_ocr",
     "documents_needing_reindex",
+    "read_scanned_documents",
     "reindex",
     "reindex_library",
 ]

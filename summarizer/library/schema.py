@@ -326,12 +326,34 @@ def _staged_embeddings(db: sqlite_utils.Database) -> None:
     )
 
 
+def _page_ocr(db: sqlite_utils.Database) -> None:
+    # What OCR found on each page it looked at: ``read`` (its text is in ``pages.text``, its words'
+    # character ranges and boxes in ``words``: [start, end, x0, y0, x1, y1, confidence] in PDF
+    # points from the top left), ``no_image`` (little or no text and nothing drawn to read: not a
+    # scan) or ``failed`` (``error`` says why). ``confidence`` is the page's mean word confidence.
+    db.execute(
+        """
+        CREATE TABLE page_ocr (
+            doc_id TEXT NOT NULL REFERENCES documents(doc_id) ON DELETE CASCADE,
+            page INTEGER NOT NULL,
+            status TEXT NOT NULL,
+            engine TEXT NOT NULL DEFAULT '',
+            confidence REAL,
+            words TEXT NOT NULL DEFAULT '[]',
+            error TEXT,
+            PRIMARY KEY (doc_id, page)
+        )
+        """
+    )
+
+
 MIGRATIONS: list[tuple[int, str, Migration]] = [
     (1, "documents, pages, passages with FTS5, embeddings, meta", _initial),
     (2, "model file hashes, segments, summaries, conversation turns", _summaries_and_conversations),
     (3, "passage headings (column and FTS field), documents' passage format", _clause_passages),
     (4, "contract review results and reviewer corrections", _review_results),
     (5, "the library's embedding model, staged vectors of a re-embed", _staged_embeddings),
+    (6, "OCR of scanned pages: text source, word boxes and confidence per page", _page_ocr),
 ]
 
 SCHEMA_VERSION = max(version for version, _, _ in MIGRATIONS)

@@ -17,7 +17,7 @@ from inference.errors import EngineError
 from inference.progress import Stage
 from tests.app.conftest import DocumentFake, wait_for_document
 from tests.conftest import CONTRACTS
-from tests.pdf_factory import make_pdf, page_stream, text_pages
+from tests.pdf_factory import make_pdf, page_stream, scanned_copy, text_pages
 
 QUESTION = "Who pays the endorsement fee?"
 
@@ -369,3 +369,26 @@ def test_the_conversation_export_keeps_the_cited_passages_and_the_passages_given
     assert f"p. {cited.page}: “{first_words}" in text
     assert "Passages given to the model:" in text
     assert text.count("\n- p. ") >= len(answer.sources)
+
+
+def test_a_citation_on_a_scanned_page_highlights_the_words_ocr_read(
+    qtbot: Any, make_window: Any, tmp_path: Path
+) -> None:
+    """Issue 27: the window's ingest reads a scan with the real OCR engine; a citation of one of
+    its passages highlights the words' boxes from the library, since QtPdf has no text there."""
+    scan = scanned_copy(CONTRACTS / "supply-16p.pdf", [2], tmp_path / "scan.pdf", dpi=150)
+    window = make_window()
+    window.add_paths([scan])
+    doc_id = wait_for_document(qtbot, window, timeout=180_000)
+    record = window.library.document(doc_id)
+    assert record.status == "indexed" and record.passages > 0
+    assert any("read by OCR" in w for w in record.warnings)
+    rows = window.library.db.execute("SELECT passage_id, text, spans FROM passages WHERE doc_id = ?", [doc_id])
+    passage_id, text, spans = next(iter(rows.fetchall()))
+    spans = tuple(tuple(span) for span in json.loads(spans))
+    window.show_citation(CitationView(1, doc_id, 1, passage_id, text, True, spans))
+    highlights = window.viewer.view.highlights
+    assert [h.page for h in highlights] == [0] and highlights[0].rects
+    for rect in highlights[0].rects:  # on the page (595 x 842 points), one box per line of text
+        assert 0 <= rect.left() < rect.right() <= 596 and 0 <= rect.top() < rect.bottom() <= 843
+        assert rect.height() < 30

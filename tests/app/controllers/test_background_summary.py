@@ -58,7 +58,7 @@ def test_a_question_during_the_background_summary_is_answered_first_and_the_summ
     fake_engine.first_piece_delay_s = 1.0  # each summary segment takes a second to read
     window = make_window(settings={"background_summaries": "on"})
     window.add_paths([CONTRACTS / "collaboration-154p.pdf"])
-    doc_id = wait_for_document(qtbot, window)
+    doc_id = wait_for_document(qtbot, window, timeout=240_000)  # 154 pages embedded on 2 busy cores
     qtbot.waitUntil(lambda: window.background.job is not None and ", 0/" in window.status.background.text(),
                     timeout=20_000)  # fmt: skip
     summary_job = window.background.job

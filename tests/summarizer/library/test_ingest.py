@@ -119,10 +119,20 @@ def test_scanned_pdf_is_recorded_as_needing_ocr(tmp_path: Path) -> None:
 def test_some_pages_without_text_are_listed(tmp_path: Path) -> None:
     path = make_pdf(tmp_path / "mixed.pdf", [*text_pages(2), None, None, *text_pages(1, tag="z")])
     with Library.open() as library:
-        result = ingest_path(library, path)
+        # Without OCR nothing looks at the pages: those without text are listed as needing it.
+        result = ingest_path(library, path, IngestOptions(ocr="never"))
         assert result.status == "indexed"
         assert result.warnings == ["pages with no text layer (need OCR): 3-4"]
         assert library.document(result.doc_id).ocr_pages == [3, 4]
+
+
+def test_blank_pages_without_an_image_are_not_scans(tmp_path: Path) -> None:
+    path = make_pdf(tmp_path / "mixed.pdf", [*text_pages(2), None, ["Date:"], *text_pages(1, tag="z")])
+    with Library.open() as library:
+        result = ingest_path(library, path)
+        assert result.status == "indexed"
+        assert result.warnings == []  # nothing on pages 3-4 to read: OCR was not even loaded
+        assert library.document(result.doc_id).ocr_pages == []
 
 
 def test_partly_broken_pdf_keeps_the_good_pages(tmp_path: Path) -> None:

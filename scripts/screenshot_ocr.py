@@ -1,0 +1,88 @@
+"""A scanned contract in the real window: added (OCR in the ingest process), asked, a citation clicked.
+
+    QT_QPA_PLATFORM=xcb xvfb-run -a -s "-screen 0 1600x1000x24" \
+        .venv/bin/python scripts/screenshot_ocr.py docs/screenshots
+
+The scan is pages 1-3 of the fixture supply agreement drawn at 150 dpi with scanner noise
+(scripts/bench_ocr.py's ``scan_pdf``): an image-only PDF. The model is the scripted fake engine
+(its answer cites the first passage's page); everything else is the real window and pipeline.
+Saves ``scanned-citation.png``.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+
+def main() -> None:
+    out_dir = Path(sys.argv[1] if len(sys.argv) > 1 else "docs/screenshots")
+    out_dir.mkdir(parents=True, exist_ok=True)
+    home = tempfile.mkdtemp(prefix="pagewise-ocr-shot-")
+    os.environ["PAGEWISE_HOME"] = home
+    from scripts.bench_ocr import scan_pdf
+
+    scan = scan_pdf(
+        ROOT / "tests/fixtures/contracts/supply-16p.pdf", [1, 2, 3], 150, True, Path(home) / "scanned-supply.pdf"
+    )
+
+    from PySide6.QtCore import QUrl
+
+    from app import planning
+    from app.gui_main import make_application
+    from app.main_window import MainWindow
+    from app.messages import MessageCenter
+    from app.model_session import ModelSession
+    from app.qt_wait import wait_until
+    from app.settings import Settings
+    from scripts.random_gguf import shape_info
+    from tests.app.conftest import DocumentFake
+
+    app = make_application(["pagewise"])
+    model_file = Path(home) / "Qwen2.5-7B-Instruct-Q4_K_M.gguf"
+    model_file.write_bytes(b"GGUF")
+    planning._gguf_info = lambda path, mtime: shape_info("qwen2.5-7b", "Q4_K_M", path)  # type: ignore[assignment]
+    values = {
+        "model_path": str(model_file),
+        "vram_budget": "12GiB",
+        "context_size": 2048,  # the scan does not fit whole: answered from its passages
+        "background_summaries": "off",
+    }
+    engine = DocumentFake.make(piece_delay_s=0.002, model_name="scripted")
+    session = ModelSession(values, engine_factory=lambda _p: engine)
+    w = MainWindow(
+        settings=Settings(values, path=Path(home) / "settings.json"), session=session, messages=MessageCenter()
+    )
+    w.resize(1360, 860)
+    w.show()
+    w.add_paths([scan])
+    wait_until(lambda: w.doc_id is not None and not w.runner.ingests, 300)
+    record = w.library.document(str(w.doc_id))
+    print("ingested:", record.status, record.passages, "passages;", record.warnings, flush=True)
+
+    def reply(prompt: str) -> str:
+        found = re.search(r"Passage 1 \(pp?\. (\d+)", prompt)
+        page = int(found.group(1)) if found else 1
+        return f"The Supplier must deliver the Products by the delivery date in each purchase order [p. {page}]."
+
+    engine.queue(reply)
+    job = w.ask("When must the supplier deliver the products?")
+    wait_until(lambda: job.done, 120)
+    turn = w.conversation.turns[-1]
+    w.conversation.browser.anchorClicked.emit(QUrl(f"cite:0/{turn.citations[0].number}"))
+    wait_until(lambda: False, 1.0)
+    print("highlights:", [(h.page + 1, len(h.rects)) for h in w.viewer.view.highlights], flush=True)
+    w.grab().save(str(out_dir / "scanned-citation.png"))
+    print("saved", out_dir / "scanned-citation.png")
+    w.close()
+    app.quit()
+
+
+if __name__ == "__main__":
+    main()
