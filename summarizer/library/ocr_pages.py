@@ -25,6 +25,7 @@ from pathlib import Path
 
 from inference.cancel import NEVER_CANCELLED, CancelToken
 from inference.progress import Progress, ProgressCallback, Stage, no_progress
+from summarizer.errors import DocumentError
 from summarizer.library.ocr_engine import OcrEngine, OcrPage, load_ocr_engine
 from summarizer.library.pdf_extract import has_text
 from summarizer.library.store import Library, transaction
@@ -111,10 +112,18 @@ def recognize_pages(
     ]
     if mode == "never" or not pages:
         return outcome(library, doc_id)
-    with RenderedPages(path, password) as rendered:
+    opened: list[RenderedPages] = []
+
+    def rendered() -> RenderedPages:
+        """PDFium opens the file only when a page needs looking at: most documents have none."""
+        if not opened:
+            opened.append(RenderedPages(path, password))
+        return opened[0]
+
+    try:
         todo: list[int] = []
         for number, text in pages:
-            kind = page_kind(text, lambda n=number: rendered.has_image(n), mode)  # type: ignore[misc]
+            kind = page_kind(text, lambda n=number: rendered().has_image(n), mode)  # type: ignore[misc]
             if kind == "no_image":
                 _store(library, doc_id, number, "no_image", None, None)
             elif kind == "ocr":
@@ -128,7 +137,7 @@ def recognize_pages(
             if engine is None:
                 engine = load_ocr_engine(threads)
             try:
-                image, points_per_pixel = rendered.render(number)
+                image, points_per_pixel = rendered().render(number)
                 page = engine.recognize(image, points_per_pixel)
                 del image
             except MemoryError:
@@ -140,6 +149,11 @@ def recognize_pages(
             _store(library, doc_id, number, "read", page, None, engine.name)
         if todo:
             progress(Progress(Stage.RECOGNIZE_PAGES, len(todo), len(todo), path.name, None))
+    except DocumentError:
+        pass  # PDFium cannot open a file pypdf read: its scans stay unread, listed as needing OCR
+    finally:
+        if opened:
+            opened[0].close()
     return outcome(library, doc_id)
 
 

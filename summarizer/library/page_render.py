@@ -51,9 +51,14 @@ class RenderedPages:
         import pypdfium2.raw as raw
 
         with _pdfium_lock:
-            page = self._pdf[number - 1]
+            try:
+                page = self._pdf[number - 1]
+            except Exception:  # a page PDFium cannot load: let OCR try it and say what failed
+                return True
             try:
                 return any(obj.type == raw.FPDF_PAGEOBJ_IMAGE for obj in page.get_objects(max_depth=4))
+            except Exception:
+                return True
             finally:
                 page.close()
 

@@ -278,3 +278,18 @@ def test_a_300_page_scan_is_read_page_by_page_in_bounded_memory(tmp_path: Path, 
     assert "300 pages read by OCR: 1-300" in result.warnings
     assert max(e.done for e in events if e.stage == Stage.RECOGNIZE_PAGES) == 300
     assert grown_mib < 300, grown_mib  # one page image at a time, not 300
+
+
+def test_a_text_pdf_never_opens_pdfium_and_pdfium_failing_loses_nothing(tmp_path: Path, monkeypatch: Any) -> None:
+    import summarizer.library.page_render as page_render
+
+    def refuse(self: Any, path: Path, password: str | None = None) -> None:
+        raise page_render.DocumentError(f"{path} cannot be drawn for OCR (test).")
+
+    monkeypatch.setattr(page_render.RenderedPages, "__init__", refuse)
+    with Library.open() as library:
+        text = ingest_path(library, make_pdf(tmp_path / "text.pdf", text_pages(3)), IngestOptions(embed=False))
+        assert text.status == "indexed" and text.warnings == []
+        mixed = make_pdf(tmp_path / "mixed.pdf", [*text_pages(1), None])
+        result = ingest_path(library, mixed, IngestOptions(embed=False))
+        assert result.status == "indexed" and result.warnings == ["pages with no text layer (need OCR): 2"]
