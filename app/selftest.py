@@ -6,7 +6,8 @@ frozen build it is inside the bundle), opens it in the viewer, runs a hybrid sea
 vectors) in the LLM thread as a question would, starts the inference worker process,
 generates a few tokens from the tiny random-weight GGUF in ``assets/`` and prints which
 backend loaded (CPU or CUDA), with the reason when a CUDA build runs on the CPU (no NVIDIA driver:
-an expected fallback, not a failure). These are the steps that break in frozen apps: spawned
+an expected fallback, not a failure), and reads the sample's first page by OCR as a scanned
+page is read. These are the steps that break in frozen apps: spawned
 processes, libraries loaded by name (llama.cpp, FAISS, torch), data files found by path.
 Exits 0 when every step worked, 1 otherwise (and says which step failed). It runs in a
 temporary data folder with the Hugging Face hub offline, so the user's library is never
@@ -146,6 +147,9 @@ def _run(home: Path) -> int:
         ok, detail = _hybrid_search(app, window, str(window.doc_id))
         if not _step("hybrid search (BM25 + vectors) in the LLM thread", ok, detail):
             return 1
+        ok, detail = _ocr_check(assets_dir() / "sample-contract.pdf")
+        if not _step("OCR reads a drawn page (RapidOCR's bundled models, ONNX Runtime, PDFium)", ok, detail):
+            return 1
         result: dict[str, Any] = {}
 
         def generate(job: Any) -> tuple[Any, str]:
@@ -170,6 +174,30 @@ def _run(home: Path) -> int:
         window.close()
     print("selftest passed" if code == 0 else "selftest FAILED", flush=True)
     return code
+
+
+def _ocr_check(sample: Path) -> tuple[bool, str]:
+    """The sample's first page drawn by PDFium at 150 dpi and read by OCR: passes when most of
+    the words of its text layer are read (what a scanned page goes through)."""
+    import time
+
+    try:
+        from summarizer.library.normalize import normalize
+        from summarizer.library.ocr_engine import load_ocr_engine
+        from summarizer.library.page_render import RenderedPages
+
+        started = time.monotonic()
+        with RenderedPages(sample) as rendered:
+            image, points_per_pixel = rendered.render(1, dpi=150)
+            layer = rendered.text(1)
+        page = load_ocr_engine(min(2, os.cpu_count() or 1)).recognize(image, points_per_pixel)
+    except Exception as error:  # a missing model file, a library that does not load
+        return False, f"{type(error).__name__}: {error}"
+    want = set(normalize(layer).text.lower().split())
+    got = set(normalize(page.text).text.lower().split())
+    share = len(want & got) / max(1, len(want))
+    detail = f"{len(page.words)} words, {share:.0%} of the text layer's, in {time.monotonic() - started:.1f} s"
+    return share >= 0.8, detail
 
 
 def _hybrid_search(app: Any, window: Any, doc_id: str) -> tuple[bool, str]:
