@@ -148,6 +148,33 @@ def save_pieces(state: dict[str, Any], out: Path, name: str) -> list[str]:
     return names
 
 
+def optimizer_step(loss: Any, model: Any, opt: Any, sched: Any) -> None:
+    """Backward, clip to norm 1, step the optimizer and the schedule."""
+    import torch
+
+    loss.backward()
+    torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+    opt.step()
+    sched.step()
+    opt.zero_grad()
+
+
+def end_epoch(
+    history: list[dict[str, Any]],
+    best: tuple[float, dict[str, Any] | None],
+    model: Any,
+    figures: dict[str, float],
+    key: float,
+    record: dict[str, Any],
+) -> tuple[float, dict[str, Any] | None]:
+    """Log the epoch's ``record`` with its validation ``figures``; the weights if ``key`` is the best yet."""
+    history.append({**record, "validation": figures})
+    print(json.dumps(history[-1]), flush=True)
+    if key > best[0]:
+        return key, {k: v.detach().clone() for k, v in model.state_dict().items()}
+    return best
+
+
 def train_cross_encoder(args: argparse.Namespace, data: dict[str, Any], lr: float, report: dict[str, Any]) -> Any:
     import torch
     from transformers import AutoTokenizer, BertForSequenceClassification, get_linear_schedule_with_warmup
@@ -205,28 +232,14 @@ def train_cross_encoder(args: argparse.Namespace, data: dict[str, Any], lr: floa
             with torch.autocast(device, dtype=torch.bfloat16, enabled=device == "cuda"):
                 logits = model(**enc).logits[:, 0].float()
             loss = loss_fn(logits, labels)
-            loss.backward()
-            torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
-            opt.step()
-            sched.step()
-            opt.zero_grad()
+            optimizer_step(loss, model, opt, sched)
             total += float(loss) * len(batch)
             if args.max_steps and i // args.batch >= args.max_steps:
                 break
         figures = recall_figures(valid, score)
-        history.append(
-            {
-                "epoch": epoch + 1,
-                "pairs": len(pairs),
-                "loss": round(total / len(pairs), 4),
-                "seconds": round(time.time() - started, 1),
-                "validation": figures,
-            }
-        )
-        print(json.dumps(history[-1]), flush=True)
         key = max(figures.get("rerank20@3", 0.0), figures.get("rerank30@3", 0.0))
-        if key > best[0]:
-            best = (key, {k: v.detach().clone() for k, v in model.state_dict().items()})
+        record = {"epoch": epoch + 1, "pairs": len(pairs), "loss": round(total / len(pairs), 4)}
+        best = end_epoch(history, best, model, figures, key, record | {"seconds": round(time.time() - started, 1)})
     report.setdefault("cross_encoder", []).append({"lr": lr, "history": history, "best_recall@3": best[0]})
     return best
 
@@ -275,28 +288,14 @@ def train_bi_encoder(args: argparse.Namespace, data: dict[str, Any], report: dic
             docs = embed([b[1] for b in batch] + [b[2] for b in batch], 256)
             logits = 20.0 * q @ docs.T
             loss = torch.nn.functional.cross_entropy(logits, torch.arange(len(batch), device=device))
-            loss.backward()
-            torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
-            opt.step()
-            sched.step()
-            opt.zero_grad()
+            optimizer_step(loss, model, opt, sched)
             total += float(loss) * len(batch)
             if args.max_steps and i // args.bi_batch >= args.max_steps:
                 break
         figures = recall_figures(valid, score)
-        history.append(
-            {
-                "epoch": epoch + 1,
-                "triples": len(triples),
-                "loss": round(total / len(triples), 4),
-                "seconds": round(time.time() - started, 1),
-                "validation": figures,
-            }
-        )
-        print(json.dumps(history[-1]), flush=True)
-        key = figures.get("rerank30@3", 0.0)
-        if key > best[0]:
-            best = (key, {k: v.detach().clone() for k, v in model.state_dict().items()})
+        record = {"epoch": epoch + 1, "triples": len(triples), "loss": round(total / len(triples), 4)}
+        seconds = {"seconds": round(time.time() - started, 1)}
+        best = end_epoch(history, best, model, figures, figures.get("rerank30@3", 0.0), record | seconds)
     report["bi_encoder"] = {"lr": args.bi_lr, "history": history, "best_recall@3": best[0]}
     return best
 
