@@ -36,9 +36,9 @@ def record_state(record: DocumentRecord) -> str:
         return "interrupted · add it again to finish"
     state = f"{STATUS_TEXT.get(record.status, record.status)} · {plural(record.pages, 'page')}"
     # "3 pages read by OCR: 1-3" (summarizer/library/ocr_pages.py): the count shows in the row.
-    read = next((w.split(":")[0] for w in record.warnings if " read by OCR" in w), None)
+    read = next((w.split()[0] for w in record.warnings if " read by OCR" in w), None)
     if read is not None:
-        state += f" · {read.replace(' pages read', ' read').replace(' page read', ' read')}"
+        state += f" · {read} read by OCR"
         if any("hard to read" in w for w in record.warnings):
             state += " · some hard to read"
     return state

@@ -43,24 +43,22 @@ def scan_pdf(source: Path, pages: list[int], dpi: int, noisy: bool, out: Path, s
     import numpy as np
     from PIL import Image
 
-    from summarizer.library.page_render import RenderedPages
+    from tests.pdf_factory import scanned_copy
 
     rng = np.random.default_rng(seed)
-    images = []
-    with RenderedPages(source) as rendered:
-        for number in pages:
-            array, _ = rendered.render(number, dpi=dpi)
-            image = Image.fromarray(array).convert("L")
-            if noisy:
-                image = image.rotate(0.7, resample=Image.Resampling.BICUBIC, fillcolor=255, expand=False)
-                pixels = np.asarray(image, dtype=np.float32) + rng.normal(0, 12, (image.height, image.width))
-                specks = rng.random(pixels.shape)
-                pixels[specks < 0.0015] = 0
-                pixels[specks > 0.9985] = 255
-                image = Image.fromarray(np.clip(pixels, 0, 255).astype(np.uint8))
-            images.append(image)
-    images[0].save(out, save_all=True, append_images=images[1:], resolution=float(dpi))
-    return out
+
+    def scanner(image: Image.Image) -> Image.Image:
+        image = image.convert("L")
+        if not noisy:
+            return image
+        image = image.rotate(0.7, resample=Image.Resampling.BICUBIC, fillcolor=255, expand=False)
+        pixels = np.asarray(image, dtype=np.float32) + rng.normal(0, 12, (image.height, image.width))
+        specks = rng.random(pixels.shape)
+        pixels[specks < 0.0015] = 0
+        pixels[specks > 0.9985] = 255
+        return Image.fromarray(np.clip(pixels, 0, 255).astype(np.uint8))
+
+    return scanned_copy(source, pages, out, dpi, scanner)
 
 
 def measure(contract: str, pages: list[int], threads: int) -> list[dict[str, Any]]:

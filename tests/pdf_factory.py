@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 
 def _escape(text: str) -> str:
@@ -110,8 +112,11 @@ def make_pdf_with_broken_page(path: Path, good_pages: int = 3, broken_page: int 
     return path
 
 
-def scanned_copy(source: Path, pages: list[int], out: Path, dpi: int = 100) -> Path:
-    """An image-only PDF of ``pages`` of ``source``, drawn at ``dpi``: a scan."""
+def scanned_copy(
+    source: Path, pages: list[int], out: Path, dpi: int = 100, scanner: Callable[[Any], Any] | None = None
+) -> Path:
+    """An image-only PDF of ``pages`` of ``source``, drawn at ``dpi``: a scan. ``scanner`` turns
+    each drawn page (a PIL image) into what a scanner would give (scripts/bench_ocr.py adds noise)."""
     from PIL import Image
 
     from summarizer.library.page_render import RenderedPages
@@ -120,6 +125,7 @@ def scanned_copy(source: Path, pages: list[int], out: Path, dpi: int = 100) -> P
     with RenderedPages(source) as rendered:
         for number in pages:
             array, _ = rendered.render(number, dpi=dpi)
-            images.append(Image.fromarray(array))
+            image = Image.fromarray(array)
+            images.append(scanner(image) if scanner is not None else image)
     images[0].save(out, save_all=True, append_images=images[1:], resolution=float(dpi))
     return out

@@ -29,7 +29,7 @@ from summarizer.library.passages import (
     PASSAGE_FORMAT,
     split_passages,
 )
-from summarizer.library.pdf_extract import PdfPages, has_text
+from summarizer.library.pdf_extract import PdfPages
 from summarizer.library.store import DocumentRecord, Library, now_iso, transaction
 
 if TYPE_CHECKING:
@@ -304,10 +304,10 @@ class Ingestor:
         self.progress(Progress(Stage.CUT_PASSAGES, 0, None))
         tokenizer = chunk_tokenizer(self.library.embedding_model or self.options.embedding_model)
         pages = list(self._pages(doc_id))  # page texts of one document; passages stream below
-        from summarizer.library.ocr_pages import ocr_warnings, outcome, text_is_garbage
+        from summarizer.library.ocr_pages import ocr_warnings, outcome, usable_text
 
         read = outcome(self.library, doc_id)
-        no_text = [n for n, text in pages if (not has_text(text) or text_is_garbage(text)) and n not in read.read]
+        no_text = [n for n, text in pages if not usable_text(text) and n not in read.read]
         if len(no_text) < len(pages):
             # A page with little or no text that draws no image ("Date:", a blank separator)
             # is not a scan; a document with no text anywhere still needs OCR, however drawn.
@@ -334,7 +334,7 @@ class Ingestor:
                     p.heading,
                 )
                 for p in split_passages(
-                    ((n, t) for n, t in pages if has_text(t) and not text_is_garbage(t)),
+                    ((n, t) for n, t in pages if usable_text(t)),
                     tokenizer,
                     max_tokens=self.options.max_tokens,
                     max_chars=self.options.max_chars,

@@ -45,16 +45,20 @@ def text_is_garbage(text: str) -> bool:
     return (odd + cids) > 0.3 * len(visible)
 
 
+def usable_text(text: str) -> bool:
+    """Text the passage cutter can use: enough letters or digits, and not garbage."""
+    return has_text(text) and not text_is_garbage(text)
+
+
 def page_kind(text: str, has_image: Callable[[], bool], mode: str) -> str:
     """``ocr`` (read it), ``text`` (keep its text) or ``no_image`` (little text, nothing to read)."""
     if mode == "never":
         return "text"
-    garbage = text_is_garbage(text)
     if mode == "always":
-        return "ocr" if garbage or not has_text(text) or has_image() else "text"
-    if has_text(text) and not garbage:
+        return "ocr" if not usable_text(text) or has_image() else "text"
+    if usable_text(text):
         return "text"
-    if garbage:
+    if text_is_garbage(text):
         return "ocr"
     return "ocr" if has_image() else "no_image"
 
