@@ -14,18 +14,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from types import TracebackType
 
-ASSETS = Path(__file__).resolve().parent.parent / "assets"
+from summarizer.library.paths import assets_dir
+
 log = logging.getLogger("pagewise.app")
-
-
-def assets_dir() -> Path:
-    """``assets/`` inside a frozen bundle, next to the packages in a checkout, or in
-    ``<prefix>/share/pagewise/assets`` where a wheel installed it (pyproject.toml's data-files)."""
-    frozen = getattr(sys, "_MEIPASS", None)
-    if frozen:
-        return Path(frozen) / "assets"
-    installed = Path(sys.prefix) / "share" / "pagewise" / "assets"
-    return ASSETS if ASSETS.is_dir() or not installed.is_dir() else installed
 
 
 def check_dependencies() -> str | None:

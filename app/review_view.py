@@ -55,7 +55,9 @@ def cell_text(item: ItemResult | None) -> str:
     if item is None:
         return ""
     pages = page_label(item)
-    if item.status == "evidence" and not item.corrected:
+    if item.status == "absent" and not item.corrected:
+        text = status_word(item)  # "probably absent"; the best candidate is still a click away
+    elif item.status == "evidence" and not item.corrected:
         text = pages or "no passage"
     elif item.status in ("answered", "evidence") or item.corrected:
         value = item.shown_value or "—"
@@ -102,6 +104,10 @@ def column_title(title: str, review: DocumentReview | None) -> str:
 
 def panel_text(result: ItemResult) -> str:
     """The correction panel's line for the selected cell: the item and what the cell holds."""
+    if result.status == "absent":
+        pages = page_label(result)
+        best = f"the best candidate is on {pages}" if pages else "no candidate passage"
+        return f"{result.category} — probably absent (the clause ranker finds no such clause): {best}"
     if result.status == "evidence":
         pages = page_label(result)
         return f"{result.category} — evidence only: {'the passage on ' + pages if pages else 'no passage found'}"
@@ -400,7 +406,9 @@ class ReviewPanel(PdfDropTarget, QWidget):
         """Say why "Deviations only" leaves the grid empty."""
         rows = range(self.grid.rowCount())
         if self.deviations_only.isChecked() and rows and all(self.grid.isRowHidden(r) for r in rows):
-            answered = any(i.status not in ("evidence", "pending") for r in self.columns if r for i in r.items)
+            answered = any(
+                i.status not in ("evidence", "absent", "pending") for r in self.columns if r for i in r.items
+            )
             self.empty_note.setText(
                 "No deviations in these contracts."
                 if answered

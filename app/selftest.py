@@ -30,7 +30,7 @@ SEARCH_QUERY = "termination of this agreement"
 
 def find_model() -> tuple[Path | None, str]:
     """The tiny random GGUF shipped in assets/, else SmolLM2 from its wheel (said so)."""
-    from app.gui_main import assets_dir
+    from summarizer.library.paths import assets_dir
 
     tiny = assets_dir() / "tiny-random.gguf"
     if tiny.is_file():
@@ -70,7 +70,7 @@ def _step(name: str, ok: bool, detail: str = "") -> bool:
 
 
 def _run(home: Path) -> int:
-    from app.gui_main import assets_dir, check_dependencies, make_application
+    from app.gui_main import check_dependencies, make_application
     from inference.engines.llama_build import (
         build_problems,
         cpu_floor_problem,
@@ -79,6 +79,7 @@ def _run(home: Path) -> int:
         system_info_features,
     )
     from inference.planning.gpu_budget import gpu_unavailable_notice
+    from summarizer.library.paths import assets_dir
 
     record = read_record()
     print(f"llama.cpp build: {describe_record(record.to_json() if record else None)}", flush=True)
@@ -145,7 +146,7 @@ def _run(home: Path) -> int:
         if not _step("sample PDF open in the viewer", pages > 0, f"{pages} pages"):
             return 1
         ok, detail = _hybrid_search(app, window, str(window.doc_id))
-        if not _step("hybrid search (BM25 + vectors) in the LLM thread", ok, detail):
+        if not _step("hybrid search (BM25 + vectors + the clause ranker) in the LLM thread", ok, detail):
             return 1
         ok, detail = _ocr_check(assets_dir() / "sample-contract.pdf")
         if not _step("OCR reads a drawn page (RapidOCR's bundled models, ONNX Runtime, PDFium)", ok, detail):
@@ -226,9 +227,11 @@ def _hybrid_search(app: Any, window: Any, doc_id: str) -> tuple[bool, str]:
         return False, f"no passage found for {SEARCH_QUERY!r} ({vectors} passage vectors stored)"
     by_vector = sum(r.vector_rank is not None for r in results)
     by_bm25 = sum(r.bm25_rank is not None for r in results)
+    by_ranker = sum(r.ranker_score is not None for r in results)
     top = results[0]
     detail = (
         f"{vectors} passage vectors; {SEARCH_QUERY!r} → {len(results)} passages, top p. {top.page_start} "
-        f"(BM25 rank {top.bm25_rank}, vector rank {top.vector_rank}); {by_bm25} ranked by BM25, {by_vector} by vectors"
+        f"(BM25 rank {top.bm25_rank}, vector rank {top.vector_rank}, ranker score {top.ranker_score}); "
+        f"{by_bm25} ranked by BM25, {by_vector} by vectors, {by_ranker} scored by the clause ranker"
     )
-    return vectors > 0 and by_vector > 0 and by_bm25 > 0, detail
+    return vectors > 0 and by_vector > 0 and by_bm25 > 0 and by_ranker == len(results), detail

@@ -6,7 +6,10 @@ Runs ``pagewise review --evidence-only`` (``summarizer.review.evidence.review_ev
 CUAD checklist over the six labelled contracts and counts, for every category a contract has, the
 share of its labelled quotes found in the item's top-3 (and top-10) evidence passages, by the
 retrieval issue's matching rule (eval/quote_match.py). Reported overall, for the four tuning
-contracts, for the two held apart, and by category.
+contracts, for the two held apart, and by category. "Probably absent" (status ``absent``, the
+clause ranker's threshold): its precision (the share of cells called absent whose category the
+labels mark absent) and recall (the share of the labels' absent cells called absent), and the
+seconds each contract's evidence-only review took.
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ import json
 import os
 import sys
 import tempfile
+import time
 from collections import defaultdict
 from pathlib import Path
 from typing import Any
@@ -43,11 +47,25 @@ def main() -> int:
     doc_ids = ingest_all(args.contracts or _contracts_dir(), list(labels))
     checklist = load_checklist("cuad")
     rows: list[dict[str, Any]] = []
+    cells: list[dict[str, Any]] = []
+    seconds: dict[str, float] = {}
     with Library.open() as library:
         for stem, data in labels.items():
+            started = time.perf_counter()
             (review,) = review_evidence(library, [doc_ids[stem]], checklist)
+            seconds[stem] = round(time.perf_counter() - started, 2)
             by_category = {item.category: item for item in review.items}
             for category, entry in data["labels"].items():
+                item = by_category[category]
+                cells.append(
+                    {
+                        "contract": stem,
+                        "category": category,
+                        "labelled_absent": entry["status"] == "absent",
+                        "called_absent": item.status == "absent",
+                        "clause_score": item.clause_score,
+                    }
+                )
                 if entry["status"] == "absent":
                     continue
                 texts = [e.text for e in by_category[category].evidence]
@@ -77,11 +95,30 @@ def main() -> int:
         name: {"labelled": len(s), "top3": mean(s, "top3"), "top10": mean(s, "top10")} for name, s in groups.items()
     }
     summary["by_category"] = {c: {"labelled": len(s), "top3": mean(s, "top3")} for c, s in by_category.items()}
+    for name, subset in (
+        ("all", cells),
+        ("tuning_contracts", [c for c in cells if c["contract"] not in HELD_APART]),
+        ("held_apart", [c for c in cells if c["contract"] in HELD_APART]),
+    ):
+        called = [c for c in subset if c["called_absent"]]
+        truly = [c for c in subset if c["labelled_absent"]]
+        right = sum(c["labelled_absent"] for c in called)
+        summary[name]["absent"] = {
+            "cells": len(subset),
+            "labelled_absent": len(truly),
+            "called_absent": len(called),
+            "precision": right / len(called) if called else None,
+            "recall": right / len(truly) if truly else None,
+        }
+    summary["seconds_per_contract"] = seconds
     if args.out:
-        args.out.write_text(json.dumps({"summary": summary, "rows": rows}, indent=1))
+        args.out.parent.mkdir(parents=True, exist_ok=True)
+        args.out.write_text(json.dumps({"summary": summary, "rows": rows, "cells": cells}, indent=1))
     for name in groups:
         s = summary[name]
         print(f"{name:17} labelled {s['labelled']:3}  evidence top-3 {s['top3']:.3f}  top-10 {s['top10']:.3f}")
+        print(f"{'':17} probably absent: {json.dumps(s['absent'])}")
+    print(f"seconds per contract: {json.dumps(seconds)}")
     for category, s in summary["by_category"].items():
         print(f"  {category:36} n={s['labelled']}  top-3 {s['top3']:.2f}")
     return 0

@@ -1,6 +1,6 @@
 """Train Pagewise's clause rankers from scripts/ranker_data.py's data (run on the GPU machine).
 
-    python scripts/ranker_train.py --data .device/ranker/data.json.gz --base .device/minilm --out $OUT
+    python scripts/ranker_train.py --data .device/ranker/data.json.xz --base .device/minilm --out $OUT
 
 Two models from all-MiniLM-L6-v2's weights (``--base``: its sentence-transformers folder):
 
@@ -32,8 +32,8 @@ into pieces under 16 MiB (the device tool's limit), joined by scripts/ranker_exp
 from __future__ import annotations
 
 import argparse
-import gzip
 import json
+import lzma
 import math
 import random
 import time
@@ -44,7 +44,7 @@ PIECE = 15 * 1024 * 1024
 
 
 def load(path: Path) -> dict[str, Any]:
-    with gzip.open(path) as f:
+    with lzma.open(path) as f:
         data: dict[str, Any] = json.load(f)
     return data
 
@@ -76,7 +76,36 @@ def ce_pairs(contracts: list[dict[str, Any]], rng: random.Random, hard: int) -> 
     return pairs
 
 
-def bi_triples(contracts: list[dict[str, Any]], rng: random.Random) -> list[tuple[str, str, str]]:
+def ce_groups(contracts: list[dict[str, Any]], rng: random.Random, size: int) -> list[tuple[str, list[str], int]]:
+    """Listwise groups (query, passages, index of the positive or -1): per contract and category
+    one query; per positive (up to 2) a group of it and ``size - 1`` negatives (BM25's hard ones
+    first, then random passages of the contract); a category the contract lacks gives one group
+    of 4 negatives only (-1: they count in the pointwise loss, not the listwise one)."""
+    groups: list[tuple[str, list[str], int]] = []
+    for c in contracts:
+        passages = c["passages"]
+        by_category: dict[str, list[dict[str, Any]]] = {}
+        for e in c["examples"]:
+            by_category.setdefault(e["category"], []).append(e)
+        for examples in by_category.values():
+            e = rng.choice(examples)
+            positives = set(e["positive"])
+            hard = [i for i in e["hard"] if i not in positives]
+            others = [i for i in range(len(passages)) if i not in positives and i not in hard]
+            heads = rng.sample(e["positive"], min(2, len(e["positive"]))) or [-1]
+            for head in heads:
+                n = size if head >= 0 else 4  # "not here": BM25's 3 best and a random one suffice
+                negatives = hard[: n - 1 - (1 if others else 0)]
+                negatives += rng.sample(others, min(len(others), n - 1 - len(negatives)))
+                members = ([head] if head >= 0 else []) + negatives
+                groups.append((e["query"], [passage_text(passages[i]) for i in members], 0 if head >= 0 else -1))
+    rng.shuffle(groups)
+    return groups
+
+
+def bi_triples(
+    contracts: list[dict[str, Any]], rng: random.Random, per_category: int = 1
+) -> list[tuple[str, str, str]]:
     triples = []
     for c in contracts:
         passages = c["passages"]
@@ -85,10 +114,10 @@ def bi_triples(contracts: list[dict[str, Any]], rng: random.Random) -> list[tupl
             if e["positive"] and e["hard"]:
                 by_category.setdefault(e["category"], []).append(e)
         for examples in by_category.values():
-            e = rng.choice(examples)
-            pos = passages[rng.choice(e["positive"])]
-            neg = passages[e["hard"][rng.randrange(min(4, len(e["hard"])))]]
-            triples.append((e["query"], passage_text(pos), passage_text(neg)))
+            for e in rng.sample(examples, min(per_category, len(examples))):
+                pos = passages[rng.choice(e["positive"])]
+                neg = passages[e["hard"][rng.randrange(min(4, len(e["hard"])))]]
+                triples.append((e["query"], passage_text(pos), passage_text(neg)))
     rng.shuffle(triples)
     return triples
 
@@ -187,60 +216,76 @@ def train_cross_encoder(args: argparse.Namespace, data: dict[str, Any], lr: floa
     model.to(device)
     train = [c for c in data["contracts"] if c["split"] == "train"]
     valid = [c for c in data["contracts"] if c["split"] == "validation"]
-    per_epoch = len(ce_pairs(train, random.Random(0), args.hard))
-    steps = math.ceil(per_epoch / args.batch) * args.epochs
+
+    def items(r: random.Random) -> list[Any]:
+        if args.ce_loss == "listwise":
+            return ce_groups(train, r, args.group)
+        return ce_pairs(train, r, args.hard)
+
+    per_step = args.batch // args.group if args.ce_loss == "listwise" else args.batch
+    steps = math.ceil(len(items(random.Random(0))) / per_step) * args.epochs
     opt = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=0.01)
     sched = get_linear_schedule_with_warmup(opt, int(0.1 * steps), steps)
-    loss_fn = torch.nn.BCEWithLogitsLoss()
+    bce = torch.nn.BCEWithLogitsLoss()
 
     @torch.no_grad()
     def score(query: str, texts: list[str]) -> list[float]:
         model.eval()
         out: list[float] = []
         for i in range(0, len(texts), 64):
-            enc = tok(
-                [query] * len(texts[i : i + 64]),
-                texts[i : i + 64],
-                truncation="only_second",
-                max_length=args.max_len,
-                padding=True,
-                return_tensors="pt",
-            ).to(device)
-            with torch.autocast(device, dtype=torch.bfloat16, enabled=device == "cuda"):
-                out.extend(model(**enc).logits[:, 0].float().tolist())
+            out.extend(logits_of([query] * len(texts[i : i + 64]), texts[i : i + 64]).tolist())
         model.train()
         return out
+
+    def logits_of(queries: list[str], texts: list[str]) -> Any:
+        enc = tok(
+            queries, texts, truncation="only_second", max_length=args.max_len, padding=True, return_tensors="pt"
+        ).to(device)
+        with torch.autocast(device, dtype=torch.bfloat16, enabled=device == "cuda"):
+            return model(**enc).logits[:, 0].float()
+
+    def batch_loss(batch: list[Any]) -> Any:
+        if args.ce_loss != "listwise":
+            labels = torch.tensor([b[2] for b in batch], device=device)
+            return bce(logits_of([b[0] for b in batch], [b[1] for b in batch]), labels)
+        # Listwise softmax over each group (the positive against its negatives) plus the
+        # pointwise loss on every pair, so that scores stay comparable across queries ("absent").
+        queries = [g[0] for g in batch for _ in g[1]]
+        logits = logits_of(queries, [t for g in batch for t in g[1]])
+        labels = torch.tensor([float(j == g[2]) for g in batch for j in range(len(g[1]))], device=device)
+        loss = bce(logits, labels)
+        start, listwise = 0, []
+        for g in batch:
+            if g[2] >= 0:
+                listwise.append(
+                    torch.nn.functional.cross_entropy(
+                        logits[start : start + len(g[1])][None], torch.tensor([g[2]], device=device)
+                    )
+                )
+            start += len(g[1])
+        return loss + torch.stack(listwise).mean() if listwise else loss
 
     history = []
     best: tuple[float, dict[str, Any] | None] = (-1.0, None)
     for epoch in range(args.epochs):
-        pairs = ce_pairs(train, rng, args.hard)
+        epoch_items = items(rng)
         started = time.time()
         model.train()
         total = 0.0
-        for i in range(0, len(pairs), args.batch):
-            batch = pairs[i : i + args.batch]
-            enc = tok(
-                [b[0] for b in batch],
-                [b[1] for b in batch],
-                truncation="only_second",
-                max_length=args.max_len,
-                padding=True,
-                return_tensors="pt",
-            ).to(device)
-            labels = torch.tensor([b[2] for b in batch], device=device)
-            with torch.autocast(device, dtype=torch.bfloat16, enabled=device == "cuda"):
-                logits = model(**enc).logits[:, 0].float()
-            loss = loss_fn(logits, labels)
+        for step, i in enumerate(range(0, len(epoch_items), per_step)):
+            batch = epoch_items[i : i + per_step]
+            loss = batch_loss(batch)
             optimizer_step(loss, model, opt, sched)
             total += float(loss) * len(batch)
-            if args.max_steps and i // args.batch >= args.max_steps:
+            if args.max_steps and step + 1 >= args.max_steps:
                 break
-        figures = recall_figures(valid, score)
-        key = max(figures.get("rerank20@3", 0.0), figures.get("rerank30@3", 0.0))
-        record = {"epoch": epoch + 1, "pairs": len(pairs), "loss": round(total / len(pairs), 4)}
+        figures = recall_figures(valid[: args.valid_limit or None], score)
+        key = max(figures.get(f"rerank{n}@3", 0.0) for n in (10, 20, 30))
+        record = {"epoch": epoch + 1, "items": len(epoch_items), "loss": round(total / len(epoch_items), 4)}
         best = end_epoch(history, best, model, figures, key, record | {"seconds": round(time.time() - started, 1)})
-    report.setdefault("cross_encoder", []).append({"lr": lr, "history": history, "best_recall@3": best[0]})
+    report.setdefault("cross_encoder", []).append(
+        {"lr": lr, "loss": args.ce_loss, "history": history, "best_recall@3": best[0]}
+    )
     return best
 
 
@@ -272,14 +317,14 @@ def train_bi_encoder(args: argparse.Namespace, data: dict[str, Any], report: dic
         model.train()
         return (p @ q[0]).tolist()
 
-    per_epoch = len(bi_triples(train, random.Random(0)))
+    per_epoch = len(bi_triples(train, random.Random(0), args.bi_queries))
     steps = math.ceil(per_epoch / args.bi_batch) * args.bi_epochs
     opt = torch.optim.AdamW(model.parameters(), lr=args.bi_lr, weight_decay=0.01)
     sched = get_linear_schedule_with_warmup(opt, int(0.1 * steps), steps)
     history = []
     best: tuple[float, dict[str, Any] | None] = (-1.0, None)
     for epoch in range(args.bi_epochs):
-        triples = bi_triples(train, rng)
+        triples = bi_triples(train, rng, args.bi_queries)
         started = time.time()
         total = 0.0
         for i in range(0, len(triples), args.bi_batch):
@@ -292,7 +337,7 @@ def train_bi_encoder(args: argparse.Namespace, data: dict[str, Any], report: dic
             total += float(loss) * len(batch)
             if args.max_steps and i // args.bi_batch >= args.max_steps:
                 break
-        figures = recall_figures(valid, score)
+        figures = recall_figures(valid[: args.valid_limit or None], score)
         record = {"epoch": epoch + 1, "triples": len(triples), "loss": round(total / len(triples), 4)}
         seconds = {"seconds": round(time.time() - started, 1)}
         best = end_epoch(history, best, model, figures, figures.get("rerank30@3", 0.0), record | seconds)
@@ -311,7 +356,13 @@ def main() -> None:
     parser.add_argument("--hard", type=int, default=6)
     parser.add_argument("--max-len", type=int, default=320)
     parser.add_argument("--ce-lr", type=float, nargs="+", default=[3e-5])
+    parser.add_argument("--ce-loss", choices=["bce", "listwise"], default="bce")
+    parser.add_argument("--group", type=int, default=8, help="passages per listwise group")
     parser.add_argument("--bi-lr", type=float, default=3e-5)
+    parser.add_argument("--bi-queries", type=int, default=1, help="queries per contract and category per epoch")
+    parser.add_argument(
+        "--valid-limit", type=int, default=0, help="only the first N validation contracts (a smoke test)"
+    )
     parser.add_argument("--bi-epochs", type=int, default=2)
     parser.add_argument("--bi-batch", type=int, default=64)
     parser.add_argument("--max-steps", type=int, default=0, help="stop each epoch after N steps (a smoke test)")
@@ -329,6 +380,10 @@ def main() -> None:
     report["bm25_validation"] = recall_figures(
         [c for c in data["contracts"] if c["split"] == "validation"], lambda q, t: [0.0] * len(t)
     )
+    if not args.skip_bi:  # first: it is the quicker of the two
+        bi = train_bi_encoder(args, data, report)
+        report["bi_encoder_pieces"] = save_pieces(bi[1], args.out, "bi-encoder")
+        (args.out / "train-report.json").write_text(json.dumps(report, indent=1))
     best_ce: tuple[float, Any] = (-1.0, None)
     for lr in [] if args.skip_ce else args.ce_lr:
         result = train_cross_encoder(args, data, lr, report)
@@ -337,9 +392,6 @@ def main() -> None:
             report["cross_encoder_chosen_lr"] = lr
             report["cross_encoder_pieces"] = save_pieces(best_ce[1], args.out, "cross-encoder")
         (args.out / "train-report.json").write_text(json.dumps(report, indent=1))
-    if not args.skip_bi:
-        bi = train_bi_encoder(args, data, report)
-        report["bi_encoder_pieces"] = save_pieces(bi[1], args.out, "bi-encoder")
     report["seconds"] = round(time.time() - started, 1)
     (args.out / "train-report.json").write_text(json.dumps(report, indent=1))
     print(json.dumps({k: v for k, v in report.items() if k != "args"})[:3000])

@@ -180,6 +180,9 @@ def run(args: argparse.Namespace) -> int:
             if item.status == "evidence" and not item.corrected:
                 print(f"  {item.category:<36} {where}{marks}")
                 continue
+            if item.status == "absent" and not item.corrected:
+                print(f"  {item.category:<36} probably absent (best candidate: {where}){marks}")
+                continue
             value = item.shown_value or ""
             flag = f" [{flag_word(item)}]" if flag_word(item) else ""
             print(f"  {item.category:<36} {status_word(item):<13} {value[:60]}{flag}{marks}  ({where})")

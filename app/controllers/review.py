@@ -260,7 +260,11 @@ class ReviewController(UsesJobContext, QObject):
             review = DocumentReview.of(record, checklist, pending, side)
         if len(review.items) != len(checklist.items):
             return
-        if done.result.status == "evidence" and review.items[done.index].status not in ("evidence", "pending"):
+        if done.result.status in ("evidence", "absent") and review.items[done.index].status not in (
+            "evidence",
+            "absent",
+            "pending",
+        ):
             return  # the model's answer stays (shown_review prefers it)
         result = done.result  # the run's copy, this thread's own
         attach_corrections(self.library, dataclasses.replace(review, items=(result,)))
@@ -406,7 +410,9 @@ class ReviewController(UsesJobContext, QObject):
             if fmt == "docx":
                 from summarizer.review.memo_docx import write_docx
 
-                answered = any(item.status not in ("evidence", "pending") for r in reviews for item in r.items)
+                answered = any(
+                    item.status not in ("evidence", "absent", "pending") for r in reviews for item in r.items
+                )
                 write_docx(reviews, path, model=self.model_name() if answered else "")
             else:
                 from summarizer.review.export import to_csv, to_markdown

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 
 ENV_HOME = "PAGEWISE_HOME"
+ASSETS = Path(__file__).resolve().parents[2] / "assets"
 
 
 def data_home() -> Path:
@@ -33,3 +35,13 @@ def models_dir() -> Path:
     path = data_home() / "models"
     path.mkdir(parents=True, exist_ok=True)
     return path
+
+
+def assets_dir() -> Path:
+    """``assets/`` inside a frozen bundle, next to the packages in a checkout, or in
+    ``<prefix>/share/pagewise/assets`` where a wheel installed it (pyproject.toml's data-files)."""
+    frozen = getattr(sys, "_MEIPASS", None)
+    if frozen:
+        return Path(frozen) / "assets"
+    installed = Path(sys.prefix) / "share" / "pagewise" / "assets"
+    return ASSETS if ASSETS.is_dir() or not installed.is_dir() else installed

@@ -23,7 +23,7 @@ from summarizer.errors import LibraryError
 from summarizer.library.store import DocumentRecord, Library
 from summarizer.review.checklist import Checklist, ChecklistItem
 from summarizer.search.fts_query import fts_string, fts_terms
-from summarizer.search.retrieval import search
+from summarizer.search.retrieval import DEFAULT_PARAMS, rerank, search
 
 PER_QUERY = 10  # passages taken from each query's ranking
 EVIDENCE = 10  # passages kept per item, best first
@@ -32,6 +32,13 @@ RANK_K = 5  # rank fusion across an item's queries: 1 / (RANK_K + rank)
 # Law, "GRANT OF LICENSE" for License Grant: every word of the name, stemmed) counts this much
 # more of its fused score (docs/checklists.md).
 HEADING_BOOST = 1.5
+# An evidence-only item whose best passage the clause ranker scores below this is shown as
+# "probably absent" (status ``absent``); calibrated on CUAD's validation contracts by
+# scripts/ranker_absent.py (docs/retrieval.md has its precision and recall).
+ABSENT_BELOW = -2.6
+EVIDENCE_ONLY = ("evidence", "absent")  # statuses of an item no model has answered
+WITHOUT_RANKER = dataclasses.replace(DEFAULT_PARAMS, rerank_top=0)
+RERANK_TOP = DEFAULT_PARAMS.rerank_top  # the item's fused passages the clause ranker reorders
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,7 +81,7 @@ class ItemResult:
     category: str
     question: str
     type: str
-    status: str  # evidence (evidence-only run) | answered | not_found | error
+    status: str  # evidence | absent (evidence-only run: found / probably not there) | answered | not_found | error
     evidence: list[Evidence] = field(default_factory=list)
     passages_read: int = 0
     answer: str | None = None
@@ -85,6 +92,7 @@ class ItemResult:
     citations: list[dict[str, Any]] = field(default_factory=list)
     cached: bool = False  # read from the library's stored results, no model call
     correction: Correction | None = None
+    clause_score: float | None = None  # the clause ranker's best score among the evidence
 
     @property
     def corrected(self) -> bool:
@@ -121,6 +129,7 @@ class ItemResult:
             "quote": self.quote,
             "evidence": [e.to_json() for e in self.evidence],
             "passages_read": self.passages_read,
+            "clause_score": None if self.clause_score is None else round(self.clause_score, 3),
             "cached": self.cached,
             "correction": self.correction.to_json() if self.correction else None,
         }
@@ -193,10 +202,17 @@ def item_done(doc_id: str, index: int, result: ItemResult) -> ItemDone:
 def item_evidence(library: Library, doc_id: str, item: ChecklistItem) -> tuple[list[Evidence], int]:
     """The best passages for ``item`` in ``doc_id`` (at most ``EVIDENCE``, best first) and how many
     distinct passages the queries consulted."""
+    evidence, consulted, _ = scored_evidence(library, doc_id, item)
+    return evidence, consulted
+
+
+def scored_evidence(library: Library, doc_id: str, item: ChecklistItem) -> tuple[list[Evidence], int, float | None]:
+    """``item_evidence`` and the clause ranker's best score among them (None without the ranker)."""
     scores: dict[int, float] = {}
     found: dict[int, Evidence] = {}
     for query in (*item.queries, item.question):
-        for rank, result in enumerate(search(library, query, doc_ids=[doc_id], k=PER_QUERY), start=1):
+        results = search(library, query, doc_ids=[doc_id], k=PER_QUERY, params=WITHOUT_RANKER)
+        for rank, result in enumerate(results, start=1):
             scores[result.passage_id] = scores.get(result.passage_id, 0.0) + 1.0 / (RANK_K + rank)
             found.setdefault(
                 result.passage_id,
@@ -204,8 +220,12 @@ def item_evidence(library: Library, doc_id: str, item: ChecklistItem) -> tuple[l
             )
     for passage_id in headed_by(library, item.category, list(scores)):
         scores[passage_id] *= HEADING_BOOST
-    best = sorted(scores, key=lambda pid: (-scores[pid], pid))[:EVIDENCE]
-    return [found[pid] for pid in best], len(found)
+    fused = sorted(scores.items(), key=lambda kv: (-kv[1], kv[0]))
+    # The clause ranker reads the item's question against the item's best passages (once per
+    # item: each query's search above leaves it out), which also says how likely the clause is there.
+    ranked, ranker_scores = rerank(library, item.question, fused, RERANK_TOP, DEFAULT_PARAMS.rerank_weight)
+    best = [pid for pid, _ in ranked[:EVIDENCE]]
+    return [found[pid] for pid in best], len(found), max(ranker_scores.values(), default=None)
 
 
 def headed_by(library: Library, category: str, passage_ids: Sequence[int]) -> list[int]:
@@ -256,8 +276,16 @@ def review_evidence(
         items = []
         for n_item, item in enumerate(checklist.items):
             cancel.raise_if_cancelled()
-            evidence, consulted = item_evidence(library, doc_id, item)
-            items.append(ItemResult(item.id, item.category, item.question, item.type, "evidence", evidence, consulted))
+            evidence, consulted, score = scored_evidence(library, doc_id, item)
+            status = "absent" if score is not None and score < ABSENT_BELOW else "evidence"
+            result = ItemResult(item.id, item.category, item.question, item.type, status, evidence, consulted)
+            result.clause_score = score
+            if status == "absent":
+                result.reason = (
+                    f"probably absent: the clause ranker scores no passage as this clause (best {score:.1f}, "
+                    f"threshold {ABSENT_BELOW}); the best candidate is still shown"
+                )
+            items.append(result)
             on_item(item_done(doc_id, n_item, items[-1]))
             done = n_doc * len(checklist.items) + n_item + 1
             progress(Progress(Stage.FIND_CLAUSES, done, total, f"{record.title}: {item.category}"))

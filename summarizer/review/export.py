@@ -16,7 +16,7 @@ import datetime as dt
 import io
 from collections.abc import Sequence
 
-from summarizer.review.evidence import DocumentReview, ItemResult
+from summarizer.review.evidence import EVIDENCE_ONLY, DocumentReview, ItemResult
 
 NOTICE = "Machine-generated: verify every entry against the contract."
 CONFIDENTIAL = "CONFIDENTIAL — contains contract text."
@@ -35,7 +35,13 @@ def page_label(item: ItemResult) -> str:
     return f"p. {best.page_start}" if best.page_start == best.page_end else f"pp. {best.page_start}-{best.page_end}"
 
 
-STATUS_WORDS = {"not_found": "not found", "pending": "not asked yet", "error": "error", "evidence": "evidence"}
+STATUS_WORDS = {
+    "not_found": "not found",
+    "pending": "not asked yet",
+    "error": "error",
+    "evidence": "evidence",
+    "absent": "probably absent",
+}
 UNVERIFIED = "unverified"
 UNVERIFIED_REASON = "the model's quote is not in the contract text: check the passage before relying on it"
 
@@ -69,7 +75,7 @@ def reviewer_line(item: ItemResult) -> str:
         return ""
     parts = []
     if correction.value is not None:
-        if item.status == "evidence":
+        if item.status in EVIDENCE_ONLY:
             parts.append(f"reviewer's value: {correction.value} (evidence only: no model value)")
         else:
             model = item.value or item.answer or status_word(item)
@@ -82,6 +88,8 @@ def reviewer_line(item: ItemResult) -> str:
 
 
 def _cell(item: ItemResult) -> str:
+    if item.status == "absent" and not item.corrected:
+        return status_word(item) + review_marks(item)
     if item.status == "evidence" and not item.corrected:
         return (page_label(item) or "—") + review_marks(item)
     value = item.shown_value if item.status == "answered" or item.corrected else None

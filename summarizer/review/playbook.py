@@ -51,7 +51,7 @@ def flag_results(items: Sequence[ChecklistItem], results: Sequence[ItemResult], 
             judged = dataclasses.replace(
                 result, status="answered", answer=value, value=normalize_value(item.type, value) or value
             )
-        if judged.status in ("evidence", "pending"):  # no answer to judge (evidence only, not asked yet)
+        if judged.status in ("evidence", "absent", "pending"):  # no answer to judge (evidence only, not asked yet)
             continue
         result.flag, flag_reason = flag_for(item, judged, side)
         if flag_reason:

@@ -62,13 +62,15 @@ def review_key(library: Library, doc_id: str, checklist: Checklist, model: str, 
     )
 
 
-EVIDENCE_VERSION = 1  # bump when the evidence search ranks differently
+EVIDENCE_VERSION = 2  # bump when the evidence search ranks differently (2: the clause ranker)
 EVIDENCE_PROMPT_VERSION = 0  # a model's prompts count from 1
 
 
 def evidence_key(library: Library, doc_id: str, checklist: Checklist) -> ReviewKey:
     """Where an evidence-only run of ``checklist`` over ``doc_id`` is stored."""
-    model = f"evidence/{library.embedding_model or 'none'}/r{EVIDENCE_VERSION}"
+    from summarizer.search.clause_ranker import ranker_tag
+
+    model = f"evidence/{library.embedding_model or 'none'}/r{EVIDENCE_VERSION}/{ranker_tag()}"
     return review_key(library, doc_id, checklist, model, EVIDENCE_PROMPT_VERSION)
 
 
@@ -92,6 +94,7 @@ def _result_json(result: ItemResult) -> str:
             "citations": result.citations,
             "evidence": [e.to_json() for e in result.evidence],
             "passages_read": result.passages_read,
+            "clause_score": result.clause_score,
         }
     )
 
@@ -113,6 +116,7 @@ def _result(item: ChecklistItem, text: str) -> ItemResult:
         data["quote"],
         data["citations"],
         cached=True,
+        clause_score=data.get("clause_score"),
     )
 
 

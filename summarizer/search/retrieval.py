@@ -54,6 +54,11 @@ class RetrievalParams:
     # A passage whose words are this much the same (Jaccard of word sets) as a better-ranked one
     # is left out of the results: a copy adds nothing to the answer's passages. 1.0: keep all.
     max_overlap: float = 0.8
+    # The clause ranker (summarizer.search.clause_ranker) reorders this many of the fused
+    # ranking's first passages (0: not at all), and its order counts this much beside the fused
+    # one (reciprocal-rank fusion of the two, k = rrf_k; the measurements: docs/retrieval.md).
+    rerank_top: int = 10
+    rerank_weight: float = 0.75
 
 
 DEFAULT_PARAMS = RetrievalParams()
@@ -71,6 +76,7 @@ class SearchResult:
     heading: str = ""
     bm25_rank: int | None = None
     vector_rank: int | None = None
+    ranker_score: float | None = None  # the clause ranker's logit, when it reordered this passage
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -247,6 +253,37 @@ def _without_copies(
 _WORDS = re.compile(r"\w+")
 
 
+def rerank(
+    library: Library, query: str, ranked: list[tuple[int, float]], top: int, weight: float, rrf_k: int = RRF_K
+) -> tuple[list[tuple[int, float]], dict[int, float]]:
+    """``ranked`` (passage id, score; best first) with its first ``top`` reordered by their order
+    and the clause ranker's together (reciprocal-rank fusion, the ranker's order weighing
+    ``weight``), and the ranker's scores; ``ranked`` as it was when the ranker cannot load."""
+    from summarizer.search.clause_ranker import ranker_or_warning
+
+    ranker = ranker_or_warning() if top > 0 and ranked else None
+    if ranker is None:
+        return ranked, {}
+    head, rest = ranked[:top], ranked[top:]
+    ids = [pid for pid, _ in head]
+    rows = {
+        int(r[0]): (str(r[1]), str(r[2]))
+        for r in library.db.execute(
+            f"SELECT passage_id, heading, text FROM passages WHERE passage_id IN ({','.join('?' * len(ids))})", ids
+        ).fetchall()
+    }
+    known = [pid for pid in ids if pid in rows]
+    scores = dict(zip(known, ranker.score(query, [rows[pid] for pid in known]), strict=True))
+    by_ranker = {pid: r for r, pid in enumerate(sorted(known, key=lambda pid: -scores[pid]), start=1)}
+    combined = {
+        pid: 1.0 / (rrf_k + fused_rank) + weight / (rrf_k + by_ranker.get(pid, len(ids)))
+        for fused_rank, (pid, _) in enumerate(head, start=1)
+    }
+    fused = dict(head)
+    order = sorted(ids, key=lambda pid: (-combined[pid], pid))
+    return [(pid, fused[pid]) for pid in order] + rest, scores
+
+
 def search(
     library: Library,
     query: str,
@@ -274,9 +311,14 @@ def search(
         for passage_id in _in_attachments(library, list(fused)):
             fused[passage_id] *= params.attachment_weight
     ranked = sorted(fused.items(), key=lambda item: (-item[1], item[0]))
-    top = _without_copies(library, ranked, k, params.max_overlap) if params.max_overlap < 1.0 else ranked[:k]
+    head = max(k, params.rerank_top)
+    top = _without_copies(library, ranked, head, params.max_overlap) if params.max_overlap < 1.0 else ranked[:head]
     if not top:
         return []
+    ranker_scores: dict[int, float] = {}
+    if params.rerank_top > 0:
+        top, ranker_scores = rerank(library, query, top, params.rerank_top, params.rerank_weight, params.rrf_k)
+    top = top[:k]
     bm25_rank = {pid: r for r, pid in enumerate(bm25, start=1)}
     vector_rank = {pid: r for r, pid in enumerate(vectors, start=1)}
     rows = {
@@ -304,9 +346,10 @@ def search(
                 heading=row[6],
                 bm25_rank=bm25_rank.get(passage_id),
                 vector_rank=vector_rank.get(passage_id),
+                ranker_score=ranker_scores.get(passage_id),
             )
         )
     return results
 
 
-__all__ = ["DEFAULT_PARAMS", "DocumentNotFound", "RetrievalParams", "SearchResult", "search"]
+__all__ = ["DEFAULT_PARAMS", "DocumentNotFound", "RetrievalParams", "SearchResult", "rerank", "search"]

@@ -42,6 +42,7 @@ def test_about_names_the_version(make_window: Any) -> None:
 
     window = make_window()
     assert version() in window.about_text() and version() != ""
+    assert "CUAD" in window.about_text() and "CC BY 4.0" in window.about_text()  # the ranker's data, credited
 
 
 def test_a_review_says_its_total_counts_readings() -> None:

@@ -28,7 +28,7 @@ def test_selftest_embeds_searches_and_generates(tmp_path: Path) -> None:
     for step in (
         "[ok] embedding model on disk",
         "[ok] sample PDF added and embedded by the ingest process",
-        "[ok] hybrid search (BM25 + vectors) in the LLM thread",
+        "[ok] hybrid search (BM25 + vectors + the clause ranker) in the LLM thread",
         "[ok] OCR reads a drawn page (RapidOCR's bundled models, ONNX Runtime, PDFium)",
         "[ok] inference worker generates tokens",
     ):

@@ -34,7 +34,7 @@ def test_review_evidence_only_json_and_exports(capsys: pytest.CaptureFixture[str
     assert law["item_id"] == "law" and law["status"] == "evidence"
     assert set(law) == {
         "item_id", "category", "question", "answer", "type", "value", "status", "flag", "unverified", "reason",
-        "citations", "quote", "evidence", "passages_read", "cached", "correction",
+        "citations", "quote", "evidence", "passages_read", "clause_score", "cached", "correction",
     }  # fmt: skip
     assert set(law["evidence"][0]) == {"passage_id", "page_start", "page_end", "heading", "text"}
     assert 1 <= len(insurance["evidence"]) <= 10

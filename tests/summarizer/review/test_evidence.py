@@ -13,7 +13,7 @@ from summarizer.errors import DocumentNotFound, LibraryError
 from summarizer.library.ingest import ingest_path
 from summarizer.library.store import Library
 from summarizer.review.checklist import ANSWER_TYPES, ChecklistError, ChecklistItem, load_checklist
-from summarizer.review.evidence import headed_by, item_evidence, review_evidence
+from summarizer.review.evidence import ABSENT_BELOW, headed_by, item_evidence, review_evidence
 from summarizer.review.export import to_csv, to_markdown
 from tests.conftest import CONTRACTS
 
@@ -131,7 +131,12 @@ def test_headed_by_needs_every_word_of_the_category_in_the_heading(library: tupl
     assert headed_by(lib, "Governing Law", [p for p in ids if p != law]) == []
 
 
-def test_a_passage_headed_by_the_category_ranks_higher(library: tuple[Library, str]) -> None:
+def test_a_passage_headed_by_the_category_ranks_higher(
+    library: tuple[Library, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import summarizer.review.evidence as evidence
+
+    monkeypatch.setattr(evidence, "RERANK_TOP", 0)  # the boost acts on the fused order, before the ranker
     lib, doc_id = library
     query = "notices"  # the question, searched once more: the same ranking
     plain, _ = item_evidence(lib, doc_id, ChecklistItem("x", "Other Matters", query, (query,), "excerpt"))
@@ -140,3 +145,21 @@ def test_a_passage_headed_by_the_category_ranks_higher(library: tuple[Library, s
     assert not any(e.heading.endswith("Governing Law") for e in plain[:3])
     assert any(e.heading.endswith("Governing Law") for e in named[:3])
     assert {e.passage_id for e in named} == {e.passage_id for e in plain}  # reordered, nothing new
+
+
+def test_a_clause_the_ranker_finds_nowhere_is_probably_absent(library: tuple[Library, str], tmp_path: Path) -> None:
+    lib, doc_id = library
+    rows = (ROOT / "summarizer" / "review" / "checklists" / "cuad.csv").read_text().splitlines()
+    wanted = [r for r in rows[1:] if r.split(",")[1] in ("Governing Law", "Source Code Escrow")]
+    path = tmp_path / "two.csv"
+    path.write_text("\n".join([rows[0], *wanted]) + "\n")
+    (review,) = review_evidence(lib, [doc_id], load_checklist(path))
+    law, escrow = review.items
+    assert law.status == "evidence" and law.clause_score is not None and law.clause_score > ABSENT_BELOW
+    # license-17p has no escrow clause (eval/labels): said so, with the best candidate still there.
+    assert escrow.status == "absent" and escrow.clause_score is not None and escrow.clause_score < ABSENT_BELOW
+    assert escrow.evidence and escrow.to_json()["status"] == "absent"
+    assert "probably absent" in to_markdown([review])
+    cells = {r["item_id"]: r for r in csv.DictReader(io.StringIO(to_csv([review])))}
+    assert cells[escrow.item_id]["status"] == "absent" and "probably absent" in cells[escrow.item_id]["reason"]
+    assert cells[escrow.item_id]["pages"]  # the best candidate, one click away in the window
