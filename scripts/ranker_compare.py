@@ -25,13 +25,17 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "scripts"))
 
 import ranker_export  # noqa: E402
 
 
 def passage_text(p: dict[str, Any]) -> str:
-    return f"{p['heading']}\n{p['text']}" if p["heading"] else p["text"]
+    """The passage as the ranker reads it (one rule: summarizer.search.clause_ranker's)."""
+    from summarizer.search.clause_ranker import passage_text as ranker_text
+
+    return ranker_text(p["heading"], p["text"])
 
 
 def ce_torch(model: Any, tok: Any, max_len: int) -> Any:
@@ -57,7 +61,6 @@ def ce_torch(model: Any, tok: Any, max_len: int) -> Any:
 
 
 def ce_onnx(folder: Path) -> Any:
-    sys.path.insert(0, str(ROOT))
     from summarizer.search.clause_ranker import ClauseRanker
 
     ranker = ClauseRanker(folder, threads=2)

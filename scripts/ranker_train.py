@@ -53,19 +53,23 @@ def passage_text(p: dict[str, Any]) -> str:
     return f"{p['heading']}\n{p['text']}" if p["heading"] else p["text"]
 
 
+def by_category(contract: dict[str, Any], usable: Any = lambda e: True) -> list[list[dict[str, Any]]]:
+    """The contract's ``usable`` training examples grouped by category, in the data's order."""
+    groups: dict[str, list[dict[str, Any]]] = {}
+    for e in contract["examples"]:
+        if usable(e):
+            groups.setdefault(e["category"], []).append(e)
+    return list(groups.values())
+
+
 def ce_pairs(contracts: list[dict[str, Any]], rng: random.Random, hard: int) -> list[tuple[str, str, float]]:
     pairs: list[tuple[str, str, float]] = []
     for c in contracts:
         passages = c["passages"]
-        by_category: dict[str, list[dict[str, Any]]] = {}
-        for e in c["examples"]:
-            by_category.setdefault(e["category"], []).append(e)
-        for examples in by_category.values():
+        for examples in by_category(c):
             e = rng.choice(examples)
-            taken = set()
             for i in rng.sample(e["positive"], min(2, len(e["positive"]))):
                 pairs.append((e["query"], passage_text(passages[i]), 1.0))
-                taken.add(i)
             negatives = e["hard"][: hard if e["positive"] else max(2, hard // 2)]
             others = [i for i in range(len(passages)) if i not in e["positive"] and i not in negatives]
             if others:
@@ -84,10 +88,7 @@ def ce_groups(contracts: list[dict[str, Any]], rng: random.Random, size: int) ->
     groups: list[tuple[str, list[str], int]] = []
     for c in contracts:
         passages = c["passages"]
-        by_category: dict[str, list[dict[str, Any]]] = {}
-        for e in c["examples"]:
-            by_category.setdefault(e["category"], []).append(e)
-        for examples in by_category.values():
+        for examples in by_category(c):
             e = rng.choice(examples)
             positives = set(e["positive"])
             hard = [i for i in e["hard"] if i not in positives]
@@ -109,11 +110,7 @@ def bi_triples(
     triples = []
     for c in contracts:
         passages = c["passages"]
-        by_category: dict[str, list[dict[str, Any]]] = {}
-        for e in c["examples"]:
-            if e["positive"] and e["hard"]:
-                by_category.setdefault(e["category"], []).append(e)
-        for examples in by_category.values():
+        for examples in by_category(c, lambda e: e["positive"] and e["hard"]):
             for e in rng.sample(examples, min(per_category, len(examples))):
                 pos = passages[rng.choice(e["positive"])]
                 neg = passages[e["hard"][rng.randrange(min(4, len(e["hard"])))]]
