@@ -31,10 +31,16 @@ STATUS_TEXT = {
 }
 
 
+# The document's kind (summarizer/library/document_kind.py); "other" and not yet known say nothing.
+KIND_TEXT = {"contract": "contract", "filing": "filing or report"}
+
+
 def record_state(record: DocumentRecord) -> str:
     if record.state != "ready":
         return "interrupted · add it again to finish"
     state = f"{STATUS_TEXT.get(record.status, record.status)} · {plural(record.pages, 'page')}"
+    if record.kind in KIND_TEXT:
+        state += f" · {KIND_TEXT[record.kind]}"
     # "3 pages read by OCR: 1-3" (summarizer/library/ocr_pages.py): the count shows in the row.
     read = next((w.split()[0] for w in record.warnings if " read by OCR" in w), None)
     if read is not None:

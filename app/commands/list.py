@@ -26,5 +26,5 @@ def run(args: argparse.Namespace) -> int:
         print("The library is empty. Add PDFs with: pagewise ingest FILE.pdf")
         return 0
     for d in documents:
-        print(f"{d.doc_id}  {d.status:<9} {d.pages:>5} p {d.passages:>6} passages  {d.title}")
+        print(f"{d.doc_id}  {d.status:<9} {d.kind or '?':<8} {d.pages:>5} p {d.passages:>6} passages  {d.title}")
     return 0

@@ -83,7 +83,7 @@ def line_starts(norm: NormalizedText, raw: str) -> list[int]:
     return starts
 
 
-def _lines(norm: NormalizedText, raw: str) -> Iterator[tuple[int, str, str]]:
+def page_lines(norm: NormalizedText, raw: str) -> Iterator[tuple[int, str, str]]:
     """``(start, normalized line, raw line)`` for each line of the page."""
     text = norm.text
     starts = line_starts(norm, raw)
@@ -95,7 +95,7 @@ def _lines(norm: NormalizedText, raw: str) -> Iterator[tuple[int, str, str]]:
         yield start, line, raw[raw_start : raw_end if raw_end >= 0 else len(raw)]
 
 
-def _is_caps(text: str) -> bool:
+def is_caps(text: str) -> bool:
     letters = [c for c in text if c.isalpha()]
     return len(letters) >= 3 and all(c.isupper() for c in letters)
 
@@ -103,7 +103,7 @@ def _is_caps(text: str) -> bool:
 def _is_heading_line(line: str) -> bool:
     """A short line in capitals ("TERM AND TERMINATION", "RECITALS:")."""
     words = line.split()
-    return 0 < len(words) <= MAX_HEADING_LINE_WORDS and _is_caps(line) and not line.rstrip().endswith(",")
+    return 0 < len(words) <= MAX_HEADING_LINE_WORDS and is_caps(line) and not line.rstrip().endswith(",")
 
 
 def _title_of(rest: str) -> str:
@@ -172,21 +172,26 @@ def _numbered_start(line: str, after_sentence: bool) -> ClauseStart | None:
     return None
 
 
-def _is_toc_line(line: str, raw_line: str) -> bool:
+def is_toc_line(line: str, raw_line: str) -> bool:
     return bool(_TOC_LINE.fullmatch(raw_line.rstrip("\r"))) and not line.rstrip()[-1:].isalpha()
+
+
+def is_toc_page(lines: list[tuple[int, str, str]]) -> bool:
+    """True for a table-of-contents page (``lines`` as ``page_lines`` gives them, blanks left out)."""
+    toc_lines = sum(is_toc_line(line, raw_line) for _, line, raw_line in lines)
+    return toc_lines >= TOC_PAGE_MIN_LINES and toc_lines >= TOC_PAGE_SHARE * len(lines)
 
 
 def clause_starts(norm: NormalizedText, raw: str) -> list[ClauseStart]:
     """The clause starts of one page, in order (none on a table-of-contents page)."""
-    lines = [(start, line, raw_line) for start, line, raw_line in _lines(norm, raw) if line]
-    toc_lines = sum(_is_toc_line(line, raw_line) for _, line, raw_line in lines)
-    if toc_lines >= TOC_PAGE_MIN_LINES and toc_lines >= TOC_PAGE_SHARE * len(lines):
+    lines = [(start, line, raw_line) for start, line, raw_line in page_lines(norm, raw) if line]
+    if is_toc_page(lines):
         return []
     found: list[ClauseStart] = []
     previous: ClauseStart | None = None
     previous_line = ""
     for start, line, raw_line in lines:
-        if _is_toc_line(line, raw_line):
+        if is_toc_line(line, raw_line):
             previous, previous_line = None, line
             continue
         after_sentence = _ends_sentence(previous_line)
@@ -213,12 +218,13 @@ class HeadingTracker:
     """The path of headings in effect, updated clause by clause through a document.
 
     Text before the first numbered clause (or article) on the first ``PREAMBLE_PAGES`` pages is
-    under ``PREAMBLE``: a contract's title, parties and date are there.
+    under ``PREAMBLE``: a contract's title, parties and date are there (``preamble=False``: no
+    such heading, for documents that are not contracts).
     """
 
-    def __init__(self) -> None:
+    def __init__(self, preamble: bool = True) -> None:
         self._stack: list[ClauseStart] = []
-        self._numbered_seen = False
+        self._numbered_seen = not preamble
 
     def path(self, page: int) -> tuple[str, ...]:
         path = tuple(c.heading for c in self._stack if c.heading)

@@ -22,6 +22,8 @@ from inference.cancel import NEVER_CANCELLED, CancelToken
 from inference.progress import Progress, ProgressCallback, Stage, no_progress
 from summarizer.errors import DocumentError, PasswordRequired
 from summarizer.library.disk_space import space_error
+from summarizer.library.document_kind import FILING, document_kind
+from summarizer.library.page_furniture import without_furniture
 from summarizer.library.passages import (
     DEFAULT_MAX_CHARS,
     DEFAULT_MAX_TOKENS,
@@ -31,6 +33,10 @@ from summarizer.library.passages import (
 )
 from summarizer.library.pdf_extract import PdfPages
 from summarizer.library.store import DocumentRecord, Library, now_iso, transaction
+from summarizer.library.table_pages import TablePages, looks_tabular
+
+# Documents cut in an older passage format were read before table pages went through PDFium.
+TABLE_PAGES_FORMAT = 3
 
 if TYPE_CHECKING:
     from summarizer.library.page_render import PdfiumPages
@@ -52,6 +58,9 @@ class IngestOptions:
     # leaves them (summarizer/library/ocr_pages.py).
     ocr: str = "auto"
     ocr_threads: int = field(default_factory=lambda: max(1, min(8, os.cpu_count() or 2)))
+    # The document's kind (summarizer.library.document_kind), instead of deciding it from the
+    # text: how docs/retrieval.md measures a wrong kind against the generic path.
+    kind: str | None = None
 
     @property
     def overlap(self) -> int:
@@ -254,16 +263,22 @@ class Ingestor:
                 )
             batch.clear()
 
-        for page in pdf.pages(start=done + 1):
-            self.cancel.raise_if_cancelled()
-            batch.append((doc_id, page.number, page.text, page.error))
-            if len(batch) >= PAGE_BATCH:
-                commit()
-            elapsed = time.monotonic() - started
-            count = page.number - done
-            self.progress(
-                Progress(Stage.READ_PAGES, page.number, total, pdf.path.name, count / elapsed if elapsed else None)
-            )
+        tables = TablePages(pdf.path, self.options.password) if isinstance(pdf, PdfPages) else None
+        with contextlib.ExitStack() as stack:
+            if tables is not None:
+                stack.enter_context(tables)
+            for page in pdf.pages(start=done + 1):
+                self.cancel.raise_if_cancelled()
+                if tables is not None:
+                    page = tables.read(page)
+                batch.append((doc_id, page.number, page.text, page.error))
+                if len(batch) >= PAGE_BATCH:
+                    commit()
+                elapsed = time.monotonic() - started
+                count = page.number - done
+                self.progress(
+                    Progress(Stage.READ_PAGES, page.number, total, pdf.path.name, count / elapsed if elapsed else None)
+                )
         if batch:
             commit()
         with transaction(self.db):
@@ -319,37 +334,44 @@ class Ingestor:
         ]
         total = int(self.db.execute("SELECT pages FROM documents WHERE doc_id = ?", [doc_id]).fetchone()[0])
         warnings = [*_page_warnings(total, ocr_pages, bad_pages), *ocr_warnings(read)]
+        readable = [(n, t) for n, t in pages if usable_text(t)]
+        kind = self.options.kind or document_kind(t for _, t in readable)
+        if kind == FILING:
+            readable = without_furniture(readable)  # running headers and footers stay out of passages
+        rows = [
+            (
+                p.seq,
+                p.text,
+                p.search_text,
+                json.dumps([[s.page, s.start, s.end] for s in p.spans]),
+                p.page_start,
+                p.page_end,
+                p.n_tokens,
+                p.heading,
+            )
+            for p in split_passages(
+                readable,
+                tokenizer,
+                max_tokens=self.options.max_tokens,
+                max_chars=self.options.max_chars,
+                overlap_tokens=self.options.overlap,
+                kind=kind,
+            )
+        ]
         with transaction(self.db):
-            self.db.execute("DELETE FROM passages WHERE doc_id = ?", [doc_id])
-            rows = (
-                (
-                    doc_id,
-                    p.seq,
-                    p.text,
-                    p.search_text,
-                    json.dumps([[s.page, s.start, s.end] for s in p.spans]),
-                    p.page_start,
-                    p.page_end,
-                    p.n_tokens,
-                    p.heading,
+            if rows != self._stored_passages(doc_id):
+                # The same passages are kept as they are (with their ids, vectors and the
+                # summaries made of them): an upgrade that cuts a document alike costs nothing.
+                self.db.execute("DELETE FROM passages WHERE doc_id = ?", [doc_id])
+                self.db.conn.executemany(
+                    "INSERT INTO passages (doc_id, seq, text, search_text, spans, page_start, page_end, n_tokens, "
+                    "heading) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    [(doc_id, *row) for row in rows],
                 )
-                for p in split_passages(
-                    ((n, t) for n, t in pages if usable_text(t)),
-                    tokenizer,
-                    max_tokens=self.options.max_tokens,
-                    max_chars=self.options.max_chars,
-                    overlap_tokens=self.options.overlap,
-                )
-            )
-            self.db.conn.executemany(
-                "INSERT INTO passages (doc_id, seq, text, search_text, spans, page_start, page_end, n_tokens, "
-                "heading) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                rows,
-            )
             self.db.execute(
                 "UPDATE documents SET state = 'embedding', warnings = ?, ocr_pages = ?, "
                 "bad_pages = ?, chunk_tokenizer = ?, chunk_max_tokens = ?, chunk_overlap = ?, passage_format = ?, "
-                "updated_at = ? WHERE doc_id = ?",
+                "kind = ?, updated_at = ? WHERE doc_id = ?",
                 [
                     json.dumps(warnings),
                     json.dumps(ocr_pages),
@@ -358,10 +380,21 @@ class Ingestor:
                     self.options.max_tokens,
                     self.options.overlap,
                     PASSAGE_FORMAT,
+                    kind,
                     now_iso(),
                     doc_id,
                 ],
             )
+
+    def _stored_passages(self, doc_id: str) -> list[tuple[Any, ...]]:
+        return [
+            tuple(r)
+            for r in self.db.execute(
+                "SELECT seq, text, search_text, spans, page_start, page_end, n_tokens, heading FROM passages "
+                "WHERE doc_id = ? ORDER BY seq",
+                [doc_id],
+            ).fetchall()
+        ]
 
     def recut(self, doc_id: str) -> IngestResult:
         """Cut a document's passages again from its stored pages, embed and index them.
@@ -373,6 +406,7 @@ class Ingestor:
         state, _ = self._state(doc_id)
         if state == "extracting":
             return IngestResult.of(self.library.document(doc_id))
+        self._reread_tables(doc_id)
         if state == "ready":
             self.cancel.raise_if_cancelled()
             with transaction(self.db):
@@ -384,6 +418,32 @@ class Ingestor:
             self._embed(doc_id)
         self._finish(doc_id)
         return IngestResult.of(self.library.document(doc_id))
+
+    def _reread_tables(self, doc_id: str) -> None:
+        """A document read before table pages were read through PDFium (passage format < 3)
+        gets its table pages read again, when its file is still there and unchanged; otherwise
+        (or when PDFium cannot read them) its stored texts stay as they are."""
+        from summarizer.library.pdf_extract import PageText, file_sha256
+
+        record = self.library.document(doc_id)
+        path = Path(record.path)
+        if record.passage_format >= TABLE_PAGES_FORMAT or not path.is_file():
+            return
+        rows = self.db.execute(
+            "SELECT page, text FROM pages WHERE doc_id = ? AND error IS NULL AND page NOT IN "
+            "(SELECT page FROM page_ocr WHERE doc_id = ? AND status = 'read') ORDER BY page",
+            [doc_id, doc_id],
+        ).fetchall()
+        tabular = [(int(n), str(t)) for n, t in rows if looks_tabular(str(t))]
+        if not tabular or file_sha256(path) != record.content_sha256:
+            return
+        with TablePages(path, self.options.password) as tables:
+            read = [tables.read(PageText(n, t)) for n, t in tabular]
+        with transaction(self.db):
+            self.db.conn.executemany(
+                "UPDATE pages SET text = ? WHERE doc_id = ? AND page = ?",
+                [(page.text, doc_id, page.number) for page in read if page.number in tables.replaced],
+            )
 
     def read_scanned(self, doc_id: str) -> IngestResult:
         """OCR of a stored document's pages that need it (added before OCR, or with ``--ocr

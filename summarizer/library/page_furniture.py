@@ -98,3 +98,24 @@ def body_span(raw: str, start: int, end: int, neighbours: Iterable[str]) -> tupl
     while end > start and raw[end - 1].isspace():
         end -= 1
     return (start, end) if start < end else None
+
+
+def without_furniture(pages: list[tuple[int, str]]) -> list[tuple[int, str]]:
+    """``(page, raw)`` with each page's furniture blanked out: its characters turned into spaces
+    (line ends kept), so the text keeps its length and offsets into it are offsets into ``raw``.
+    A passage cut from the result never starts or ends in a running header or footer, and its
+    spans still point into the stored page text."""
+    texts = [raw for _, raw in pages]
+    blanked: list[tuple[int, str]] = []
+    for n, (page, raw) in enumerate(pages):
+        neighbours = texts[max(0, n - NEIGHBOUR_PAGES) : n] + texts[n + 1 : n + 1 + NEIGHBOUR_PAGES]
+        start, end = body_range(raw, neighbours)
+        if start == 0 and end == len(raw):
+            blanked.append((page, raw))
+            continue
+        blank = _BLANK.sub(" ", raw[:start]), _BLANK.sub(" ", raw[end:])
+        blanked.append((page, blank[0] + raw[start:end] + blank[1]))
+    return blanked
+
+
+_BLANK = re.compile(r"[^\n]")

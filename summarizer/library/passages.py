@@ -27,19 +27,22 @@ from __future__ import annotations
 
 import itertools
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Protocol
 
 from summarizer.library.clauses import ClauseStart, HeadingTracker, clause_starts
+from summarizer.library.document_kind import FILING, OTHER
+from summarizer.library.filing_headings import filing_starts
 from summarizer.library.normalize import PARAGRAPH_BREAK, NormalizedText, normalize
 
 PAGE_JOIN = "\n"
 HEADING_JOIN = " > "
 # Bump when the way passages are cut changes: documents cut by an older format are re-cut by
 # ``summarizer.library.reindex``. 1: paragraphs and sentences, 200 word pieces. 2: whole clauses with
-# their heading path, up to DEFAULT_MAX_TOKENS.
-PASSAGE_FORMAT = 2
+# their heading path, up to DEFAULT_MAX_TOKENS. 3: cut by the document's kind (a filing by its
+# Parts, Items, Notes and statements, without its running headers and footers).
+PASSAGE_FORMAT = 3
 DEFAULT_MAX_TOKENS = 400
 # Passages are also held to this many characters of raw text (PDF text can be full of spaces).
 DEFAULT_MAX_CHARS = 2000
@@ -64,6 +67,9 @@ class Tokenizer(Protocol):
     def count_many(self, texts: list[str]) -> list[int]: ...
 
     def offsets(self, text: str) -> list[tuple[int, int]]: ...
+
+
+StartFinder = Callable[[NormalizedText, str], list[ClauseStart]]
 
 
 @dataclass(frozen=True, slots=True)
@@ -159,10 +165,11 @@ def _page_units(
     max_tokens: int,
     max_chars: int,
     headings: HeadingTracker,
+    starts: StartFinder,
 ) -> list[_Unit]:
     text = norm.text
     ranges: list[tuple[int, int, bool, ClauseStart | None]] = []
-    for b_start, b_end, new_par, clause in _block_ranges(text, clause_starts(norm, raw)):
+    for b_start, b_end, new_par, clause in _block_ranges(text, starts(norm, raw)):
         first = True
         for s_start, s_end in _sentence_ranges(text, b_start, b_end):
             ranges.append((s_start, s_end, new_par and first, clause if first else None))
@@ -312,12 +319,16 @@ def split_passages(
     max_tokens: int = DEFAULT_MAX_TOKENS,
     max_chars: int = DEFAULT_MAX_CHARS,
     overlap_tokens: int = DEFAULT_OVERLAP_TOKENS,
+    kind: str = OTHER,
 ) -> Iterator[Passage]:
-    """Passages of a document given as ``(page_number, raw_text)`` in page order."""
+    """Passages of a document given as ``(page_number, raw_text)`` in page order. ``kind``
+    (``summarizer.library.document_kind``) chooses where sections start: a filing's Parts, Items,
+    Notes and statements, or else a contract's clauses (the generic rule)."""
     if overlap_tokens >= max_tokens // 2:
         raise ValueError("overlap must be less than half the passage size")
     builder = _Builder(max_tokens, max_chars, overlap_tokens)
-    headings = HeadingTracker()
+    headings = HeadingTracker(preamble=kind != FILING)
+    starts: StartFinder = filing_starts if kind == FILING else clause_starts
     raw_pages: dict[int, str] = {}
     norm_pages: dict[int, NormalizedText] = {}
 
@@ -337,7 +348,7 @@ def split_passages(
         if not norm.text:
             continue
         raw_pages[page], norm_pages[page] = raw, norm
-        for unit in _page_units(page, norm, raw, tokenizer, max_tokens, max_chars, headings):
+        for unit in _page_units(page, norm, raw, tokenizer, max_tokens, max_chars, headings, starts):
             if builder.units and unit.boundary is not None and builder.share() >= _flush_share(unit.boundary):
                 yield flush(page, len(builder.units), overlap=False)
             elif builder.units and not builder.fits(unit):

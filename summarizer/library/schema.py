@@ -347,6 +347,12 @@ def _page_ocr(db: sqlite_utils.Database) -> None:
     )
 
 
+def _document_kind(db: sqlite_utils.Database) -> None:
+    # ``contract``, ``filing`` or ``other`` (summarizer.library.document_kind), decided when the
+    # passages are cut; NULL for documents cut before kinds (their passage_format says so).
+    db.execute("ALTER TABLE documents ADD COLUMN kind TEXT")
+
+
 MIGRATIONS: list[tuple[int, str, Migration]] = [
     (1, "documents, pages, passages with FTS5, embeddings, meta", _initial),
     (2, "model file hashes, segments, summaries, conversation turns", _summaries_and_conversations),
@@ -354,6 +360,7 @@ MIGRATIONS: list[tuple[int, str, Migration]] = [
     (4, "contract review results and reviewer corrections", _review_results),
     (5, "the library's embedding model, staged vectors of a re-embed", _staged_embeddings),
     (6, "OCR of scanned pages: text source, word boxes and confidence per page", _page_ocr),
+    (7, "documents' kind: contract, filing or other", _document_kind),
 ]
 
 SCHEMA_VERSION = max(version for version, _, _ in MIGRATIONS)

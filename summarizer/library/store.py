@@ -38,6 +38,7 @@ class DocumentRecord:
     ocr_pages: list[int]
     bad_pages: list[int]
     passage_format: int = 1
+    kind: str | None = None  # summarizer.library.document_kind; None until its passages are cut
 
     @property
     def needs_reindex(self) -> bool:
@@ -55,13 +56,14 @@ class DocumentRecord:
             "status": self.status,
             "path": self.path,
             "needs_reindex": self.needs_reindex,
+            "kind": self.kind,
         }
 
 
 _DOC_COLUMNS = (
     "d.doc_id, d.path, d.title, d.pages, "
     "(SELECT COUNT(*) FROM passages p WHERE p.doc_id = d.doc_id), "
-    "d.content_sha256, d.status, d.state, d.warnings, d.ocr_pages, d.bad_pages, d.passage_format"
+    "d.content_sha256, d.status, d.state, d.warnings, d.ocr_pages, d.bad_pages, d.passage_format, d.kind"
 )
 
 
@@ -79,6 +81,7 @@ def _record(row: tuple[Any, ...]) -> DocumentRecord:
         ocr_pages=json.loads(row[9]),
         bad_pages=json.loads(row[10]),
         passage_format=int(row[11]),
+        kind=row[12],
     )
 
 

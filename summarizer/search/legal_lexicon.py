@@ -15,23 +15,8 @@ the lexicon adds; it is English only.
 
 from __future__ import annotations
 
-import re
-from dataclasses import dataclass
-
-
-@dataclass(frozen=True, slots=True)
-class Entry:
-    concept: str
-    asks: re.Pattern[str]  # how a user may ask about it
-    terms: tuple[str, ...]  # how a contract says it
-    # More general concepts that this one replaces when both match ("how long does the warranty
-    # last" is about the warranty, not the contract's term).
-    overrides: tuple[str, ...] = ()
-
-
-def _entry(concept: str, asks: str, terms: str, overrides: tuple[str, ...] = ()) -> Entry:
-    return Entry(concept, re.compile(asks, re.IGNORECASE), tuple(t.strip() for t in terms.split(";")), overrides)
-
+from summarizer.search.lexicon import Entry, expand, matching
+from summarizer.search.lexicon import entry as _entry
 
 LEXICON: tuple[Entry, ...] = (
     _entry(
@@ -285,18 +270,10 @@ LEXICON: tuple[Entry, ...] = (
 
 
 def matching_entries(query: str) -> list[Entry]:
-    matched = [entry for entry in LEXICON if entry.asks.search(query)]
-    replaced = {concept for entry in matched for concept in entry.overrides}
-    return [entry for entry in matched if entry.concept not in replaced]
+    return matching(LEXICON, query)
 
 
 def expansion_terms(query: str, limit: int | None = None) -> list[str]:
     """The contract words for what ``query`` asks about, without repeats: at most ``limit``,
     taken in turn from each concept it matches (each entry lists its most telling terms first)."""
-    seen: dict[str, None] = {}
-    lists = [entry.terms for entry in matching_entries(query)]
-    for rank in range(max((len(terms) for terms in lists), default=0)):
-        for terms in lists:
-            if rank < len(terms) and (limit is None or len(seen) < limit):
-                seen.setdefault(terms[rank].lower(), None)
-    return list(seen)
+    return expand(LEXICON, query, limit)

@@ -22,10 +22,14 @@ from typing import Any
 
 from summarizer.errors import DocumentNotFound
 from summarizer.library.clauses import is_attachment_heading
+from summarizer.library.document_kind import FILING, OTHER
+from summarizer.library.filing_headings import is_statement_heading
 from summarizer.library.store import Library
+from summarizer.search import finance_lexicon, legal_lexicon
 from summarizer.search.fts_query import fts_query, fts_string, fts_terms
-from summarizer.search.legal_lexicon import expansion_terms
+from summarizer.search.lexicon import interleave
 
+DEFAULT_LEGAL_FOR_FILINGS = True  # a contract taken for a filing keeps its vocabulary (docs/retrieval.md)
 RRF_K = 5  # Cormack et al. (2009) use 60; a small k lets BM25's first ranks lead (docs/retrieval.md)
 CANDIDATES = 50  # taken from each ranking before fusion
 
@@ -42,7 +46,14 @@ class RetrievalParams:
     # Passages under an exhibit, schedule or annex count this much of their fused score: the
     # operative clauses are in the body; attachments hold forms, lists and copies of clauses.
     attachment_weight: float = 0.5
-    expand_query: bool = True  # add summarizer.search.legal_lexicon's contract words to the BM25 query
+    # In a filing, passages of a financial statement (their heading path holds its title) count
+    # this much of their fused score: the figures most questions ask for are printed there.
+    statement_weight: float = 1.25
+    # Add the vocabulary of the documents' kind to the BM25 query: summarizer.search.legal_lexicon's
+    # contract words, or for filings summarizer.search.finance_lexicon's (its periods and
+    # statement words; the words that say how to answer are left out of the query).
+    expand_query: bool = True
+    legal_terms_for_filings: bool = DEFAULT_LEGAL_FOR_FILINGS  # ... and the contract words too
     # At most this many of them: every term, a phrase most, costs a pass over its postings.
     max_expansion_terms: int = 16
     expand_vector_query: bool = False  # ... and to the text embedded for the vector ranking
@@ -51,6 +62,9 @@ class RetrievalParams:
     # costs, and it ranks little (FTS5's IDF is ln((1 - share) / share): 1.1 at a quarter, ~0
     # from a half; a rare word's is 5-10). 1.0 keeps every word (docs/retrieval.md).
     max_term_share: float = 0.25
+    # ... counted, when one filing is searched, among its own passages instead of the library's:
+    # the company's name is rare in a library and in most passages of its own filing.
+    filing_term_share_in_document: bool = True
     # A passage whose words are this much the same (Jaccard of word sets) as a better-ranked one
     # is left out of the results: a copy adds nothing to the answer's passages. 1.0: keep all.
     max_overlap: float = 0.8
@@ -59,6 +73,9 @@ class RetrievalParams:
     # one (reciprocal-rank fusion of the two, k = rrf_k; the measurements: docs/retrieval.md).
     rerank_top: int = 10
     rerank_weight: float = 0.75
+    # ... also when the documents searched are filings (it was trained on contracts; on the
+    # FinanceBench tuning filings it lowers recall@3, docs/retrieval.md).
+    rerank_filings: bool = False
 
 
 DEFAULT_PARAMS = RetrievalParams()
@@ -105,7 +122,9 @@ class _TermCounts:
             weakref.WeakKeyDictionary()
         )
 
-    def shares(self, library: Library, words: Sequence[str]) -> dict[str, float]:
+    def shares(self, library: Library, words: Sequence[str], within: tuple[int, int] | None = None) -> dict[str, float]:
+        """The share of passages holding each of ``words``: of the library's, or of those whose
+        ids are in the range ``within`` (one document's passages are one run of ids)."""
         conn = library.db.conn
         (version,) = conn.execute("PRAGMA data_version").fetchone()
         state = (int(version), conn.total_changes)
@@ -114,25 +133,62 @@ class _TermCounts:
             if known_state != state:
                 counts = {}
             self._by_library[library] = (state, counts)
-        missing = [w for w in words if w not in counts]
+        scope = "" if within is None else f"\0{within[0]}-{within[1]}"
+        low, high = within or (-(2**62), 2**62)
+        missing = [w for w in words if w + scope not in counts]
         if missing:
-            total = int(conn.execute("SELECT COUNT(*) FROM passages").fetchone()[0])
-            counts["\0total"] = total
+            row = conn.execute("SELECT COUNT(*) FROM passages WHERE passage_id BETWEEN ? AND ?", [low, high]).fetchone()
+            counts["\0total" + scope] = int(row[0])
             for word in missing:
-                phrase = fts_string(word)
-                row = conn.execute("SELECT COUNT(*) FROM passages_fts WHERE passages_fts MATCH ?", [phrase]).fetchone()
-                counts[word] = int(row[0])
-        total = counts.get("\0total", 0)
-        return {w: counts[w] / total if total else 0.0 for w in words}
+                row = conn.execute(
+                    "SELECT COUNT(*) FROM passages_fts WHERE passages_fts MATCH ? AND rowid BETWEEN ? AND ?",
+                    [fts_string(word), low, high],
+                ).fetchone()
+                counts[word + scope] = int(row[0])
+        total = counts.get("\0total" + scope, 0)
+        return {w: counts[w + scope] / total if total else 0.0 for w in words}
 
 
 _term_counts = _TermCounts()
 
 
-def _common_words(library: Library, words: Sequence[str], max_share: float) -> set[str]:
+def _common_words(
+    library: Library, words: Sequence[str], max_share: float, within: tuple[int, int] | None = None
+) -> set[str]:
     if max_share >= 1.0 or not words:
         return set()
-    return {w for w, share in _term_counts.shares(library, words).items() if share > max_share}
+    return {w for w, share in _term_counts.shares(library, words, within).items() if share > max_share}
+
+
+def _id_range(library: Library, doc_ids: Sequence[str]) -> tuple[int, int] | None:
+    where, args = _doc_filter(doc_ids)
+    low, high = library.db.execute(
+        f"SELECT MIN(p.passage_id), MAX(p.passage_id) FROM passages p WHERE 1{where}", args
+    ).fetchone()
+    return None if low is None else (int(low), int(high))
+
+
+def document_kinds(library: Library, doc_ids: Sequence[str] | None) -> frozenset[str]:
+    """The kinds of the documents searched (``other`` for one cut before kinds)."""
+    where, args = _doc_filter(doc_ids)
+    rows = library.db.execute(
+        f"SELECT DISTINCT COALESCE(p.kind, '{OTHER}') FROM documents p WHERE p.state = 'ready'{where}", args
+    ).fetchall()
+    return frozenset(str(r[0]) for r in rows)
+
+
+def expansion_terms(
+    query: str, kinds: frozenset[str], limit: int | None, legal_for_filings: bool = DEFAULT_LEGAL_FOR_FILINGS
+) -> list[str]:
+    """The vocabulary of the kinds searched: the finance words for filings, the contract words
+    for the others (contracts, and the generic path); both, in turn, for a mix (and for filings
+    when ``legal_for_filings``)."""
+    lists = []
+    if FILING in kinds:
+        lists.append(finance_lexicon.expansion_terms(query))
+    if not kinds or kinds - {FILING} or legal_for_filings:
+        lists.append(legal_lexicon.expansion_terms(query))
+    return interleave(lists, limit)
 
 
 def bm25_ranking(
@@ -141,22 +197,32 @@ def bm25_ranking(
     doc_ids: Sequence[str] | None,
     limit: int,
     params: RetrievalParams = DEFAULT_PARAMS,
+    kinds: frozenset[str] | None = None,
 ) -> list[int]:
-    extra = expansion_terms(query, params.max_expansion_terms) if params.expand_query else []
+    kinds = document_kinds(library, doc_ids) if kinds is None else kinds
+    extra = (
+        expansion_terms(query, kinds, params.max_expansion_terms, params.legal_terms_for_filings)
+        if params.expand_query
+        else []
+    )
     words = [*fts_terms(query), *(t.lower() for t in extra if t.isalnum())]
-    match = fts_query(query, extra, _common_words(library, words, params.max_term_share))
+    # A document's passages are written in one transaction, so their ids are one run: the rowid
+    # range lets FTS5 skip the other documents' postings instead of ranking them all.
+    id_range = _id_range(library, doc_ids) if doc_ids else None
+    if doc_ids and id_range is None:
+        return []
+    one_filing = kinds == {FILING} and doc_ids is not None and len(doc_ids) == 1
+    within = id_range if params.filing_term_share_in_document and one_filing else None
+    drop = _common_words(library, words, params.max_term_share, within)
+    if params.expand_query and kinds == {FILING}:
+        drop |= finance_lexicon.INSTRUCTION_WORDS
+    match = fts_query(query, extra, drop)
     if match is None:
         return []
     rank = f"bm25(passages_fts, 1.0, {float(params.heading_weight)!r})"
-    if doc_ids:
+    if doc_ids and id_range is not None:
         where, args = _doc_filter(doc_ids)
-        # A document's passages are written in one transaction, so their ids are one run: the
-        # rowid range lets FTS5 skip the other documents' postings instead of ranking them all.
-        low, high = library.db.execute(
-            f"SELECT MIN(p.passage_id), MAX(p.passage_id) FROM passages p WHERE 1{where}", args
-        ).fetchone()
-        if low is None:
-            return []
+        low, high = id_range
         sql = (
             "SELECT f.rowid FROM passages_fts f JOIN passages p ON p.passage_id = f.rowid "
             f"WHERE passages_fts MATCH ? AND f.rowid BETWEEN ? AND ?{where} ORDER BY {rank} LIMIT ?"
@@ -214,13 +280,28 @@ def _start_on_worker(work: Callable[[], list[int]]) -> Future[list[int]]:
         return _vector_worker.submit(work)
 
 
-def _in_attachments(library: Library, passage_ids: list[int]) -> list[int]:
-    """The passages among ``passage_ids`` whose heading path starts in an exhibit or schedule."""
+def _headings(library: Library, passage_ids: list[int]) -> dict[int, str]:
     rows = library.db.execute(
         f"SELECT passage_id, heading FROM passages WHERE passage_id IN ({','.join('?' * len(passage_ids))})",
         passage_ids,
     ).fetchall()
-    return [int(r[0]) for r in rows if is_attachment_heading(str(r[1]))]
+    return {int(r[0]): str(r[1]) for r in rows}
+
+
+def _weigh_by_heading(
+    library: Library, fused: dict[int, float], kinds: frozenset[str], params: RetrievalParams
+) -> None:
+    """Each fused score times the weight its heading path gives it: an exhibit's (documents that
+    are not filings), a financial statement's (filings)."""
+    attachment = params.attachment_weight if kinds - {FILING} else 1.0
+    statement = params.statement_weight if FILING in kinds else 1.0
+    if not fused or attachment == statement == 1.0:
+        return
+    for passage_id, heading in _headings(library, list(fused)).items():
+        if attachment != 1.0 and is_attachment_heading(heading):
+            fused[passage_id] *= attachment
+        elif statement != 1.0 and is_statement_heading(heading):
+            fused[passage_id] *= statement
 
 
 def _without_copies(
@@ -296,27 +377,27 @@ def search(
     """The top ``k`` passages for ``query``, optionally only in ``doc_ids``."""
     for doc_id in doc_ids or ():
         library.document(doc_id)  # raises DocumentNotFound with a helpful message
+    kinds = document_kinds(library, doc_ids)
     vector_query = query
     if params.expand_vector_query:
-        vector_query = " ".join([query, *expansion_terms(query, params.max_expansion_terms)])
+        terms = expansion_terms(query, kinds, params.max_expansion_terms, params.legal_terms_for_filings)
+        vector_query = " ".join([query, *terms])
     lookup = _vector_lookup(library, vector_query, doc_ids, params.candidates) if use_vectors else None
     pending = _start_on_worker(lookup) if lookup is not None else None
-    bm25 = bm25_ranking(library, query, doc_ids, params.candidates, params)
+    bm25 = bm25_ranking(library, query, doc_ids, params.candidates, params, kinds)
     vectors = pending.result() if pending is not None else []
     fused: dict[int, float] = {}
     for ranking, weight in ((bm25, params.bm25_weight), (vectors, params.vector_weight)):
         for rank, passage_id in enumerate(ranking, start=1):
             fused[passage_id] = fused.get(passage_id, 0.0) + weight / (params.rrf_k + rank)
-    if fused and params.attachment_weight != 1.0:
-        for passage_id in _in_attachments(library, list(fused)):
-            fused[passage_id] *= params.attachment_weight
+    _weigh_by_heading(library, fused, kinds, params)
     ranked = sorted(fused.items(), key=lambda item: (-item[1], item[0]))
     head = max(k, params.rerank_top)
     top = _without_copies(library, ranked, head, params.max_overlap) if params.max_overlap < 1.0 else ranked[:head]
     if not top:
         return []
     ranker_scores: dict[int, float] = {}
-    if params.rerank_top > 0:
+    if params.rerank_top > 0 and (params.rerank_filings or FILING not in kinds):
         top, ranker_scores = rerank(library, query, top, params.rerank_top, params.rerank_weight, params.rrf_k)
     top = top[:k]
     bm25_rank = {pid: r for r, pid in enumerate(bm25, start=1)}

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 from inference.engines.engine import ChatMessage
 from summarizer.library.document_text import llm_text, page_range_label
+from summarizer.summaries.table_layout import aligned_table
 
 PROMPT_VERSION = 1
 
@@ -152,7 +153,8 @@ def passages_block(passages: Sequence[PassageForPrompt], several: bool) -> str:
     for number, passage in enumerate(passages, start=1):
         where = page_range_label(passage.page_start, passage.page_end)
         source = f"DOC_ID {passage.doc_id}, {where}" if several else where
-        parts.append(f"Passage {number} ({source}):\n{llm_text(passage.text)}")
+        text = llm_text(passage.text)
+        parts.append(f"Passage {number} ({source}):\n{aligned_table(text) or text}")
     return "Passages:\n\n" + "\n\n".join(parts)
 
 

@@ -39,6 +39,7 @@ def test_ingest_list_search_remove(capsys: pytest.CaptureFixture[str], tmp_path:
             "status": "indexed",
             "path": str((CONTRACTS / "endorsement-8p.pdf").resolve()),
             "needs_reindex": False,
+            "kind": "contract",
         }
     ]
 

@@ -28,7 +28,7 @@ def test_dropping_a_pdf_indexes_it(qtbot: Any, make_window: Any) -> None:
     with qtbot.waitSignal(window.library_panel.files_dropped, timeout=2000):
         window.library_panel.dropEvent(drop_event(CONTRACTS / "endorsement-8p.pdf"))
     doc_id = wait_for_document(qtbot, window)
-    assert window.library_panel.state_of(doc_id) == "ready · 8 pages"
+    assert window.library_panel.state_of(doc_id) == "ready · 8 pages · contract"
     assert window.viewer.document.pageCount() == 8
     with Library.open() as library:
         assert library.document(doc_id).pages == 8
@@ -39,7 +39,7 @@ def test_dropping_a_pdf_anywhere_in_the_window_indexes_it(qtbot: Any, make_windo
     with qtbot.waitSignal(window.files_dropped, timeout=2000):
         window.dropEvent(drop_event(CONTRACTS / "endorsement-8p.pdf"))
     doc_id = wait_for_document(qtbot, window)
-    assert window.library_panel.state_of(doc_id) == "ready · 8 pages"
+    assert window.library_panel.state_of(doc_id) == "ready · 8 pages · contract"
 
 
 def test_a_broken_pdf_does_not_stop_the_others(qtbot: Any, make_window: Any, tmp_path: Path) -> None:

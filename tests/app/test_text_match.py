@@ -1,5 +1,8 @@
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 from app.text_match import fold, locate
 
 
@@ -40,3 +43,26 @@ def test_locate_falls_back_to_head_and_tail_when_a_word_differs() -> None:
 
 def test_locate_returns_none_when_absent() -> None:
     assert locate("nothing like this here at all, not even close", "a completely different page text") is None
+
+
+def test_a_statement_passage_read_through_pdfium_is_found_exactly(tmp_path: Path) -> None:
+    """Table pages are stored as PDFium reads them, and QtPdf is PDFium: the viewer finds a
+    statement passage's rows exactly (before, pypdf's order of label and figures differed)."""
+    from summarizer.library.ingest import IngestOptions, ingest_path
+    from summarizer.library.page_render import RenderedPages
+    from summarizer.library.store import Library
+    from tests.pdf_factory import make_filing
+
+    pdf = make_filing(tmp_path / "acme-10k.pdf")
+    with Library.open(tmp_path / "lib.sqlite") as library:
+        doc_id = ingest_path(library, pdf, IngestOptions(embed=False)).doc_id
+        raw = str(library.db.execute("SELECT text FROM pages WHERE doc_id = ? AND page = 3", [doc_id]).fetchone()[0])
+        spans = [
+            json.loads(str(r[0])) for r in library.db.execute("SELECT spans FROM passages WHERE doc_id = ?", [doc_id])
+        ]
+    pieces = [raw[s:e] for passage in spans for page, s, e in passage if page == 3]
+    statement = next(piece for piece in pieces if "Total current assets 16,525 15,134" in piece)
+    with RenderedPages(pdf) as pages:
+        viewer_text = pages.text(3).replace("\n", "\r\n")  # QtPdf's line ends
+    match = locate(statement, viewer_text)
+    assert match is not None and match.exact

@@ -54,3 +54,15 @@ def test_body_lines_are_kept_even_when_they_look_like_furniture_further_in() -> 
     pages = [f"Title\nRates, {w} table:\n12\nTotal due, {w} page.\nFooter {n}" for n, w in enumerate(WORDS)]
     start, end = body_range(pages[1], [pages[0], pages[2]])
     assert pages[1][start:end].strip() == "Rates, second table:\n12\nTotal due, second page."
+
+
+def test_without_furniture_blanks_running_lines_and_keeps_offsets() -> None:
+    from summarizer.library.page_furniture import without_furniture
+
+    bodies = ["Revenue rose in fiscal 2019.", "Costs fell sharply.", "Cash flow was strong.", "Debt was repaid."]
+    pages = [(n, f"ACME 10-K\n{body}\n{n}") for n, body in enumerate(bodies, start=1)]
+    blanked = without_furniture(pages)
+    for (page, raw), (same, text), body in zip(pages, blanked, bodies, strict=True):
+        assert page == same and len(text) == len(raw)
+        assert text.strip() == body
+        assert text.index(body) == raw.index(body)

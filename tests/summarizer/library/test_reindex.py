@@ -83,6 +83,7 @@ def test_reindex_cancelled_while_embedding_is_finished_by_the_next_run(tmp_path:
         doc_id = ingest_path(library, CONTRACTS / "endorsement-8p.pdf").doc_id
         expected = library.db.execute("SELECT text, heading FROM passages ORDER BY seq").fetchall()
         library.db.execute("UPDATE documents SET passage_format = 1 WHERE doc_id = ?", [doc_id])
+        library.db.execute("UPDATE passages SET heading = ''")  # cut the old way: no heading paths
         token = CancelToken()
 
         def cancel_while_embedding(progress: Progress) -> None:
@@ -113,3 +114,18 @@ def test_ingest_of_an_old_format_document_recuts_it(tmp_path: Path) -> None:
         again = ingest_path(library, CONTRACTS / "endorsement-8p.pdf")
         assert again.doc_id == first.doc_id and again.status == "indexed"
         assert not library.document(first.doc_id).needs_reindex
+
+
+def test_an_upgrade_that_cuts_a_contract_alike_keeps_its_passages(tmp_path: Path) -> None:
+    """Format 3 cuts by document kind: a contract's passages come out the same, and are kept
+    with their ids (so their vectors and the summaries made of them stay valid)."""
+    with Library.open(tmp_path / "library.sqlite") as library:
+        result = ingest_path(library, CONTRACTS / "endorsement-8p.pdf")
+        before = library.db.execute("SELECT passage_id, text FROM passages ORDER BY seq").fetchall()
+        library.db.execute("UPDATE documents SET passage_format = 2, kind = NULL WHERE doc_id = ?", [result.doc_id])
+        assert library.document(result.doc_id).needs_reindex
+        (done,) = reindex(library)
+        assert done.status == "reindexed"
+        record = library.document(result.doc_id)
+        assert record.kind == "contract" and not record.needs_reindex
+        assert library.db.execute("SELECT passage_id, text FROM passages ORDER BY seq").fetchall() == before

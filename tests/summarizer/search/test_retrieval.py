@@ -207,3 +207,93 @@ def test_a_near_copy_of_a_better_passage_is_left_out(tmp_path: Path) -> None:
     assert len(every) == 3 and sum(clause in r.text for r in every) == 2
     assert sum(clause in r.text for r in distinct) == 1
     assert len(distinct) == 2 and distinct[0].passage_id == every[0].passage_id
+
+
+def _set_kind(lib: Library, doc_id: str, kind: str) -> None:
+    lib.db.execute("UPDATE documents SET kind = ? WHERE doc_id = ?", [kind, doc_id])
+
+
+FILING_PAGES = [
+    "Our stores sell running shoes and apparel in many countries around the world.",
+    "Net cash provided by operating activities 5,903 4,955 Capital expenditures 1,119 1,028",
+    "We compete with many other makers of shoes; our brand is our main asset in 2020.",
+    *(
+        f"Store number {i} opened in a new city, with generated interest from many flow-through buyers."
+        for i in range(6)
+    ),
+]
+
+
+def test_a_filing_is_searched_with_the_finance_vocabulary(tmp_path: Path) -> None:
+    question = "What was their capex in FY2020?"
+    with Library.open(tmp_path / "lib.sqlite") as lib:
+        doc_id = add_document(lib, FILING_PAGES, words_per_passage=40)
+        as_other = search(lib, question, doc_ids=[doc_id], k=1, use_vectors=False)
+        _set_kind(lib, doc_id, "filing")
+        as_filing = search(lib, question, doc_ids=[doc_id], k=1, use_vectors=False)
+    assert not as_other or "Capital expenditures" not in as_other[0].text
+    assert "Capital expenditures 1,119" in as_filing[0].text
+
+
+def test_the_ranker_reorders_contracts_but_not_filings(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import summarizer.search.clause_ranker as clause_ranker
+
+    scored: list[str] = []
+
+    class Ranker:
+        def score(self, query: str, passages: list[tuple[str, str]]) -> list[float]:
+            scored.append(query)
+            return [0.0] * len(passages)
+
+    monkeypatch.setattr(clause_ranker, "ranker_or_warning", lambda: Ranker())
+    with Library.open(tmp_path / "lib.sqlite") as lib:
+        doc_id = add_document(lib, FILING_PAGES, words_per_passage=40)
+        _set_kind(lib, doc_id, "contract")
+        search(lib, "cash flow", doc_ids=[doc_id], k=2, use_vectors=False)
+        assert scored == ["cash flow"]
+        _set_kind(lib, doc_id, "filing")
+        results = search(lib, "cash flow", doc_ids=[doc_id], k=2, use_vectors=False)
+        assert scored == ["cash flow"] and all(r.ranker_score is None for r in results)
+        search(
+            lib,
+            "cash flow",
+            doc_ids=[doc_id],
+            k=2,
+            use_vectors=False,
+            params=replace(DEFAULT_PARAMS, rerank_filings=True),
+        )
+        assert len(scored) == 2
+
+
+def test_a_filings_statements_weigh_more(tmp_path: Path) -> None:
+    pages = ["Inventories rose as we stocked new stores.", "Inventories 5,622 5,261 Total current assets 16,525"]
+    with Library.open(tmp_path / "lib.sqlite") as lib:
+        doc_id = add_document(lib, pages, words_per_passage=40)
+        _set_kind(lib, doc_id, "filing")
+        prose_id, table_id = (int(r[0]) for r in lib.db.execute("SELECT passage_id FROM passages ORDER BY seq"))
+        lib.db.execute("UPDATE passages SET heading = 'Item 7. MD&A' WHERE passage_id = ?", [prose_id])
+        lib.db.execute(
+            "UPDATE passages SET heading = 'Item 8. > CONSOLIDATED BALANCE SHEETS' WHERE passage_id = ?", [table_id]
+        )
+        plain = replace(DEFAULT_PARAMS, expand_query=False, statement_weight=1.0)
+        first = search(lib, "inventories stores", doc_ids=[doc_id], k=2, use_vectors=False, params=plain)
+        weighed = replace(plain, statement_weight=3.0)
+        second = search(lib, "inventories stores", doc_ids=[doc_id], k=2, use_vectors=False, params=weighed)
+    assert first[0].passage_id == prose_id
+    assert second[0].passage_id == table_id
+
+
+def test_in_one_filing_its_own_common_words_are_left_out(tmp_path: Path) -> None:
+    # "acme" is rare in the library but in every passage of the filing searched.
+    acme = [f"Acme sells product line {i} through retail partners." for i in range(5)]
+    acme.append("Acme total current liabilities were 7,866 in 2019")
+    plain = replace(DEFAULT_PARAMS, expand_query=False)
+    with Library.open(tmp_path / "lib.sqlite") as lib:
+        doc_id = add_document(lib, acme, words_per_passage=40)
+        add_document(lib, [f"unrelated text number {i} of another company" for i in range(40)], words_per_passage=6)
+        _set_kind(lib, doc_id, "filing")
+        query = "acme liabilities"
+        library_wide = bm25_ranking(lib, query, [doc_id], 20, replace(plain, filing_term_share_in_document=False))
+        in_document = bm25_ranking(lib, query, [doc_id], 20, plain)
+        assert len(library_wide) == 6  # every passage holds "acme"
+        assert [_bm25_words(lib, pid) for pid in in_document] == ["acme total current liabilities were 7,866 in 2019"]
