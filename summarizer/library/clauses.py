@@ -128,13 +128,13 @@ def _title_of(rest: str) -> str:
     return phrase
 
 
-def _ends_sentence(line: str) -> bool:
+def ends_sentence(line: str) -> bool:
     """True after a line that closes a sentence, a heading or a list item (or at the top of a page)."""
     line = line.rstrip()
     return not line or line[-1] in ".:;)]" or _is_heading_line(line)
 
 
-def _numbered_start(line: str, after_sentence: bool) -> ClauseStart | None:
+def numbered_start(line: str, after_sentence: bool) -> ClauseStart | None:
     match = _ARTICLE.match(line)
     if match:
         rest = line[match.end() :].strip()
@@ -194,8 +194,8 @@ def clause_starts(norm: NormalizedText, raw: str) -> list[ClauseStart]:
         if is_toc_line(line, raw_line):
             previous, previous_line = None, line
             continue
-        after_sentence = _ends_sentence(previous_line)
-        clause = _numbered_start(line, after_sentence)
+        after_sentence = ends_sentence(previous_line)
+        clause = numbered_start(line, after_sentence)
         if clause is not None:
             clause = ClauseStart(start, clause.level, clause.label, clause.title, clause.number)
         elif _is_heading_line(line) and after_sentence:

@@ -20,10 +20,13 @@ import re
 
 from summarizer.library.clauses import (
     LEVEL_ARTICLE,
+    LEVEL_SECTION,
     ClauseStart,
+    ends_sentence,
     is_caps,
     is_toc_line,
     is_toc_page,
+    numbered_start,
     page_lines,
 )
 from summarizer.library.normalize import NormalizedText
@@ -35,7 +38,7 @@ MAX_HEADING_WORDS = 12
 UNITS_WITHIN_LINES = 3  # a statement's units are printed within this many lines of its title
 
 _PART = re.compile(r"PART\s+(?:[IV]{1,3}|\d)\b\.?", re.IGNORECASE)
-_ITEM = re.compile(r"ITEM\s+(\d{1,2}[A-C]?)\s*[.:—–-]", re.IGNORECASE)
+_ITEM = re.compile(r"ITEM\s+(\d{1,2}(?:\.\d{2})?[A-C]?)(?:\s*[.:—–-]|\s)", re.IGNORECASE)
 _NOTE = re.compile(r"NOTE\s+(\d{1,2}[A-Z]?)\b\s*[.:—–-]?\s*", re.IGNORECASE)
 _STATEMENT = re.compile(
     r"(?:(?:condensed|unaudited|consolidated|combined|interim)\s+)*"
@@ -73,7 +76,18 @@ def _rest(line: str, end: int) -> str:
     return " ".join(words[:MAX_HEADING_WORDS]).rstrip(" .:")
 
 
-def _start_of(line: str, statement_open: bool) -> ClauseStart | None:
+def _contract_clause(line: str, after_sentence: bool) -> ClauseStart | None:
+    """A numbered clause with a title ("5.1 Termination.", "Section 4.2 Fees"), as an agreement
+    filed with a report has them: under the sub-headings, one level deeper per number."""
+    clause = numbered_start(line, after_sentence)
+    if clause is None or not clause.number or not clause.title:
+        return None
+    return ClauseStart(
+        0, LEVEL_SUBHEADING + 1 + clause.level - LEVEL_SECTION, clause.label, clause.title, clause.number
+    )
+
+
+def _start_of(line: str, statement_open: bool, after_sentence: bool = True) -> ClauseStart | None:
     match = _PART.match(line)
     if match and (len(_words(line)) <= MAX_HEADING_WORDS):
         label = " ".join(match.group(0).split()).rstrip(".").upper()
@@ -84,6 +98,8 @@ def _start_of(line: str, statement_open: bool) -> ClauseStart | None:
     match = _NOTE.match(line)
     if match and len(_words(line)) <= MAX_HEADING_WORDS and not _DIGIT.search(line[match.end() :]):
         return ClauseStart(0, LEVEL_STATEMENT, f"Note {match.group(1)}", _rest(line, match.end()))
+    if not statement_open and (clause := _contract_clause(line, after_sentence)) is not None:
+        return clause
     if _DIGIT.search(line.split("(")[0]) or len(_words(line)) > MAX_HEADING_WORDS:
         return None
     match = _STATEMENT.search(line)
@@ -119,7 +135,7 @@ def filing_starts(norm: NormalizedText, raw: str) -> list[ClauseStart]:
                 found[-1] = ClauseStart(last.start, LEVEL_STATEMENT, last.label, title)
                 statement_at, in_statement = None, True
                 continue
-        clause = _start_of(line, in_statement)
+        clause = _start_of(line, in_statement, ends_sentence(lines[n - 1][1]) if n else True)
         if clause is None:
             continue
         if found and found[-1].level == clause.level == LEVEL_SUBHEADING and found_at == n - 1:

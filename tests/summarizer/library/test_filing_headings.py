@@ -84,3 +84,12 @@ def test_notes_and_tables_with_units_start_sections() -> None:
 def test_a_table_of_contents_starts_nothing() -> None:
     toc = "\n".join(f"Item {n}. Section title number {n}      {n * 3}" for n in range(1, 9))
     assert starts(toc) == []
+
+
+def test_an_agreement_filed_with_a_report_keeps_its_numbered_clauses() -> None:
+    raw = "Item 1.01 Entry into a Material Definitive Agreement.\n5.1 Termination. Either party may end it.\n"
+    found = starts(raw)
+    assert found[0] == (LEVEL_ITEM, "Item 1.01.", "Entry into a Material Definitive Agreement")
+    assert found[1] == (LEVEL_SUBHEADING + 2, "5.1", "Termination")  # "5.1" is two numbers deep
+    # Inside a statement a numbered line is a row.
+    assert all(c[1] != "5" for c in starts("CONSOLIDATED BALANCE SHEETS\n(in millions)\n5 Total assets 1,234\n"))
