@@ -74,6 +74,10 @@ def _title_from(reader: Any, path: Path) -> str:
         title = str(meta.title).strip() if meta is not None and meta.title else ""
     except Exception:  # metadata is optional; a broken info dict must not stop ingest
         title = ""
+    # A title without a word in it (an SEC accession number "0000320187-19-000051", a job number)
+    # names nothing a reader would know: the file's name does better.
+    if sum(ch.isalpha() for ch in title) < 3:
+        title = ""
     return title or path.stem
 
 

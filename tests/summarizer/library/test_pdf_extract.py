@@ -36,6 +36,9 @@ def test_title_comes_from_metadata_or_file_name(tmp_path: Path) -> None:
     assert PdfPages(titled).title == "Master Services Agreement"
     untitled = make_pdf(tmp_path / "supply-deal.pdf", text_pages(1))
     assert PdfPages(untitled).title == "supply-deal"
+    # An SEC filing's metadata often holds its accession number: no title a reader knows.
+    numbered = make_pdf(tmp_path / "NIKE_2019_10K.pdf", text_pages(1), title="0000320187-19-000051")
+    assert PdfPages(numbered).title == "NIKE_2019_10K"
 
 
 def test_missing_file(tmp_path: Path) -> None:
