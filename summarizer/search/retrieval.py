@@ -280,6 +280,21 @@ def _start_on_worker(work: Callable[[], list[int]]) -> Future[list[int]]:
         return _vector_worker.submit(work)
 
 
+def _kinds_of(library: Library, ranked: list[tuple[int, float]], kinds: frozenset[str]) -> frozenset[str]:
+    """The kinds of the documents the passages of ``ranked`` come from (a library of contracts
+    and filings searched whole: the clause ranker still reorders a question whose best passages
+    are all in contracts)."""
+    if len(kinds) <= 1 or not ranked:
+        return kinds
+    ids = [pid for pid, _ in ranked]
+    rows = library.db.execute(
+        f"SELECT DISTINCT COALESCE(d.kind, '{OTHER}') FROM passages p JOIN documents d ON d.doc_id = p.doc_id "
+        f"WHERE p.passage_id IN ({','.join('?' * len(ids))})",
+        ids,
+    ).fetchall()
+    return frozenset(str(r[0]) for r in rows)
+
+
 def _headings(library: Library, passage_ids: list[int]) -> dict[int, str]:
     rows = library.db.execute(
         f"SELECT passage_id, heading FROM passages WHERE passage_id IN ({','.join('?' * len(passage_ids))})",
@@ -397,7 +412,7 @@ def search(
     if not top:
         return []
     ranker_scores: dict[int, float] = {}
-    if params.rerank_top > 0 and (params.rerank_filings or FILING not in kinds):
+    if params.rerank_top > 0 and (params.rerank_filings or FILING not in _kinds_of(library, top, kinds)):
         top, ranker_scores = rerank(library, query, top, params.rerank_top, params.rerank_weight, params.rrf_k)
     top = top[:k]
     bm25_rank = {pid: r for r, pid in enumerate(bm25, start=1)}

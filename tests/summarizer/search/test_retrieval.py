@@ -263,6 +263,14 @@ def test_the_ranker_reorders_contracts_but_not_filings(tmp_path: Path, monkeypat
             params=replace(DEFAULT_PARAMS, rerank_filings=True),
         )
         assert len(scored) == 2
+        # A library of both, searched whole: a question whose best passages are all in the
+        # contract is reordered; one that reaches the filing is not.
+        contract = add_document(lib, ["The Licensee shall pay royalties quarterly."], words_per_passage=40)
+        _set_kind(lib, contract, "contract")
+        search(lib, "royalties quarterly", k=2, use_vectors=False, params=replace(DEFAULT_PARAMS, max_term_share=1.0))
+        assert scored[-1] == "royalties quarterly" and len(scored) == 3
+        search(lib, "capital expenditures", k=2, use_vectors=False, params=replace(DEFAULT_PARAMS, max_term_share=1.0))
+        assert len(scored) == 3
 
 
 def test_a_filings_statements_weigh_more(tmp_path: Path) -> None:
