@@ -33,7 +33,8 @@ sys.path.insert(0, str(ROOT / "eval"))
 
 from score_financebench import HELD_APART  # noqa: E402
 
-_FIGURE = re.compile(r"(?<![\w.])\(?\$?\d[\d,]*(?:\.\d+)?\)?%?(?![\w])")
+from summarizer.library.document_kind import FIGURE as _FIGURE  # noqa: E402
+
 _LABEL = re.compile(r"[A-Za-z]{3,}")
 
 

@@ -34,33 +34,11 @@ def main() -> None:
 
     from PySide6.QtCore import QUrl
 
-    from app import planning
-    from app.gui_main import make_application
-    from app.main_window import MainWindow
-    from app.messages import MessageCenter
-    from app.model_session import ModelSession
     from app.qt_wait import wait_until
-    from app.settings import Settings
-    from scripts.random_gguf import shape_info
-    from tests.app.conftest import DocumentFake
+    from scripts.scripted_window import scripted_window
 
-    app = make_application(["pagewise"])
-    model_file = Path(home) / "Qwen2.5-7B-Instruct-Q4_K_M.gguf"
-    model_file.write_bytes(b"GGUF")
-    planning._gguf_info = lambda path, mtime: shape_info("qwen2.5-7b", "Q4_K_M", path)  # type: ignore[assignment]
-    values = {
-        "model_path": str(model_file),
-        "vram_budget": "12GiB",
-        "context_size": 2048,  # the scan does not fit whole: answered from its passages
-        "background_summaries": "off",
-    }
-    engine = DocumentFake.make(piece_delay_s=0.002, model_name="scripted")
-    session = ModelSession(values, engine_factory=lambda _p: engine)
-    w = MainWindow(
-        settings=Settings(values, path=Path(home) / "settings.json"), session=session, messages=MessageCenter()
-    )
-    w.resize(1360, 860)
-    w.show()
+    # A context of 2,048: the scan does not fit whole and is answered from its passages.
+    app, w, engine = scripted_window(Path(home), context_size=2048)
     w.add_paths([scan])
     wait_until(lambda: w.doc_id is not None and not w.runner.ingests, 300)
     record = w.library.document(str(w.doc_id))

@@ -69,7 +69,8 @@ _SEC_ADDRESS = re.compile(r"(?i)washington,?\s+d\.?\s?c\.?\s+20549")
 _FORM = re.compile(r"(?i)\bform\s+(?:10-K|10-Q|8-K|20-F|6-K|40-F|S-1|10-KT)\b")
 COVER_PAGES = 2
 _WORD = re.compile(r"\w+")
-_NUMBER = re.compile(r"(?<![\w.])\(?\$?\d[\d,]*(?:\.\d+)?\)?%?(?![\w])")
+# A figure as statements print one: "4,466", "(92)", "$12.5", "12.5%".
+FIGURE = re.compile(r"(?<![\w.])\(?\$?\d[\d,]*(?:\.\d+)?\)?%?(?![\w])")
 
 
 def numbers_share(text: str) -> float:
@@ -77,7 +78,7 @@ def numbers_share(text: str) -> float:
     tokens = text.split()
     if not tokens:
         return 0.0
-    return sum(bool(_NUMBER.fullmatch(t)) for t in tokens) / len(tokens)
+    return sum(bool(FIGURE.fullmatch(t)) for t in tokens) / len(tokens)
 
 
 def kind_scores(pages: Iterable[str]) -> tuple[float, float]:

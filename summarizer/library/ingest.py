@@ -33,10 +33,7 @@ from summarizer.library.passages import (
 )
 from summarizer.library.pdf_extract import PdfPages
 from summarizer.library.store import DocumentRecord, Library, now_iso, transaction
-from summarizer.library.table_pages import TablePages, looks_tabular
-
-# Documents cut in an older passage format were read before table pages went through PDFium.
-TABLE_PAGES_FORMAT = 3
+from summarizer.library.table_pages import TablePages, reread_table_pages
 
 if TYPE_CHECKING:
     from summarizer.library.page_render import PdfiumPages
@@ -406,7 +403,7 @@ class Ingestor:
         state, _ = self._state(doc_id)
         if state == "extracting":
             return IngestResult.of(self.library.document(doc_id))
-        self._reread_tables(doc_id)
+        reread_table_pages(self.library, doc_id, self.options.password)
         if state == "ready":
             self.cancel.raise_if_cancelled()
             with transaction(self.db):
@@ -418,32 +415,6 @@ class Ingestor:
             self._embed(doc_id)
         self._finish(doc_id)
         return IngestResult.of(self.library.document(doc_id))
-
-    def _reread_tables(self, doc_id: str) -> None:
-        """A document read before table pages were read through PDFium (passage format < 3)
-        gets its table pages read again, when its file is still there and unchanged; otherwise
-        (or when PDFium cannot read them) its stored texts stay as they are."""
-        from summarizer.library.pdf_extract import PageText, file_sha256
-
-        record = self.library.document(doc_id)
-        path = Path(record.path)
-        if record.passage_format >= TABLE_PAGES_FORMAT or not path.is_file():
-            return
-        rows = self.db.execute(
-            "SELECT page, text FROM pages WHERE doc_id = ? AND error IS NULL AND page NOT IN "
-            "(SELECT page FROM page_ocr WHERE doc_id = ? AND status = 'read') ORDER BY page",
-            [doc_id, doc_id],
-        ).fetchall()
-        tabular = [(int(n), str(t)) for n, t in rows if looks_tabular(str(t))]
-        if not tabular or file_sha256(path) != record.content_sha256:
-            return
-        with TablePages(path, self.options.password) as tables:
-            read = [tables.read(PageText(n, t)) for n, t in tabular]
-        with transaction(self.db):
-            self.db.conn.executemany(
-                "UPDATE pages SET text = ? WHERE doc_id = ? AND page = ?",
-                [(page.text, doc_id, page.number) for page in read if page.number in tables.replaced],
-            )
 
     def read_scanned(self, doc_id: str) -> IngestResult:
         """OCR of a stored document's pages that need it (added before OCR, or with ``--ocr

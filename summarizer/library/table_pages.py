@@ -17,9 +17,17 @@ from __future__ import annotations
 import re
 from pathlib import Path
 from types import TracebackType
+from typing import TYPE_CHECKING
 
 from summarizer.library.document_kind import numbers_share
-from summarizer.library.pdf_extract import PageText, has_text
+from summarizer.library.pdf_extract import PageText, file_sha256, has_text
+from summarizer.library.store import Library, transaction
+
+if TYPE_CHECKING:
+    from summarizer.library.page_render import RenderedPages
+
+# Documents cut in an older passage format were read before table pages went through PDFium.
+TABLE_PAGES_FORMAT = 3
 
 TABLE_SHARE = 0.2  # a page whose tokens are at least this share of figures is a table page...
 MIN_FIGURES = 12  # ... when at least this many of them are amounts
@@ -42,7 +50,7 @@ class TablePages:
     def __init__(self, path: Path, password: str | None = None) -> None:
         self.path = path
         self.password = password
-        self._pages: object | None = None
+        self._pages: RenderedPages | None = None
         self._failed = False
         self.replaced: list[int] = []
 
@@ -53,9 +61,7 @@ class TablePages:
         self.close()
 
     def close(self) -> None:
-        from summarizer.library.page_render import RenderedPages
-
-        if isinstance(self._pages, RenderedPages):
+        if self._pages is not None:
             self._pages.close()
         self._pages = None
 
@@ -69,7 +75,6 @@ class TablePages:
         try:
             if self._pages is None:
                 self._pages = RenderedPages(self.path, self.password)
-            assert isinstance(self._pages, RenderedPages)
             text = self._pages.text(page.number)
         except DocumentError:
             self._failed = True  # PDFium cannot open this file: pypdf's text it is
@@ -80,3 +85,28 @@ class TablePages:
             return page
         self.replaced.append(page.number)
         return PageText(number=page.number, text=text)
+
+
+def reread_table_pages(library: Library, doc_id: str, password: str | None = None) -> None:
+    """A document read before table pages were read through PDFium (passage format < 3) gets
+    its table pages read again, when its file is still there and unchanged; otherwise (or when
+    PDFium cannot read them) its stored texts stay as they are. Pages read by OCR are left."""
+    record = library.document(doc_id)
+    path = Path(record.path)
+    if record.passage_format >= TABLE_PAGES_FORMAT or not path.is_file():
+        return
+    rows = library.db.execute(
+        "SELECT page, text FROM pages WHERE doc_id = ? AND error IS NULL AND page NOT IN "
+        "(SELECT page FROM page_ocr WHERE doc_id = ? AND status = 'read') ORDER BY page",
+        [doc_id, doc_id],
+    ).fetchall()
+    tabular = [PageText(int(n), str(t)) for n, t in rows if looks_tabular(str(t))]
+    if not tabular or file_sha256(path) != record.content_sha256:
+        return
+    with TablePages(path, password) as tables:
+        read = [tables.read(page) for page in tabular]
+    with transaction(library.db):
+        library.db.conn.executemany(
+            "UPDATE pages SET text = ? WHERE doc_id = ? AND page = ?",
+            [(page.text, doc_id, page.number) for page in read if page.number in tables.replaced],
+        )

@@ -1,0 +1,41 @@
+"""The real window with the scripted fake model, for the screenshot scripts.
+
+The model "file" is a stand-in whose GGUF facts are a Qwen2.5-7B's (so the planner's line is
+real); the engine is ``tests.app.conftest.DocumentFake``, whose replies a script queues.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+
+def scripted_window(home: Path, context_size: int) -> tuple[Any, Any, Any]:
+    """``(application, shown main window, fake engine)`` with a library and settings in ``home``."""
+    from app import planning
+    from app.gui_main import make_application
+    from app.main_window import MainWindow
+    from app.messages import MessageCenter
+    from app.model_session import ModelSession
+    from app.settings import Settings
+    from scripts.random_gguf import shape_info
+    from tests.app.conftest import DocumentFake
+
+    app = make_application(["pagewise"])
+    model_file = home / "Qwen2.5-7B-Instruct-Q4_K_M.gguf"
+    model_file.write_bytes(b"GGUF")
+    planning._gguf_info = lambda path, mtime: shape_info("qwen2.5-7b", "Q4_K_M", path)  # type: ignore[assignment]
+    values = {
+        "model_path": str(model_file),
+        "vram_budget": "12GiB",
+        "context_size": context_size,
+        "background_summaries": "off",
+    }
+    engine = DocumentFake.make(piece_delay_s=0.002, model_name="scripted")
+    session = ModelSession(values, engine_factory=lambda _p: engine)
+    window = MainWindow(
+        settings=Settings(values, path=home / "settings.json"), session=session, messages=MessageCenter()
+    )
+    window.resize(1360, 860)
+    window.show()
+    return app, window, engine
