@@ -2,6 +2,8 @@
 
     .venv/bin/python scripts/bench_ocr.py [--pages 6] [--threads 2] [--out docs/data/ocr-bench.json]
     .venv/bin/python scripts/bench_ocr.py --retrieval supply-16p   # the scanned copy's search against the original
+    .venv/bin/python scripts/bench_ocr.py --contracts license-17p --settings 300 300n --param Det.thresh=0.2
+        # RapidOCR settings over Pagewise's (--param, repeatable) or pages drawn smaller (--max-side 2000)
 
 Scans: the fixture contracts' pages drawn by PDFium at 150 and 300 dpi, as they are or with scanner
 noise (Gaussian, sigma 12 of 255, and 0.3% salt-and-pepper specks) and a slight rotation (0.7
@@ -61,16 +63,34 @@ def scan_pdf(source: Path, pages: list[int], dpi: int, noisy: bool, out: Path, s
     return scanned_copy(source, pages, out, dpi, scanner)
 
 
-def measure(contract: str, pages: list[int], threads: int) -> list[dict[str, Any]]:
+def engine_for(threads: int, overrides: dict[str, Any]) -> Any:
+    from summarizer.library.ocr_engine import RapidOcrEngine, load_ocr_engine
+
+    return RapidOcrEngine(threads, overrides) if overrides else load_ocr_engine(threads)
+
+
+def parsed_param(text: str) -> tuple[str, Any]:
+    """``Det.box_thresh=0.4`` -> ("Det.box_thresh", 0.4): numbers and booleans as such."""
+    key, _, value = text.partition("=")
+    for kind in (int, float):
+        try:
+            return key, kind(value)
+        except ValueError:
+            pass
+    return key, {"true": True, "false": False}.get(value.lower(), value)
+
+
+def measure(
+    contract: str, pages: list[int], threads: int, overrides: dict[str, Any], max_side: int | None = None
+) -> list[dict[str, Any]]:
     from rapidfuzz.distance import Levenshtein
 
-    from summarizer.library.ocr_engine import load_ocr_engine
     from summarizer.library.page_render import RenderedPages
     from summarizer.library.pdf_extract import PdfPages
 
     source = CONTRACTS / f"{contract}.pdf"
     originals = {p.number: p.text for p in PdfPages(source).pages() if p.number in pages}
-    engine = load_ocr_engine(threads)
+    engine = engine_for(threads, overrides)
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
         for dpi, noisy in SETTINGS:
@@ -80,7 +100,7 @@ def measure(contract: str, pages: list[int], threads: int) -> list[dict[str, Any
             started = time.perf_counter()
             with RenderedPages(scan) as rendered:
                 for i, number in enumerate(pages, start=1):
-                    image, points_per_pixel = rendered.render(i)
+                    image, points_per_pixel = rendered.render(i, max_side=max_side) if max_side else rendered.render(i)
                     page = engine.recognize(image, points_per_pixel)
                     truth = normalized(originals[number])
                     errors += Levenshtein.distance(normalized(page.text), truth)
@@ -160,12 +180,22 @@ def main() -> None:
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--retrieval", help="only the retrieval comparison, on this fixture contract")
     parser.add_argument("--dpi", type=int, default=300, help="the scanned copy's resolution for --retrieval")
+    parser.add_argument(
+        "--param", action="append", default=[], help="a RapidOCR parameter over Pagewise's, e.g. Det.box_thresh=0.4"
+    )
+    parser.add_argument(
+        "--settings", nargs="+", default=[f"{d}{'n' if n else ''}" for d, n in SETTINGS], help="e.g. 300 300n 150n"
+    )
+    parser.add_argument("--max-side", type=int, help="draw pages at most this many pixels a side (default: ingest's)")
     parser.add_argument("--out", type=Path)
     args = parser.parse_args()
+    overrides = dict(parsed_param(p) for p in args.param)
+    SETTINGS[:] = [(int(s.rstrip("n")), s.endswith("n")) for s in args.settings]
     if args.retrieval:
         result: Any = retrieval(args.retrieval, args.dpi, args.threads)
     else:
-        result = [row for c in args.contracts for row in measure(c, list(range(2, 2 + args.pages)), args.threads)]
+        pages = list(range(2, 2 + args.pages))
+        result = [row for c in args.contracts for row in measure(c, pages, args.threads, overrides, args.max_side)]
     print(json.dumps(result, indent=2))
     if args.out:
         args.out.parent.mkdir(parents=True, exist_ok=True)

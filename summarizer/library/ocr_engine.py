@@ -112,7 +112,8 @@ class RapidOcrEngine:
 
     name = ENGINE_NAME
 
-    def __init__(self, threads: int) -> None:
+    def __init__(self, threads: int, overrides: dict[str, Any] | None = None) -> None:
+        """``overrides``: RapidOCR parameters on top of Pagewise's (scripts/bench_ocr.py --param)."""
         try:
             import rapidocr
             from rapidocr import RapidOCR
@@ -134,6 +135,7 @@ class RapidOcrEngine:
                     "(pip install --force-reinstall rapidocr==3.10.0)."
                 )
             params[key] = str(path)
+        params.update(overrides or {})
         try:
             self._engine = RapidOCR(params=params)
         except Exception as error:  # onnxruntime raises its own types for a bad model file
