@@ -80,26 +80,32 @@ def ce_pairs(contracts: list[dict[str, Any]], rng: random.Random, hard: int) -> 
     return pairs
 
 
-def ce_groups(contracts: list[dict[str, Any]], rng: random.Random, size: int) -> list[tuple[str, list[str], int]]:
+def ce_groups(
+    contracts: list[dict[str, Any]], rng: random.Random, size: int, per_category: int = 1
+) -> list[tuple[str, list[str], int]]:
     """Listwise groups (query, passages, index of the positive or -1): per contract and category
-    one query; per positive (up to 2) a group of it and ``size - 1`` negatives (BM25's hard ones
-    first, then random passages of the contract); a category the contract lacks gives one group
-    of 4 negatives only (-1: they count in the pointwise loss, not the listwise one)."""
+    ``per_category`` queries; per positive (up to 2) a group of it and ``size - 1`` negatives
+    (BM25's hard ones first, then random passages of the contract); a category the contract lacks
+    gives one group of 4 negatives only (-1: they count in the pointwise loss, not the listwise one)."""
     groups: list[tuple[str, list[str], int]] = []
     for c in contracts:
         passages = c["passages"]
         for examples in by_category(c):
-            e = rng.choice(examples)
-            positives = set(e["positive"])
-            hard = [i for i in e["hard"] if i not in positives]
-            others = [i for i in range(len(passages)) if i not in positives and i not in hard]
-            heads = rng.sample(e["positive"], min(2, len(e["positive"]))) or [-1]
-            for head in heads:
-                n = size if head >= 0 else 4  # "not here": BM25's 3 best and a random one suffice
-                negatives = hard[: n - 1 - (1 if others else 0)]
-                negatives += rng.sample(others, min(len(others), n - 1 - len(negatives)))
-                members = ([head] if head >= 0 else []) + negatives
-                groups.append((e["query"], [passage_text(passages[i]) for i in members], 0 if head >= 0 else -1))
+            # one query: rng.choice, as the shipped model was trained (the same draws for the same seed)
+            chosen = (
+                [rng.choice(examples)] if per_category == 1 else rng.sample(examples, min(per_category, len(examples)))
+            )
+            for e in chosen:
+                positives = set(e["positive"])
+                hard = [i for i in e["hard"] if i not in positives]
+                others = [i for i in range(len(passages)) if i not in positives and i not in hard]
+                heads = rng.sample(e["positive"], min(2, len(e["positive"]))) or [-1]
+                for head in heads:
+                    n = size if head >= 0 else 4  # "not here": BM25's 3 best and a random one suffice
+                    negatives = hard[: n - 1 - (1 if others else 0)]
+                    negatives += rng.sample(others, min(len(others), n - 1 - len(negatives)))
+                    members = ([head] if head >= 0 else []) + negatives
+                    groups.append((e["query"], [passage_text(passages[i]) for i in members], 0 if head >= 0 else -1))
     rng.shuffle(groups)
     return groups
 
@@ -216,7 +222,7 @@ def train_cross_encoder(args: argparse.Namespace, data: dict[str, Any], lr: floa
 
     def items(r: random.Random) -> list[Any]:
         if args.ce_loss == "listwise":
-            return ce_groups(train, r, args.group)
+            return ce_groups(train, r, args.group, args.ce_queries)
         return ce_pairs(train, r, args.hard)
 
     per_step = args.batch // args.group if args.ce_loss == "listwise" else args.batch
@@ -265,6 +271,9 @@ def train_cross_encoder(args: argparse.Namespace, data: dict[str, Any], lr: floa
     history = []
     best: tuple[float, dict[str, Any] | None] = (-1.0, None)
     for epoch in range(args.epochs):
+        if args.budget and history and time.time() - args.started + history[-1]["seconds"] * 1.15 > args.budget:
+            print(f"stopping after epoch {epoch}: the next one would end past --budget {args.budget:.0f} s", flush=True)
+            break
         epoch_items = items(rng)
         started = time.time()
         model.train()
@@ -280,6 +289,8 @@ def train_cross_encoder(args: argparse.Namespace, data: dict[str, Any], lr: floa
         key = max(figures.get(f"rerank{n}@3", 0.0) for n in (10, 20, 30))
         record = {"epoch": epoch + 1, "items": len(epoch_items), "loss": round(total / len(epoch_items), 4)}
         best = end_epoch(history, best, model, figures, key, record | {"seconds": round(time.time() - started, 1)})
+        best_epoch = max(history, key=lambda h: max(h["validation"].get(f"rerank{n}@3", 0.0) for n in (10, 20, 30)))
+        print(f"best so far: epoch {best_epoch['epoch']}", flush=True)
     report.setdefault("cross_encoder", []).append(
         {"lr": lr, "loss": args.ce_loss, "history": history, "best_recall@3": best[0]}
     )
@@ -355,6 +366,12 @@ def main() -> None:
     parser.add_argument("--ce-lr", type=float, nargs="+", default=[3e-5])
     parser.add_argument("--ce-loss", choices=["bce", "listwise"], default="bce")
     parser.add_argument("--group", type=int, default=8, help="passages per listwise group")
+    parser.add_argument(
+        "--ce-queries", type=int, default=1, help="listwise: queries per contract and category per epoch"
+    )
+    parser.add_argument(
+        "--budget", type=float, default=0, help="seconds: no cross-encoder epoch starts that would end past it"
+    )
     parser.add_argument("--bi-lr", type=float, default=3e-5)
     parser.add_argument("--bi-queries", type=int, default=1, help="queries per contract and category per epoch")
     parser.add_argument(
@@ -366,10 +383,11 @@ def main() -> None:
     parser.add_argument("--skip-bi", action="store_true")
     parser.add_argument("--skip-ce", action="store_true")
     args = parser.parse_args()
+    args.started = time.time()
     args.out.mkdir(parents=True, exist_ok=True)
     data = load(args.data)
     report: dict[str, Any] = {
-        "args": {k: str(v) for k, v in vars(args).items()},
+        "args": {k: str(v) for k, v in vars(args).items() if k != "started"},
         "corpus_sha256": data.get("corpus_sha256"),
     }
     started = time.time()

@@ -35,7 +35,7 @@ HEADING_BOOST = 1.5
 # An evidence-only item whose best passage the clause ranker scores below this is shown as
 # "probably absent" (status ``absent``); calibrated on CUAD's validation contracts by
 # scripts/ranker_absent.py (docs/retrieval.md has its precision and recall).
-ABSENT_BELOW = -2.6
+ABSENT_BELOW = -1.7
 EVIDENCE_ONLY = ("evidence", "absent")  # statuses of an item no model has answered
 WITHOUT_RANKER = dataclasses.replace(DEFAULT_PARAMS, rerank_top=0)
 RERANK_TOP = DEFAULT_PARAMS.rerank_top  # the item's fused passages the clause ranker reorders
