@@ -108,6 +108,8 @@ def main() -> None:
     parser.add_argument("--base", type=Path, default=ROOT / ".device" / "minilm")
     parser.add_argument("--shipped", type=Path, default=ROOT / "assets" / "models" / "clause-ranker")
     parser.add_argument("--top", type=int, default=20)
+    models = ["ce_bce", "ce_listwise", "ce_listwise_int8", "bi_tuned", "bi_base"]
+    parser.add_argument("--models", nargs="+", choices=models, default=models, help="which to compare (default: all)")
     parser.add_argument("--out", type=Path, default=ROOT / "docs" / "data" / "s13" / "ranker-compare.json")
     args = parser.parse_args()
     import torch
@@ -118,13 +120,14 @@ def main() -> None:
         data = json.load(f)
     valid = [c for c in data["contracts"] if c["split"] == "validation"]
     tok = AutoTokenizer.from_pretrained(str(args.base))
-    scorers = {
-        "ce_bce": ce_torch(ranker_export.cross_encoder(args.trained / "ce-bce", args.base), tok, 320),
-        "ce_listwise": ce_torch(ranker_export.cross_encoder(args.trained / "ce-listwise", args.base), tok, 320),
-        "ce_listwise_int8": ce_onnx(args.shipped),
-        "bi_tuned": bi_torch(ranker_export.bi_encoder(args.trained / "bi", args.base), tok),
-        "bi_base": bi_torch(BertModel.from_pretrained(str(args.base), add_pooling_layer=False).eval(), tok),
+    factories: dict[str, Any] = {
+        "ce_bce": lambda: ce_torch(ranker_export.cross_encoder(args.trained / "ce-bce", args.base), tok, 320),
+        "ce_listwise": lambda: ce_torch(ranker_export.cross_encoder(args.trained / "ce-listwise", args.base), tok, 320),
+        "ce_listwise_int8": lambda: ce_onnx(args.shipped),
+        "bi_tuned": lambda: bi_torch(ranker_export.bi_encoder(args.trained / "bi", args.base), tok),
+        "bi_base": lambda: bi_torch(BertModel.from_pretrained(str(args.base), add_pooling_layer=False).eval(), tok),
     }
+    scorers = {name: factories[name]() for name in args.models}
     scores: dict[str, list[list[float]]] = {name: [] for name in scorers}
     questions = []
     seconds: dict[str, float] = {}
@@ -140,12 +143,14 @@ def main() -> None:
                 scores[name].append(fn(e["query"], texts))
                 seconds[name] = seconds.get(name, 0.0) + time.perf_counter() - started
     combos: dict[str, list[list[float]]] = dict(scores)
-    combos["ce_listwise+bi_tuned"] = [
-        [a + b for a, b in zip(zscores(x), zscores(y), strict=True)]
-        for x, y in zip(scores["ce_listwise"], scores["bi_tuned"], strict=True)
-    ]
+    if "ce_listwise" in scores and "bi_tuned" in scores:
+        combos["ce_listwise+bi_tuned"] = [
+            [a + b for a, b in zip(zscores(x), zscores(y), strict=True)]
+            for x, y in zip(scores["ce_listwise"], scores["bi_tuned"], strict=True)
+        ]
     for name in ("ce_listwise", "ce_listwise_int8"):
-        combos[f"{name}+bm25_rrf"] = [_rrf_with_bm25(s) for s in scores[name]]
+        if name in scores:
+            combos[f"{name}+bm25_rrf"] = [_rrf_with_bm25(s) for s in scores[name]]
     table: dict[str, dict[str, float]] = {}
     for top_n in (10, args.top):
         row = {"bm25@3": 0.0, "bm25@10": 0.0}

@@ -156,7 +156,8 @@ checklist item is probably absent from a contract (summarizer/search/clause_rank
   Runtime on the CPU; fp32 ONNX matched PyTorch to {meta["export_check"]["fp32"]["max_abs_diff"]:.1e}
   on the export check's pairs, int8 differs by up to {meta["export_check"]["int8"]["max_abs_diff"]:.2f}
   in logits. Every figure of Pagewise's own search in docs/retrieval.md is the int8 model's; its
-  recall next to fp32's on the validation contracts is not measured yet. sha256 `{meta["model_sha256"]}`.
+  recall next to fp32's on the validation contracts: `scripts/ranker_compare.py --models ce_listwise
+  ce_listwise_int8 --top 10` (docs/retrieval.md). sha256 `{meta["model_sha256"]}`.
 - **Exported at commit** `{meta["trained_at_commit"]}` by scripts/ranker_export.py.
 - **Licences:** the weights derive from all-MiniLM-L6-v2 (Apache-2.0) and were trained on CUAD
   (CC BY 4.0, attribution above). Pagewise's code is under its own licence.
