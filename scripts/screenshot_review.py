@@ -17,6 +17,7 @@ import re
 import sys
 import tempfile
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -66,9 +67,32 @@ def scripted_reply(prompt: str) -> str:
     return json.dumps({"found": False, "answer": "", "quote": "", "pages": []})
 
 
+def save_absent_cell(app: object, window: Any, path: Path) -> None:
+    """Click the first "probably absent" cell of the grid and save the window."""
+    from app.qt_wait import wait_until
+
+    panel = window.review
+    items = window.reviews.checklist.items
+    row, column = next(
+        (n, c)
+        for n in range(len(items))
+        for c in range(2)
+        if (r := panel.result_at(n, c)) is not None and r.status == "absent"
+    )
+    panel.grid.setCurrentCell(row, column)
+    panel.grid.cellClicked.emit(row, column)
+    panel.grid.scrollToItem(panel.grid.item(row, column))
+    wait_until(lambda: False, 0.8)
+    window.grab().save(str(path))
+    print("saved", path, "row", row, items[row].id, "column", column, flush=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("out")
+    parser.add_argument(
+        "--evidence-only", action="store_true", help="no model: a 'probably absent' cell clicked (review-absent.png)"
+    )
     args = parser.parse_args()
     out_dir = Path(args.out)
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -104,9 +128,14 @@ def main() -> None:
     for record in window.library.documents():
         panel.set_checked(record.doc_id)
     panel.side.setText("Distributor")
+    panel.evidence_only.setChecked(args.evidence_only)
     job = window.reviews.review()
     assert job is not None
     wait_until(lambda: window.reviews.job is None, 300)
+    if args.evidence_only:
+        save_absent_cell(app, window, out_dir / "review-absent.png")
+        window.close()
+        return
     row = next(n for n, item in enumerate(window.reviews.checklist.items) if item.id == "governing-law")
     column = next((c for c in range(2) if (r := panel.result_at(row, c)) and r.status == "answered"), 0)
     panel.grid.setCurrentCell(row, column)
