@@ -25,14 +25,17 @@ import sys
 import tempfile
 import time
 import unicodedata
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from summarizer.library.page_render import MAX_SIDE_PX  # noqa: E402  (no heavy imports at its top)
+
 CONTRACTS = ROOT / "tests" / "fixtures" / "contracts"
-SETTINGS = [(300, False), (300, True), (150, False), (150, True)]
+SETTINGS = ((300, False), (300, True), (150, False), (150, True))
 
 
 def normalized(text: str) -> str:
@@ -81,7 +84,12 @@ def parsed_param(text: str) -> tuple[str, Any]:
 
 
 def measure(
-    contract: str, pages: list[int], threads: int, overrides: dict[str, Any], max_side: int | None = None
+    contract: str,
+    pages: list[int],
+    threads: int,
+    overrides: dict[str, Any],
+    max_side: int,
+    settings: Sequence[tuple[int, bool]] = SETTINGS,
 ) -> list[dict[str, Any]]:
     from rapidfuzz.distance import Levenshtein
 
@@ -93,14 +101,14 @@ def measure(
     engine = engine_for(threads, overrides)
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
-        for dpi, noisy in SETTINGS:
+        for dpi, noisy in settings:
             scan = scan_pdf(source, pages, dpi, noisy, Path(tmp) / f"{dpi}-{noisy}.pdf")
             errors = chars = 0
             confidences = []
             started = time.perf_counter()
             with RenderedPages(scan) as rendered:
                 for i, number in enumerate(pages, start=1):
-                    image, points_per_pixel = rendered.render(i, max_side=max_side) if max_side else rendered.render(i)
+                    image, points_per_pixel = rendered.render(i, max_side=max_side)
                     page = engine.recognize(image, points_per_pixel)
                     truth = normalized(originals[number])
                     errors += Levenshtein.distance(normalized(page.text), truth)
@@ -186,16 +194,23 @@ def main() -> None:
     parser.add_argument(
         "--settings", nargs="+", default=[f"{d}{'n' if n else ''}" for d, n in SETTINGS], help="e.g. 300 300n 150n"
     )
-    parser.add_argument("--max-side", type=int, help="draw pages at most this many pixels a side (default: ingest's)")
+    parser.add_argument(
+        "--max-side",
+        type=int,
+        default=MAX_SIDE_PX,
+        help="draw pages at most this many pixels a side (ingest's: %(default)s)",
+    )
     parser.add_argument("--out", type=Path)
     args = parser.parse_args()
     overrides = dict(parsed_param(p) for p in args.param)
-    SETTINGS[:] = [(int(s.rstrip("n")), s.endswith("n")) for s in args.settings]
+    settings = [(int(s.rstrip("n")), s.endswith("n")) for s in args.settings]
     if args.retrieval:
         result: Any = retrieval(args.retrieval, args.dpi, args.threads)
     else:
         pages = list(range(2, 2 + args.pages))
-        result = [row for c in args.contracts for row in measure(c, pages, args.threads, overrides, args.max_side)]
+        result = [
+            row for c in args.contracts for row in measure(c, pages, args.threads, overrides, args.max_side, settings)
+        ]
     print(json.dumps(result, indent=2))
     if args.out:
         args.out.parent.mkdir(parents=True, exist_ok=True)

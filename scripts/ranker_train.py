@@ -207,7 +207,10 @@ def end_epoch(
     return best
 
 
-def train_cross_encoder(args: argparse.Namespace, data: dict[str, Any], lr: float, report: dict[str, Any]) -> Any:
+def train_cross_encoder(
+    args: argparse.Namespace, data: dict[str, Any], lr: float, report: dict[str, Any], deadline: float | None
+) -> Any:
+    """``deadline`` (``time.time()`` seconds, from ``--budget``): no epoch starts that would end past it."""
     import torch
     from transformers import AutoTokenizer, BertForSequenceClassification, get_linear_schedule_with_warmup
 
@@ -270,8 +273,9 @@ def train_cross_encoder(args: argparse.Namespace, data: dict[str, Any], lr: floa
 
     history = []
     best: tuple[float, dict[str, Any] | None] = (-1.0, None)
+    best_epoch = 0
     for epoch in range(args.epochs):
-        if args.budget and history and time.time() - args.started + history[-1]["seconds"] * 1.15 > args.budget:
+        if deadline and history and time.time() + history[-1]["seconds"] * 1.15 > deadline:
             print(f"stopping after epoch {epoch}: the next one would end past --budget {args.budget:.0f} s", flush=True)
             break
         epoch_items = items(rng)
@@ -288,9 +292,10 @@ def train_cross_encoder(args: argparse.Namespace, data: dict[str, Any], lr: floa
         figures = recall_figures(valid[: args.valid_limit or None], score)
         key = max(figures.get(f"rerank{n}@3", 0.0) for n in (10, 20, 30))
         record = {"epoch": epoch + 1, "items": len(epoch_items), "loss": round(total / len(epoch_items), 4)}
+        if key > best[0]:
+            best_epoch = epoch + 1
         best = end_epoch(history, best, model, figures, key, record | {"seconds": round(time.time() - started, 1)})
-        best_epoch = max(history, key=lambda h: max(h["validation"].get(f"rerank{n}@3", 0.0) for n in (10, 20, 30)))
-        print(f"best so far: epoch {best_epoch['epoch']}", flush=True)
+        print(f"best so far: epoch {best_epoch}", flush=True)
     report.setdefault("cross_encoder", []).append(
         {"lr": lr, "loss": args.ce_loss, "history": history, "best_recall@3": best[0]}
     )
@@ -383,11 +388,11 @@ def main() -> None:
     parser.add_argument("--skip-bi", action="store_true")
     parser.add_argument("--skip-ce", action="store_true")
     args = parser.parse_args()
-    args.started = time.time()
+    deadline = time.time() + args.budget if args.budget else None
     args.out.mkdir(parents=True, exist_ok=True)
     data = load(args.data)
     report: dict[str, Any] = {
-        "args": {k: str(v) for k, v in vars(args).items() if k != "started"},
+        "args": {k: str(v) for k, v in vars(args).items()},
         "corpus_sha256": data.get("corpus_sha256"),
     }
     started = time.time()
@@ -401,7 +406,7 @@ def main() -> None:
         (args.out / "train-report.json").write_text(json.dumps(report, indent=1))
     best_ce: tuple[float, Any] = (-1.0, None)
     for lr in [] if args.skip_ce else args.ce_lr:
-        result = train_cross_encoder(args, data, lr, report)
+        result = train_cross_encoder(args, data, lr, report, deadline)
         if result[0] > best_ce[0]:
             best_ce = (result[0], result[1])
             report["cross_encoder_chosen_lr"] = lr

@@ -67,7 +67,7 @@ def scripted_reply(prompt: str) -> str:
     return json.dumps({"found": False, "answer": "", "quote": "", "pages": []})
 
 
-def save_absent_cell(app: object, window: Any, path: Path) -> None:
+def save_absent_cell(window: Any, path: Path) -> None:
     """Click the first "probably absent" cell of the grid and save the window."""
     from app.qt_wait import wait_until
 
@@ -133,7 +133,7 @@ def main() -> None:
     assert job is not None
     wait_until(lambda: window.reviews.job is None, 300)
     if args.evidence_only:
-        save_absent_cell(app, window, out_dir / "review-absent.png")
+        save_absent_cell(window, out_dir / "review-absent.png")
         window.close()
         return
     row = next(n for n, item in enumerate(window.reviews.checklist.items) if item.id == "governing-law")
