@@ -410,10 +410,12 @@ class MainWindow(PdfDropTarget, QMainWindow):
             f"<b>Pagewise {version()}</b><br>Ask questions about long PDFs with a local language model; "
             "answers cite their pages.<br><br>"
             "<b>Models that ship with Pagewise</b><br>"
-            "Passage vectors: all-MiniLM-L6-v2 (sentence-transformers, Apache-2.0).<br>"
-            "Clause ranker: Pagewise's own cross-encoder, fine-tuned from all-MiniLM-L6-v2 (Apache-2.0) on "
-            "the Contract Understanding Atticus Dataset (CUAD v1, The Atticus Project, CC BY 4.0; "
-            "Hendrycks, Burns, Chen and Ball, 2021). Its model card: assets/models/clause-ranker/MODEL_CARD.md.<br>"
+            "Passage vectors: Pagewise's own clause embedder, all-MiniLM-L6-v2 (sentence-transformers, "
+            "Apache-2.0) fine-tuned as a bi-encoder. Its model card: assets/models/clause-embedder/MODEL_CARD.md.<br>"
+            "Clause ranker: Pagewise's own cross-encoder, fine-tuned from all-MiniLM-L6-v2 (Apache-2.0). "
+            "Its model card: assets/models/clause-ranker/MODEL_CARD.md.<br>"
+            "Both were trained on the Contract Understanding Atticus Dataset (CUAD v1, The Atticus Project, "
+            "CC BY 4.0; Hendrycks, Burns, Chen and Ball, 2021).<br>"
             "Scanned pages: RapidOCR's PP-OCR models (Apache-2.0) on ONNX Runtime."
         )
 

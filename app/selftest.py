@@ -117,6 +117,10 @@ def _run(home: Path) -> int:
 
         embedding_dir: Path | None = resolve_model_dir()
         embedding_note = f"{configured_model_name()} in {embedding_dir}"
+        from summarizer.library.clause_embedder import embedder_dir, is_clause_embedder, load_weights
+
+        if is_clause_embedder(configured_model_name()):  # its fine-tuned weights, beside the base model
+            embedding_note += f", its {len(load_weights())} fine-tuned tensors from {embedder_dir()}"
     except Exception as error:  # ModelError: says where to put the model
         embedding_dir, embedding_note = None, str(error)
     if not _step("embedding model on disk", embedding_dir is not None, embedding_note):

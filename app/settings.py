@@ -134,7 +134,7 @@ SCHEMA: tuple[Setting, ...] = (
     Setting("gpu_layers", "GPU layers", str, "auto",
             "Model layers on the GPU: 'auto' (as many as fit) or a number.",
             _check_gpu_layers, kind="layers", affects_plan=True),
-    Setting("embedding_model", "Embedding model", str, "all-MiniLM-L6-v2",
+    Setting("embedding_model", "Embedding model", str, "pagewise/clause-embedder",
             "The sentence-embedding model used to search passages. The library keeps the model it was embedded "
             "with until a re-embed (`pagewise reindex`, or reindexing in the window) switches it to this one.",
             lambda v: None if str(v).strip() else "The embedding model cannot be empty."),

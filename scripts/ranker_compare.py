@@ -11,7 +11,7 @@ the fine-tuned bi-encoder, base all-MiniLM-L6-v2 (the vectors Pagewise has today
 cross-encoder and bi-encoder together (sum of their per-question z-scores), and the
 cross-encoder blended with BM25's order (reciprocal-rank fusion). Recall@3 and @10 of each,
 for reordering the top 10 and the top 20. This is a same-candidates comparison; the figures
-through Pagewise's own fusion are eval/score_retrieval.py's and scripts/score_cuad_validation.py's.
+through Pagewise's own fusion are eval/score_retrieval.py's and eval/score_validation.py's.
 """
 
 from __future__ import annotations
@@ -143,11 +143,12 @@ def main() -> None:
                 scores[name].append(fn(e["query"], texts))
                 seconds[name] = seconds.get(name, 0.0) + time.perf_counter() - started
     combos: dict[str, list[list[float]]] = dict(scores)
-    if "ce_listwise" in scores and "bi_tuned" in scores:
-        combos["ce_listwise+bi_tuned"] = [
-            [a + b for a, b in zip(zscores(x), zscores(y), strict=True)]
-            for x, y in zip(scores["ce_listwise"], scores["bi_tuned"], strict=True)
-        ]
+    for name in ("ce_listwise", "ce_listwise_int8"):
+        if name in scores and "bi_tuned" in scores:  # both together: the sum of their z-scores
+            combos[f"{name}+bi_tuned"] = [
+                [a + b for a, b in zip(zscores(x), zscores(y), strict=True)]
+                for x, y in zip(scores[name], scores["bi_tuned"], strict=True)
+            ]
     for name in ("ce_listwise", "ce_listwise_int8"):
         if name in scores:
             combos[f"{name}+bm25_rrf"] = [_rrf_with_bm25(s) for s in scores[name]]

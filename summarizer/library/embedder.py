@@ -11,6 +11,7 @@ import numpy as np
 import numpy.typing as npt
 
 from inference.errors import ModelError
+from summarizer.library.clause_embedder import is_clause_embedder, load_weights
 from summarizer.library.embedding_model import (
     canonical_name,
     configured_model_name,
@@ -43,12 +44,26 @@ class Embedder:
             raise ModelError(
                 f"The embedding model in {folder} could not be loaded ({error}). Reinstall it.", path=folder
             ) from None
+        if is_clause_embedder(self.name):
+            self._load_clause_weights()
         get_dim = getattr(self._model, "get_embedding_dimension", None) or (
             self._model.get_sentence_embedding_dimension
         )
         self.dim = int(get_dim())
         self.max_seq_length = int(self._model.max_seq_length)
         self._lock = threading.Lock()  # torch modules are not safe to call from two threads at once
+
+    def _load_clause_weights(self) -> None:
+        import torch
+
+        weights = {k: torch.from_numpy(v.copy()) for k, v in load_weights().items()}
+        model = self._model[0].auto_model
+        missing, unexpected = model.load_state_dict(weights, strict=False)
+        if unexpected or [k for k in missing if not k.startswith("pooler.") and "position_ids" not in k]:
+            raise ModelError(
+                f"The clause embedder's weights do not fit all-MiniLM-L6-v2 (missing {missing[:3]}, unexpected "
+                f"{unexpected[:3]}). Reinstall Pagewise.",
+            )
 
     def encode(self, texts: list[str], batch_size: int = 64) -> Vectors:
         if not texts:

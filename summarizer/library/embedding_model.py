@@ -12,9 +12,11 @@ import os
 from pathlib import Path
 
 from inference.errors import ModelError
+from summarizer.library.clause_embedder import BASE_MODEL, CLAUSE_EMBEDDER, is_clause_embedder
 from summarizer.library.paths import models_dir
 
-DEFAULT_EMBEDDING_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
+# Pagewise's own, trained on CUAD (summarizer.library.clause_embedder; docs/retrieval.md).
+DEFAULT_EMBEDDING_MODEL = CLAUSE_EMBEDDER
 ENV_EMBEDDING_MODEL = "PAGEWISE_EMBEDDING_MODEL"
 
 # Python packages on PyPI that carry a model's files, so it can be installed offline.
@@ -26,6 +28,8 @@ def configured_model_name() -> str:
 
 
 def canonical_name(name: str) -> str:
+    if is_clause_embedder(name):
+        return CLAUSE_EMBEDDER
     if "/" not in name and not Path(name).exists():
         return f"sentence-transformers/{name}"
     return name
@@ -42,6 +46,8 @@ def resolve_model_dir(name: str | None = None) -> Path:
     package that ships the model; the Hugging Face cache. Raises ModelError saying what to do.
     """
     name = canonical_name(name or configured_model_name())
+    if name == CLAUSE_EMBEDDER:  # all-MiniLM-L6-v2's folder: its weights are replaced when loaded
+        return resolve_model_dir(BASE_MODEL)
     as_path = Path(name).expanduser()
     if as_path.is_dir():
         if _looks_like_model(as_path):

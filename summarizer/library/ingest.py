@@ -16,7 +16,7 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from inference.cancel import NEVER_CANCELLED, CancelToken
 from inference.progress import Progress, ProgressCallback, Stage, no_progress
@@ -31,12 +31,25 @@ from summarizer.library.passages import (
     PASSAGE_FORMAT,
     split_passages,
 )
-from summarizer.library.pdf_extract import PdfPages
+from summarizer.library.pdf_extract import PageText, PdfPages
 from summarizer.library.store import DocumentRecord, Library, now_iso, transaction
 from summarizer.library.table_pages import TablePages, reread_table_pages
 
 if TYPE_CHECKING:
     from summarizer.library.page_render import PdfiumPages
+
+
+class PageSource(Protocol):
+    """What ingest reads a document from: an open PDF (``PdfPages``, ``PdfiumPages``), or for an
+    evaluation the pages of a plain text (eval/score_validation.py)."""
+
+    path: Path
+    content_sha256: str
+    page_count: int
+    title: str
+
+    def pages(self, start: int = 1) -> Iterator[PageText]: ...
+
 
 PAGE_BATCH = 16  # pages written per transaction
 EMBED_BATCH = 64  # passages embedded per transaction
@@ -187,6 +200,10 @@ class Ingestor:
         with contextlib.suppress(OSError):
             path = path.resolve()
         pdf = _open_pdf(path, self.options.password)  # raises DocumentError for bad input
+        return self.ingest_pages(pdf, path)
+
+    def ingest_pages(self, pdf: PageSource, path: Path) -> IngestResult:
+        """Ingest an open page source stored under ``path`` (``ingest`` opens the PDF at ``path``)."""
         sha = pdf.content_sha256
         existing = self.library.find(sha256=sha)
         if existing is not None and existing.state == "ready":
@@ -210,7 +227,7 @@ class Ingestor:
         return IngestResult.of(self.library.document(doc_id))
 
     # --- steps ----------------------------------------------------------------------
-    def _start(self, record: DocumentRecord | None, pdf: PdfPages | PdfiumPages, path: Path) -> str:
+    def _start(self, record: DocumentRecord | None, pdf: PageSource, path: Path) -> str:
         """Create the document row, or reset a changed one; keep an unfinished one as it is."""
         now = now_iso()
         sha = pdf.content_sha256
@@ -241,7 +258,7 @@ class Ingestor:
         row = self.db.execute("SELECT state, pages_done FROM documents WHERE doc_id = ?", [doc_id]).fetchone()
         return str(row[0]), int(row[1])
 
-    def _extract(self, doc_id: str, pdf: PdfPages | PdfiumPages) -> None:
+    def _extract(self, doc_id: str, pdf: PageSource) -> None:
         state, done = self._state(doc_id)
         if state != "extracting":
             return
@@ -571,4 +588,4 @@ def ingest_path(
     return Ingestor(library, options, progress, cancel).ingest(path)
 
 
-__all__ = ["DocumentError", "IngestOptions", "IngestResult", "embed_missing", "ingest_path"]
+__all__ = ["DocumentError", "IngestOptions", "IngestResult", "PageSource", "embed_missing", "ingest_path"]

@@ -21,6 +21,7 @@ from typing import Any, Protocol
 import numpy as np
 import numpy.typing as npt
 
+from summarizer.library.clause_embedder import is_clause_embedder, load_weights
 from summarizer.library.embedding_model import canonical_name, resolve_model_dir
 
 Vector = npt.NDArray[np.float32]
@@ -122,6 +123,8 @@ class NumpyBertEncoder:
         self.layers = int(config["num_hidden_layers"])
         self.eps = float(config.get("layer_norm_eps", 1e-12))
         weights = load_safetensors_mapped(folder / "model.safetensors")
+        if is_clause_embedder(name):  # the base model's folder, the fine-tuned weights
+            weights = {**weights, **load_weights()}
         # Dense weights are stored transposed and copied into fresh, aligned arrays (a few MB
         # each): NumPy's BLAS path is ~20x slower on unaligned buffers. The embedding tables
         # stay mapped: a query reads only its tokens' rows.

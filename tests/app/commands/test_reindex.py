@@ -16,6 +16,7 @@ import pytest
 from app.cli import main
 from inference.cancel import Cancelled, CancelToken
 from inference.progress import Progress, Stage
+from summarizer.library.embedding_model import DEFAULT_EMBEDDING_MODEL
 from summarizer.library.ingest import embed_missing
 from summarizer.library.passages import PASSAGE_FORMAT
 from summarizer.library.reembed import reembed, reembed_status
@@ -24,7 +25,7 @@ from summarizer.library.store import Library
 from tests.summarizer.doc_factory import add_document, numbered_pages
 from tests.summarizer.tiny_embedder import build_tiny_embedder
 
-MINILM = "sentence-transformers/all-MiniLM-L6-v2"
+DEFAULT_MODEL = DEFAULT_EMBEDDING_MODEL  # the default: Pagewise's clause embedder
 ROOT = Path(__file__).resolve().parents[3]
 
 
@@ -46,14 +47,14 @@ def test_reindex_reembeds_and_search_reports_an_unfinished_reembed(
         for n in range(2):
             add_document(library, numbered_pages(2, 60), title=f"Doc {n}", words_per_passage=30)
         library.db.execute("UPDATE documents SET passage_format = ?", [PASSAGE_FORMAT])  # current: no re-cut
-        embed_missing(library, None, MINILM)
+        embed_missing(library, None, DEFAULT_MODEL)
         passages = library.db.execute("SELECT COUNT(*) FROM passages").fetchone()[0]
     out, err = _search(capsys)
-    assert out["embedding_model"] == MINILM and out["reembedding"] is None and err == ""
+    assert out["embedding_model"] == DEFAULT_MODEL and out["reembedding"] is None and err == ""
 
     monkeypatch.setenv("PAGEWISE_EMBEDDING_MODEL", tiny)
     out, err = _search(capsys)
-    assert out["results"] and out["embedding_model"] == MINILM and out["reembedding"] is None
+    assert out["results"] and out["embedding_model"] == DEFAULT_MODEL and out["reembedding"] is None
     assert f"Run `pagewise reindex` to re-embed the library with {tiny}" in err
 
     token = CancelToken()
@@ -65,15 +66,15 @@ def test_reindex_reembeds_and_search_reports_an_unfinished_reembed(
     with Library.open() as library, pytest.raises(Cancelled):
         reindex_library(library, progress=cancel_after_one, cancel=token)  # the window's job, stopped
     out, err = _search(capsys)
-    assert out["results"] and out["embedding_model"] == MINILM
-    assert out["reembedding"] == {"model": tiny, "searching_with": MINILM, "documents_done": 1, "documents": 2}
+    assert out["results"] and out["embedding_model"] == DEFAULT_MODEL
+    assert out["reembedding"] == {"model": tiny, "searching_with": DEFAULT_MODEL, "documents_done": 1, "documents": 2}
     assert "(1 of 2 documents)" in err and "pagewise reindex" in err
 
     assert main(["reindex", "--json"]) == 0
     rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
     assert len(rows) == 1 and set(rows[0]) == {"reembedded"}
     done = rows[0]["reembedded"]
-    assert (done["from"], done["to"], done["documents"]) == (MINILM, tiny, 2)
+    assert (done["from"], done["to"], done["documents"]) == (DEFAULT_MODEL, tiny, 2)
     assert 0 < done["passages"] < passages, "the resumed job embeds only what was left"
 
     out, err = _search(capsys)
@@ -87,7 +88,7 @@ def test_a_killed_reembed_continues_where_it_stopped(tiny: str, pagewise_home: P
         for n in range(20):
             add_document(library, numbered_pages(3, 120), title=f"Doc {n}", words_per_passage=30)
         library.db.execute("UPDATE documents SET passage_format = ?", [PASSAGE_FORMAT])
-        embed_missing(library, None, MINILM)
+        embed_missing(library, None, DEFAULT_MODEL)
         passages = library.db.execute("SELECT COUNT(*) FROM passages").fetchone()[0]
     env = {**os.environ, "PAGEWISE_EMBEDDING_MODEL": tiny}
     job = subprocess.Popen([sys.executable, "-m", "app.cli", "reindex", "--json"], cwd=ROOT, env=env)
@@ -101,9 +102,9 @@ def test_a_killed_reembed_continues_where_it_stopped(tiny: str, pagewise_home: P
             assert status is not None and status.target == tiny and status.documents_done < 20
             staged = library.db.execute("SELECT COUNT(*) FROM embeddings_staging").fetchone()[0]
             assert 0 < staged < passages
-            assert library.embedding_model == MINILM
+            assert library.embedding_model == DEFAULT_MODEL
             assert library.db.execute("SELECT model, COUNT(*) FROM embeddings GROUP BY model").fetchall() == [
-                (MINILM, passages)
+                (DEFAULT_MODEL, passages)
             ], "the old vectors stay whole"
     finally:
         job.kill()

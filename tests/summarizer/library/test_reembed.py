@@ -8,6 +8,7 @@ import pytest
 from inference.cancel import Cancelled, CancelToken
 from inference.progress import Progress, Stage
 from summarizer.library import query_encoder
+from summarizer.library.embedding_model import DEFAULT_EMBEDDING_MODEL
 from summarizer.library.ingest import IngestOptions, Ingestor, embed_missing, ingest_path
 from summarizer.library.reembed import model_notice, reembed, reembed_status
 from summarizer.library.store import Library
@@ -17,7 +18,7 @@ from tests.conftest import CONTRACTS
 from tests.summarizer.doc_factory import add_document, numbered_pages
 from tests.summarizer.tiny_embedder import DIM, build_tiny_embedder
 
-MINILM = "sentence-transformers/all-MiniLM-L6-v2"
+DEFAULT_MODEL = DEFAULT_EMBEDDING_MODEL  # the default: Pagewise's clause embedder
 
 
 @pytest.fixture(scope="module")
@@ -72,29 +73,29 @@ def test_ingest_with_another_configured_model_keeps_the_librarys(
 ) -> None:
     with Library.open() as library:
         first = ingest_path(library, CONTRACTS / "endorsement-8p.pdf")
-        assert library.embedding_model == MINILM
+        assert library.embedding_model == DEFAULT_MODEL
         monkeypatch.setenv("PAGEWISE_EMBEDDING_MODEL", tiny)
         configured = IngestOptions(embedding_model=tiny)  # as the window passes its setting
         second = ingest_path(library, CONTRACTS / "license-17p.pdf", configured)
         Ingestor(library, configured).recut(first.doc_id)
         assert library.document(second.doc_id).passages > 0
-        assert library.embedding_model == MINILM
-        assert _models(library) == {MINILM: _passages(library)}
+        assert library.embedding_model == DEFAULT_MODEL
+        assert _models(library) == {DEFAULT_MODEL: _passages(library)}
         tokenizers = {r[0] for r in library.db.execute("SELECT chunk_tokenizer FROM documents")}
-        assert tokenizers == {MINILM}, "passages are measured with the library's model too"
+        assert tokenizers == {DEFAULT_MODEL}, "passages are measured with the library's model too"
         assert load_index(library).index.d == 384
         assert search(library, "endorsement fee", doc_ids=[first.doc_id], k=2)
-        assert encoded_with == [MINILM], "queries are encoded with the library's model"
+        assert encoded_with == [DEFAULT_MODEL], "queries are encoded with the library's model"
         notice = model_notice(library)
         assert notice is not None and "pagewise reindex" in notice and tiny in notice
 
 
 def test_reembed_switches_every_vector_and_the_index(tiny: str, encoded_with: list[str]) -> None:
-    with _library_of(2, MINILM) as library:
+    with _library_of(2, DEFAULT_MODEL) as library:
         stages: list[Progress] = []
         result = reembed(library, tiny, progress=stages.append)
         assert result is not None
-        assert (result.previous_model, result.model, result.documents) == (MINILM, tiny, 2)
+        assert (result.previous_model, result.model, result.documents) == (DEFAULT_MODEL, tiny, 2)
         assert result.passages == _passages(library)
         assert library.embedding_model == tiny
         assert _models(library) == {tiny: _passages(library)}
@@ -111,7 +112,7 @@ def test_reembed_switches_every_vector_and_the_index(tiny: str, encoded_with: li
 def test_a_cancelled_reembed_resumes_and_never_mixes_models(
     tiny: str, monkeypatch: pytest.MonkeyPatch, encoded_with: list[str]
 ) -> None:
-    with _library_of(3, MINILM) as library:
+    with _library_of(3, DEFAULT_MODEL) as library:
         token = CancelToken()
 
         def cancel_after_the_first_document(progress: Progress) -> None:
@@ -122,16 +123,16 @@ def test_a_cancelled_reembed_resumes_and_never_mixes_models(
             reembed(library, tiny, progress=cancel_after_the_first_document, cancel=token)
         status = reembed_status(library)
         assert status is not None and (status.documents_done, status.documents) == (1, 3)
-        assert (status.model, status.target) == (MINILM, tiny)
-        assert _models(library) == {MINILM: _passages(library)}, "search keeps the whole old index"
+        assert (status.model, status.target) == (DEFAULT_MODEL, tiny)
+        assert _models(library) == {DEFAULT_MODEL: _passages(library)}, "search keeps the whole old index"
         staged_before = _models(library, "embeddings_staging")[tiny]
 
         # Meanwhile a document is added (embedded with the library's model, not staged) ...
         added = add_document(library, numbered_pages(3, 60), title="Added", words_per_passage=30)
         embed_missing(library, [added], tiny)
-        assert _models(library) == {MINILM: _passages(library)}
+        assert _models(library) == {DEFAULT_MODEL: _passages(library)}
         # ... and search uses the old model, and says how far the re-embed got.
-        assert search(library, "clause2", k=1) and encoded_with == [MINILM]
+        assert search(library, "clause2", k=1) and encoded_with == [DEFAULT_MODEL]
         assert load_index(library).index.d == 384
         monkeypatch.setenv("PAGEWISE_EMBEDDING_MODEL", tiny)
         notice = model_notice(library)
@@ -146,13 +147,13 @@ def test_a_cancelled_reembed_resumes_and_never_mixes_models(
 
 
 def test_an_embed_overlapping_a_finished_reembed_uses_the_new_model(tiny: str) -> None:
-    with _library_of(1, MINILM) as library:
+    with _library_of(1, DEFAULT_MODEL) as library:
         doc_id = add_document(library, numbered_pages(2, 60), title="Late", words_per_passage=30)
 
         def swap_meanwhile(progress: Progress) -> None:
-            if progress.stage == Stage.LOAD_EMBEDDER and library.embedding_model == MINILM:
+            if progress.stage == Stage.LOAD_EMBEDDER and library.embedding_model == DEFAULT_MODEL:
                 assert reembed(library, tiny) is not None  # another process finishing a re-embed
 
-        embed_missing(library, [doc_id], MINILM, progress=swap_meanwhile)
+        embed_missing(library, [doc_id], DEFAULT_MODEL, progress=swap_meanwhile)
         assert library.embedding_model == tiny
         assert _models(library) == {tiny: _passages(library)}

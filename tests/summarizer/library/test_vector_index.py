@@ -81,5 +81,5 @@ def test_changing_the_embedding_model_re_embeds() -> None:
         library.db.execute("UPDATE embeddings SET model = 'some/other-model'")
         assert embed_missing(library, [doc_id]) == n
         models = library.db.execute("SELECT DISTINCT model FROM embeddings").fetchall()
-        assert models == [("sentence-transformers/all-MiniLM-L6-v2",)]
+        assert models == [("pagewise/clause-embedder",)]
         assert embed_missing(library, [doc_id]) == 0
