@@ -33,6 +33,7 @@ def reindex_notice(library: Library, model: str | None, *, adding: bool = False)
     """What the banner says when ``library`` needs re-indexing for the embedding model
     ``model`` (None: the configured one), or None when it is up to date. ``adding``: documents
     are being added, so a document half cut may be one the ingest is cutting right now."""
+    from summarizer.library.clause_embedder import BASE_MODEL, is_clause_embedder
     from summarizer.library.passages import PASSAGE_FORMAT
     from summarizer.library.reembed import configured_model, needs_reembed, reembed_status
 
@@ -43,6 +44,11 @@ def reindex_notice(library: Library, model: str | None, *, adding: bool = False)
         parts.append(
             f"Re-embedding the library with {_short(target)} is unfinished ({status.documents_done} of "
             f"{status.documents} documents); search uses {_short(current)} until it is done."
+        )
+    elif needs_reembed(library, model) and is_clause_embedder(target) and current == BASE_MODEL:
+        parts.append(  # the upgrade to Pagewise's own embedder, not a setting the user changed
+            f"Pagewise now embeds passages with its clause embedder, trained on contracts to find clauses; "
+            f"this library is embedded with {_short(current)}, which search uses until it is re-embedded."
         )
     elif needs_reembed(library, model):
         parts.append(

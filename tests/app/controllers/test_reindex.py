@@ -135,3 +135,16 @@ def test_reindexing_waits_for_documents_being_added(make_window: Any) -> None:
         assert "once the documents being added are in the library" in said(window)[-1]
     finally:
         window.runner.ingests.clear()
+
+
+def test_a_library_embedded_with_minilm_is_offered_the_clause_embedder() -> None:
+    from summarizer.library.clause_embedder import BASE_MODEL, CLAUSE_EMBEDDER
+
+    with Library.open() as library:
+        add_document(library, numbered_pages(2, 40))
+        library.db.execute("UPDATE documents SET passage_format = ?", [PASSAGE_FORMAT])
+        library.set_meta("embedding_model", BASE_MODEL)
+        notice = reindex_notice(library, CLAUSE_EMBEDDER)
+        assert notice is not None and "Pagewise now embeds passages with its clause embedder" in notice
+        assert "embedded with all-MiniLM-L6-v2, which search uses until it is re-embedded" in notice
+        assert "the settings name" not in notice  # the user changed nothing
