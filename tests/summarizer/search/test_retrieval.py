@@ -84,9 +84,10 @@ def test_paraphrase_finds_the_clause(library: tuple[Library, dict[str, str]]) ->
 
 def test_vector_side_alone_finds_a_paraphrase(library: tuple[Library, dict[str, str]]) -> None:
     lib, ids = library
-    results = search(lib, "bankrupt counterparty", doc_ids=[ids["license-17p"]], k=5)
+    # The clause says "insolvent or unable to pay its debts", never "bankrupt": the vectors bridge it.
+    results = search(lib, "what if the other side goes bankrupt", doc_ids=[ids["license-17p"]], k=5)
     hit = next(r for r in results if "insolvent" in r.text)
-    assert hit.vector_rank is not None
+    assert hit.vector_rank is not None and hit.vector_rank <= 3
 
 
 def test_filter_by_document(library: tuple[Library, dict[str, str]]) -> None:
