@@ -21,6 +21,7 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
+import os
 import sys
 import time
 from collections.abc import Iterator
@@ -101,7 +102,6 @@ def aggregate(rows: list[dict[str, Any]]) -> dict[str, float]:
 
 
 def main() -> int:
-    import os
 
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--home", type=Path, required=True, help="library folder (PAGEWISE_HOME), reused if it exists")

@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -87,7 +88,6 @@ def main() -> None:
     reference._model[0].auto_model.load_state_dict({k: torch.from_numpy(v) for k, v in fp32.items()}, strict=False)
     want = reference.encode(texts)
     clause_embedder._load.cache_clear()
-    import os
 
     os.environ.setdefault("PAGEWISE_HOME", str(ROOT / ".device" / "export-home"))
     passages = Embedder(clause_embedder.CLAUSE_EMBEDDER).encode(texts)

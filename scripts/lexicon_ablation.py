@@ -42,6 +42,7 @@ from quote_match import quote_found  # noqa: E402
 from score_retrieval import HELD_APART, load_labels  # noqa: E402
 from score_validation import CORPUS, labels_of, validation_contracts  # noqa: E402
 
+GROUPS = ("tuning", "validation", "held_apart")
 # Each weight at the value that switches it off.
 NEUTRAL = {
     "heading_weight": 1.0,
@@ -103,7 +104,7 @@ def recall3(questions: list[Question], params: Any) -> list[float]:
 
 def by_group(questions: list[Question], scores: list[float]) -> dict[str, dict[str, float]]:
     out = {}
-    for group in ("tuning", "validation", "held_apart"):
+    for group in GROUPS:
         picked = [s for q, s in zip(questions, scores, strict=True) if q.group == group]
         out[group] = {"questions": len(picked), "recall@3": round(sum(picked) / len(picked), 4) if picked else 0.0}
     return out
@@ -163,9 +164,7 @@ def main() -> int:
             legal_lexicon.LEXICON = full
             row = {
                 "concept": entry.concept,
-                "questions_touched": {
-                    g: sum(questions[i].group == g for i in touched) for g in by_group(questions, base)
-                },
+                "questions_touched": {g: sum(questions[i].group == g for i in touched) for g in GROUPS},
                 "without": by_group(questions, scores),
                 "verdict": verdict(questions, base, scores),
             }

@@ -13,7 +13,6 @@ A missing or damaged file raises ``ModelError`` naming it and saying what to do.
 
 from __future__ import annotations
 
-import json
 from functools import lru_cache
 from pathlib import Path
 
@@ -93,12 +92,3 @@ def load_weights() -> dict[str, npt.NDArray[np.float32]]:
             path=path,
         ) from None
     return _load(path, stat.st_size, stat.st_mtime)
-
-
-def card() -> dict[str, object]:
-    """``embedder.json`` beside the weights (its sha256, figures, licences), or {} if absent."""
-    try:
-        data = json.loads((embedder_dir() / "embedder.json").read_text())
-    except (OSError, ValueError):
-        return {}
-    return data if isinstance(data, dict) else {}

@@ -56,7 +56,7 @@ class Embedder:
     def _load_clause_weights(self) -> None:
         import torch
 
-        weights = {k: torch.from_numpy(v.copy()) for k, v in load_weights().items()}
+        weights = {k: torch.from_numpy(v) for k, v in load_weights().items()}
         model = self._model[0].auto_model
         missing, unexpected = model.load_state_dict(weights, strict=False)
         if unexpected or [k for k in missing if not k.startswith("pooler.") and "position_ids" not in k]:
