@@ -29,6 +29,7 @@ MODEL_FILES = {
     "Cls.model_path": "ch_ppocr_mobile_v2.0_cls_mobile.onnx",
 }
 PARAGRAPH_GAP = 1.2  # a vertical gap this many line heights ends a paragraph
+TURN_OVER_BELOW = 0.85  # a page read with less confidence is read again turned over (upside-down scans)
 
 
 class OcrUnavailable(PagewiseError):
@@ -124,6 +125,10 @@ class RapidOcrEngine:
         folder = Path(rapidocr.__file__).parent / "models"
         params: dict[str, Any] = {
             "Global.log_level": "error",
+            # No per-line orientation classifier: on upright pages it turned whole lines over and
+            # read them as scattered letters (docs/ocr.md); a page drawn upside down is turned
+            # over as a whole instead (recognize).
+            "Global.use_cls": False,
             "EngineConfig.onnxruntime.intra_op_num_threads": threads,
             "EngineConfig.onnxruntime.inter_op_num_threads": 1,
         }
@@ -144,16 +149,29 @@ class RapidOcrEngine:
 
     def recognize(self, image: Any, points_per_pixel: float) -> OcrPage:
         with self._lock:
-            out: Any = self._engine(image, return_word_box=True)
+            page = assemble_page(self._lines(image), points_per_pixel)
+            if page.words and page.confidence < TURN_OVER_BELOW:  # perhaps scanned upside down
+                height, width = image.shape[:2]
+                turned = [
+                    [(t, c, (width - b[2], height - b[3], width - b[0], height - b[1])) for t, c, b in line]
+                    for line in self._lines(image[::-1, ::-1].copy())
+                ]
+                over = assemble_page(turned, points_per_pixel)
+                if over.confidence > page.confidence:
+                    return over
+        return page
+
+    def _lines(self, image: Any) -> list[list[RawWord]]:
+        out: Any = self._engine(image, return_word_box=True)
         if not out.txts:
-            return OcrPage("", (), 0.0)
+            return []
         lines: list[list[RawWord]] = []
         for line_words, text, score, box in zip(out.word_results, out.txts, out.scores, out.boxes, strict=False):
             words = [(w[0], float(w[1]), _box(w[2])) for w in line_words if w[2] is not None]
             if not words:  # no word boxes for this line: the line as one word
                 words = [(str(text), float(score), _box(box))]
             lines.append(words)
-        return assemble_page(lines, points_per_pixel)
+        return lines
 
 
 @lru_cache(maxsize=1)

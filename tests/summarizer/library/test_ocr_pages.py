@@ -182,6 +182,27 @@ def test_rapidocr_reads_a_drawn_contract_page_offline() -> None:
     assert json.loads(json.dumps(page.to_json()))[0][0] == 0
 
 
+def test_an_underlined_line_is_read_and_an_upside_down_scan_is_turned_over() -> None:
+    """license-17p page 4 at 300 dpi: with RapidOCR's per-line orientation classifier the line
+    holding an underlined "provided, however," came out as scattered letters; the same page
+    scanned upside down is read turned over, its word boxes on the page as it is drawn."""
+    from summarizer.library.ocr_engine import load_ocr_engine
+
+    with RenderedPages(CONTRACTS / "license-17p.pdf") as rendered:
+        image, points_per_pixel = rendered.render(4, dpi=300)
+    line = "otherwise permit any third party to use any Licensed Domain Names"
+    upright = load_ocr_engine(2).recognize(image, points_per_pixel)
+    assert line in " ".join(upright.text.split()), upright.text
+    over = load_ocr_engine(2).recognize(image[::-1, ::-1].copy(), points_per_pixel)
+    assert line in " ".join(over.text.split()), over.text
+    assert over.confidence > 0.95
+    width, height = image.shape[1] * points_per_pixel, image.shape[0] * points_per_pixel
+    first_up, first_over = upright.words[0].box, over.words[0].box  # the same word, drawn turned over
+    assert first_over == pytest.approx(
+        (width - first_up[2], height - first_up[3], width - first_up[0], height - first_up[1]), abs=6
+    )
+
+
 def test_a_document_stored_as_needing_ocr_is_read_on_reindex(tmp_path: Path, monkeypatch: Any) -> None:
     import summarizer.library.ocr_pages as ocr_pages
     from summarizer.library.reindex import documents_needing_ocr, reindex_library
