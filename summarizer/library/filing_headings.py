@@ -58,6 +58,11 @@ def is_statement_heading(heading: str) -> bool:
     return _STATEMENT.search(heading) is not None
 
 
+def has_units(text: str) -> bool:
+    """True for text that names its units as a table's title does: "(In millions, except per share data)"."""
+    return _UNITS.search(text) is not None
+
+
 def _words(line: str) -> list[str]:
     return line.split()
 

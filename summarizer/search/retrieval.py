@@ -23,7 +23,7 @@ from typing import Any
 from summarizer.errors import DocumentNotFound
 from summarizer.library.clauses import is_attachment_heading
 from summarizer.library.document_kind import FILING, OTHER
-from summarizer.library.filing_headings import is_statement_heading
+from summarizer.library.filing_headings import has_units, is_statement_heading
 from summarizer.library.store import Library
 from summarizer.search import finance_lexicon, legal_lexicon
 from summarizer.search.fts_query import fts_query, fts_string, fts_terms
@@ -46,6 +46,7 @@ class RetrievalParams:
     # Passages under an exhibit, schedule or annex count this much of their fused score: the
     # operative clauses are in the body; attachments hold forms, lists and copies of clauses.
     attachment_weight: float = 0.5
+    attachments_in_filings: bool = False  # ... in filings too (measured on contracts taken for filings)
     # In a filing, passages of a financial statement (their heading path holds its title) count
     # this much of their fused score: the figures most questions ask for are printed there.
     statement_weight: float = 1.25
@@ -54,6 +55,7 @@ class RetrievalParams:
     # statement words; the words that say how to answer are left out of the query).
     expand_query: bool = True
     legal_terms_for_filings: bool = DEFAULT_LEGAL_FOR_FILINGS  # ... and the contract words too
+    finance_terms: bool = True  # the finance words (and leaving out the how-to-answer words) for filings
     # At most this many of them: every term, a phrase most, costs a pass over its postings.
     max_expansion_terms: int = 16
     expand_vector_query: bool = False  # ... and to the text embedded for the vector ranking
@@ -76,6 +78,9 @@ class RetrievalParams:
     # ... also when the documents searched are filings (it was trained on contracts; on the
     # FinanceBench tuning filings it lowers recall@3, docs/retrieval.md).
     rerank_filings: bool = False
+    # ... but it does reorder a "filing" with no financial statement and no table titled by its
+    # units ("(in millions)"): a contract taken for a filing, which it was trained on.
+    rerank_filings_without_statements: bool = True
 
 
 DEFAULT_PARAMS = RetrievalParams()
@@ -178,13 +183,17 @@ def document_kinds(library: Library, doc_ids: Sequence[str] | None) -> frozenset
 
 
 def expansion_terms(
-    query: str, kinds: frozenset[str], limit: int | None, legal_for_filings: bool = DEFAULT_LEGAL_FOR_FILINGS
+    query: str,
+    kinds: frozenset[str],
+    limit: int | None,
+    legal_for_filings: bool = DEFAULT_LEGAL_FOR_FILINGS,
+    finance: bool = True,
 ) -> list[str]:
     """The vocabulary of the kinds searched: the finance words for filings, the contract words
     for the others (contracts, and the generic path); both, in turn, for a mix (and for filings
     when ``legal_for_filings``)."""
     lists = []
-    if FILING in kinds:
+    if FILING in kinds and finance:
         lists.append(finance_lexicon.expansion_terms(query))
     if not kinds or kinds - {FILING} or legal_for_filings:
         lists.append(legal_lexicon.expansion_terms(query))
@@ -201,7 +210,7 @@ def bm25_ranking(
 ) -> list[int]:
     kinds = document_kinds(library, doc_ids) if kinds is None else kinds
     extra = (
-        expansion_terms(query, kinds, params.max_expansion_terms, params.legal_terms_for_filings)
+        expansion_terms(query, kinds, params.max_expansion_terms, params.legal_terms_for_filings, params.finance_terms)
         if params.expand_query
         else []
     )
@@ -214,7 +223,7 @@ def bm25_ranking(
     one_filing = kinds == {FILING} and doc_ids is not None and len(doc_ids) == 1
     within = id_range if params.filing_term_share_in_document and one_filing else None
     drop = _common_words(library, words, params.max_term_share, within)
-    if params.expand_query and kinds == {FILING}:
+    if params.expand_query and params.finance_terms and kinds == {FILING}:
         drop |= finance_lexicon.INSTRUCTION_WORDS
     match = fts_query(query, extra, drop)
     if match is None:
@@ -295,6 +304,18 @@ def _kinds_of(library: Library, ranked: list[tuple[int, float]], kinds: frozense
     return frozenset(str(r[0]) for r in rows)
 
 
+def _holds_statements(library: Library, ranked: list[tuple[int, float]]) -> bool:
+    """True when a document of ``ranked``'s passages has a financial statement or a table titled
+    by its units among its passages' headings (what a filing has, and a contract does not)."""
+    ids = [pid for pid, _ in ranked]
+    rows = library.db.execute(
+        "SELECT DISTINCT heading FROM passages WHERE doc_id IN "
+        f"(SELECT DISTINCT doc_id FROM passages WHERE passage_id IN ({','.join('?' * len(ids))}))",
+        ids,
+    ).fetchall()
+    return any(is_statement_heading(str(r[0])) or has_units(str(r[0])) for r in rows)
+
+
 def _headings(library: Library, passage_ids: list[int]) -> dict[int, str]:
     rows = library.db.execute(
         f"SELECT passage_id, heading FROM passages WHERE passage_id IN ({','.join('?' * len(passage_ids))})",
@@ -308,7 +329,7 @@ def _weigh_by_heading(
 ) -> None:
     """Each fused score times the weight its heading path gives it: an exhibit's (documents that
     are not filings), a financial statement's (filings)."""
-    attachment = params.attachment_weight if kinds - {FILING} else 1.0
+    attachment = params.attachment_weight if kinds - {FILING} or params.attachments_in_filings else 1.0
     statement = params.statement_weight if FILING in kinds else 1.0
     if not fused or attachment == statement == 1.0:
         return
@@ -395,7 +416,9 @@ def search(
     kinds = document_kinds(library, doc_ids)
     vector_query = query
     if params.expand_vector_query:
-        terms = expansion_terms(query, kinds, params.max_expansion_terms, params.legal_terms_for_filings)
+        terms = expansion_terms(
+            query, kinds, params.max_expansion_terms, params.legal_terms_for_filings, params.finance_terms
+        )
         vector_query = " ".join([query, *terms])
     lookup = _vector_lookup(library, vector_query, doc_ids, params.candidates) if use_vectors else None
     pending = _start_on_worker(lookup) if lookup is not None else None
@@ -412,7 +435,11 @@ def search(
     if not top:
         return []
     ranker_scores: dict[int, float] = {}
-    if params.rerank_top > 0 and (params.rerank_filings or FILING not in _kinds_of(library, top, kinds)):
+    if params.rerank_top > 0 and (
+        params.rerank_filings
+        or FILING not in _kinds_of(library, top, kinds)
+        or (params.rerank_filings_without_statements and not _holds_statements(library, top))
+    ):
         top, ranker_scores = rerank(library, query, top, params.rerank_top, params.rerank_weight, params.rrf_k)
     top = top[:k]
     bm25_rank = {pid: r for r, pid in enumerate(bm25, start=1)}

@@ -45,3 +45,17 @@ def test_periods_come_first_and_the_limit_holds() -> None:
 def test_instruction_words_say_how_to_answer_not_what_to_find() -> None:
     assert {"answer", "respond", "perspective", "analyst"} <= INSTRUCTION_WORDS
     assert not {"millions", "cash", "revenue", "debt"} & INSTRUCTION_WORDS
+
+
+def test_a_search_of_filings_takes_the_finance_words_and_the_lever_leaves_them_out() -> None:
+    """``RetrievalParams.finance_terms`` (measured one lever at a time, docs/retrieval.md)."""
+    from summarizer.library.document_kind import CONTRACT, FILING
+    from summarizer.search.retrieval import expansion_terms as search_terms
+
+    question = "per the cash flow statement, what was capex in FY2020?"
+    assert "consolidated statements of cash flows" in search_terms(question, frozenset({FILING}), 16)
+    without = search_terms(question, frozenset({FILING}), 16, finance=False)
+    assert "consolidated statements of cash flows" not in without and "2020" not in without
+    assert search_terms(question, frozenset({CONTRACT}), 16) == search_terms(
+        question, frozenset({CONTRACT}), 16, finance=False
+    )

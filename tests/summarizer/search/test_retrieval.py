@@ -253,8 +253,19 @@ def test_the_ranker_reorders_contracts_but_not_filings(tmp_path: Path, monkeypat
         search(lib, "cash flow", doc_ids=[doc_id], k=2, use_vectors=False)
         assert scored == ["cash flow"]
         _set_kind(lib, doc_id, "filing")
+        # A "filing" with no financial statement and no table titled by its units is a contract
+        # taken for a filing: the ranker still reorders it (unless told not to).
+        search(lib, "cash flow", doc_ids=[doc_id], k=2, use_vectors=False)
+        assert scored == ["cash flow"] * 2
+        no_gate = replace(DEFAULT_PARAMS, rerank_filings_without_statements=False)
+        search(lib, "cash flow", doc_ids=[doc_id], k=2, use_vectors=False, params=no_gate)
+        assert len(scored) == 2
+        lib.db.execute(
+            "UPDATE passages SET heading = 'Item 8. > CONSOLIDATED STATEMENTS OF CASH FLOWS (In millions)' "
+            "WHERE passage_id = (SELECT MIN(passage_id) FROM passages WHERE text LIKE '%Net cash%')"
+        )
         results = search(lib, "cash flow", doc_ids=[doc_id], k=2, use_vectors=False)
-        assert scored == ["cash flow"] and all(r.ranker_score is None for r in results)
+        assert len(scored) == 2 and all(r.ranker_score is None for r in results)
         search(
             lib,
             "cash flow",
@@ -263,15 +274,15 @@ def test_the_ranker_reorders_contracts_but_not_filings(tmp_path: Path, monkeypat
             use_vectors=False,
             params=replace(DEFAULT_PARAMS, rerank_filings=True),
         )
-        assert len(scored) == 2
+        assert len(scored) == 3
         # A library of both, searched whole: a question whose best passages are all in the
         # contract is reordered; one that reaches the filing is not.
         contract = add_document(lib, ["The Licensee shall pay royalties quarterly."], words_per_passage=40)
         _set_kind(lib, contract, "contract")
         search(lib, "royalties quarterly", k=2, use_vectors=False, params=replace(DEFAULT_PARAMS, max_term_share=1.0))
-        assert scored[-1] == "royalties quarterly" and len(scored) == 3
+        assert scored[-1] == "royalties quarterly" and len(scored) == 4
         search(lib, "capital expenditures", k=2, use_vectors=False, params=replace(DEFAULT_PARAMS, max_term_share=1.0))
-        assert len(scored) == 3
+        assert len(scored) == 4
 
 
 def test_a_filings_statements_weigh_more(tmp_path: Path) -> None:
