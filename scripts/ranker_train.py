@@ -8,7 +8,9 @@ Two models from all-MiniLM-L6-v2's weights (``--base``: its sentence-transformer
   and a linear head): binary cross-entropy on (query, passage, holds the clause?) pairs; per
   contract and category and epoch one query drawn from the category's training queries, with up
   to 2 positives, ``--hard`` BM25 hard negatives and 1 random passage of the same contract; a
-  category the contract lacks gives negatives only. Variants: every ``--ce-lr``.
+  category the contract lacks gives negatives only; with ``--bi-hard-from`` and ``--bi-hard N``
+  also the N passages the trained bi-encoder ranks first that hold no quote (search fuses its
+  ranking with BM25's, so those are what the cross-encoder is shown). Variants: every ``--ce-lr``.
 - **bi-encoder** (mean pooling, normalized, as all-MiniLM-L6-v2): in-batch negatives plus one hard
   negative per query (multiple-negatives ranking loss, scale 20), on (query, positive, hard)
   triples of the categories present.
@@ -62,7 +64,9 @@ def by_category(contract: dict[str, Any], usable: Any = lambda e: True) -> list[
     return list(groups.values())
 
 
-def ce_pairs(contracts: list[dict[str, Any]], rng: random.Random, hard: int) -> list[tuple[str, str, float]]:
+def ce_pairs(
+    contracts: list[dict[str, Any]], rng: random.Random, hard: int, bi_hard: int = 0
+) -> list[tuple[str, str, float]]:
     pairs: list[tuple[str, str, float]] = []
     for c in contracts:
         passages = c["passages"]
@@ -71,6 +75,7 @@ def ce_pairs(contracts: list[dict[str, Any]], rng: random.Random, hard: int) -> 
             for i in rng.sample(e["positive"], min(2, len(e["positive"]))):
                 pairs.append((e["query"], passage_text(passages[i]), 1.0))
             negatives = e["hard"][: hard if e["positive"] else max(2, hard // 2)]
+            negatives += [i for i in e.get("bi_hard", [])[:bi_hard] if i not in negatives]
             others = [i for i in range(len(passages)) if i not in e["positive"] and i not in negatives]
             if others:
                 negatives = [*negatives, rng.choice(others)]
@@ -81,7 +86,7 @@ def ce_pairs(contracts: list[dict[str, Any]], rng: random.Random, hard: int) -> 
 
 
 def ce_groups(
-    contracts: list[dict[str, Any]], rng: random.Random, size: int, per_category: int = 1
+    contracts: list[dict[str, Any]], rng: random.Random, size: int, per_category: int = 1, bi_hard: int = 0
 ) -> list[tuple[str, list[str], int]]:
     """Listwise groups (query, passages, index of the positive or -1): per contract and category
     ``per_category`` queries; per positive (up to 2) a group of it and ``size - 1`` negatives
@@ -98,11 +103,15 @@ def ce_groups(
             for e in chosen:
                 positives = set(e["positive"])
                 hard = [i for i in e["hard"] if i not in positives]
-                others = [i for i in range(len(passages)) if i not in positives and i not in hard]
+                embedder = [i for i in e.get("bi_hard", [])[:bi_hard] if i not in positives and i not in hard]
+                others = [i for i in range(len(passages)) if i not in positives and i not in hard + embedder]
                 heads = rng.sample(e["positive"], min(2, len(e["positive"]))) or [-1]
                 for head in heads:
                     n = size if head >= 0 else 4  # "not here": BM25's 3 best and a random one suffice
-                    negatives = hard[: n - 1 - (1 if others else 0)]
+                    room = n - 1 - (1 if others else 0)
+                    # the embedder's negatives (--bi-hard) take the places of BM25's last ones
+                    mine = embedder[: max(0, room - 2)] if head >= 0 else embedder[:1]
+                    negatives = hard[: room - len(mine)] + mine
                     negatives += rng.sample(others, min(len(others), n - 1 - len(negatives)))
                     members = ([head] if head >= 0 else []) + negatives
                     groups.append((e["query"], [passage_text(passages[i]) for i in members], 0 if head >= 0 else -1))
@@ -225,8 +234,8 @@ def train_cross_encoder(
 
     def items(r: random.Random) -> list[Any]:
         if args.ce_loss == "listwise":
-            return ce_groups(train, r, args.group, args.ce_queries)
-        return ce_pairs(train, r, args.hard)
+            return ce_groups(train, r, args.group, args.ce_queries, args.bi_hard)
+        return ce_pairs(train, r, args.hard, args.bi_hard)
 
     per_step = args.batch // args.group if args.ce_loss == "listwise" else args.batch
     steps = math.ceil(len(items(random.Random(0))) / per_step) * args.epochs
@@ -300,6 +309,56 @@ def train_cross_encoder(
         {"lr": lr, "loss": args.ce_loss, "history": history, "best_recall@3": best[0]}
     )
     return best
+
+
+def add_embedder_negatives(args: argparse.Namespace, data: dict[str, Any], report: dict[str, Any]) -> None:
+    """``e["bi_hard"]``: for every training example, the passages of its contract that the trained
+    bi-encoder (``--bi-hard-from``: ranker_train.py's ``bi-encoder-*.safetensors``, the clause
+    embedder that search fuses with BM25) ranks first for the example's query but that hold no
+    quote of its category: the cross-encoder then learns the kind of passage it will be shown,
+    not only BM25's. Passages that hold part of a quote (neither positive nor negative in the
+    data) are not known here and may be taken."""
+    import torch
+    from ranker_export import join_pieces
+    from transformers import AutoTokenizer, BertModel
+
+    started = time.time()
+    device = "cuda" if torch.cuda.is_available() else "cpu"
+    tok = AutoTokenizer.from_pretrained(str(args.base))
+    model = BertModel.from_pretrained(str(args.base), add_pooling_layer=False, torch_dtype=torch.float32)
+    missing, _ = model.load_state_dict(join_pieces(args.bi_hard_from, "bi-encoder"), strict=False)
+    if missing:
+        raise SystemExit(f"the bi-encoder pieces lack {missing[:3]}")
+    model.to(device).eval()
+
+    @torch.no_grad()
+    def embed(texts: list[str], max_len: int) -> Any:
+        out = []
+        for i in range(0, len(texts), 256):
+            enc = tok(texts[i : i + 256], truncation=True, max_length=max_len, padding=True, return_tensors="pt")
+            enc = enc.to(device)
+            with torch.autocast(device, dtype=torch.bfloat16, enabled=device == "cuda"):
+                hidden = model(**enc).last_hidden_state.float()
+            mask = enc["attention_mask"].unsqueeze(-1).float()
+            out.append(torch.nn.functional.normalize((hidden * mask).sum(1) / mask.sum(1).clamp(min=1e-9), dim=-1))
+        return torch.cat(out)
+
+    queries = sorted({e["query"] for c in data["contracts"] if c["split"] == "train" for e in c["examples"]})
+    query_vectors = embed(queries, 64)
+    row = {q: i for i, q in enumerate(queries)}
+    added = 0
+    for c in data["contracts"]:
+        if c["split"] != "train":
+            continue
+        vectors = embed([passage_text(p) for p in c["passages"]], 256)
+        for e in c["examples"]:
+            order = torch.argsort(vectors @ query_vectors[row[e["query"]]], descending=True).tolist()
+            taken = [i for i in order if i not in e["positive"] and i not in e["hard"]][: args.bi_hard]
+            e["bi_hard"] = taken
+            added += len(taken)
+    report["embedder_negatives"] = {"from": str(args.bi_hard_from), "per_example": args.bi_hard, "added": added}
+    report["embedder_negatives"]["seconds"] = round(time.time() - started, 1)
+    print(json.dumps(report["embedder_negatives"]), flush=True)
 
 
 def train_bi_encoder(args: argparse.Namespace, data: dict[str, Any], report: dict[str, Any]) -> Any:
@@ -387,6 +446,16 @@ def main() -> None:
     parser.add_argument("--max-steps", type=int, default=0, help="stop each epoch after N steps (a smoke test)")
     parser.add_argument("--skip-bi", action="store_true")
     parser.add_argument("--skip-ce", action="store_true")
+    parser.add_argument(
+        "--bi-hard-from", type=Path, help="bi-encoder pieces: add its top passages as cross-encoder negatives"
+    )
+    parser.add_argument("--bi-hard", type=int, default=0, help="the bi-encoder's negatives per training example")
+    parser.add_argument(
+        "--negatives-out",
+        type=Path,
+        help="with --bi-hard-from: write the data with the bi-encoder's negatives here (.json.xz) and stop "
+        "(computed on the CPU, so the device call carries the data and the base weights only)",
+    )
     args = parser.parse_args()
     deadline = time.time() + args.budget if args.budget else None
     args.out.mkdir(parents=True, exist_ok=True)
@@ -400,10 +469,20 @@ def main() -> None:
     report["bm25_validation"] = recall_figures(
         [c for c in data["contracts"] if c["split"] == "validation"], lambda q, t: [0.0] * len(t)
     )
+    if args.negatives_out:  # only the bi-encoder's negatives, written with the data
+        if not (args.bi_hard_from and args.bi_hard):
+            raise SystemExit("--negatives-out needs --bi-hard-from and --bi-hard")
+        add_embedder_negatives(args, data, report)
+        data["embedder_negatives"] = report["embedder_negatives"]
+        with lzma.open(args.negatives_out, "wt") as handle:
+            json.dump(data, handle)
+        return
     if not args.skip_bi:  # first: it is the quicker of the two
         bi = train_bi_encoder(args, data, report)
         report["bi_encoder_pieces"] = save_pieces(bi[1], args.out, "bi-encoder")
         (args.out / "train-report.json").write_text(json.dumps(report, indent=1))
+    if args.bi_hard_from and args.bi_hard and not args.skip_ce:
+        add_embedder_negatives(args, data, report)
     best_ce: tuple[float, Any] = (-1.0, None)
     for lr in [] if args.skip_ce else args.ce_lr:
         result = train_cross_encoder(args, data, lr, report, deadline)
