@@ -311,6 +311,19 @@ def train_cross_encoder(
     return best
 
 
+def mean_pooled(model: Any, tok: Any, texts: list[str], max_len: int, device: str) -> Any:
+    """all-MiniLM-L6-v2's sentence vectors: the mean of the last hidden states over the tokens,
+    normalized (the bi-encoder's training and its negatives use this one definition)."""
+    import torch
+
+    enc = tok(texts, truncation=True, max_length=max_len, padding=True, return_tensors="pt").to(device)
+    with torch.autocast(device, dtype=torch.bfloat16, enabled=device == "cuda"):
+        hidden = model(**enc).last_hidden_state.float()
+    mask = enc["attention_mask"].unsqueeze(-1).float()
+    pooled = (hidden * mask).sum(1) / mask.sum(1).clamp(min=1e-9)
+    return torch.nn.functional.normalize(pooled, dim=-1)
+
+
 def add_embedder_negatives(args: argparse.Namespace, data: dict[str, Any], report: dict[str, Any]) -> None:
     """``e["bi_hard"]``: for every training example, the passages of its contract that the trained
     bi-encoder (``--bi-hard-from``: ranker_train.py's ``bi-encoder-*.safetensors``, the clause
@@ -333,15 +346,9 @@ def add_embedder_negatives(args: argparse.Namespace, data: dict[str, Any], repor
 
     @torch.no_grad()
     def embed(texts: list[str], max_len: int) -> Any:
-        out = []
-        for i in range(0, len(texts), 256):
-            enc = tok(texts[i : i + 256], truncation=True, max_length=max_len, padding=True, return_tensors="pt")
-            enc = enc.to(device)
-            with torch.autocast(device, dtype=torch.bfloat16, enabled=device == "cuda"):
-                hidden = model(**enc).last_hidden_state.float()
-            mask = enc["attention_mask"].unsqueeze(-1).float()
-            out.append(torch.nn.functional.normalize((hidden * mask).sum(1) / mask.sum(1).clamp(min=1e-9), dim=-1))
-        return torch.cat(out)
+        return torch.cat(
+            [mean_pooled(model, tok, texts[i : i + 256], max_len, device) for i in range(0, len(texts), 256)]
+        )
 
     queries = sorted({e["query"] for c in data["contracts"] if c["split"] == "train" for e in c["examples"]})
     query_vectors = embed(queries, 64)
@@ -374,12 +381,7 @@ def train_bi_encoder(args: argparse.Namespace, data: dict[str, Any], report: dic
     valid = [c for c in data["contracts"] if c["split"] == "validation"]
 
     def embed(texts: list[str], max_len: int) -> Any:
-        enc = tok(texts, truncation=True, max_length=max_len, padding=True, return_tensors="pt").to(device)
-        with torch.autocast(device, dtype=torch.bfloat16, enabled=device == "cuda"):
-            hidden = model(**enc).last_hidden_state.float()
-        mask = enc["attention_mask"].unsqueeze(-1).float()
-        pooled = (hidden * mask).sum(1) / mask.sum(1).clamp(min=1e-9)
-        return torch.nn.functional.normalize(pooled, dim=-1)
+        return mean_pooled(model, tok, texts, max_len, device)
 
     @torch.no_grad()
     def score(query: str, texts: list[str]) -> list[float]:
@@ -465,10 +467,6 @@ def main() -> None:
         "corpus_sha256": data.get("corpus_sha256"),
     }
     started = time.time()
-    # BM25's own figures on the validation contracts, for the table.
-    report["bm25_validation"] = recall_figures(
-        [c for c in data["contracts"] if c["split"] == "validation"], lambda q, t: [0.0] * len(t)
-    )
     if args.negatives_out:  # only the bi-encoder's negatives, written with the data
         if not (args.bi_hard_from and args.bi_hard):
             raise SystemExit("--negatives-out needs --bi-hard-from and --bi-hard")
@@ -477,6 +475,10 @@ def main() -> None:
         with lzma.open(args.negatives_out, "wt") as handle:
             json.dump(data, handle)
         return
+    # BM25's own figures on the validation contracts, for the table.
+    report["bm25_validation"] = recall_figures(
+        [c for c in data["contracts"] if c["split"] == "validation"], lambda q, t: [0.0] * len(t)
+    )
     if not args.skip_bi:  # first: it is the quicker of the two
         bi = train_bi_encoder(args, data, report)
         report["bi_encoder_pieces"] = save_pieces(bi[1], args.out, "bi-encoder")

@@ -29,7 +29,6 @@ from summarizer.search import finance_lexicon, legal_lexicon
 from summarizer.search.fts_query import fts_query, fts_string, fts_terms
 from summarizer.search.lexicon import interleave
 
-DEFAULT_LEGAL_FOR_FILINGS = True  # a contract taken for a filing keeps its vocabulary (docs/retrieval.md)
 RRF_K = 5  # Cormack et al. (2009) use 60; a small k lets BM25's first ranks lead (docs/retrieval.md)
 CANDIDATES = 50  # taken from each ranking before fusion
 
@@ -54,7 +53,8 @@ class RetrievalParams:
     # contract words, or for filings summarizer.search.finance_lexicon's (its periods and
     # statement words; the words that say how to answer are left out of the query).
     expand_query: bool = True
-    legal_terms_for_filings: bool = DEFAULT_LEGAL_FOR_FILINGS  # ... and the contract words too
+    # ... and the contract words too: a contract taken for a filing keeps its vocabulary (docs/retrieval.md)
+    legal_terms_for_filings: bool = True
     finance_terms: bool = True  # the finance words (and leaving out the how-to-answer words) for filings
     # At most this many of them: every term, a phrase most, costs a pass over its postings.
     max_expansion_terms: int = 16
@@ -182,22 +182,17 @@ def document_kinds(library: Library, doc_ids: Sequence[str] | None) -> frozenset
     return frozenset(str(r[0]) for r in rows)
 
 
-def expansion_terms(
-    query: str,
-    kinds: frozenset[str],
-    limit: int | None,
-    legal_for_filings: bool = DEFAULT_LEGAL_FOR_FILINGS,
-    finance: bool = True,
-) -> list[str]:
-    """The vocabulary of the kinds searched: the finance words for filings, the contract words
-    for the others (contracts, and the generic path); both, in turn, for a mix (and for filings
-    when ``legal_for_filings``)."""
+def expansion_terms(query: str, kinds: frozenset[str], params: RetrievalParams = DEFAULT_PARAMS) -> list[str]:
+    """The vocabulary of the kinds searched, at most ``params.max_expansion_terms``: the finance
+    words for filings (unless ``finance_terms`` is off), the contract words for the others
+    (contracts, and the generic path); both, in turn, for a mix (and for filings when
+    ``legal_terms_for_filings``)."""
     lists = []
-    if FILING in kinds and finance:
+    if FILING in kinds and params.finance_terms:
         lists.append(finance_lexicon.expansion_terms(query))
-    if not kinds or kinds - {FILING} or legal_for_filings:
+    if not kinds or kinds - {FILING} or params.legal_terms_for_filings:
         lists.append(legal_lexicon.expansion_terms(query))
-    return interleave(lists, limit)
+    return interleave(lists, params.max_expansion_terms)
 
 
 def bm25_ranking(
@@ -209,11 +204,7 @@ def bm25_ranking(
     kinds: frozenset[str] | None = None,
 ) -> list[int]:
     kinds = document_kinds(library, doc_ids) if kinds is None else kinds
-    extra = (
-        expansion_terms(query, kinds, params.max_expansion_terms, params.legal_terms_for_filings, params.finance_terms)
-        if params.expand_query
-        else []
-    )
+    extra = expansion_terms(query, kinds, params) if params.expand_query else []
     words = [*fts_terms(query), *(t.lower() for t in extra if t.isalnum())]
     # A document's passages are written in one transaction, so their ids are one run: the rowid
     # range lets FTS5 skip the other documents' postings instead of ranking them all.
@@ -416,10 +407,7 @@ def search(
     kinds = document_kinds(library, doc_ids)
     vector_query = query
     if params.expand_vector_query:
-        terms = expansion_terms(
-            query, kinds, params.max_expansion_terms, params.legal_terms_for_filings, params.finance_terms
-        )
-        vector_query = " ".join([query, *terms])
+        vector_query = " ".join([query, *expansion_terms(query, kinds, params)])
     lookup = _vector_lookup(library, vector_query, doc_ids, params.candidates) if use_vectors else None
     pending = _start_on_worker(lookup) if lookup is not None else None
     bm25 = bm25_ranking(library, query, doc_ids, params.candidates, params, kinds)

@@ -49,13 +49,15 @@ def test_instruction_words_say_how_to_answer_not_what_to_find() -> None:
 
 def test_a_search_of_filings_takes_the_finance_words_and_the_lever_leaves_them_out() -> None:
     """``RetrievalParams.finance_terms`` (measured one lever at a time, docs/retrieval.md)."""
+    from dataclasses import replace
+
     from summarizer.library.document_kind import CONTRACT, FILING
+    from summarizer.search.retrieval import DEFAULT_PARAMS
     from summarizer.search.retrieval import expansion_terms as search_terms
 
     question = "per the cash flow statement, what was capex in FY2020?"
-    assert "consolidated statements of cash flows" in search_terms(question, frozenset({FILING}), 16)
-    without = search_terms(question, frozenset({FILING}), 16, finance=False)
+    no_finance = replace(DEFAULT_PARAMS, finance_terms=False)
+    assert "consolidated statements of cash flows" in search_terms(question, frozenset({FILING}))
+    without = search_terms(question, frozenset({FILING}), no_finance)
     assert "consolidated statements of cash flows" not in without and "2020" not in without
-    assert search_terms(question, frozenset({CONTRACT}), 16) == search_terms(
-        question, frozenset({CONTRACT}), 16, finance=False
-    )
+    assert search_terms(question, frozenset({CONTRACT})) == search_terms(question, frozenset({CONTRACT}), no_finance)
