@@ -107,7 +107,7 @@ def panel_text(result: ItemResult) -> str:
     if result.status == "absent":
         pages = page_label(result)
         best = f"the best candidate is on {pages}" if pages else "no candidate passage"
-        return f"{result.category} — probably absent (the clause ranker finds no such clause): {best}"
+        return f"{result.category} — probably absent (no passage reads as such a clause): {best}"
     if result.status == "evidence":
         pages = page_label(result)
         return f"{result.category} — evidence only: {'the passage on ' + pages if pages else 'no passage found'}"

@@ -2,7 +2,7 @@
 ranker reorders the fused ranking (issue 26, item 5).
 
     .venv/bin/python scripts/lexicon_ablation.py --home /tmp/evalhome --val-home /tmp/valhome \
-        [--weights] [--out docs/data/s16/lexicon-ablation.json]
+        [--weights [--no-entries]] [--out docs/data/s16/lexicon-ablation.json]
 
 ``--home``: a library holding the six labelled fixtures (eval/score_retrieval.py builds it);
 ``--val-home``: one holding CUAD's 39 validation contracts (eval/score_validation.py builds it).
@@ -128,6 +128,7 @@ def main() -> int:
     ap.add_argument("--val-home", type=Path, required=True)
     ap.add_argument("--corpus", type=Path, default=CORPUS)
     ap.add_argument("--weights", action="store_true", help="also each hand-set weight at its neutral value")
+    ap.add_argument("--no-entries", action="store_true", help="skip the lexicon entries (with --weights: weights only)")
     ap.add_argument("--out", type=Path, default=ROOT / "docs" / "data" / "s16" / "lexicon-ablation.json")
     args = ap.parse_args()
     from summarizer.search import legal_lexicon
@@ -150,7 +151,7 @@ def main() -> int:
     full = legal_lexicon.LEXICON
     limit = DEFAULT_PARAMS.max_expansion_terms
     try:
-        for entry in full:
+        for entry in () if args.no_entries else full:
             without = tuple(e for e in full if e is not entry)
             touched = [
                 i

@@ -21,6 +21,7 @@ from inference.cancel import NEVER_CANCELLED, CancelToken
 from inference.progress import Progress, ProgressCallback, Stage, no_progress
 from summarizer.errors import LibraryError
 from summarizer.library.store import DocumentRecord, Library
+from summarizer.review.absence import absence_model
 from summarizer.review.checklist import Checklist, ChecklistItem
 from summarizer.search.fts_query import fts_string, fts_terms
 from summarizer.search.retrieval import DEFAULT_PARAMS, rerank, search
@@ -32,10 +33,10 @@ RANK_K = 5  # rank fusion across an item's queries: 1 / (RANK_K + rank)
 # Law, "GRANT OF LICENSE" for License Grant: every word of the name, stemmed) counts this much
 # more of its fused score (docs/checklists.md).
 HEADING_BOOST = 1.5
-# An evidence-only item whose best passage the clause ranker scores below this is shown as
-# "probably absent" (status ``absent``); calibrated on CUAD's validation contracts by
-# scripts/ranker_absent.py (docs/retrieval.md has its precision and recall).
-ABSENT_BELOW = -1.7
+# An evidence-only item is shown as "probably absent" (status ``absent``) when
+# summarizer/review/absence.py's model, from the clause ranker's best score and how common the
+# clause is, says so; calibrated on CUAD's validation contracts by scripts/ranker_absent.py
+# (docs/retrieval.md has its precision and recall).
 EVIDENCE_ONLY = ("evidence", "absent")  # statuses of an item no model has answered
 WITHOUT_RANKER = dataclasses.replace(DEFAULT_PARAMS, rerank_top=0)
 RERANK_TOP = DEFAULT_PARAMS.rerank_top  # the item's fused passages the clause ranker reorders
@@ -271,20 +272,19 @@ def review_evidence(
     check_reviewable(library, doc_ids)
     total = len(doc_ids) * len(checklist.items)
     reviews = []
+    absence = absence_model()
     for n_doc, doc_id in enumerate(doc_ids):
         record = library.document(doc_id)
         items = []
         for n_item, item in enumerate(checklist.items):
             cancel.raise_if_cancelled()
             evidence, consulted, score = scored_evidence(library, doc_id, item)
-            status = "absent" if score is not None and score < ABSENT_BELOW else "evidence"
+            absent = score is not None and absence.is_absent(score, item.category)
+            status = "absent" if absent else "evidence"
             result = ItemResult(item.id, item.category, item.question, item.type, status, evidence, consulted)
             result.clause_score = score
-            if status == "absent":
-                result.reason = (
-                    f"probably absent: the clause ranker scores no passage as this clause (best {score:.1f}, "
-                    f"threshold {ABSENT_BELOW}); the best candidate is still shown"
-                )
+            if score is not None and absent:
+                result.reason = absence.reason(score, item.category)
             items.append(result)
             on_item(item_done(doc_id, n_item, items[-1]))
             done = n_doc * len(checklist.items) + n_item + 1

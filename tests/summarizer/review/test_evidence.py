@@ -12,8 +12,9 @@ import pytest
 from summarizer.errors import DocumentNotFound, LibraryError
 from summarizer.library.ingest import ingest_path
 from summarizer.library.store import Library
+from summarizer.review.absence import MODEL_FILE, AbsenceModel, absence_model
 from summarizer.review.checklist import ANSWER_TYPES, ChecklistError, ChecklistItem, load_checklist
-from summarizer.review.evidence import ABSENT_BELOW, headed_by, item_evidence, review_evidence
+from summarizer.review.evidence import headed_by, item_evidence, review_evidence
 from summarizer.review.export import to_csv, to_markdown
 from tests.conftest import CONTRACTS
 
@@ -155,11 +156,41 @@ def test_a_clause_the_ranker_finds_nowhere_is_probably_absent(library: tuple[Lib
     path.write_text("\n".join([rows[0], *wanted]) + "\n")
     (review,) = review_evidence(lib, [doc_id], load_checklist(path))
     law, escrow = review.items
-    assert law.status == "evidence" and law.clause_score is not None and law.clause_score > ABSENT_BELOW
+    model = absence_model()
+    assert law.status == "evidence" and law.clause_score is not None
+    assert not model.is_absent(law.clause_score, law.category)
     # license-17p has no escrow clause (eval/labels): said so, with the best candidate still there.
-    assert escrow.status == "absent" and escrow.clause_score is not None and escrow.clause_score < ABSENT_BELOW
+    assert escrow.status == "absent" and escrow.clause_score is not None
+    assert model.is_absent(escrow.clause_score, escrow.category)
+    assert "likely absent" in escrow.reason and "of contracts have such a clause" in escrow.reason
     assert escrow.evidence and escrow.to_json()["status"] == "absent"
     assert "probably absent" in to_markdown([review])
     cells = {r["item_id"]: r for r in csv.DictReader(io.StringIO(to_csv([review])))}
     assert cells[escrow.item_id]["status"] == "absent" and "probably absent" in cells[escrow.item_id]["reason"]
     assert cells[escrow.item_id]["pages"]  # the best candidate, one click away in the window
+
+
+def test_how_common_a_clause_is_moves_the_absent_call() -> None:
+    """The same best score says "absent" for a rare clause and "evidence" for a common one; a
+    category CUAD lacks is judged by the score alone."""
+    model = absence_model()
+    assert model.presence["governing law"] > 0.8 and model.presence["most favored nation"] < 0.1
+    assert model.score_weight < 0 and model.share_weight < 0  # a higher score, a commoner clause: less absent
+    rare = model.probability(-1.0, "Most Favored Nation")
+    common = model.probability(-1.0, "Governing Law")
+    assert rare is not None and common is not None and rare > model.threshold > common
+    assert model.is_absent(-1.0, " most favored NATION ") and not model.is_absent(-1.0, "Governing Law")
+    assert model.probability(0.0, "Data Protection") is None
+    assert model.is_absent(model.score_only_below - 0.1, "Data Protection")
+    assert not model.is_absent(model.score_only_below + 0.1, "Data Protection")
+    assert not model.is_absent(None, "Most Favored Nation")  # no ranker: nothing said
+    assert "threshold" in model.reason(model.score_only_below - 1, "Data Protection")
+
+
+def test_the_shipped_absence_model_covers_every_bundled_category() -> None:
+    checklist = load_checklist("cuad")
+    model = absence_model()
+    assert MODEL_FILE.is_file()
+    assert all(0.0 < model.presence[item.category.lower()] < 1.0 for item in checklist.items)
+    assert 0.5 < model.threshold < 1.0
+    assert isinstance(model, AbsenceModel)
