@@ -107,7 +107,8 @@ def panel_text(result: ItemResult) -> str:
     if result.status == "absent":
         pages = page_label(result)
         best = f"the best candidate is on {pages}" if pages else "no candidate passage"
-        return f"{result.category} — probably absent (no passage reads as such a clause): {best}"
+        why = result.reason.removesuffix("; the best candidate is still shown") or "probably absent"
+        return f"{result.category} — {why}; {best}"
     if result.status == "evidence":
         pages = page_label(result)
         return f"{result.category} — evidence only: {'the passage on ' + pages if pages else 'no passage found'}"

@@ -48,12 +48,19 @@ def join_pieces(folder: Path, prefix: str) -> dict[str, Any]:
     return state
 
 
-def cross_encoder(pieces: Path, base: Path) -> Any:
+def averaged(folders: list[Path], prefix: str) -> dict[str, Any]:
+    """The mean of several runs' state dicts (a "model soup", Wortsman et al. 2022: fine-tuned
+    from the same base weights, their average often ranks as well as an ensemble of them)."""
+    dicts = [join_pieces(f, prefix) for f in folders]
+    return {k: sum(d[k] for d in dicts) / len(dicts) for k in dicts[0]}
+
+
+def cross_encoder(pieces: Path, base: Path, also: list[Path] | None = None) -> Any:
     from transformers import BertConfig, BertForSequenceClassification
 
     config = BertConfig.from_pretrained(str(base), num_labels=1)
     model = BertForSequenceClassification(config)
-    missing, unexpected = model.load_state_dict(join_pieces(pieces, "cross-encoder"), strict=False)
+    missing, unexpected = model.load_state_dict(averaged([pieces, *(also or [])], "cross-encoder"), strict=False)
     if [k for k in missing if "position_ids" not in k] or unexpected:
         raise SystemExit(f"the pieces do not fit the model: missing {missing}, unexpected {unexpected}")
     return model.eval()
@@ -172,9 +179,14 @@ def main() -> None:
     parser.add_argument("--base", type=Path, default=ROOT / ".device" / "minilm")
     parser.add_argument("--out", type=Path, default=ROOT / "assets" / "models" / "clause-ranker")
     parser.add_argument("--max-len", type=int, default=320)
+    parser.add_argument(
+        "--also", type=Path, action="append", default=[], help="another run's pieces: the weights are averaged"
+    )
     args = parser.parse_args()
     report = json.loads((args.pieces / "train-report.json").read_text())
-    model = cross_encoder(args.pieces, args.base)
+    if args.also:
+        report["averaged_with"] = [json.loads((f / "train-report.json").read_text()).get("args") for f in args.also]
+    model = cross_encoder(args.pieces, args.base, args.also)
     checks = export(model, args.base, args.out, args.max_len)
     digest = hashlib.sha256((args.out / "model.onnx").read_bytes()).hexdigest()
     commit = subprocess.run(["git", "rev-parse", "HEAD"], cwd=ROOT, capture_output=True, text=True).stdout.strip()

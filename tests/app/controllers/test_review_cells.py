@@ -139,3 +139,17 @@ def test_a_correction_in_an_evidence_review_names_no_model_value(qtbot: Any, mak
     panel.save_button.click()
     tip = panel.grid.item(1, 0).toolTip()
     assert "evidence only: no model value" in tip and "the model's: evidence" not in tip
+
+
+def test_an_absent_cell_says_why_and_where_the_best_candidate_is() -> None:
+    from app.review_view import panel_text
+    from summarizer.review.absence import absence_model
+    from summarizer.review.evidence import Evidence, ItemResult
+
+    evidence = [Evidence(7, 4, 4, "The Supplier shall offer prices no higher than ...")]
+    result = ItemResult("mfn", "Most Favored Nation", "Is there an MFN clause?", "yesno", "absent", evidence, 9)
+    result.reason = absence_model().reason(-5.2, "Most Favored Nation")
+    text = panel_text(result)
+    assert text.startswith("Most Favored Nation — probably absent: the clause ranker's best passage scores -5.2")
+    assert "% of contracts have such a clause" in text and "likely absent" in text
+    assert text.endswith("the best candidate is on p. 4") and "still shown" not in text
