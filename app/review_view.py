@@ -32,6 +32,7 @@ from PySide6.QtWidgets import (
 
 from app.job_progress import JobProgress
 from app.library_panel import PdfDropTarget
+from summarizer.review.absence import BEST_CANDIDATE_SHOWN
 from summarizer.review.checklist import ChecklistItem
 from summarizer.review.evidence import DocumentReview, ItemResult
 from summarizer.review.export import (
@@ -107,7 +108,7 @@ def panel_text(result: ItemResult) -> str:
     if result.status == "absent":
         pages = page_label(result)
         best = f"the best candidate is on {pages}" if pages else "no candidate passage"
-        why = result.reason.removesuffix("; the best candidate is still shown") or "probably absent"
+        why = result.reason.removesuffix(BEST_CANDIDATE_SHOWN) or "probably absent"
         return f"{result.category} — {why}; {best}"
     if result.status == "evidence":
         pages = page_label(result)

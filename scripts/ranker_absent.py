@@ -16,8 +16,11 @@ and the log-odds of the category's share of the *training* contracts holding suc
 An item is called absent when ``P(absent) >= threshold``; the threshold is the lowest at which
 "absent" keeps precision >= ``--precision`` on these contracts, with each contract's
 probabilities from a model fitted without it (5 folds by contract), so the choice is not made on
-a fit that has seen the cell. A category with no training share (a user's own checklist) keeps
-the score-only rule: absent below ``score_only_below``, chosen by the same rule. The labelled
+a fit that has seen the cell. Other inputs are compared the same way (``features_compared``:
+recall at that precision and log-loss, e.g. a heading among the evidence that names the
+category). A category with no training share (a user's own checklist) keeps the score-only
+rule: absent below ``score_only_below``, chosen by the same rule; ``--tuning`` makes both
+thresholds stricter until the four tuning contracts reach ``--tuning-precision``. The labelled
 set's figures (never used to choose) are eval/score_review_evidence.py's. ``--write`` stores the
 model in summarizer/review/checklists/absent-model.json, which the review loads.
 
@@ -46,9 +49,12 @@ sys.path.insert(0, str(ROOT / "eval"))
 from ranker_data import _annotations, is_validation  # noqa: E402
 from score_retrieval import HELD_APART  # noqa: E402
 
+from summarizer.review.absence import AbsenceModel  # noqa: E402
+
 CORPUS = ROOT.parent / "shared" / "data" / "cuad-train"
 MODEL = ROOT / "summarizer" / "review" / "checklists" / "absent-model.json"
 FOLDS = 5
+P_THRESHOLDS = [round(t, 3) for t in np.arange(0.5, 0.995, 0.005)]
 
 
 def cuad_presence(corpus: Path) -> dict[str, float]:
@@ -65,12 +71,30 @@ def cuad_presence(corpus: Path) -> dict[str, float]:
     return {c: round((present[c] + 1) / (total[c] + 2), 4) for c in sorted(total)}
 
 
-def features(score: float, share: float) -> list[float]:
-    return [1.0, score, math.log(share / (1.0 - share))]
+# The inputs compared (cross-validated, on these contracts only); the first is the shipped model's,
+# summarizer/review/absence.py's formula: [1, best score, log-odds of the category's share].
+FEATURE_SETS = ("score+share", "score", "score+heading", "score+share+heading", "score+share+score*share")
 
 
-def probability(w: np.ndarray, score: float, share: float) -> float:
-    return float(1.0 / (1.0 + math.exp(-float(np.dot(w, features(score, share))))))
+def features(cell: dict[str, Any], share: float, kind: str = FEATURE_SETS[0]) -> list[float]:
+    log_odds = math.log(share / (1.0 - share))
+    row = [1.0, cell["score"]]
+    if "share" in kind.split("+"):
+        row.append(log_odds)
+    if "heading" in kind.split("+"):  # a passage among the evidence under a heading naming the category
+        row.append(1.0 if cell["headed"] else 0.0)
+    if "score*share" in kind.split("+"):
+        row.append(cell["score"] * log_odds)
+    return row
+
+
+def cross_validated(x: np.ndarray, y: np.ndarray, folds: np.ndarray) -> np.ndarray:
+    """Each cell's P(absent) from a model fitted without its contract's fold."""
+    p = np.zeros(len(y))
+    for f in range(FOLDS):
+        w = fit(x[folds != f], y[folds != f])
+        p[folds == f] = 1.0 / (1.0 + np.exp(-(x[folds == f] @ w)))
+    return p
 
 
 def fit(x: np.ndarray, y: np.ndarray, l2: float = 1e-3) -> np.ndarray:
@@ -107,11 +131,15 @@ def table(called_by: list[tuple[float, bool]], thresholds: list[float], above: b
     return rows
 
 
-def choose(rows: list[dict[str, float]], precision: float, best_recall: bool) -> dict[str, float] | None:
-    good = [r for r in rows if r["precision"] >= precision and r["called_absent"] >= 10]
-    if not good:
-        return None
-    return max(good, key=lambda r: (r["recall"], -r["threshold"])) if best_recall else good[0]
+def meets(row: dict[str, float], precision: float) -> bool:
+    """A threshold's row keeps ``precision`` and calls at least 10 cells absent."""
+    return row["precision"] >= precision and row["called_absent"] >= 10
+
+
+def best_recall(rows: list[dict[str, float]], precision: float) -> dict[str, float] | None:
+    """The row with the most recall among those that meet ``precision`` (the lowest threshold on a tie)."""
+    good = [r for r in rows if meets(r, precision)]
+    return max(good, key=lambda r: (r["recall"], -r["threshold"])) if good else None
 
 
 def tighten(
@@ -122,7 +150,7 @@ def tighten(
     out = []
     for row in rows:
         (t,) = table(tuning, [row["threshold"]], above=above)
-        out.append({"validation": row, "tuning": t, "meets": t["precision"] >= precision and t["called_absent"] >= 10})
+        out.append({"validation": row, "tuning": t, "meets": meets(t, precision)})
     return out
 
 
@@ -177,23 +205,26 @@ def main() -> None:
     started = time.perf_counter()
     shares = cuad_presence(args.corpus)
     cells = json.loads(args.cells.read_text())["cells"] if args.cells else review_cells(args.home, args.corpus)
-    x = np.array([features(c["score"], shares[c["category"].lower()]) for c in cells])
+    share_of = [shares[c["category"].lower()] for c in cells]
     y = np.array([0.0 if c["present"] else 1.0 for c in cells])
     contracts = sorted({c["contract"] for c in cells})
     fold_of = {name: i % FOLDS for i, name in enumerate(contracts)}
     folds = np.array([fold_of[c["contract"]] for c in cells])
+    compared = {}
+    for kind in FEATURE_SETS:
+        p = cross_validated(np.array([features(c, s, kind) for c, s in zip(cells, share_of, strict=True)]), y, folds)
+        rows = table([(float(v), c["present"]) for v, c in zip(p, cells, strict=True)], P_THRESHOLDS, above=True)
+        log_loss = -float(np.mean(y * np.log(p) + (1 - y) * np.log(1 - p)))
+        compared[kind] = {"chosen": best_recall(rows, args.precision), "log_loss": round(log_loss, 4), "rows": rows}
+    x = np.array([features(c, s) for c, s in zip(cells, share_of, strict=True)])
     w = fit(x, y)
-    held_out_p = np.zeros(len(cells))
-    for f in range(FOLDS):
-        w_f = fit(x[folds != f], y[folds != f])
-        held_out_p[folds == f] = 1.0 / (1.0 + np.exp(-(x[folds == f] @ w_f)))
-    probabilities = [(float(p), c["present"]) for p, c in zip(held_out_p, cells, strict=True)]
-    p_rows = table(probabilities, [round(t, 3) for t in np.arange(0.5, 0.995, 0.005)], above=True)
-    chosen = choose(p_rows, args.precision, best_recall=True)
+    p_rows = compared[FEATURE_SETS[0]]["rows"]
+    chosen = best_recall(p_rows, args.precision)
     scores = [(c["score"], c["present"]) for c in cells]
     s_rows = table(scores, sorted({round(s, 1) for s, _ in scores}), above=False)
-    good = [r for r in s_rows if r["precision"] >= args.precision and r["called_absent"] >= 10]
+    good = [r for r in s_rows if meets(r, args.precision)]
     score_only = max(good, key=lambda r: r["threshold"]) if good else None
+    fitted = AbsenceModel(float(w[0]), float(w[1]), float(w[2]), 1.0, -99.0, shares)
     tuning_rows: list[dict[str, Any]] = []
     score_only_rows: list[dict[str, Any]] = []
     if args.tuning:
@@ -206,8 +237,9 @@ def main() -> None:
             if c["contract"] not in HELD_APART and c["clause_score"] is not None
         ]
         by_p = [
-            (probability(w, c["clause_score"], shares[c["category"].lower()]), not c["labelled_absent"])
+            (p, not c["labelled_absent"])
             for c in tuning_cells
+            if (p := fitted.probability(c["clause_score"], c["category"])) is not None
         ]
         by_score = [(c["clause_score"], not c["labelled_absent"]) for c in tuning_cells]
         if chosen:
@@ -236,6 +268,7 @@ def main() -> None:
         "absent": int(y.sum()),
         "target_precision": args.precision,
         "model": {k: v for k, v in model.items() if k != "cuad_presence"},
+        "features_compared": {k: {"chosen": v["chosen"], "log_loss": v["log_loss"]} for k, v in compared.items()},
         "chosen": chosen,
         "tuning_check": tuning_rows,
         "score_only_chosen": score_only,

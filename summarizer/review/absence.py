@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 MODEL_FILE = Path(__file__).parent / "checklists" / "absent-model.json"
+BEST_CANDIDATE_SHOWN = "; the best candidate is still shown"  # the end of every absent reason
 
 
 @dataclass(frozen=True, slots=True)
@@ -29,11 +30,16 @@ class AbsenceModel:
     score_only_below: float  # a category without a share: absent when the best score is below this
     presence: dict[str, float]  # lower-case CUAD category -> share of training contracts holding it
 
+    def share(self, category: str) -> float | None:
+        """The share of CUAD's training contracts holding a ``category`` clause (None: not a CUAD category)."""
+        return self.presence.get(category.strip().lower())
+
     def probability(self, score: float, category: str) -> float | None:
         """P(absent) for a best ranker score in ``category``; None when the category has no share."""
-        share = self.presence.get(category.strip().lower())
-        if share is None:
-            return None
+        share = self.share(category)
+        return None if share is None else self._probability(score, share)
+
+    def _probability(self, score: float, share: float) -> float:
         z = self.intercept + self.score_weight * score + self.share_weight * math.log(share / (1.0 - share))
         return 1.0 / (1.0 + math.exp(-z))
 
@@ -44,19 +50,18 @@ class AbsenceModel:
         return score < self.score_only_below if p is None else p >= self.threshold
 
     def reason(self, score: float, category: str) -> str:
-        p = self.probability(score, category)
-        if p is None:
+        share = self.share(category)
+        if share is None:
             why = (
                 f"the clause ranker scores no passage as this clause "
                 f"(best {score:.1f}, threshold {self.score_only_below})"
             )
         else:
-            share = self.presence[category.strip().lower()]
             why = (
                 f"the clause ranker's best passage scores {score:.1f} and {share:.0%} of contracts have such a clause: "
-                f"{p:.0%} likely absent"
+                f"{self._probability(score, share):.0%} likely absent"
             )
-        return f"probably absent: {why}; the best candidate is still shown"
+        return f"probably absent: {why}{BEST_CANDIDATE_SHOWN}"
 
 
 @functools.cache

@@ -279,11 +279,11 @@ def review_evidence(
         for n_item, item in enumerate(checklist.items):
             cancel.raise_if_cancelled()
             evidence, consulted, score = scored_evidence(library, doc_id, item)
-            absent = score is not None and absence.is_absent(score, item.category)
+            absent = absence.is_absent(score, item.category)
             status = "absent" if absent else "evidence"
             result = ItemResult(item.id, item.category, item.question, item.type, status, evidence, consulted)
             result.clause_score = score
-            if score is not None and absent:
+            if absent and score is not None:
                 result.reason = absence.reason(score, item.category)
             items.append(result)
             on_item(item_done(doc_id, n_item, items[-1]))
