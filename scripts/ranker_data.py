@@ -248,6 +248,7 @@ def build(corpus: Path, limit: int | None = None) -> dict[str, Any]:
                         "query": query,
                         "positive": sorted(positive),
                         "hard": ranked[:HARD_NEGATIVES],
+                        "partial": sorted(partial),
                     }
                 )
         eval_examples = []

