@@ -178,7 +178,7 @@ def main() -> None:
     parser.add_argument("--pieces", type=Path, required=True)
     parser.add_argument("--base", type=Path, default=ROOT / ".device" / "minilm")
     parser.add_argument("--out", type=Path, default=ROOT / "assets" / "models" / "clause-ranker")
-    parser.add_argument("--max-len", type=int, default=320)
+    parser.add_argument("--max-len", type=int, default=480, help="tokens the ranker reads (ranker.json)")
     parser.add_argument(
         "--also", type=Path, action="append", default=[], help="another run's pieces: the weights are averaged"
     )
