@@ -276,7 +276,7 @@ def _summary_view(summary: Any) -> SummaryView:
 
 def cached_summary(library: Library, doc_id: str, engine: Engine | None) -> SummaryView | None:
     """The stored summary for the loaded model, without calling it (None if not computed)."""
-    from summarizer.summaries.compress import summary_params_for
+    from summarizer.summaries.context_reuse import summary_params_for
 
     identity = known_identity(engine)
     if identity is None or engine is None:

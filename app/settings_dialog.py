@@ -61,7 +61,7 @@ def _context_label(value: int) -> str:
 
 StaleSummaries = Callable[[Mapping[str, Any], int], int]
 """How many documents' stored summaries, by the model these settings name, a context of that many
-tokens cannot keep (``summarizer.summaries.compress.summaries_to_redo``)."""
+tokens cannot keep (``summarizer.summaries.context_reuse.summaries_to_redo``)."""
 
 
 def stale_summaries_note(count: int) -> str:

@@ -170,7 +170,7 @@ def open_model(
 
 def summary_params(args: argparse.Namespace, n_ctx: int) -> SummaryParams | None:
     """The summary parameters ``--segment-tokens`` asks for; None without it: each document's own
-    (``summarizer.summaries.compress.summary_params_for``: a stored summary that fits ``n_ctx`` is
+    (``summarizer.summaries.context_reuse.summary_params_for``: a stored summary that fits ``n_ctx`` is
     kept, whatever context it was made for)."""
     import dataclasses
 

@@ -28,7 +28,8 @@ def _pages(start: int, end: int) -> str:
 def run(args: argparse.Namespace) -> int:
     from app.commands._model_args import open_model, planned_model, remote_url, summary_params
     from summarizer.library.store import Library
-    from summarizer.summaries.compress import cached_summary, compress, summary_params_for
+    from summarizer.summaries.compress import cached_summary, compress
+    from summarizer.summaries.context_reuse import summary_params_for
 
     progress = TerminalProgress(enabled=not args.json)
     plan_json: dict[str, Any] | None = None

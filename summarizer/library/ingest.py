@@ -23,7 +23,9 @@ from inference.progress import Progress, ProgressCallback, Stage, no_progress
 from summarizer.errors import DocumentError, PasswordRequired
 from summarizer.library.disk_space import space_error
 from summarizer.library.document_kind import FILING, document_kind
+from summarizer.library.embed_passages import embed_missing
 from summarizer.library.page_furniture import without_furniture
+from summarizer.library.page_status import final_status, page_warnings
 from summarizer.library.passages import (
     DEFAULT_MAX_CHARS,
     DEFAULT_MAX_TOKENS,
@@ -52,7 +54,6 @@ class PageSource(Protocol):
 
 
 PAGE_BATCH = 16  # pages written per transaction
-EMBED_BATCH = 64  # passages embedded per transaction
 
 
 @dataclass(frozen=True, slots=True)
@@ -129,45 +130,6 @@ def _new_doc_id(library: Library, sha256: str) -> str:
         if library.db.execute("SELECT 1 FROM documents WHERE doc_id = ?", [candidate]).fetchone() is None:
             return candidate
     return hashlib.sha256(sha256.encode() + now_iso().encode()).hexdigest()[:16]
-
-
-def page_list(pages: list[int]) -> str:
-    """``[1, 2, 3, 7]`` → ``"1-3, 7"``."""
-    parts: list[str] = []
-    start = prev = None
-    for page in sorted(pages):
-        if start is None:
-            start = prev = page
-        elif prev is not None and page == prev + 1:
-            prev = page
-        else:
-            parts.append(f"{start}-{prev}" if start != prev else str(start))
-            start = prev = page
-    if start is not None:
-        parts.append(f"{start}-{prev}" if start != prev else str(start))
-    return ", ".join(parts)
-
-
-def _page_warnings(total: int, ocr_pages: list[int], bad_pages: list[int]) -> list[str]:
-    warnings: list[str] = []
-    if bad_pages:
-        warnings.append(f"pages that could not be read: {page_list(bad_pages)}")
-    if ocr_pages and len(ocr_pages) + len(bad_pages) >= total:
-        warnings.append(
-            "no text layer on any page: this looks like a scan. OCR it (for example with ocrmypdf) and add it again."
-        )
-    elif ocr_pages:
-        warnings.append(f"pages with no text layer (need OCR): {page_list(ocr_pages)}")
-    return warnings
-
-
-def final_status(total: int, ocr_pages: list[int], bad_pages: list[int]) -> str:
-    """indexed, partial (some pages failed to parse) or needs_ocr (no page has text)."""
-    if ocr_pages and len(ocr_pages) + len(bad_pages) >= total:
-        return "needs_ocr"
-    if bad_pages:
-        return "partial"
-    return "indexed"
 
 
 class Ingestor:
@@ -347,7 +309,7 @@ class Ingestor:
             for r in self.db.execute("SELECT page FROM pages WHERE doc_id = ? AND error IS NOT NULL", [doc_id])
         ]
         total = int(self.db.execute("SELECT pages FROM documents WHERE doc_id = ?", [doc_id]).fetchone()[0])
-        warnings = [*_page_warnings(total, ocr_pages, bad_pages), *ocr_warnings(read)]
+        warnings = [*page_warnings(total, ocr_pages, bad_pages), *ocr_warnings(read)]
         readable = [(n, t) for n, t in pages if usable_text(t)]
         kind = self.options.kind or document_kind(t for _, t in readable)
         if kind == FILING:
@@ -480,87 +442,6 @@ class Ingestor:
             refresh_index(self.library)
 
 
-def embed_missing(
-    library: Library,
-    doc_ids: list[str] | None,
-    model_name: str | None = None,
-    progress: ProgressCallback = no_progress,
-    cancel: CancelToken = NEVER_CANCELLED,
-) -> int:
-    """Embed the passages that have no vector from the library's model. Returns how many.
-
-    The library's model (``Library.embedding_model``) wins over ``model_name``, which only names
-    the model of a library that has no vectors yet: the index never mixes models. A passage
-    longer than the model's window is embedded as several windows
-    (``summarizer.library.embedding_windows``), never truncated.
-    """
-    while True:
-        try:
-            return _embed_missing(library, doc_ids, library.embedding_model or model_name, progress, cancel)
-        except _ModelChanged:
-            continue  # a re-embed finished meanwhile: embed with the library's new model
-
-
-class _ModelChanged(Exception):
-    pass
-
-
-def _embed_missing(
-    library: Library,
-    doc_ids: list[str] | None,
-    model_name: str | None,
-    progress: ProgressCallback,
-    cancel: CancelToken,
-) -> int:
-    from summarizer.library.chunk_tokenizer import chunk_tokenizer
-    from summarizer.library.embedder import load_embedder
-    from summarizer.library.embedding_windows import mean_of_windows, passage_windows
-
-    progress(Progress(Stage.LOAD_EMBEDDER, 0, None))
-    embedder = load_embedder(model_name)
-    tokenizer = chunk_tokenizer(embedder.name)
-    where = ""
-    args: list[Any] = [embedder.name]
-    if doc_ids:
-        where = f" AND p.doc_id IN ({','.join('?' * len(doc_ids))})"
-        args += doc_ids
-    # Vectors from another model are replaced: the model's name is stored with each vector.
-    with transaction(library.db):
-        if library.embedding_model not in (None, embedder.name):
-            raise _ModelChanged
-        library.db.execute(
-            "DELETE FROM embeddings WHERE model != ? AND passage_id IN "
-            f"(SELECT p.passage_id FROM passages p WHERE 1{where})",
-            args,
-        )
-    todo = library.db.execute(
-        "SELECT p.passage_id, p.search_text, p.heading FROM passages p LEFT JOIN embeddings e "
-        f"ON e.passage_id = p.passage_id WHERE e.passage_id IS NULL{where} "
-        "ORDER BY length(p.search_text)",
-        args[1:],
-    ).fetchall()
-    total = len(todo)
-    started = time.monotonic()
-    for start in range(0, total, EMBED_BATCH):
-        cancel.raise_if_cancelled()
-        chunk = todo[start : start + EMBED_BATCH]
-        windows = [passage_windows(r[1], r[2], tokenizer, embedder.max_seq_length) for r in chunk]
-        vectors = mean_of_windows(embedder.encode([w for ws in windows for w in ws]), [len(ws) for ws in windows])
-        with transaction(library.db):
-            # The first vectors name the library's model; a re-embed may have changed it since.
-            if library.embedding_model not in (None, embedder.name):
-                raise _ModelChanged
-            library.set_meta("embedding_model", embedder.name)
-            library.db.conn.executemany(
-                "INSERT OR REPLACE INTO embeddings (passage_id, model, dim, vector) VALUES (?, ?, ?, ?)",
-                [(r[0], embedder.name, embedder.dim, v.tobytes()) for r, v in zip(chunk, vectors, strict=True)],
-            )
-        done = start + len(chunk)
-        elapsed = time.monotonic() - started
-        progress(Progress(Stage.EMBED_PASSAGES, done, total, "", done / elapsed if elapsed else None))
-    return total
-
-
 def _open_pdf(path: Path, password: str | None) -> PdfPages | PdfiumPages:
     """The PDF through pypdf, else (damaged in a way pypdf does not survive) through PDFium."""
     from summarizer.library.page_render import PdfiumPages
@@ -588,4 +469,4 @@ def ingest_path(
     return Ingestor(library, options, progress, cancel).ingest(path)
 
 
-__all__ = ["DocumentError", "IngestOptions", "IngestResult", "PageSource", "embed_missing", "ingest_path"]
+__all__ = ["DocumentError", "IngestOptions", "IngestResult", "PageSource", "ingest_path"]

@@ -27,6 +27,7 @@ from inference.cancel import NEVER_CANCELLED, CancelToken
 from inference.progress import Progress, ProgressCallback, Stage, no_progress
 from summarizer.errors import DocumentError
 from summarizer.library.ocr_engine import OcrEngine, OcrPage, load_ocr_engine
+from summarizer.library.page_status import page_list
 from summarizer.library.pdf_extract import has_text
 from summarizer.library.store import Library, transaction
 
@@ -74,8 +75,6 @@ class OcrOutcome:
 
 def ocr_warnings(outcome: OcrOutcome) -> list[str]:
     """The notes a document's result and the library list carry about its OCR."""
-    from summarizer.library.ingest import page_list
-
     notes = []
     if outcome.read:
         count = len(outcome.read)

@@ -14,10 +14,8 @@ stored as soon as it exists (``summarizer.summaries.store``), so a second run
 makes no model call, and a run stopped by a crash or a cancel resumes after the last
 finished segment (batched summaries are stored one by one as each finishes).
 
-A new context size keeps what is stored: ``summary_params_for`` picks the parameters of a stored
-summary whose every step still fits the context (``reusable_params``), so a larger context
-reuses the segments and super-summary made for a smaller one; only a context they do not fit
-makes them again (``summaries_to_redo`` says which documents, for the settings dialog).
+A new context size keeps what is stored: without parameters, ``compress`` takes those of a stored
+summary whose every step still fits the context (``summarizer.summaries.context_reuse``).
 
 ``cached_summary`` (the whole tree) and ``stored_segment_summaries`` (the segments finished
 so far) read the store without a model: what a question can use before the summary is done.
@@ -25,8 +23,6 @@ so far) read the store without a model: what a question can use before the summa
 
 from __future__ import annotations
 
-import dataclasses
-import json
 import time
 from collections.abc import Callable, Iterator, Sequence
 
@@ -37,8 +33,8 @@ from inference.progress import ProgressCallback, Stage, no_progress
 from summarizer.errors import DocumentError
 from summarizer.library.document_text import passages_fingerprint
 from summarizer.library.store import Library
+from summarizer.summaries.context_reuse import LABEL_TOKENS, summary_key, summary_params_for
 from summarizer.summaries.prompts import (
-    PROMPT_VERSION,
     part_label_text,
     reduce_messages,
     reduce_overhead_text,
@@ -53,7 +49,6 @@ from summarizer.summaries.store import (
     get_summary,
     get_summary_by_digest,
     put_summary,
-    text_sha256,
 )
 from summarizer.summaries.tree import (
     PROMPT_MARGIN,
@@ -64,7 +59,6 @@ from summarizer.summaries.tree import (
     SummaryParams,
 )
 
-LABEL_TOKENS = 16  # "Summary of pp. 12-19:" and the blank lines around a part
 MESSAGE_TOKENS = 8  # chat-template tokens per message, on top of the content
 
 
@@ -114,7 +108,7 @@ class _Compressor:
         self.stats = CompressStats()
 
     def key(self, kind: SummaryKind, level: int, input_text: str) -> SummaryKey:
-        return _summary_key(kind, level, self.doc_id, self.title, input_text, self.model_sha256, self.params)
+        return summary_key(kind, level, self.doc_id, self.title, input_text, self.model_sha256, self.params)
 
     def document_key(self) -> SummaryKey:
         return self.key("super", 0, passages_fingerprint(self.library, self.doc_id))
@@ -425,20 +419,6 @@ class _Compressor:
         return [node for node, _ in ordered], [digest for _, digest in ordered]
 
 
-def _summary_key(
-    kind: SummaryKind, level: int, doc_id: str, title: str, input_text: str, model_sha256: str, params: SummaryParams
-) -> SummaryKey:
-    return SummaryKey(
-        kind=kind,
-        level=level,
-        doc_id=doc_id,
-        input_sha256=text_sha256(f"{title}\n{input_text}"),
-        model_sha256=model_sha256,
-        prompt_version=PROMPT_VERSION,
-        params=params.key_params(kind),
-    )
-
-
 def _node(level: int, summary: StoredSummary, *, cached: bool) -> SummaryNode:
     return SummaryNode(level, summary.page_start, summary.page_end, summary.text, summary.completion_tokens, cached)
 
@@ -493,127 +473,6 @@ def cached_summary(
         return None
     except DocumentError:
         return None
-
-
-# -- a new context keeps the stored summaries that fit it ------------------------------------
-
-
-def reusable_params(
-    library: Library, doc_id: str, *, model_sha256: str, n_ctx: int, wanted: SummaryParams | None = None
-) -> SummaryParams | None:
-    """The parameters of a complete stored summary of ``doc_id`` by this model (made for another
-    context, perhaps) that a context of ``n_ctx`` tokens can keep: every segment's prompt with its
-    summary, and every reduce step with its combined summary, fit in ``n_ctx``. Only the segment size
-    may differ from ``wanted`` (default ``SummaryParams.for_context(n_ctx)``, what a new summary
-    would use); of several, the closest to its segment size. None when none fits: summarize anew.
-    """
-    wanted = wanted or SummaryParams.for_context(n_ctx)
-    fitting = [params for params, fits in _stored_trees(library, doc_id, model_sha256, n_ctx, wanted) if fits]
-    if not fitting:
-        return None
-    return min(fitting, key=lambda p: (abs(p.segment_tokens - wanted.segment_tokens), -p.segment_tokens))
-
-
-def summary_params_for(library: Library, doc_id: str, *, model_sha256: str, n_ctx: int) -> SummaryParams:
-    """The parameters to summarize (or look up) ``doc_id`` with in a context of ``n_ctx`` tokens: a
-    stored summary's that still fits (``reusable_params``), else ``SummaryParams.for_context``."""
-    reusable = reusable_params(library, doc_id, model_sha256=model_sha256, n_ctx=n_ctx)
-    return reusable or SummaryParams.for_context(n_ctx)
-
-
-def summaries_to_redo(library: Library, *, model_sha256: str, n_ctx: int) -> list[str]:
-    """The documents with a complete stored summary by this model of which none fits a context of
-    ``n_ctx`` tokens: a change to that context makes them again (what the settings dialog warns of)."""
-    rows = library.db.execute(
-        "SELECT DISTINCT doc_id FROM summaries WHERE model_sha256 = ? AND kind = 'super' AND prompt_version = ? "
-        "AND doc_id IN (SELECT doc_id FROM documents) ORDER BY doc_id",
-        [model_sha256, PROMPT_VERSION],
-    ).fetchall()
-    wanted = SummaryParams.for_context(n_ctx)
-    redo = []
-    for (doc_id,) in rows:
-        trees = _stored_trees(library, str(doc_id), model_sha256, n_ctx, wanted)
-        if trees and not any(fits for _, fits in trees):
-            redo.append(str(doc_id))
-    return redo
-
-
-def _stored_trees(
-    library: Library, doc_id: str, model_sha256: str, n_ctx: int, wanted: SummaryParams
-) -> list[tuple[SummaryParams, bool]]:
-    """The parameters of every complete stored summary of the document's current text by this
-    model that differ from ``wanted`` in their segment size at most, each with whether it fits."""
-    rows = library.db.execute(
-        "SELECT summary_key, params FROM summaries WHERE doc_id = ? AND model_sha256 = ? AND kind = 'super' "
-        "AND prompt_version = ?",
-        [doc_id, model_sha256, PROMPT_VERSION],
-    ).fetchall()
-    if not rows:
-        return []
-    title = library.document(doc_id).title
-    fingerprint = passages_fingerprint(library, doc_id)
-    out = []
-    for digest, params_json in rows:
-        try:
-            data = json.loads(params_json)
-            params = SummaryParams(
-                int(data["segment_tokens"]),
-                int(data["summary_tokens"]),
-                int(data["super_tokens"]),
-                float(data["temperature"]),
-            )
-        except (KeyError, TypeError, ValueError):
-            continue
-        if dataclasses.replace(params, segment_tokens=wanted.segment_tokens) != wanted:
-            continue  # other summary lengths: not what is asked for
-        if _summary_key("super", 0, doc_id, title, fingerprint, model_sha256, params).digest != digest:
-            continue  # made from an older text of the document
-        record = get_summary_by_digest(library, str(digest))
-        if record is not None:
-            out.append((params, _tree_fits(library, doc_id, model_sha256, fingerprint, params, record, n_ctx)))
-    return out
-
-
-def _tree_fits(
-    library: Library,
-    doc_id: str,
-    model_sha256: str,
-    fingerprint: str,
-    params: SummaryParams,
-    record: StoredSummary,
-    n_ctx: int,
-) -> bool:
-    """Whether every step of a stored tree (``record``: its super-summary) fits ``n_ctx`` tokens: its
-    prompt as the model counted it (estimated from the parts when unknown), with its reply."""
-    level_digests: list[list[str]] = record.detail.get("levels", [])
-    row = library.db.execute(
-        "SELECT MAX(n_tokens) FROM segments WHERE doc_id = ? AND source_key = ? AND tokenizer = ? "
-        "AND segment_tokens = ?",
-        [doc_id, fingerprint, model_sha256, params.segment_tokens],
-    ).fetchone()
-    longest = int(row[0]) if row is not None and row[0] is not None else 0
-    below: list[StoredSummary] = []
-    seen: set[str] = set()
-    for level, digests in enumerate(level_digests):
-        nodes: list[StoredSummary] = []
-        for digest in digests:
-            summary = get_summary_by_digest(library, digest)
-            if summary is None:
-                return False
-            nodes.append(summary)
-            if digest in seen:  # carried up as it was (or a repeated text): checked already
-                continue
-            seen.add(digest)
-            if level == 0:
-                need = max(summary.prompt_tokens, longest + PROMPT_MARGIN) + params.summary_tokens
-            else:
-                parts = [n for n in below if summary.page_start <= n.page_start and n.page_end <= summary.page_end]
-                estimate = sum(n.completion_tokens + LABEL_TOKENS for n in parts) + PROMPT_MARGIN
-                need = (summary.prompt_tokens or estimate) + params.super_tokens
-            if need > n_ctx:
-                return False
-        below = nodes
-    return bool(level_digests)
 
 
 def stored_segment_summaries(

@@ -16,8 +16,8 @@ import pytest
 from app.cli import main
 from inference.cancel import Cancelled, CancelToken
 from inference.progress import Progress, Stage
+from summarizer.library.embed_passages import embed_missing
 from summarizer.library.embedding_model import DEFAULT_EMBEDDING_MODEL
-from summarizer.library.ingest import embed_missing
 from summarizer.library.passages import PASSAGE_FORMAT
 from summarizer.library.reembed import reembed, reembed_status
 from summarizer.library.reindex import reindex_library

@@ -6,9 +6,9 @@ from pathlib import Path
 import numpy as np
 
 from summarizer.library.chunk_tokenizer import chunk_tokenizer
+from summarizer.library.embed_passages import embed_missing
 from summarizer.library.embedder import load_embedder
 from summarizer.library.embedding_windows import SPECIAL_TOKENS, mean_of_windows, passage_windows
-from summarizer.library.ingest import embed_missing
 from summarizer.library.store import Library
 from tests.summarizer.doc_factory import add_document
 

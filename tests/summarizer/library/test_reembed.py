@@ -8,8 +8,9 @@ import pytest
 from inference.cancel import Cancelled, CancelToken
 from inference.progress import Progress, Stage
 from summarizer.library import query_encoder
+from summarizer.library.embed_passages import embed_missing
 from summarizer.library.embedding_model import DEFAULT_EMBEDDING_MODEL
-from summarizer.library.ingest import IngestOptions, Ingestor, embed_missing, ingest_path
+from summarizer.library.ingest import IngestOptions, Ingestor, ingest_path
 from summarizer.library.reembed import model_notice, reembed, reembed_status
 from summarizer.library.store import Library
 from summarizer.library.vector_index import forget_loaded, load_index

@@ -2,7 +2,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from summarizer.library.ingest import embed_missing, ingest_path
+from summarizer.library.embed_passages import embed_missing
+from summarizer.library.ingest import ingest_path
 from summarizer.library.store import Library
 from summarizer.library.vector_index import forget_loaded, index_path_for, load_index
 from tests.conftest import CONTRACTS

@@ -11,14 +11,9 @@ from inference.engines.fake import FakeEngine
 from inference.errors import EngineError, PlanError
 from inference.progress import Progress, Stage
 from summarizer.library.store import Library
-from summarizer.summaries import compress as compress_module
-from summarizer.summaries.compress import (
-    cached_summary,
-    compress,
-    reusable_params,
-    summaries_to_redo,
-    summary_params_for,
-)
+from summarizer.summaries import context_reuse
+from summarizer.summaries.compress import cached_summary, compress
+from summarizer.summaries.context_reuse import reusable_params, summaries_to_redo, summary_params_for
 from summarizer.summaries.segments import build_segments
 from summarizer.summaries.store import count_summaries
 from summarizer.summaries.tree import CompressProgress, DocumentSummary, SummaryParams
@@ -180,7 +175,7 @@ def test_model_prompt_version_and_params_invalidate_only_what_they_should(
     assert reduce_only.calls and all(c.max_tokens == 31 for c in reduce_only.calls)
 
     # A new prompt version recomputes everything.
-    monkeypatch.setattr(compress_module, "PROMPT_VERSION", compress_module.PROMPT_VERSION + 1)
+    monkeypatch.setattr(context_reuse, "PROMPT_VERSION", context_reuse.PROMPT_VERSION + 1)
     fresh = FakeEngine(default_reply="new prompt summary", n_ctx=N_CTX)
     run(library, doc_id, fresh)
     assert len([c for c in fresh.calls if c.max_tokens == PARAMS.summary_tokens]) == n
