@@ -93,6 +93,29 @@ def ingest_all(contracts: list[tuple[str, str]]) -> dict[str, str]:
     return doc_ids
 
 
+SIZES = ((0, 40), (40, 80), (80, 10**9))  # passages per contract: short, middling, long
+
+
+def passages_per_contract(doc_ids: dict[str, str]) -> dict[str, int]:
+    from summarizer.library.store import Library
+
+    with Library.open() as library:
+        return {
+            stem: int(library.db.execute("SELECT COUNT(*) FROM passages WHERE doc_id = ?", [doc_id]).fetchone()[0])
+            for stem, doc_id in doc_ids.items()
+        }
+
+
+def by_size(rows: list[dict[str, Any]], sizes: dict[str, int]) -> dict[str, dict[str, float]]:
+    """Recall by how many passages the contract has (long contracts are where search misses)."""
+    out = {}
+    for low, high in SIZES:
+        picked = [r for r in rows if low <= sizes[r["contract"]] < high]
+        name = f"{low}-{high - 1} passages" if high < 10**9 else f"{low}+ passages"
+        out[name] = aggregate(picked) | {"contracts": len({r["contract"] for r in picked})}
+    return out
+
+
 def aggregate(rows: list[dict[str, Any]]) -> dict[str, float]:
     n = len(rows)
     out: dict[str, float] = {f"recall@{k}": round(sum(r[f"r@{k}"] for r in rows) / n, 4) if n else 0.0 for k in KS}
@@ -126,6 +149,7 @@ def main() -> int:
         "contracts": len(doc_ids),
         "validation": aggregate(rows),
         "latency_ms_median": round(result["latency_ms_median"], 1),
+        "by_size": by_size(rows, passages_per_contract(doc_ids)),
         "by_category": {c: aggregate(v) for c, v in sorted(by_category.items())},
         "rows": rows,
     }

@@ -28,6 +28,11 @@ device tool's 64 MiB)::
       for k, v in t.items()}, sys.argv[2], metadata={'format': 'pt'})" \
       MODEL_DIR/model.safetensors .device/minilm/model.safetensors
 
+A cross-encoder run longer than one device call (10 minutes): ``--state DIR`` (a folder outside
+the tree, e.g. /tmp/ce-state on the device) saves model, optimizer, schedule and random states
+after each epoch, and the same command in the next call, while the machine is still warm, goes on
+from there; ``--budget`` ends each call's share.
+
 Fixed seeds; everything the model card needs is written to ``train-report.json``: per epoch, the
 validation contracts' recall@3 / @10 when each model reorders BM25's top 10 / 20 / 30 for the
 evaluation questions (the final choice is made on Pagewise's real fusion, by
@@ -225,6 +230,12 @@ def end_epoch(
     return best
 
 
+def resumable_args(args: argparse.Namespace) -> dict[str, str]:
+    """The settings a saved cross-encoder state (``--state``) must be resumed with."""
+    keys = ("seed", "epochs", "batch", "hard", "max_len", "ce_loss", "group", "ce_queries", "bi_hard")
+    return {k: str(getattr(args, k)) for k in keys}
+
+
 def train_cross_encoder(
     args: argparse.Namespace, data: dict[str, Any], lr: float, report: dict[str, Any], deadline: float | None
 ) -> Any:
@@ -289,10 +300,25 @@ def train_cross_encoder(
             start += len(g[1])
         return loss + torch.stack(listwise).mean() if listwise else loss
 
-    history = []
+    history: list[dict[str, Any]] = []
     best: tuple[float, dict[str, Any] | None] = (-1.0, None)
     best_epoch = 0
-    for epoch in range(args.epochs):
+    first = 0
+    state_file = args.state / f"ce-state-{lr:g}.pt" if args.state else None
+    if state_file and state_file.exists():  # a run that an earlier device call started
+        saved = torch.load(state_file, map_location=device, weights_only=False)
+        if saved["args"] != resumable_args(args):
+            raise SystemExit(f"{state_file} was saved with other settings: {saved['args']}")
+        model.load_state_dict(saved["model"])
+        opt.load_state_dict(saved["opt"])
+        sched.load_state_dict(saved["sched"])
+        rng.setstate(saved["rng"])
+        torch.set_rng_state(saved["torch_rng"].cpu())
+        if device == "cuda":
+            torch.cuda.set_rng_state_all([s.cpu() for s in saved["cuda_rng"]])
+        history, best, best_epoch, first = saved["history"], saved["best"], saved["best_epoch"], saved["epoch"]
+        print(f"resumed after epoch {first} from {state_file}", flush=True)
+    for epoch in range(first, args.epochs):
         if deadline and history and time.time() + history[-1]["seconds"] * 1.15 > deadline:
             print(f"stopping after epoch {epoch}: the next one would end past --budget {args.budget:.0f} s", flush=True)
             break
@@ -314,6 +340,24 @@ def train_cross_encoder(
             best_epoch = epoch + 1
         best = end_epoch(history, best, model, figures, key, record | {"seconds": round(time.time() - started, 1)})
         print(f"best so far: epoch {best_epoch}", flush=True)
+        if state_file:  # everything the next epoch needs, for a later device call (--state)
+            state_file.parent.mkdir(parents=True, exist_ok=True)
+            torch.save(
+                {
+                    "args": resumable_args(args),
+                    "model": model.state_dict(),
+                    "opt": opt.state_dict(),
+                    "sched": sched.state_dict(),
+                    "rng": rng.getstate(),
+                    "torch_rng": torch.get_rng_state(),
+                    "cuda_rng": torch.cuda.get_rng_state_all() if device == "cuda" else [],
+                    "history": history,
+                    "best": best,
+                    "best_epoch": best_epoch,
+                    "epoch": epoch + 1,
+                },
+                state_file,
+            )
     report.setdefault("cross_encoder", []).append(
         {"lr": lr, "loss": args.ce_loss, "history": history, "best_recall@3": best[0]}
     )
@@ -460,6 +504,12 @@ def main() -> None:
     )
     parser.add_argument(
         "--budget", type=float, default=0, help="seconds: no cross-encoder epoch starts that would end past it"
+    )
+    parser.add_argument(
+        "--state",
+        type=Path,
+        help="cross-encoder: save the training state here after each epoch and resume from it "
+        "(a run longer than one device call: a later call on the same, still warm, machine goes on)",
     )
     parser.add_argument("--bi-lr", type=float, default=3e-5)
     parser.add_argument("--bi-queries", type=int, default=1, help="queries per contract and category per epoch")
