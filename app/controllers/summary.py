@@ -17,6 +17,7 @@ from app.jobs import Job
 from app.summary_view import SummaryPanel
 from inference.errors import PagewiseError
 from inference.progress import Progress
+from summarizer.library.page_status import OCR_ADVICE
 from summarizer.library.store import DocumentRecord
 
 
@@ -26,10 +27,7 @@ def why_not_summarized(record: DocumentRecord) -> str:
         return ""
     name = Path(record.path).name
     if record.status == "needs_ocr":
-        return (
-            f"{name} has no text to summarize: its pages are images (a scanned PDF). "
-            "Run OCR on it (for example with ocrmypdf) and add the result."
-        )
+        return f"{name} has no text to summarize: its pages are images (a scanned PDF). {OCR_ADVICE}"
     return f"{name} has no text in the library yet: add it again to finish reading it."
 
 

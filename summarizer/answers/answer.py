@@ -37,6 +37,7 @@ from summarizer.answers.prompt import (
     whole_document_prompt,
 )
 from summarizer.errors import DocumentNotFound, NoText
+from summarizer.library.page_status import OCR_ADVICE
 from summarizer.library.store import DocumentRecord, Library
 from summarizer.search.retrieval import SearchResult
 from summarizer.summaries.compress import cached_summary, compress, default_params, stored_segment_summaries
@@ -191,7 +192,7 @@ def no_text_notice(record: DocumentRecord) -> str | None:
         f"{Path(record.path).name} has no text to answer from"
         + (" (its pages are images: a scanned PDF)" if scanned else "")
         + ". Nothing was asked: an answer would not come from the document. "
-        + ("Run OCR on it (for example ocrmypdf) and add it again." if scanned else "Add it again.")
+        + (OCR_ADVICE if scanned else "Add it again.")
     )
 
 

@@ -309,7 +309,7 @@ class Ingestor:
             for r in self.db.execute("SELECT page FROM pages WHERE doc_id = ? AND error IS NOT NULL", [doc_id])
         ]
         total = int(self.db.execute("SELECT pages FROM documents WHERE doc_id = ?", [doc_id]).fetchone()[0])
-        warnings = [*page_warnings(total, ocr_pages, bad_pages), *ocr_warnings(read)]
+        warnings = [*page_warnings(total, ocr_pages, bad_pages, read.not_scans), *ocr_warnings(read)]
         readable = [(n, t) for n, t in pages if usable_text(t)]
         kind = self.options.kind or document_kind(t for _, t in readable)
         if kind == FILING:

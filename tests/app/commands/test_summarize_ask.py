@@ -191,6 +191,7 @@ def test_asking_about_a_scanned_pdf_gives_a_notice_not_an_answer(
     code, data = run_json(capsys, "ask", scan.doc_id, "What is this agreement about?")
     assert code == 1 and data["error"].startswith("scan.pdf has no text to answer from")
     assert "OCR" in data["error"] and not fake_model.calls  # nothing was asked
+    assert "pagewise reindex --ocr" in data["error"]  # Pagewise reads it itself
     text = add_document(library, numbered_pages(3, 60), title="Supply")
     code, data = run_json(capsys, "ask", scan.doc_id, text, "What is it about?")
     assert code == 0 and data["answer"]  # the scan is left out, the other document answers

@@ -105,15 +105,29 @@ def test_remove_deletes_everything_derived(tmp_path: Path) -> None:
         assert library.integrity_ok()
 
 
-def test_scanned_pdf_is_recorded_as_needing_ocr(tmp_path: Path) -> None:
+def test_a_pdf_without_text_is_recorded_as_needing_ocr_and_blank_pages_are_named(tmp_path: Path) -> None:
     path = make_pdf(tmp_path / "scan.pdf", [None, None, None])
     with Library.open() as library:
         result = ingest_path(library, path)
         assert result.status == "needs_ocr"
         assert result.passages == 0
         assert "scan.pdf" not in result.warnings[0]  # the CLI prefixes the file; the warning says why
-        assert "OCR" in result.warnings[0]
+        # Nothing is drawn on these pages: OCR has nothing to read, and the note does not send the
+        # user to read them by OCR again.
+        assert "no image for OCR to read" in result.warnings[0] and "reindex" not in result.warnings[0]
         assert library.document(result.doc_id).ocr_pages == [1, 2, 3]
+
+
+def test_a_scan_added_without_ocr_is_sent_to_pagewise_own_ocr(tmp_path: Path) -> None:
+    """The note named another tool (ocrmypdf) after Pagewise learned to read scans itself."""
+    from tests.pdf_factory import scanned_copy
+
+    scan = scanned_copy(CONTRACTS / "endorsement-8p.pdf", [1, 2], tmp_path / "scan.pdf", dpi=50)
+    with Library.open() as library:
+        result = ingest_path(library, scan, IngestOptions(ocr="never"))
+        assert result.status == "needs_ocr" and result.passages == 0
+        assert "looks like a scan" in result.warnings[0]
+        assert "pagewise reindex --ocr" in result.warnings[0] and "ocrmypdf" not in result.warnings[0]
 
 
 def test_some_pages_without_text_are_listed(tmp_path: Path) -> None:
