@@ -30,13 +30,13 @@ from quote_match import quote_found  # noqa: E402
 from score_retrieval import HELD_APART, KS, load_labels  # noqa: E402
 
 
-def best_order(quotes: list[str], texts: list[str], k: int) -> list[int]:
-    """Up to ``k`` passage indexes, each adding the most quotes not found by the ones before."""
-    holds = [{i for i, q in enumerate(quotes) if quote_found(q, t)} for t in texts]
+def best_order(holds: list[set[int]], k: int) -> list[int]:
+    """Up to ``k`` passage indexes (``holds[j]``: the quotes passage j holds), each adding the most
+    quotes not found by the ones before."""
     found: set[int] = set()
     order: list[int] = []
-    for _ in range(min(k, len(texts))):
-        best = max((j for j in range(len(texts)) if j not in order), key=lambda j: len(holds[j] - found))
+    for _ in range(min(k, len(holds))):
+        best = max((j for j in range(len(holds)) if j not in order), key=lambda j: len(holds[j] - found))
         if not holds[best] - found:
             break
         order.append(best)
@@ -46,7 +46,7 @@ def best_order(quotes: list[str], texts: list[str], k: int) -> list[int]:
 
 def ceiling(quotes: list[str], texts: list[str]) -> dict[str, float]:
     holds = [{i for i, q in enumerate(quotes) if quote_found(q, t)} for t in texts]
-    order = best_order(quotes, texts, max(KS))
+    order = best_order(holds, max(KS))
     out = {}
     for k in KS:
         found = set().union(*(holds[j] for j in order[:k])) if order else set()

@@ -25,6 +25,11 @@ def page_list(pages: list[int]) -> str:
     return ", ".join(parts)
 
 
+def _no_text_anywhere(total: int, ocr_pages: list[int], bad_pages: list[int]) -> bool:
+    """Every page either has no text layer or could not be read."""
+    return bool(ocr_pages) and len(ocr_pages) + len(bad_pages) >= total
+
+
 def page_warnings(
     total: int, ocr_pages: list[int], bad_pages: list[int], blank: frozenset[int] | set[int] = frozenset()
 ) -> list[str]:
@@ -32,7 +37,7 @@ def page_warnings(
     warnings: list[str] = []
     if bad_pages:
         warnings.append(f"pages that could not be read: {page_list(bad_pages)}")
-    if ocr_pages and len(ocr_pages) + len(bad_pages) >= total:
+    if _no_text_anywhere(total, ocr_pages, bad_pages):
         if set(ocr_pages) <= set(blank):
             warnings.append(
                 "no text on any page, and no image for OCR to read: the pages are blank or only drawn. "
@@ -47,7 +52,7 @@ def page_warnings(
 
 def final_status(total: int, ocr_pages: list[int], bad_pages: list[int]) -> str:
     """indexed, partial (some pages failed to parse) or needs_ocr (no page has text)."""
-    if ocr_pages and len(ocr_pages) + len(bad_pages) >= total:
+    if _no_text_anywhere(total, ocr_pages, bad_pages):
         return "needs_ocr"
     if bad_pages:
         return "partial"
