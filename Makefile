@@ -31,11 +31,11 @@ $(STAMP): pyproject.toml requirements.lock $(LLAMA_BUILD)
 	@touch $@
 
 demo: $(STAMP)
-	PAGEWISE_HOME=$(DEMO_HOME) $(BIN)/python scripts/demo.py $(SAMPLE)
+	PAGEWISE_HOME=$(DEMO_HOME) $(BIN)/python -m scripts.demo $(SAMPLE)
 
 lint: $(STAMP)
-	$(BIN)/ruff check app inference summarizer tests scripts
-	$(BIN)/ruff format --check app inference summarizer tests scripts
+	$(BIN)/ruff check app inference summarizer tests scripts lab
+	$(BIN)/ruff format --check app inference summarizer tests scripts lab
 
 types: $(STAMP)
 	$(BIN)/mypy
@@ -46,7 +46,7 @@ pytest: $(STAMP)
 test: lint types pytest
 
 bench: $(STAMP)
-	$(BIN)/python scripts/bench_library.py
+	$(BIN)/python -m scripts.bench_library
 
 clean:
 	rm -rf $(VENV) $(DEMO_HOME) .pytest_cache .mypy_cache .ruff_cache

@@ -1,8 +1,8 @@
 """The floors and groups of Pagewise, drawn from the imports: docs/architecture.md's picture.
 
-    python scripts/architecture_graph.py            # print the Mermaid source
-    python scripts/architecture_graph.py --write    # rewrite the picture in docs/architecture.md
-    python scripts/architecture_graph.py --check    # exit 1 when the committed picture is stale
+    python -m scripts.architecture_graph            # print the Mermaid source
+    python -m scripts.architecture_graph --write    # rewrite the picture in docs/architecture.md
+    python -m scripts.architecture_graph --check    # exit 1 when the committed picture is stale
 
 A node is a group (a subpackage of summarizer/ or inference/, a folder of app/) or a floor's
 top-level modules; an arrow is "imports" (from app/, one arrow to each floor it uses).
@@ -24,12 +24,16 @@ DOC = ROOT / "docs" / "architecture.md"
 BEGIN = "<!-- begin: made by scripts/architecture_graph.py from the imports; do not edit -->"
 END = "<!-- end: made by scripts/architecture_graph.py -->"
 
-FLOORS = ("app", "summarizer", "inference")
-"""Top to bottom: a floor imports only the floors below it."""
+FLOORS = ("lab", "scripts", "app", "summarizer", "inference")
+"""Top to bottom: a floor imports only the floors below it. The product is app/, summarizer/ and
+inference/; scripts/ (the tools a maintainer runs) and lab/ (evaluation, training, benchmarks)
+stand above it, and the product never imports them."""
+PRODUCT = ("app", "summarizer", "inference")
 
 LAYERS: dict[str, dict[str, int]] = {
     "summarizer": {"": 0, "library": 1, "search": 2, "summaries": 2, "answers": 3, "review": 3},
     "inference": {"": 0, "planning": 1, "models": 1, "engines": 2},
+    "lab": {"": 0, "eval": 1, "training": 2, "bench": 2},
 }
 """Each floor's groups by rank ("" is the floor's top-level modules: errors, progress, ...)."""
 
@@ -106,8 +110,10 @@ def mermaid() -> str:
     arrows: set[tuple[str, str]] = set()
     for (floor, group), targets in graph.items():
         for target_floor, target_group in targets:
-            # app/ uses nearly every group below: one arrow to each floor keeps the picture readable
-            to = f"{target_floor}_floor" if floor == "app" != target_floor else _node_id(target_floor, target_group)
+            # app/ and the floors above it use nearly every group below: one arrow to each floor
+            # keeps the picture readable
+            above = floor in ("app", "scripts", "lab") and floor != target_floor
+            to = f"{target_floor}_floor" if above else _node_id(target_floor, target_group)
             arrows.add((_node_id(floor, group), to))
     lines += [f"  {source} --> {target}" for source, target in sorted(arrows)]
     return "\n".join(lines) + "\n"
@@ -134,7 +140,7 @@ def main(argv: list[str] | None = None) -> int:
     new = rewritten(text)
     if args.check:
         if new != text:
-            print("docs/architecture.md is stale: run python scripts/architecture_graph.py --write", file=sys.stderr)
+            print("docs/architecture.md is stale: run python -m scripts.architecture_graph --write", file=sys.stderr)
             return 1
         return 0
     DOC.write_text(new, encoding="utf-8")

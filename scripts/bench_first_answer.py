@@ -14,9 +14,9 @@ default retrieval (top-3 passages), a 128-token answer, no stored summary:
   and the summary's throughput against the same summary run alone. No Qt (the GPU machine has
   no PySide6): ``--model`` a GGUF, ``--budget`` the VRAM budget.
 
-    python scripts/bench_first_answer.py window --model SmolLM2.gguf --threads 2 --out docs/data/s11
-    python scripts/bench_first_answer.py cli --model SmolLM2.gguf --threads 2 --out docs/data/s11
-    python scripts/bench_first_answer.py core,cli --model llama-3.1-8b.gguf --budget 12GiB --no-embed \
+    python -m scripts.bench_first_answer window --model SmolLM2.gguf --threads 2 --out docs/data/s11
+    python -m scripts.bench_first_answer cli --model SmolLM2.gguf --threads 2 --out docs/data/s11
+    python -m scripts.bench_first_answer core,cli --model llama-3.1-8b.gguf --budget 12GiB --no-embed \
         --tokenizer-dir MINILM_TOKENIZER --out $OUT
 """
 
@@ -34,7 +34,6 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
 CONTRACT = ROOT / "tests" / "fixtures" / "contracts" / "collaboration-154p.pdf"
 QUESTIONS = (
     "Who may terminate this agreement, and on what notice?",

@@ -1,7 +1,7 @@
 """Measure the worst event-loop stall of the window while a long PDF is ingested and an
 answer streams.
 
-    .venv/bin/python scripts/bench_gui_stall.py [--pdf PATH] [--no-embed] [--model GGUF]
+    .venv/bin/python -m scripts.bench_gui_stall [--pdf PATH] [--no-embed] [--model GGUF]
 
 A 5 ms timer runs on the GUI thread; the longest gap between two ticks (minus the interval)
 is the worst stall. The scenario: a first document is added (with embeddings unless
@@ -22,7 +22,6 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
 CONTRACTS = ROOT / "tests" / "fixtures" / "contracts"
 
 

@@ -1,6 +1,6 @@
 """Benchmark of the document library (issue 2's targets), on this machine's CPU.
 
-    .venv/bin/python scripts/bench_library.py [--skip-1000] [--passages 100000]
+    .venv/bin/python -m scripts.bench_library [--skip-1000] [--passages 100000]
 
 Reports:
 - ingest of the 154-page fixture, a ~300-page and a ~1,000-page PDF (made by concatenating the
@@ -28,7 +28,6 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 CONTRACTS = ROOT / "tests" / "fixtures" / "contracts"
-sys.path.insert(0, str(ROOT))
 
 
 def concat_pdf(target: Path, names: list[str]) -> int:

@@ -6,8 +6,8 @@ of the fix's parent is checked out in a temporary worktree, the test files are t
 tests there; then the same at the fix. Prints a Markdown table (the first failure line of each
 "before" run says how it failed: an assertion, or a name the old code lacks).
 
-    python scripts/check_fixes_fail_before.py > docs/data/s7/fail-before.md
-    python scripts/check_fixes_fail_before.py 526169e     # only the fixes of these commits
+    python -m scripts.check_fixes_fail_before > docs/data/s7/fail-before.md
+    python -m scripts.check_fixes_fail_before 526169e     # only the fixes of these commits
 """
 
 from __future__ import annotations

@@ -4,6 +4,7 @@
 # LibreOffice in headless mode. Needs LibreOffice (Debian: apt-get install libreoffice-writer-nogui).
 #   bash scripts/check_review_docx.sh [OUT_DIR]
 set -euo pipefail
+case "${1:-}" in -h|--help) sed -n '2,5p' "$0" | cut -c3-; exit 0 ;; esac
 cd "$(dirname "$0")/.."
 out=${1:-$(mktemp -d)}
 mkdir -p "$out"

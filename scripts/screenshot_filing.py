@@ -2,7 +2,7 @@
 answered, the citation clicked and highlighted on the statement page.
 
     QT_QPA_PLATFORM=xcb xvfb-run -a -s "-screen 0 1600x1000x24" \\
-        .venv/bin/python scripts/screenshot_filing.py docs/screenshots [--pdf FILE.pdf]
+        .venv/bin/python -m scripts.screenshot_filing docs/screenshots [--pdf FILE.pdf]
 
 The default PDF is NIKE_2019_10K from the FinanceBench development set (a public SEC filing,
 one of the tuning filings). The model is the scripted fake engine (its answer cites the first
@@ -14,12 +14,10 @@ from __future__ import annotations
 import argparse
 import os
 import re
-import sys
 import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
 DEFAULT_PDF = ROOT.parent / "shared" / "data" / "financebench-dev" / "pdfs" / "NIKE_2019_10K.pdf"
 QUESTION = "According to the balance sheet, what were total current assets at the end of FY2019?"
 

@@ -1,11 +1,11 @@
 """A scanned contract in the real window: added (OCR in the ingest process), asked, a citation clicked.
 
     QT_QPA_PLATFORM=xcb xvfb-run -a -s "-screen 0 1600x1000x24" \
-        .venv/bin/python scripts/screenshot_ocr.py docs/screenshots
+        .venv/bin/python -m scripts.screenshot_ocr docs/screenshots
 
 The scan is pages 1-3 of the fixture supply agreement drawn at 150 dpi with scanner noise
-(scripts/bench_ocr.py's ``scan_pdf``): an image-only PDF. The model is the scripted fake engine
-(its answer cites the first passage's page); everything else is the real window and pipeline.
+(tests/pdf_factory.py's ``scan_pdf``, as lab/bench/ocr.py scans): an image-only PDF. The model is
+the scripted fake engine (its answer cites the first passage's page); everything else is the real window and pipeline.
 Saves ``scanned-citation.png``.
 """
 
@@ -18,7 +18,6 @@ import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
 
 
 def main() -> None:
@@ -26,7 +25,7 @@ def main() -> None:
     out_dir.mkdir(parents=True, exist_ok=True)
     home = tempfile.mkdtemp(prefix="pagewise-ocr-shot-")
     os.environ["PAGEWISE_HOME"] = home
-    from scripts.bench_ocr import scan_pdf
+    from tests.pdf_factory import scan_pdf
 
     scan = scan_pdf(
         ROOT / "tests/fixtures/contracts/supply-16p.pdf", [1, 2, 3], 150, True, Path(home) / "scanned-supply.pdf"

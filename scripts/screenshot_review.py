@@ -5,7 +5,7 @@ The model is the scripted fake engine: for each question it quotes the first sen
 it is given that holds one of the item's retrieval queries (so every quote is the contract's own
 text and the flags come from the real playbook). Run it under Xvfb:
 
-    xvfb-run -s "-screen 0 1600x1000x24" .venv/bin/python scripts/screenshot_review.py docs/screenshots
+    xvfb-run -s "-screen 0 1600x1000x24" .venv/bin/python -m scripts.screenshot_review docs/screenshots
 """
 
 from __future__ import annotations
@@ -14,13 +14,11 @@ import argparse
 import json
 import os
 import re
-import sys
 import tempfile
 from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
 CONTRACTS = ROOT / "tests" / "fixtures" / "contracts"
 
 

@@ -6,7 +6,7 @@ the model is the scripted fake engine, the plan
 line the planner's real output for a Qwen2.5-14B-shaped model. Run it under Xvfb, as a person
 would see it:
 
-    xvfb-run -s "-screen 0 1600x1000x24" .venv/bin/python scripts/screenshots.py OUT_DIR [--dark] [--scale 2]
+    xvfb-run -s "-screen 0 1600x1000x24" .venv/bin/python -m scripts.screenshots OUT_DIR [--dark] [--scale 2]
 
 ``--dark`` asks Qt for the dark colour scheme (what a desktop set to dark mode gives the app);
 ``--scale`` sets QT_SCALE_FACTOR (a high-DPI screen).
@@ -16,12 +16,10 @@ from __future__ import annotations
 
 import argparse
 import os
-import sys
 import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
 
 
 def _dark_palette() -> object:

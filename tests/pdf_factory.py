@@ -116,7 +116,7 @@ def scanned_copy(
     source: Path, pages: list[int], out: Path, dpi: int = 100, scanner: Callable[[Any], Any] | None = None
 ) -> Path:
     """An image-only PDF of ``pages`` of ``source``, drawn at ``dpi``: a scan. ``scanner`` turns
-    each drawn page (a PIL image) into what a scanner would give (scripts/bench_ocr.py adds noise)."""
+    each drawn page (a PIL image) into what a scanner would give (``scan_pdf`` adds noise)."""
     from PIL import Image
 
     from summarizer.library.page_render import RenderedPages
@@ -129,6 +129,28 @@ def scanned_copy(
             images.append(scanner(image) if scanner is not None else image)
     images[0].save(out, save_all=True, append_images=images[1:], resolution=float(dpi))
     return out
+
+
+def scan_pdf(source: Path, pages: list[int], dpi: int, noisy: bool, out: Path, seed: int = 7) -> Path:
+    """A scan of ``pages`` of ``source`` at ``dpi`` in grayscale; ``noisy`` adds what a desk scanner
+    does (a 0.7° skew, grain, specks), the same for the same ``seed``."""
+    import numpy as np
+    from PIL import Image
+
+    rng = np.random.default_rng(seed)
+
+    def scanner(image: Image.Image) -> Image.Image:
+        image = image.convert("L")
+        if not noisy:
+            return image
+        image = image.rotate(0.7, resample=Image.Resampling.BICUBIC, fillcolor=255, expand=False)
+        pixels = np.asarray(image, dtype=np.float32) + rng.normal(0, 12, (image.height, image.width))
+        specks = rng.random(pixels.shape)
+        pixels[specks < 0.0015] = 0
+        pixels[specks > 0.9985] = 255
+        return Image.fromarray(np.clip(pixels, 0, 255).astype(np.uint8))
+
+    return scanned_copy(source, pages, out, dpi, scanner)
 
 
 STATEMENT_ROWS = [

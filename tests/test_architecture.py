@@ -29,6 +29,42 @@ def test_core_never_imports_qt_or_app(package: str) -> None:
         assert not bad, f"{path.relative_to(ROOT)} imports {bad}"
 
 
+@pytest.mark.parametrize("package", ["inference", "summarizer", "app"])
+def test_the_product_never_imports_the_lab_scripts_or_tests(package: str) -> None:
+    for path in (ROOT / package).rglob("*.py"):
+        bad = _imports(path) & {"lab", "scripts", "tests"}
+        assert not bad, f"{path.relative_to(ROOT)} imports {bad}: the product stands below them"
+
+
+def floor_order_problems() -> list[str]:
+    """Imports of a floor above one's own (scripts/architecture_graph.py: FLOORS, top to bottom)."""
+    from scripts.architecture_graph import FLOORS, imported_nodes, module_node, sources
+
+    problems = []
+    for path in sources():
+        floor, _group = module_node(path)
+        for target_floor, _target, name in imported_nodes(path):
+            if FLOORS.index(target_floor) < FLOORS.index(floor):
+                problems.append(f"{path.relative_to(ROOT)} ({floor}/) imports {name}: a floor above it")
+    return problems
+
+
+def test_floors_import_only_floors_below_them() -> None:
+    problems = floor_order_problems()
+    assert not problems, "\n".join(problems)
+
+
+def test_no_python_file_edits_sys_path() -> None:
+    tracked = subprocess.run(["git", "ls-files", "*.py"], cwd=ROOT, capture_output=True, text=True, check=True)
+    edits = tuple(f"sys.path.{verb}(" for verb in ("insert", "append", "extend"))  # spelled so: not one itself
+    offenders = []
+    for name in tracked.stdout.split():
+        path = ROOT / name
+        if path.is_file() and any(edit in path.read_text(encoding="utf-8") for edit in edits):
+            offenders.append(name)
+    assert not offenders, f"run modules with python -m from the repository root instead: {offenders}"
+
+
 def test_inference_does_not_import_summarizer() -> None:
     for path in (ROOT / "inference").rglob("*.py"):
         assert "summarizer" not in _imports(path), path
@@ -120,4 +156,4 @@ def test_docs_architecture_picture_is_made_from_the_imports() -> None:
     from scripts.architecture_graph import DOC, rewritten
 
     text = DOC.read_text(encoding="utf-8")
-    assert rewritten(text) == text, "docs/architecture.md is stale: run python scripts/architecture_graph.py --write"
+    assert rewritten(text) == text, "docs/architecture.md is stale: run python -m scripts.architecture_graph --write"

@@ -124,7 +124,7 @@ def test_cancel_during_a_long_prefill_is_prompt(engine: LocalEngine) -> None:
 
 
 def test_cancel_from_another_thread_stops_the_prefill(engine: LocalEngine) -> None:
-    """The latency itself is measured by scripts/gpu_offload_bench.py (cancel), not asserted here."""
+    """The latency itself is measured by lab/bench/gpu_offload.py (cancel), not asserted here."""
     stream = engine.generate(_long_prompt(), max_tokens=4)
     outcome: list[str] = []
 
