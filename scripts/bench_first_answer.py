@@ -14,8 +14,8 @@ default retrieval (top-3 passages), a 128-token answer, no stored summary:
   and the summary's throughput against the same summary run alone. No Qt (the GPU machine has
   no PySide6): ``--model`` a GGUF, ``--budget`` the VRAM budget.
 
-    python -m scripts.bench_first_answer window --model SmolLM2.gguf --threads 2 --out docs/data/s11
-    python -m scripts.bench_first_answer cli --model SmolLM2.gguf --threads 2 --out docs/data/s11
+    python -m scripts.bench_first_answer window --model SmolLM2.gguf --threads 2 --out docs/data/first-answer
+    python -m scripts.bench_first_answer cli --model SmolLM2.gguf --threads 2 --out docs/data/first-answer
     python -m scripts.bench_first_answer core,cli --model llama-3.1-8b.gguf --budget 12GiB --no-embed \
         --tokenizer-dir MINILM_TOKENIZER --out $OUT
 """

@@ -6,12 +6,13 @@ of the fix's parent is checked out in a temporary worktree, the test files are t
 tests there; then the same at the fix. Prints a Markdown table (the first failure line of each
 "before" run says how it failed: an assertion, or a name the old code lacks).
 
-    python -m scripts.check_fixes_fail_before > docs/data/s7/fail-before.md
+    python -m scripts.check_fixes_fail_before > docs/data/fail-before/fail-before.md
     python -m scripts.check_fixes_fail_before 526169e     # only the fixes of these commits
 """
 
 from __future__ import annotations
 
+import argparse
 import subprocess
 import sys
 import tempfile
@@ -173,12 +174,15 @@ def run_at(code: str, fix: Fix, where: Path) -> tuple[bool, str]:
 
 
 def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("commits", nargs="*", help="only these fix commits (default: every one listed)")
+    commits = parser.parse_args().commits
     print("| finding | fix | before the fix | how it failed | at the fix |")
     print("|---|---|---|---|---|")
     bad = 0
     with tempfile.TemporaryDirectory(prefix="fail-before-") as tmp:
         for i, fix in enumerate(FIXES):
-            if sys.argv[1:] and fix.commit not in sys.argv[1:]:
+            if commits and fix.commit not in commits:
                 continue
             before_ok, why = run_at(f"{fix.commit}^", fix, Path(tmp) / f"b{i}")
             after_ok, after_why = run_at(fix.commit, fix, Path(tmp) / f"a{i}")

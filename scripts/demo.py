@@ -10,6 +10,7 @@ minutes on two cores; the defaults (8K segments) follow the model's planned cont
 
 from __future__ import annotations
 
+import argparse
 import importlib.util
 import sys
 import time
@@ -72,4 +73,6 @@ def run(sample: Path) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(run(Path(sys.argv[1] if len(sys.argv) > 1 else "assets/sample-contract.pdf")))
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("pdf", nargs="?", type=Path, default=Path("assets/sample-contract.pdf"))
+    sys.exit(run(parser.parse_args().pdf))

@@ -11,9 +11,9 @@ Saves ``scanned-citation.png``.
 
 from __future__ import annotations
 
+import argparse
 import os
 import re
-import sys
 import tempfile
 from pathlib import Path
 
@@ -21,7 +21,9 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def main() -> None:
-    out_dir = Path(sys.argv[1] if len(sys.argv) > 1 else "docs/screenshots")
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("out_dir", nargs="?", type=Path, default=Path("docs/screenshots"))
+    out_dir = parser.parse_args().out_dir
     out_dir.mkdir(parents=True, exist_ok=True)
     home = tempfile.mkdtemp(prefix="pagewise-ocr-shot-")
     os.environ["PAGEWISE_HOME"] = home

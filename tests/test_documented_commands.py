@@ -15,7 +15,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGES = ("scripts", "lab", "app", "summarizer", "inference")
-MODULE = re.compile(r"python3? -m ((?:" + "|".join(PACKAGES) + r")(?:\.\w+)+)")
+MODULE = re.compile(r"python3? -m ((?:" + "|".join(PACKAGES) + r")(?:\.[a-z_][a-z0-9_]*)+)(?![.…\w])")
 PATH = re.compile(r"(?<![\w/.-])((?:scripts|lab)/[\w/.-]*\w\.(?:py|sh|json|md))")
 
 

@@ -9,7 +9,7 @@ q8_0, then q4_0); for the same number of sequences the larger micro-batch when i
 With layers in CPU memory, width can be bought with layers: the CPU-resident layers' weights are
 read once per decode step whatever the width. But their attention runs on the CPU too, over a
 cache as deep as the segment, once per sequence, and fewer layers slow the prompt. Measured for
-the 32B at 12 GiB on the H200, 8K deep (sessions 5-6, docs/benchmarks.md): one sequence with 36
+the 32B at 12 GiB on the H200, 8K deep (docs/benchmarks.md): one sequence with 36
 GPU layers decodes 2.6 tok/s, four with 31 layers 3.6 tok/s in all, eight with 27 layers 3.1;
 per 256-token summary that is 112, 95 and 110 s. ``plan_batched`` weighs 2, 4 and 8 sequences
 against layers with that cost in ``job_time.decode_step_seconds``; it trades when the predicted
@@ -39,8 +39,8 @@ from inference.planning.policy import Overrides, plan
 PARALLEL_CHOICES = (16, 8, 4, 2)
 BATCH_UBATCH_CHOICES = (2048, 1024, 512)
 """4,096 is not tried: with it, Qwen2.5-7B's 8 batched sequences took 151.3 s per 1M prompt tokens
-against 152.6 s at 2,048 (H200, 12 GiB, session 7, docs/data/s7/) for 1.2 GiB more GPU memory,
-although a single 8K prompt runs 37% faster at 4,096 (session 6). 1,024 is what an offloaded
+against 152.6 s at 2,048 (H200, 12 GiB, docs/data/gpu-offload/width-vs-layers/) for 1.2 GiB more GPU memory,
+although a single 8K prompt runs 37% faster at 4,096. 1,024 is what an offloaded
 model's single sequence often fits best (the 32B at 12 GiB: 36 layers with 1,024)."""
 CPU_MAX_PARALLEL = 1
 """On the CPU, batching does not pay: prefill is compute-bound and the batch context's unified KV

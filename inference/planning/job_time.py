@@ -16,7 +16,7 @@ Decode, per token:                          GPU weight bytes / GPU memory rate
                                             + CPU weight bytes / host memory rate + step overhead
 
 The rates of a machine (``DeviceSpeeds``) were fitted to H200 measurements (random-weight
-Qwen2.5-32B Q4_K_M at 8K, docs/data/offload-s4-sweep.jsonl; 8B compression runs): sent weights
+Qwen2.5-32B Q4_K_M at 8K, docs/data/gpu-offload/layers-offloaded-sweep.jsonl; 8B compression runs): sent weights
 crossed at an effective 6.8 GB/s, prompt tokens cost 0.46 ms each for the 32B (1.4e14 FLOP/s
 effective). A 12 GB consumer card is predicted on paper from its data sheet with the same
 efficiencies (``CONSUMER_12GB``); ``docs/benchmarks.md`` shows both side by side.
@@ -59,7 +59,7 @@ class DeviceSpeeds:
     source: str
     host_flops: float = 2.5e11  # FLOP/s of the CPU-resident layers' matrix products (the threads used)
     # FLOP/s of attention over the CPU-resident layers' KV cache, per sequence of a decode step:
-    # fitted to the 32B at 12 GiB on the H200 host, 8K deep (sessions 5-6, docs/data/s6/): steps
+    # fitted to the 32B at 12 GiB on the H200 host, 8K deep (docs/data/gpu-offload/width-vs-layers/): steps
     # of 0.385 s for one sequence (36 GPU layers), 1.11 s for 4 (31), 2.58 s for 8 (27) are
     # predicted 0.45, 1.11 and 2.48 s. 8 threads; a desktop CPU of 8 cores is about the same.
     host_attention_flops: float = 4.0e10
@@ -72,7 +72,7 @@ H200 = DeviceSpeeds(
     host_to_gpu_rate=6.8e9,
     gpu_flops=1.4e14,
     step_overhead_s=0.0025,
-    source="fitted to H200 measurements (docs/data/offload-s4-sweep.jsonl)",
+    source="fitted to H200 measurements (docs/data/gpu-offload/layers-offloaded-sweep.jsonl)",
 )
 
 CONSUMER_12GB = DeviceSpeeds(

@@ -75,7 +75,7 @@ def _share_libstdcxx() -> None:
     dependency order, where libggml comes before libstdc++. The GPU machine's toolchain (g++ 13.3,
     Ubuntu 24.04) linked libstdc++ statically into a GGML_BACKEND_DL libggml, which so defines
     libstdc++'s locale facet ids itself. libllama bound to those, and its tokenizer's std::regex
-    crashed while the vocabulary loaded (docs/data/s9/cuda-variant-gpu-crash-before-fix.txt).
+    crashed while the vocabulary loaded (docs/data/cuda-variant/cuda-variant-gpu-crash-before-fix.txt).
     The global scope is searched first, so with libstdc++ there every library shares its one
     copy. The bundle's own copy comes first: a system copy loaded here would stand in for it
     under the same SONAME, and may be older."""

@@ -18,6 +18,7 @@ httpx's transport.
 
 from __future__ import annotations
 
+import argparse
 import socket
 import threading
 import time
@@ -62,6 +63,7 @@ def timed(name: str, start: Any, close: Any) -> None:
 
 
 def main() -> None:
+    argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter).parse_args()
     port = silent_server()
     url = f"http://127.0.0.1:{port}"
     from inference.engines.remote_http import HttpClient

@@ -1,6 +1,6 @@
 """OCR quality and speed on scans made from the fixture contracts (issue 27's figures).
 
-    .venv/bin/python -m lab.bench.ocr [--pages 6] [--threads 2] [--out docs/data/ocr-bench.json]
+    .venv/bin/python -m lab.bench.ocr [--pages 6] [--threads 2] [--out docs/data/ocr/ocr-bench.json]
     .venv/bin/python -m lab.bench.ocr --retrieval supply-16p   # the scanned copy's search against the original
     .venv/bin/python -m lab.bench.ocr --contracts license-17p --settings 300 300n --param Det.thresh=0.2
         # RapidOCR settings over Pagewise's (--param, repeatable) or pages drawn smaller (--max-side 2000)

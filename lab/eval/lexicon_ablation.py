@@ -2,7 +2,7 @@
 ranker reorders the fused ranking (issue 26, item 5).
 
     .venv/bin/python -m lab.eval.lexicon_ablation --home /tmp/evalhome --val-home /tmp/valhome \
-        [--weights [--no-entries]] [--out docs/data/s16/lexicon-ablation.json]
+        [--weights [--no-entries]] [--out docs/data/lexicon/ablation.json]
 
 ``--home``: a library holding the six labelled fixtures (lab/eval/score_retrieval.py builds it);
 ``--val-home``: one holding CUAD's 39 validation contracts (lab/eval/score_validation.py builds it).
@@ -126,7 +126,7 @@ def main() -> int:
     ap.add_argument("--corpus", type=Path, default=CORPUS)
     ap.add_argument("--weights", action="store_true", help="also each hand-set weight at its neutral value")
     ap.add_argument("--no-entries", action="store_true", help="skip the lexicon entries (with --weights: weights only)")
-    ap.add_argument("--out", type=Path, default=ROOT / "docs" / "data" / "s16" / "lexicon-ablation.json")
+    ap.add_argument("--out", type=Path, default=ROOT / "docs" / "data" / "lexicon" / "ablation.json")
     args = ap.parse_args()
     from summarizer.search import legal_lexicon
     from summarizer.search.retrieval import DEFAULT_PARAMS

@@ -1,7 +1,7 @@
 """Calibrate the review's "probably absent" rule on CUAD's validation contracts.
 
     .venv/bin/python -m lab.training.absent_calibration --home /tmp/valhome [--write] \
-        [--out docs/data/s18/absent-calibration.json]
+        [--out docs/data/absent-calibration/search-prior-cells.json]
 
 ``--home``: a library holding the 39 validation contracts (lab/eval/score_validation.py builds it;
 never trained on). For every item of the bundled CUAD checklist and every contract, the review's
@@ -10,7 +10,7 @@ rankings fused, the clause ranker reading the item's question against the best p
 best ranker score is kept with whether the lawyers found such a clause there (CUAD's empty
 categories are true "absent").
 
-The rule (session 18): ``P(absent)`` from a logistic model of two numbers, the best ranker score
+The rule: ``P(absent)`` from a logistic model of two numbers, the best ranker score
 and the log-odds of the category's share of the *training* contracts holding such a clause
 (``cuad_presence``: most contracts have a governing-law clause, few a most-favoured-nation one).
 An item is called absent when ``P(absent) >= threshold``; the threshold is the lowest at which
@@ -24,8 +24,8 @@ thresholds stricter until the four tuning contracts reach ``--tuning-precision``
 set's figures (never used to choose) are lab/eval/score_review_evidence.py's. ``--write`` stores the
 model in summarizer/review/checklists/absent-model.json, which the review loads.
 
-Session 13-17's rule (a score threshold of -1.7 chosen with BM25-only rankings of the texts, not
-Pagewise's search) is in docs/data/s15/absent-calibration.json.
+The earlier rule (a score threshold of -1.7 chosen with BM25-only rankings of the texts, not
+Pagewise's search) is in docs/data/absent-calibration/bm25-retrained-ranker.json.
 """
 
 from __future__ import annotations
@@ -195,7 +195,9 @@ def main() -> None:
     parser.add_argument("--tuning-precision", type=float, default=0.90)
     parser.add_argument("--cells", type=Path, help="reuse the cells of an earlier --out instead of reviewing again")
     parser.add_argument("--write", action="store_true", help=f"store the model in {MODEL.relative_to(ROOT)}")
-    parser.add_argument("--out", type=Path, default=ROOT / "docs" / "data" / "s18" / "absent-calibration.json")
+    parser.add_argument(
+        "--out", type=Path, default=ROOT / "docs" / "data" / "absent-calibration" / "search-prior-cells.json"
+    )
     args = parser.parse_args()
     started = time.perf_counter()
     shares = cuad_presence(args.corpus)

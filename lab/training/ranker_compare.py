@@ -1,7 +1,7 @@
 """The trained rankers side by side on the validation contracts (CUAD, never trained on).
 
     .venv/bin/python -m lab.training.ranker_compare [--data .device/ranker/data.json.xz] \
-        [--trained .device/trained] [--top 20] [--out docs/data/s13/ranker-compare.json]
+        [--trained .device/trained] [--top 20] [--out docs/data/model-training/ranker-compare.json]
 
 For every evaluation question of the 39 validation contracts (lab/eval/questions.json's phrasings;
 positives: the passages holding a CUAD quote of its category), BM25's top ``--top`` passages
@@ -108,7 +108,7 @@ def main() -> None:
     parser.add_argument("--top", type=int, default=20)
     models = ["ce_bce", "ce_listwise", "ce_listwise_int8", "bi_tuned", "bi_base"]
     parser.add_argument("--models", nargs="+", choices=models, default=models, help="which to compare (default: all)")
-    parser.add_argument("--out", type=Path, default=ROOT / "docs" / "data" / "s13" / "ranker-compare.json")
+    parser.add_argument("--out", type=Path, default=ROOT / "docs" / "data" / "model-training" / "ranker-compare.json")
     args = parser.parse_args()
     import torch
     from transformers import AutoTokenizer, BertModel

@@ -41,7 +41,7 @@ class RetrievalParams:
     rrf_k: int = RRF_K
     heading_weight: float = 2.0  # BM25 weight of the heading field; the text field weighs 1
     bm25_weight: float = 1.0  # RRF weight of each ranking: the lexicon-expanded BM25 leads,
-    vector_weight: float = 0.75  # the clause embedder's cosine (docs/retrieval.md, session 16)
+    vector_weight: float = 0.75  # the clause embedder's cosine (docs/retrieval.md)
     # Passages under an exhibit, schedule or annex count this much of their fused score: the
     # operative clauses are in the body; attachments hold forms, lists and copies of clauses.
     attachment_weight: float = 0.5

@@ -12,7 +12,7 @@ SEGMENT = 8192 + 512
 
 
 def test_offloaded_8k_summaries_trade_layers_for_four_sequences() -> None:
-    # Measured on the H200 (sessions 5-6), per 256-token summary of an 8K segment: width 1 with
+    # Measured on the H200, per 256-token summary of an 8K segment: width 1 with
     # 36 layers 112 s, width 4 with 31 layers 95 s, width 8 with 27 layers 110 s.
     info = shape_info("qwen2.5-32b")
     job_plan = plan_for_job(info, 12 * GIB, 9984, Overrides(), SUMMARY, H200)

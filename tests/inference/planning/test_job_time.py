@@ -43,7 +43,7 @@ def test_rates_follow_the_placement(q32: GgufInfo) -> None:
 
 
 def test_rates_match_the_h200_sweep(q32: GgufInfo) -> None:
-    """Within 10% of the measured prefill of docs/data/offload-s4-sweep.jsonl (38 layers at 512:
+    """Within 10% of the measured prefill of docs/data/gpu-offload/layers-offloaded-sweep.jsonl (38 layers at 512:
     352 tok/s; 34 at 2,048: 858; 36 at 1,024: 566)."""
     for layers, ubatch, measured in ((38, 512, 352.4), (34, 2048, 858.3), (36, 1024, 566.0)):
         predicted = predict_rates(q32, _plan(layers, ubatch), H200).prefill_tok_s
