@@ -16,7 +16,7 @@ from collections.abc import Sequence
 
 import app
 import app.commands
-from app import output
+from app.services import output
 
 # The order shown in --help; any other module in app/commands/ follows, alphabetically.
 ORDER = (
@@ -77,7 +77,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not args.command:
         parser.print_help()
         return 0
-    from app.settings import Settings, apply_to_process
+    from app.services.settings import Settings, apply_to_process
 
     settings = Settings.load()
     if settings.problem:

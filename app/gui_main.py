@@ -21,7 +21,7 @@ log = logging.getLogger("pagewise.app")
 
 def check_dependencies() -> str | None:
     """Why the window cannot start here (a missing Qt part or system library), or None."""
-    from app.system_libraries import uses_x11, window_libraries_problem
+    from app.services.system_libraries import uses_x11, window_libraries_problem
 
     if uses_x11():
         missing = window_libraries_problem()  # Qt's own message names only the first of them
@@ -36,7 +36,7 @@ def check_dependencies() -> str | None:
 
 
 def make_application(argv: Sequence[str]) -> object:
-    from app import pyside_refcount
+    from app.widgets import pyside_refcount
 
     pyside_refcount.apply()  # before any Qt call: see the module for the PySide6 6.12 bug
     from PySide6.QtCore import Qt
@@ -77,12 +77,12 @@ def run_gui(files: Sequence[str] = ()) -> int:
         sys.stderr.write(f"pagewise: {problem}\n")
         return 1
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
-    from app.settings import Settings, apply_to_process
+    from app.services.settings import Settings, apply_to_process
 
     settings = Settings.load()
     apply_to_process(settings)  # as every command does: the same data folder and embedding model
     app = make_application(sys.argv[:1])
-    from app.single_instance import InstanceServer, hand_over, server_name
+    from app.widgets.single_instance import InstanceServer, hand_over, server_name
     from summarizer.library.paths import data_home
 
     instance_name = server_name(data_home())
@@ -93,7 +93,7 @@ def run_gui(files: Sequence[str] = ()) -> int:
         )
         return 0
     from app.main_window import MainWindow
-    from app.messages import MessageCenter
+    from app.widgets.messages import MessageCenter
     from inference.telemetry import GpuTelemetry
 
     windows: list[MainWindow] = []

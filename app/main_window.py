@@ -26,8 +26,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app import file_dialogs, version
-from app.answering import CitationView
+from app import version
 from app.controllers import WorkerLibrary
 from app.controllers.answer import AnswerController
 from app.controllers.background_summary import BackgroundSummaries
@@ -41,19 +40,21 @@ from app.controllers.open_document import OpenDocumentController
 from app.controllers.reindex import ReindexController
 from app.controllers.review import ReviewController
 from app.controllers.summary import SummaryController
-from app.conversation_view import ConversationView
-from app.job_progress import JobProgress
-from app.jobs import IngestJob, Job, JobRunner
-from app.library_panel import LibraryPanel, PdfDropTarget
-from app.messages import MessageBar, MessageCenter
-from app.model_session import ModelSession
-from app.pdf_viewer import PdfViewer
-from app.review_view import ReviewPanel
-from app.settings import Settings
-from app.settings_dialog import SettingsDialog
-from app.status_bar import StatusBar
-from app.summary_view import SummaryPanel
-from app.welcome import WelcomePanel, recommended_model, why_recommended
+from app.jobs.runner import IngestJob, Job, JobRunner
+from app.services.answering import CitationView
+from app.services.model_session import ModelSession
+from app.services.settings import Settings
+from app.views.conversation_view import ConversationView
+from app.views.library_panel import LibraryPanel, PdfDropTarget
+from app.views.review_view import ReviewPanel
+from app.views.settings_dialog import SettingsDialog
+from app.views.summary_view import SummaryPanel
+from app.views.welcome import WelcomePanel, recommended_model, why_recommended
+from app.widgets import file_dialogs
+from app.widgets.job_progress import JobProgress
+from app.widgets.messages import MessageBar, MessageCenter
+from app.widgets.pdf_viewer import PdfViewer
+from app.widgets.status_bar import StatusBar
 from inference.engines.llama_build import cpu_floor_problem
 from inference.planning.gpu_budget import gpu_unavailable_notice
 from summarizer.library.paths import data_home

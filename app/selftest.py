@@ -49,7 +49,7 @@ def find_model() -> tuple[Path | None, str]:
 
 
 def wait_for(app: Any, done: Callable[[], bool], timeout_s: float = TIMEOUT_S) -> bool:
-    from app.qt_wait import wait_until
+    from app.widgets.qt_wait import wait_until
 
     return wait_until(done, timeout_s)
 
@@ -101,9 +101,9 @@ def _run(home: Path) -> int:
         return 1
     app = make_application(sys.argv[:1])
     from app.main_window import MainWindow
-    from app.messages import MessageCenter
-    from app.model_session import ModelSession
-    from app.settings import Settings
+    from app.services.model_session import ModelSession
+    from app.services.settings import Settings
+    from app.widgets.messages import MessageCenter
 
     model, model_note = find_model()
     if not _step("model file", model is not None, model_note):

@@ -33,9 +33,12 @@ PRODUCT = ("app", "summarizer", "inference")
 LAYERS: dict[str, dict[str, int]] = {
     "summarizer": {"": 0, "library": 1, "search": 2, "summaries": 2, "answers": 3, "review": 3},
     "inference": {"": 0, "planning": 1, "models": 1, "engines": 2},
+    # app/'s top level is its entry points and the window that composes the rest: above its groups.
+    "app": {"services": 1, "jobs": 2, "widgets": 2, "commands": 2, "views": 3, "controllers": 4, "": 5},
     "lab": {"": 0, "eval": 1, "training": 2, "bench": 2},
 }
-"""Each floor's groups by rank ("" is the floor's top-level modules: errors, progress, ...)."""
+"""Each floor's groups by rank ("" is the floor's top-level modules: errors, progress, ... at the
+bottom of summarizer/ and inference/, the entry points at the top of app/)."""
 
 
 def module_node(path: Path) -> tuple[str, str]:

@@ -8,7 +8,7 @@ default retrieval (top-3 passages), a 128-token answer, no stored summary:
   question's first token and end, and that the summary resumed afterwards and finished.
 * ``cli``: ``pagewise ask DOC QUESTION`` as a user types it (a new process: start-up, model
   load, retrieval, answer), timed from outside; its first byte on stdout is the first token.
-* ``core``: the function the window's job runs (``app.answering.ask``) with a background summary
+* ``core``: the function the window's job runs (``app.services.answering.ask``) with a background summary
   running in another thread that yields as the window's runner makes it yield (its cancel token,
   the engine's abort), questions every ``--every`` seconds; reports each question's first token
   and the summary's throughput against the same summary run alone. No Qt (the GPU machine has
@@ -105,9 +105,9 @@ def run_window(args: argparse.Namespace) -> dict[str, Any]:
 
     from app.gui_main import make_application
     from app.main_window import MainWindow
-    from app.messages import MessageCenter
-    from app.model_session import ModelSession
-    from app.settings import Settings
+    from app.services.model_session import ModelSession
+    from app.services.settings import Settings
+    from app.widgets.messages import MessageCenter
 
     app: Any = make_application(sys.argv[:1])
     values = {"model_path": str(args.model), "background_summaries": "on", "vram_budget": args.budget}
@@ -154,7 +154,7 @@ def run_window(args: argparse.Namespace) -> dict[str, Any]:
             wait(lambda g=gap_from: time.perf_counter() - g > args.gap, args.gap + 5, "the gap")
     summary_done = None
     if args.finish_summary:
-        from app import answering
+        from app.services import answering
 
         doc_id = str(window.doc_id)
         summary_done = wait(lambda: answering.cached_summary(window.library, doc_id, window.session.engine)
@@ -211,7 +211,7 @@ def run_cli(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def run_core(args: argparse.Namespace) -> dict[str, Any]:
-    from app import answering
+    from app.services import answering
     from inference.cancel import Cancelled, CancelToken
     from summarizer.library.store import Library
     from summarizer.summaries.local_model import open_local_model
@@ -284,7 +284,7 @@ def run_core(args: argparse.Namespace) -> dict[str, Any]:
     with_questions = state.get("finished_at", time.perf_counter()) - started
     engine.close()
     return {
-        "how": "app.answering.ask (the window's job function) with the summary yielding in a thread",
+        "how": "app.services.answering.ask (the window's job function) with the summary yielding in a thread",
         "model": Path(args.model).name,
         "budget": args.budget,
         "threads": args.threads,

@@ -48,10 +48,10 @@ def main() -> int:
 
     from app.gui_main import make_application
     from app.main_window import MainWindow
-    from app.messages import MessageCenter
-    from app.model_session import ModelSession
-    from app.planning import PlanPreview
-    from app.settings import Settings
+    from app.services.load_planning import PlanPreview
+    from app.services.model_session import ModelSession
+    from app.services.settings import Settings
+    from app.widgets.messages import MessageCenter
     from inference.engines.engine import render_plain
     from inference.engines.fake import FakeEngine
 
@@ -85,7 +85,7 @@ def main() -> int:
     window.resize(1300, 850)
     window.show()
 
-    from app.qt_wait import wait_until as spin
+    from app.widgets.qt_wait import wait_until as spin
 
     gaps: list[int] = []
     clock = QElapsedTimer()

@@ -33,7 +33,7 @@ def main() -> None:
 
     from PySide6.QtCore import QUrl
 
-    from app.qt_wait import wait_until
+    from app.widgets.qt_wait import wait_until
     from scripts.scripted_window import scripted_window
 
     app, w, engine = scripted_window(Path(home), context_size=4096)

@@ -35,7 +35,7 @@ def main() -> None:
 
     from PySide6.QtCore import QUrl
 
-    from app.qt_wait import wait_until
+    from app.widgets.qt_wait import wait_until
     from scripts.scripted_window import scripted_window
 
     # A context of 2,048: the scan does not fit whole and is answered from its passages.

@@ -67,7 +67,7 @@ def scripted_reply(prompt: str) -> str:
 
 def save_absent_cell(window: Any, path: Path) -> None:
     """Click the first "probably absent" cell of the grid and save the window."""
-    from app.qt_wait import wait_until
+    from app.widgets.qt_wait import wait_until
 
     panel = window.review
     items = window.reviews.checklist.items
@@ -100,11 +100,11 @@ def main() -> None:
 
     app = make_application(["pagewise"])
     from app.main_window import MainWindow
-    from app.messages import MessageCenter
-    from app.model_session import ModelSession
-    from app.planning import PlanPreview
-    from app.qt_wait import wait_until
-    from app.settings import Settings
+    from app.services.load_planning import PlanPreview
+    from app.services.model_session import ModelSession
+    from app.services.settings import Settings
+    from app.widgets.messages import MessageCenter
+    from app.widgets.qt_wait import wait_until
     from tests.app.conftest import DocumentFake
 
     engine = DocumentFake.make(piece_delay_s=0.0, model_name="Qwen2.5-14B-Instruct", n_ctx=16384)

@@ -73,12 +73,12 @@ def main() -> None:
             app.setPalette(_dark_palette())
     from PySide6.QtCore import QUrl
 
-    from app import planning
     from app.main_window import MainWindow
-    from app.messages import MessageCenter
-    from app.model_session import ModelSession
-    from app.qt_wait import wait_until
-    from app.settings import Settings
+    from app.services import load_planning as planning
+    from app.services.model_session import ModelSession
+    from app.services.settings import Settings
+    from app.widgets.messages import MessageCenter
+    from app.widgets.qt_wait import wait_until
     from scripts.random_gguf import shape_info
 
     CONTRACT = ROOT / "tests/fixtures/contracts/license-17p.pdf"

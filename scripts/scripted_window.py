@@ -12,12 +12,12 @@ from typing import Any
 
 def scripted_window(home: Path, context_size: int) -> tuple[Any, Any, Any]:
     """``(application, shown main window, fake engine)`` with a library and settings in ``home``."""
-    from app import planning
     from app.gui_main import make_application
     from app.main_window import MainWindow
-    from app.messages import MessageCenter
-    from app.model_session import ModelSession
-    from app.settings import Settings
+    from app.services import load_planning as planning
+    from app.services.model_session import ModelSession
+    from app.services.settings import Settings
+    from app.widgets.messages import MessageCenter
     from scripts.random_gguf import shape_info
     from tests.app.conftest import DocumentFake
 

@@ -72,15 +72,15 @@ def remote_url(args: argparse.Namespace) -> str:
         return str(args.remote)
     if getattr(args, "model", None):
         return ""
-    from app.settings import Settings
+    from app.services.settings import Settings
 
     return str(Settings.load().effective("remote_url") or "")
 
 
 def open_remote(url: str, library: Library, progress: ProgressCallback) -> OpenModel:
-    """Connect to the server, sending the API key of ``app.api_key`` ($PAGEWISE_API_KEY or the
+    """Connect to the server, sending the API key of ``app.services.api_key`` ($PAGEWISE_API_KEY or the
     keyring's; never a flag, which would sit in the shell's history)."""
-    from app.api_key import api_key
+    from app.services.api_key import api_key
     from inference.engines.remote import RemoteEngine
     from summarizer.summaries.model_files import engine_identity
 
@@ -94,7 +94,7 @@ def open_remote(url: str, library: Library, progress: ProgressCallback) -> OpenM
 
 
 def model_path(args: argparse.Namespace) -> Path:
-    from app.settings import configured_model
+    from app.services.settings import configured_model
 
     return Path(args.model).expanduser() if args.model else configured_model()
 

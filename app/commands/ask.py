@@ -10,7 +10,7 @@ import argparse
 import sys
 
 from app.commands._model_args import add_model_flags
-from app.output import TerminalProgress, add_json_flag, emit_json
+from app.services.output import TerminalProgress, add_json_flag, emit_json
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -64,7 +64,7 @@ def _print_citations(answer: object) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from app.commands._model_args import open_model, summary_params
-    from app.output import fail
+    from app.services.output import fail
     from summarizer.answers.answer import AnswerOptions, answer_question, resolve_doc_ids
     from summarizer.library.store import Library
 

@@ -13,7 +13,7 @@ import os
 import time
 from typing import Any
 
-from app.output import TerminalProgress, add_json_flag, emit_json
+from app.services.output import TerminalProgress, add_json_flag, emit_json
 from inference.planning.plan import Plan
 
 # A prompt small models continue for a long time (EOS would cut the decode measurement).

@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from app.output import add_json_flag, emit_json
+from app.services.output import add_json_flag, emit_json
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -30,7 +30,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 
 
 def _key(key: str) -> str:
-    from app.settings import BY_KEY
+    from app.services.settings import BY_KEY
     from summarizer.errors import SettingsError
 
     name = key.replace("-", "_")
@@ -40,7 +40,7 @@ def _key(key: str) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    from app.settings import BY_KEY, SCHEMA, Settings
+    from app.services.settings import BY_KEY, SCHEMA, Settings
 
     settings = Settings.load()
     if args.action == "path":

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from app.output import add_json_flag, emit_json
+from app.services.output import add_json_flag, emit_json
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -94,7 +94,7 @@ def check_models(folder: Path) -> tuple[list[dict[str, Any]], list[Problem]]:
 
 
 def diagnose() -> dict[str, Any]:
-    from app.system_libraries import install_hint, missing_window_libraries
+    from app.services.system_libraries import install_hint, missing_window_libraries
     from inference.engines.llama_build import rebuild_advice
     from inference.models.catalog import CPU_TIER_GB, best_tier, for_tier
     from inference.models.download import models_dir

@@ -6,7 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from app.output import TerminalProgress, add_json_flag, emit_json
+from app.services.output import TerminalProgress, add_json_flag, emit_json
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from app.output import add_json_flag, emit_json
+from app.services.output import add_json_flag, emit_json
 
 KV_CHOICES = ("auto", "f16", "q8_0", "q4_0")
 

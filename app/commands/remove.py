@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from app.output import add_json_flag, emit_json
+from app.services.output import add_json_flag, emit_json
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from app.commands._model_args import add_model_flags
-from app.output import TerminalProgress, add_json_flag, emit_json
+from app.services.output import TerminalProgress, add_json_flag, emit_json
 
 if TYPE_CHECKING:
     from summarizer.library.store import Library
@@ -58,7 +58,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 
 
 def correct(args: argparse.Namespace, library: Library, checklist: Checklist) -> int:
-    from app.output import fail
+    from app.services.output import fail
     from summarizer.review.answers import stored_review
     from summarizer.review.store import UNCHANGED, record_correction
 
@@ -132,7 +132,7 @@ def reviews_with_model(
 
 
 def run(args: argparse.Namespace) -> int:
-    from app.output import fail
+    from app.services.output import fail
     from summarizer.library.store import Library
     from summarizer.review.checklist import load_checklist
     from summarizer.review.evidence import review_evidence

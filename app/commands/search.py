@@ -6,7 +6,7 @@ import argparse
 import sys
 import textwrap
 
-from app.output import add_json_flag, emit_json
+from app.services.output import add_json_flag, emit_json
 from inference.errors import shorten_message
 
 
@@ -21,7 +21,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 
 
 def run(args: argparse.Namespace) -> int:
-    from app.output import fail
+    from app.services.output import fail
     from summarizer.library.reembed import model_notice, reembed_status
     from summarizer.library.store import Library
     from summarizer.search.retrieval import search

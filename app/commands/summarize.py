@@ -7,7 +7,7 @@ import textwrap
 from typing import TYPE_CHECKING, Any
 
 from app.commands._model_args import add_model_flags
-from app.output import TerminalProgress, add_json_flag, emit_json
+from app.services.output import TerminalProgress, add_json_flag, emit_json
 
 if TYPE_CHECKING:
     from summarizer.summaries.tree import DocumentSummary

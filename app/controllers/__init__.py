@@ -1,7 +1,7 @@
 """One controller per job of the window (Dangerzone's ``ConvertTask``, Anki's operations).
 
 A controller owns one job's start, progress, cancel, result and error handling. It runs the
-work through the one ``app.jobs.JobRunner``, shows it through the views it is given (their
+work through the one ``app.jobs.runner.JobRunner``, shows it through the views it is given (their
 public methods, or narrow callbacks), and tells the window what happened through its signals;
 ``MainWindow`` only builds the views and the controllers and connects them. A new job (the
 review tab, OCR) is one new controller here and one new view. What several controllers share (the

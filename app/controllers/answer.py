@@ -9,13 +9,13 @@ from collections.abc import Callable
 
 from PySide6.QtCore import QObject, Signal
 
-from app import answering
-from app.answering import AnswerStopped, AnswerView
 from app.controllers.context import JobContext, UsesJobContext
 from app.controllers.documents import title_of
-from app.conversation_view import ConversationView
-from app.jobs import Job
-from app.model_session import NoModelConfigured
+from app.jobs.runner import Job
+from app.services import answering
+from app.services.answering import AnswerStopped, AnswerView
+from app.services.model_session import NoModelConfigured
+from app.views.conversation_view import ConversationView
 from inference.errors import EngineError, PagewiseError
 from inference.progress import Progress
 from summarizer.library.store import DocumentRecord

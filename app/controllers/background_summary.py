@@ -8,7 +8,7 @@ says which document is being summarized, how far it is and the time left.
 
 When: after a document is added, after the model settings change, at start, and whenever the
 LLM thread becomes idle; not while the setting ``background_summaries`` is "off", nor on battery
-power when it is "auto" (``app.power.on_battery``), nor without a model configured. One pass
+power when it is "auto" (``app.services.power.on_battery``), nor without a model configured. One pass
 summarizes the selected document first, then the others, newest first; a pass that finds every
 document summarized rests until a document is added or the model changes.
 """
@@ -21,11 +21,11 @@ from pathlib import Path
 
 from PySide6.QtCore import QObject, QTimer, Signal
 
-from app import answering
 from app.controllers.context import JobContext, UsesJobContext
-from app.job_progress import format_eta
-from app.jobs import Job
-from app.power import on_battery
+from app.jobs.runner import Job
+from app.services import answering
+from app.services.power import on_battery
+from app.widgets.job_progress import format_eta
 from inference.cancel import Cancelled
 from inference.progress import Progress, Stage
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from app.answering import CitationView
 from app.controllers.context import JobContext, UsesJobContext
-from app.pdf_viewer import PdfViewer
+from app.services.answering import CitationView
+from app.widgets.pdf_viewer import PdfViewer
 from inference.errors import PagewiseError
 from summarizer.library.ocr_pages import highlight_boxes, page_words
 from summarizer.library.page_furniture import NEIGHBOUR_PAGES, body_span

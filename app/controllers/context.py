@@ -13,10 +13,10 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from app.controllers import WorkerLibrary
-    from app.jobs import JobRunner
-    from app.messages import MessageCenter
-    from app.model_session import ModelSession
-    from app.status_bar import StatusBar
+    from app.jobs.runner import JobRunner
+    from app.services.model_session import ModelSession
+    from app.widgets.messages import MessageCenter
+    from app.widgets.status_bar import StatusBar
     from summarizer.library.store import Library
 
 

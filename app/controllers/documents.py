@@ -9,7 +9,7 @@ from PySide6.QtCore import QObject, Signal
 
 from app.controllers.context import JobContext, UsesJobContext
 from app.controllers.open_document import OpenDocumentController
-from app.library_panel import LibraryPanel
+from app.views.library_panel import LibraryPanel
 from inference.errors import PagewiseError
 from summarizer.library.store import DocumentRecord
 

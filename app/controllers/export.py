@@ -8,10 +8,11 @@ from pathlib import Path
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QWidget
 
-from app import answering, file_dialogs
-from app.conversation_view import ConversationView
-from app.messages import MessageCenter
-from app.summary_view import SummaryPanel
+from app.services import answering
+from app.views.conversation_view import ConversationView
+from app.views.summary_view import SummaryPanel
+from app.widgets import file_dialogs
+from app.widgets.messages import MessageCenter
 
 
 class ExportController:

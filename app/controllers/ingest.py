@@ -10,10 +10,10 @@ from typing import Any
 from PySide6.QtCore import QObject, Signal
 
 from app.controllers.context import JobContext, UsesJobContext
-from app.ingest_process import IngestRequest, expand_paths
-from app.job_progress import JobProgress, describe, row_state
-from app.jobs import IngestJob
-from app.library_panel import LibraryPanel
+from app.jobs.ingest_process import IngestRequest, expand_paths
+from app.jobs.runner import IngestJob
+from app.views.library_panel import LibraryPanel
+from app.widgets.job_progress import JobProgress, describe, row_state
 from inference.progress import Progress
 
 AskPassword = Callable[[str, bool], str | None]

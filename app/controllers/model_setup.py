@@ -11,14 +11,14 @@ from typing import Any
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtWidgets import QWidget
 
-from app import file_dialogs
-from app.api_key import store_key
 from app.controllers.context import JobContext, UsesJobContext
-from app.job_progress import JobProgress
-from app.jobs import Job
-from app.settings import ENVIRONMENT, Settings
-from app.settings_dialog import SettingsDialog
-from app.welcome import WelcomePanel
+from app.jobs.runner import Job
+from app.services.api_key import store_key
+from app.services.settings import ENVIRONMENT, Settings
+from app.views.settings_dialog import SettingsDialog
+from app.views.welcome import WelcomePanel
+from app.widgets import file_dialogs
+from app.widgets.job_progress import JobProgress
 from inference.engines.engine import LoadReport
 from inference.errors import PagewiseError
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from app.controllers.ingest import AskPassword
-from app.pdf_viewer import PdfViewer
+from app.widgets.pdf_viewer import PdfViewer
 from summarizer.library.store import DocumentRecord
 
 

@@ -16,8 +16,8 @@ from pathlib import Path
 from PySide6.QtCore import QObject, Signal
 
 from app.controllers.context import JobContext, UsesJobContext
-from app.job_progress import JobProgress, plural
-from app.jobs import Job
+from app.jobs.runner import Job
+from app.widgets.job_progress import JobProgress, plural
 from summarizer.library.reindex import LibraryReindex
 from summarizer.library.store import Library
 

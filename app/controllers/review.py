@@ -20,14 +20,14 @@ from pathlib import Path
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtWidgets import QWidget
 
-from app import file_dialogs
-from app.answering import CitationView, _passage_spans
 from app.controllers.context import JobContext, UsesJobContext
 from app.controllers.documents import title_of
-from app.ingest_process import expand_paths
-from app.jobs import IngestJob, Job
-from app.library_panel import record_state
-from app.review_view import ReviewPanel
+from app.jobs.ingest_process import expand_paths
+from app.jobs.runner import IngestJob, Job
+from app.services.answering import CitationView, _passage_spans
+from app.views.library_panel import record_state
+from app.views.review_view import ReviewPanel
+from app.widgets import file_dialogs
 from inference.errors import PagewiseError
 from summarizer.library.store import DocumentRecord
 from summarizer.review.checklist import Checklist, load_checklist

@@ -8,13 +8,13 @@ from pathlib import Path
 
 from PySide6.QtCore import QObject, Signal
 
-from app import answering
-from app.answering import SummaryView
 from app.controllers.context import JobContext, UsesJobContext
 from app.controllers.documents import title_of
-from app.job_progress import row_state
-from app.jobs import Job
-from app.summary_view import SummaryPanel
+from app.jobs.runner import Job
+from app.services import answering
+from app.services.answering import SummaryView
+from app.views.summary_view import SummaryPanel
+from app.widgets.job_progress import row_state
 from inference.errors import PagewiseError
 from inference.progress import Progress
 from summarizer.library.page_status import OCR_ADVICE

@@ -9,7 +9,7 @@ characters per token. The HTTP side (requests, events, abort) is ``inference.eng
 
 ``api_key`` goes as ``Authorization: Bearer KEY`` on every request (vLLM's and llama.cpp's
 ``--api-key``); a server that refuses it, or wants one when none was given, raises
-``ApiKeyError`` saying which. The app finds the key (``app.api_key``); the engine only sends it.
+``ApiKeyError`` saying which. The app finds the key (``app.services.api_key``); the engine only sends it.
 """
 
 from __future__ import annotations

@@ -57,7 +57,7 @@ class Request:
 
 def server_address(url: str) -> str:
     """The server's base address: ``http://host:8080/v1/`` and ``http://host:8080`` are one server
-    (the remote engine's ``url``; ``app.api_key`` stores a key under it)."""
+    (the remote engine's ``url``; ``app.services.api_key`` stores a key under it)."""
     parsed = urllib.parse.urlsplit(url.strip())
     if parsed.scheme not in ("http", "https") or not parsed.hostname:
         raise EngineError(f"'{url}' is not a server address. Give one like http://localhost:8080 (http or https).")

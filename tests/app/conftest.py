@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from app import pyside_refcount
+from app.widgets import pyside_refcount
 
 pyside_refcount.apply()  # PySide6 6.12 on Python 3.11 drops references to None: see the module
 
@@ -44,8 +44,8 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 
 @pytest.fixture(autouse=True)
 def raise_unexpected_errors() -> Iterator[None]:
-    """Bugs reported through app.messages are re-raised in tests, never swallowed."""
-    from app.messages import MessageCenter
+    """Bugs reported through app.widgets.messages are re-raised in tests, never swallowed."""
+    from app.widgets.messages import MessageCenter
 
     MessageCenter.raise_unexpected = True
     yield
@@ -88,10 +88,10 @@ def fake_engine() -> Any:
 def make_window(qtbot: Any, fake_engine: Any, pagewise_home: Path) -> Iterator[Callable[..., Any]]:
     """Build a ``MainWindow`` driven by the fake engine (ingest without embeddings: fast)."""
     from app.main_window import MainWindow
-    from app.messages import MessageCenter
-    from app.model_session import ModelSession
-    from app.planning import PlanPreview
-    from app.settings import Settings
+    from app.services.load_planning import PlanPreview
+    from app.services.model_session import ModelSession
+    from app.services.settings import Settings
+    from app.widgets.messages import MessageCenter
 
     windows: list[Any] = []
 

@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 
 import summarizer.library.ingest
-from app.ingest_process import IngestRequest, _child
-from app.jobs import IngestBug, IngestJob
+from app.jobs.ingest_process import IngestRequest, _child
+from app.jobs.runner import IngestBug, IngestJob
 from summarizer.errors import DocumentError
 
 
@@ -43,7 +43,7 @@ def test_the_window_reports_an_ingest_bug_as_a_bug(qtbot: Any, tmp_path: Path) -
     job.pending.add(str(tmp_path / "a.pdf"))
     job._handle([("bug", str(tmp_path / "a.pdf"), "ZeroDivisionError: x", "Traceback ...")])
     assert len(bugs) == 1 and "ZeroDivisionError" in str(bugs[0]) and failed == []
-    from app.messages import MessageCenter
+    from app.widgets.messages import MessageCenter
 
     center = MessageCenter()
     center.raise_unexpected = True

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from app.model_session import ModelSession
+from app.services.model_session import ModelSession
 from tests.app.conftest import wait_for_document
 from tests.conftest import CONTRACTS
 

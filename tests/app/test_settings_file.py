@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from app.cli import main
-from app.settings import Settings, apply_to_process, configured_model, settings_path
+from app.services.settings import Settings, apply_to_process, configured_model, settings_path
 from inference.errors import ModelError
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from app.commands import bench
-from app.output import run_command
+from app.services.output import run_command
 
 
 def _run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str]:
@@ -63,7 +63,8 @@ def test_bench_compare_raw_runs_llama_cpp_in_its_own_process(
     assert result["raw_error"] is None
     assert len(result["raw_decode_tok_s_rounds"]) == 2 and len(result["decode_tok_s_rounds"]) == 2
     assert result["raw_decode_tok_s"] > 0
-    assert result["engine_vs_raw"] == pytest.approx(result["decode_tok_s"] / result["raw_decode_tok_s"], abs=0.002)
+    # Both speeds are reported rounded: their ratio matches engine_vs_raw within that rounding.
+    assert result["engine_vs_raw"] == pytest.approx(result["decode_tok_s"] / result["raw_decode_tok_s"], rel=0.01)
 
 
 def test_raw_measurement_reports_a_crashed_process(tmp_path: Path) -> None:

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from app.commands import doctor
-from app.output import run_command
+from app.services.output import run_command
 
 GIB = 1024**3
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from app import answering
+from app.services import answering
 from tests.app.conftest import wait_for_document
 from tests.conftest import CONTRACTS
 

@@ -46,7 +46,7 @@ def test_a_file_that_is_not_a_gguf_model_is_refused_and_the_welcome_panel_stays(
 
 def test_file_dialogs_open_where_the_user_was_last(qtbot: Any, make_window: Any, tmp_path: Path) -> None:
     """Issue 24: every file dialog opened in the working directory."""
-    from app import file_dialogs
+    from app.widgets import file_dialogs
     from summarizer.library.paths import models_dir
 
     make_window()
@@ -72,7 +72,7 @@ def test_a_failed_download_banner_goes_when_a_model_is_chosen(qtbot: Any, make_w
 def test_a_key_saved_in_the_settings_reaches_the_server_and_a_new_one_reconnects(make_window: Any) -> None:
     """The window's session makes its remote engine with the keyring's key for the server; a key
     saved later is used from the next question on (an engine keeps the key it was made with)."""
-    from app.model_session import ModelSession
+    from app.services.model_session import ModelSession
     from inference.engines.engine import ChatMessage
     from tests.inference.engines.openai_fake import FakeServer, serving
 

@@ -142,7 +142,7 @@ def test_a_correction_in_an_evidence_review_names_no_model_value(qtbot: Any, mak
 
 
 def test_an_absent_cell_says_why_and_where_the_best_candidate_is() -> None:
-    from app.review_view import panel_text
+    from app.views.review_view import panel_text
     from summarizer.review.absence import absence_model
     from summarizer.review.evidence import Evidence, ItemResult
 

@@ -1,0 +1,235 @@
+"""The conversation with the selected document: turns rendered as Markdown, citations as
+links, a question box (Ctrl+Enter asks), the answer streaming in, and export."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QTimer, QUrl, Signal
+from PySide6.QtWidgets import (
+    QHBoxLayout,
+    QLabel,
+    QPlainTextEdit,
+    QPushButton,
+    QTextBrowser,
+    QVBoxLayout,
+    QWidget,
+)
+
+from app.services.answering import AnswerView, CitationView
+from app.widgets.job_progress import JobProgress
+
+RENDER_INTERVAL_MS = 80  # a streamed answer is re-rendered at most ~12 times a second
+
+MODE_NOTES = {"passages": "Answered from passages; the document summary is still being made."}
+"""The line under an answer of that mode (none for retrieval and whole-document answers)."""
+
+
+def linkify(text: str, turn: int, citations: list[CitationView]) -> str:
+    """Markdown with each citation in ``text`` turned into links (by its place in the answer);
+    a citation of a page the model was not given is struck through and flagged."""
+    groups: dict[tuple[int, int], list[CitationView]] = {}
+    for c in citations:
+        if 0 <= c.answer_start < c.answer_end <= len(text):
+            groups.setdefault((c.answer_start, c.answer_end), []).append(c)
+    out: list[str] = []
+    last = 0
+    for (start, end), group in sorted(groups.items()):
+        if start < last:
+            continue
+        links = [
+            f"[p.\u00a0{c.page}](cite:{turn}/{c.number})" if c.valid else f"~~p.\u00a0{c.page}~~\u00a0⚠" for c in group
+        ]
+        out += [text[last:start], "[" + ", ".join(links) + "]"]
+        last = end
+    out.append(text[last:])
+    return "".join(out)
+
+
+def source_chips(turn: int, sources: list[CitationView]) -> str:
+    """A line of page links to the passages given to the model (``src:TURN/NUMBER``)."""
+    chips = [f"[p.\u00a0{s.page}](src:{turn}/{s.number})" for s in sources]
+    return "*Passages given to the model:* " + " · ".join(chips) if chips else ""
+
+
+class ConversationView(QWidget):
+    ask_requested = Signal(str)
+    cancel_requested = Signal()
+    citation_clicked = Signal(object)  # CitationView
+    export_requested = Signal()
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.turns: list[AnswerView] = []
+        self.pending_question: str | None = None
+        self.pending_text = ""
+        self.note = ""
+        self.partial: AnswerView | None = None  # a stopped answer, its citations checked
+        self.browser = QTextBrowser()
+        self.browser.setObjectName("conversation")
+        self.browser.setOpenLinks(False)
+        self.browser.anchorClicked.connect(self._anchor)
+        self.question = QPlainTextEdit()
+        self.question.setPlaceholderText("Ask about this document…  (Ctrl+Enter)")
+        self.question.setMaximumHeight(84)
+        self.ask_button = QPushButton("Ask")
+        self.ask_button.setDefault(True)
+        self.ask_button.setToolTip("Ask (Ctrl+Enter)")
+        self.ask_button.clicked.connect(self.ask_from_box)
+        self.copy_button = QPushButton("Copy answer")
+        self.copy_button.setToolTip("Copy the last answer as Markdown, with its page citations")
+        self.export_button = QPushButton("Export…")
+        self.export_button.setToolTip("Save the conversation as a Markdown file")
+        self.export_button.clicked.connect(self.export_requested)
+        self.progress = JobProgress("Stop the answer (Esc)")
+        self.progress.cancel_requested.connect(self.cancel_requested)
+        # Ctrl+Enter is the window's Model → Ask action (one shortcut: two would be ambiguous).
+        buttons = QHBoxLayout()
+        buttons.addWidget(self.copy_button)
+        buttons.addWidget(self.export_button)
+        buttons.addStretch(1)
+        buttons.addWidget(self.ask_button)
+        self.hint = QLabel("")
+        self.hint.setWordWrap(True)
+        self.hint.setObjectName("conversation-hint")
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(4, 4, 4, 4)
+        layout.addWidget(self.hint)
+        layout.addWidget(self.browser, 1)
+        layout.addWidget(self.progress)
+        layout.addWidget(self.question)
+        layout.addLayout(buttons)
+        self._render_timer = QTimer(self)
+        self._render_timer.setSingleShot(True)
+        self._render_timer.setInterval(RENDER_INTERVAL_MS)
+        self._render_timer.timeout.connect(self.render_conversation)
+        self.set_document(None)
+
+    # State
+
+    def set_document(self, title: str | None, turns: list[AnswerView] | None = None) -> None:
+        self.turns = list(turns or [])
+        self.interrupted: list[tuple[int, str]] = []  # (turns before it, its Markdown): stopped answers, shown
+        self.pending_question = None
+        self.pending_text = ""
+        self.partial = None
+        self.note = ""
+        enabled = title is not None
+        self.question.setEnabled(enabled)
+        self.ask_button.setEnabled(enabled)
+        self.copy_button.setEnabled(enabled and bool(self.turns))
+        self.export_button.setEnabled(enabled and bool(self.turns))
+        self.hint.setText("" if enabled else "Select a document in the library to ask about it.")
+        self.hint.setVisible(not enabled)
+        self.render_conversation()
+
+    def set_busy(self, busy: bool) -> None:
+        self.ask_button.setEnabled(not busy and self.question.isEnabled())
+
+    def begin_answer(self, question: str) -> None:
+        if self.pending_question is not None:  # a stopped answer stays in view, with its note
+            self.interrupted.append((len(self.turns), self._pending_markdown(linked=False)))
+        self.pending_question = question
+        self.pending_text = ""
+        self.partial = None
+        self.note = ""
+        self.progress.start("Finding passages…")
+        self.set_busy(True)
+        self.render_conversation(to_end=True)  # the new question is in view
+
+    def add_piece(self, text: str) -> None:
+        self.pending_text += text
+        if not self._render_timer.isActive():
+            self._render_timer.start()
+
+    def finish_answer(self, answer: AnswerView | None, note: str = "", partial: AnswerView | None = None) -> None:
+        """End the streamed answer: ``answer`` is kept; ``None`` keeps the partial text, marked
+        with ``note`` (and with its citation links when ``partial`` is given)."""
+        self._render_timer.stop()
+        if answer is not None:
+            self.turns.append(answer)
+        elif self.pending_question is not None:
+            self.note = note
+            self.partial = partial
+        if answer is not None:
+            self.pending_question = None
+            self.pending_text = ""
+            self.partial = None
+        self.progress.stop()
+        self.set_busy(False)
+        self.copy_button.setEnabled(bool(self.turns))
+        self.export_button.setEnabled(bool(self.turns))
+        self.render_conversation()
+
+    def not_asked(self, question: str, note: str) -> None:
+        """``question`` was not put to the model (``note`` says why): shown with the note, and
+        back in the box to ask again once the cause is fixed."""
+        self.begin_answer(question)
+        self.finish_answer(None, note)
+        if not self.question.toPlainText().strip():
+            self.question.setPlainText(question)
+
+    # Rendering
+
+    def markdown(self) -> str:
+        parts: list[str] = []
+        interrupted = list(self.interrupted)
+        for index, turn in enumerate(self.turns):
+            while interrupted and interrupted[0][0] <= index:
+                parts.append(interrupted.pop(0)[1])
+            block = [f"**You:** {turn.question}", linkify(turn.text, index, turn.citations)]
+            if turn.mode in MODE_NOTES:
+                block.append(f"*{MODE_NOTES[turn.mode]}*")
+            invalid = [c for c in turn.citations if not c.valid]
+            if invalid:
+                pages = ", ".join(str(c.page) for c in invalid)
+                block.append(f"*⚠ Not supported by the passages given to the model: p. {pages}.*")
+            if turn.sources and not any(c.valid for c in turn.citations):
+                block.append("*⚠ This answer cites no page: check it against the passages given to the model below.*")
+            if turn.sources:
+                block.append(source_chips(index, turn.sources))
+            parts.append("\n\n".join(block))
+        parts += [markdown for _, markdown in interrupted]
+        if self.pending_question is not None:
+            parts.append(self._pending_markdown())
+        if not parts:
+            return ""
+        return "\n\n---\n\n".join(parts)
+
+    def _pending_markdown(self, linked: bool = True) -> str:
+        """The answer being written (or stopped, with its note); ``linked=False``: without the
+        citation links, for a stopped answer kept in view (its links would name a later turn)."""
+        body = self.pending_text or ("" if self.note else "…")
+        if self.partial is not None and not linked:
+            body = self.partial.text
+        elif self.partial is not None:
+            body = linkify(self.partial.text, len(self.turns), self.partial.citations)
+            if self.partial.sources:
+                body += "\n\n" + source_chips(len(self.turns), self.partial.sources)
+        text = f"**You:** {self.pending_question}" + (f"\n\n{body}" if body else "")
+        return text + (f"\n\n*{self.note}*" if self.note else "")
+
+    def render_conversation(self, to_end: bool = False) -> None:
+        bar = self.browser.verticalScrollBar()
+        at_bottom = to_end or bar.value() >= bar.maximum() - 4
+        self.browser.setMarkdown(self.markdown())
+        if at_bottom:
+            bar.setValue(bar.maximum())
+
+    # Actions
+
+    def ask_from_box(self) -> None:
+        text = self.question.toPlainText().strip()
+        if text and self.ask_button.isEnabled():
+            self.question.clear()
+            self.ask_requested.emit(text)
+
+    def _anchor(self, url: QUrl) -> None:
+        if url.scheme() not in ("cite", "src"):
+            return
+        try:
+            turn_text, number_text = url.path().split("/")
+            turn = [*self.turns, *([self.partial] if self.partial is not None else [])][int(turn_text)]
+            links = turn.citations if url.scheme() == "cite" else turn.sources
+            citation = next(c for c in links if c.number == int(number_text))
+        except (ValueError, IndexError, StopIteration):
+            return
+        self.citation_clicked.emit(citation)

@@ -1,0 +1,254 @@
+"""The library panel: the documents with their state, drag-and-drop of PDFs and folders.
+
+Rows are keyed by ``doc_id`` once a document is in the library, and by its path while it
+is waiting, being read, or failed (a file that could not be added has no ``doc_id``). A file
+is listed once: while its path has a row, the library's (partial) record of it is not shown.
+The panel only shows state; the controllers in ``app.controllers`` decide what happens.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import QPoint, Qt, Signal
+from PySide6.QtGui import QAction, QDragEnterEvent, QDragMoveEvent, QDropEvent, QKeySequence
+from PySide6.QtWidgets import QLabel, QListWidget, QListWidgetItem, QMenu, QVBoxLayout, QWidget
+
+from app.widgets.job_progress import plural
+from summarizer.library.store import DocumentRecord
+
+KEY_ROLE = Qt.ItemDataRole.UserRole
+STATE_ROLE = Qt.ItemDataRole.UserRole + 1
+FILE_ROLE = Qt.ItemDataRole.UserRole + 2  # the resolved file path (the library stores it resolved)
+
+STATUS_TEXT = {
+    "indexed": "ready",
+    "partial": "ready · some pages unreadable",
+    "needs_ocr": "needs OCR (no text layer)",
+    "unchanged": "ready",
+}
+
+
+# The document's kind (summarizer/library/document_kind.py); "other" and not yet known say nothing.
+KIND_TEXT = {"contract": "contract", "filing": "filing or report"}
+
+
+def record_state(record: DocumentRecord) -> str:
+    if record.state != "ready":
+        return "interrupted · add it again to finish"
+    state = f"{STATUS_TEXT.get(record.status, record.status)} · {plural(record.pages, 'page')}"
+    if record.kind in KIND_TEXT:
+        state += f" · {KIND_TEXT[record.kind]}"
+    # "3 pages read by OCR: 1-3" (summarizer/library/ocr_pages.py): the count shows in the row.
+    read = next((w.split()[0] for w in record.warnings if " read by OCR" in w), None)
+    if read is not None:
+        state += f" · {read} read by OCR"
+        if any("hard to read" in w for w in record.warnings):
+            state += " · some hard to read"
+    return state
+
+
+def local_pdf_paths(event: QDropEvent | QDragEnterEvent | QDragMoveEvent) -> list[Path]:
+    mime = event.mimeData()
+    if mime is None or not mime.hasUrls():
+        return []
+    paths = [Path(url.toLocalFile()) for url in mime.urls() if url.isLocalFile()]
+    return [p for p in paths if p.is_dir() or p.suffix.lower() == ".pdf"]
+
+
+class PdfDropTarget:
+    """Accepts local PDF files dropped on the widget and emits ``files_dropped`` with their paths
+    (mixed into a QWidget that declares ``files_dropped = Signal(list)`` and accepts drops)."""
+
+    files_dropped: Any
+
+    def dragEnterEvent(self, event: QDragEnterEvent) -> None:
+        if local_pdf_paths(event):
+            event.acceptProposedAction()
+
+    def dragMoveEvent(self, event: QDragMoveEvent) -> None:
+        if local_pdf_paths(event):
+            event.acceptProposedAction()
+
+    def dropEvent(self, event: QDropEvent) -> None:
+        paths = local_pdf_paths(event)
+        if paths:
+            event.acceptProposedAction()
+            self.files_dropped.emit(paths)
+
+
+class LibraryPanel(PdfDropTarget, QWidget):
+    document_selected = Signal(object)  # doc_id or None
+    files_dropped = Signal(list)  # list[Path]
+    remove_requested = Signal(str)  # doc_id, or a failed row's path
+    retry_requested = Signal(str)  # the file of an interrupted document or a failed row: add it again
+    file_selected = Signal(str)  # a row not in the library (failed, waiting) was selected: what it says
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setAcceptDrops(True)
+        self.list = QListWidget(self)
+        self.list.setObjectName("library-list")
+        self.list.setWordWrap(True)
+        self.list.setAlternatingRowColors(True)
+        self.list.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
+        self.list.customContextMenuRequested.connect(self._menu)
+        self.list.currentItemChanged.connect(self._current_changed)
+        self.list.setAcceptDrops(False)  # drops go to the panel
+        self.empty = QLabel("No documents yet.\n\nDrop PDF files or folders here,\nor use File → Open (Ctrl+O).")
+        self.empty.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.empty.setWordWrap(True)
+        self.empty.setObjectName("library-empty")
+        title = QLabel("<b>Library</b>")
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(6, 6, 6, 6)
+        layout.addWidget(title)
+        layout.addWidget(self.list, 1)
+        layout.addWidget(self.empty, 1)
+        remove = QAction("Remove from library", self)
+        remove.setShortcut(QKeySequence.StandardKey.Delete)
+        remove.setShortcutContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
+        remove.triggered.connect(self._remove_current)
+        self.addAction(remove)
+        self.remove_action = remove
+        retry = QAction("Add again to finish", self)
+        retry.triggered.connect(self._retry_current)
+        self.retry_action = retry
+        self._refresh_empty()
+
+    # Rows
+
+    def _item(self, key: str) -> QListWidgetItem | None:
+        for row in range(self.list.count()):
+            item = self.list.item(row)
+            if item.data(KEY_ROLE) == key:
+                return item
+        return None
+
+    def _set(self, key: str, title: str, state: str, tooltip: str = "", file: str = "") -> QListWidgetItem:
+        item = self._item(key)
+        if item is None:
+            item = QListWidgetItem()
+            item.setData(KEY_ROLE, key)
+            self.list.addItem(item)
+        item.setText(f"{title}\n    {state}")
+        item.setData(STATE_ROLE, state)
+        item.setData(FILE_ROLE, file)
+        item.setToolTip(tooltip or title)
+        self._refresh_empty()
+        return item
+
+    def _rows_of_file(self, file: str, *, in_library: bool) -> list[QListWidgetItem]:
+        items = (self.list.item(row) for row in range(self.list.count()))
+        return [i for i in items if i.data(FILE_ROLE) == file and i.data(KEY_ROLE).startswith("path:") != in_library]
+
+    def _refresh_empty(self) -> None:
+        has_rows = self.list.count() > 0
+        self.list.setVisible(has_rows)
+        self.empty.setVisible(not has_rows)
+
+    def row_keys(self) -> list[str]:
+        return [self.list.item(r).data(KEY_ROLE) for r in range(self.list.count())]
+
+    def state_of(self, key: str) -> str | None:
+        item = self._item(key)
+        return None if item is None else str(item.data(STATE_ROLE))
+
+    def set_documents(self, records: list[DocumentRecord]) -> None:
+        """Show the library's documents (rows of waiting or failed files are kept)."""
+        current = self.selected_key()
+        being_added = {r.path for r in records if self._rows_of_file(r.path, in_library=False)}
+        wanted = {r.doc_id for r in records if r.path not in being_added}
+        for row in reversed(range(self.list.count())):
+            key = self.list.item(row).data(KEY_ROLE)
+            if not key.startswith("path:") and key not in wanted:
+                self.list.takeItem(row)
+        for record in records:
+            if record.doc_id in wanted:
+                self._set(record.doc_id, record.title or Path(record.path).name, record_state(record),
+                          f"{record.path}\n{plural(record.pages, 'page')} · {plural(record.passages, 'passage')}"
+                          + "".join(f"\n{w}" for w in record.warnings), record.path)  # fmt: skip
+        if current:
+            self.select(current)
+        self._refresh_empty()
+
+    def set_state(self, key: str, state: str) -> None:
+        item = self._item(key)
+        if item is not None:
+            title = item.text().split("\n", 1)[0]
+            item.setText(f"{title}\n    {state}")
+            item.setData(STATE_ROLE, state)
+
+    def set_file(self, path: str, state: str, tooltip: str = "") -> None:
+        """A row for a file not (yet) in the library: waiting, indexing or failed. It stands for
+        the file's partial record in the library too, if there is one."""
+        file = os.path.realpath(path)
+        self._set(f"path:{path}", Path(path).name, state, tooltip or path, file)
+        for item in self._rows_of_file(file, in_library=True):
+            self.list.takeItem(self.list.row(item))
+
+    def remove_key(self, key: str) -> None:
+        item = self._item(key)
+        if item is not None:
+            self.list.takeItem(self.list.row(item))
+        self._refresh_empty()
+
+    # Selection
+
+    def selected_key(self) -> str | None:
+        item = self.list.currentItem()
+        return None if item is None else str(item.data(KEY_ROLE))
+
+    def select(self, key: str) -> bool:
+        item = self._item(key)
+        if item is None:
+            return False
+        self.list.setCurrentItem(item)
+        return True
+
+    def _current_changed(self, current: QListWidgetItem | None, _previous: QListWidgetItem | None) -> None:
+        key = None if current is None else str(current.data(KEY_ROLE))
+        self.document_selected.emit(None if key is None or key.startswith("path:") else key)
+        if current is not None and key is not None and key.startswith("path:"):
+            state = str(current.data(STATE_ROLE))
+            reason = current.toolTip()
+            self.file_selected.emit(f"{Path(key[5:]).name}: {state}" + (f"\n\n{reason}" if reason != key[5:] else ""))
+
+    def retry_file(self, key: str) -> str | None:
+        """The file to add again for the row ``key`` (an interrupted document, or a file that
+        failed), or None when the row is neither."""
+        item = self._item(key)
+        if item is None:
+            return None
+        state = str(item.data(STATE_ROLE))
+        if key.startswith("path:"):
+            return key[5:] if state.startswith(("error", "encrypted")) else None
+        return str(item.data(FILE_ROLE)) if state.startswith("interrupted") else None
+
+    # Menu
+
+    def _menu(self, position: QPoint) -> None:
+        item = self.list.itemAt(position)
+        if item is None:
+            return
+        self.list.setCurrentItem(item)
+        menu = QMenu(self)
+        key = str(item.data(KEY_ROLE))
+        if self.retry_file(key):
+            self.retry_action.setText("Try again" if key.startswith("path:") else "Add again to finish")
+            menu.addAction(self.retry_action)
+        menu.addAction(self.remove_action)
+        menu.exec(self.list.viewport().mapToGlobal(position))
+
+    def _retry_current(self) -> None:
+        key = self.selected_key()
+        file = self.retry_file(key) if key is not None else None
+        if file:
+            self.retry_requested.emit(file)
+
+    def _remove_current(self) -> None:
+        key = self.selected_key()
+        if key is not None:
+            self.remove_requested.emit(key)

@@ -1,0 +1,462 @@
+"""The Review tab: contracts and a checklist to run, the grid of answers (rows = checklist items,
+columns = contracts, cells coloured by their playbook flag), the reviewer's correction of the
+selected cell, and the export buttons. It only shows state and says what was asked for; the
+review controller (``app.controllers.review``) does the work."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtCore import QEvent, QObject, Qt, Signal
+from PySide6.QtGui import QBrush, QColor, QKeyEvent, QResizeEvent
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QCheckBox,
+    QComboBox,
+    QFrame,
+    QGridLayout,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QLineEdit,
+    QListWidget,
+    QListWidgetItem,
+    QPushButton,
+    QScrollArea,
+    QSplitter,
+    QTableWidget,
+    QTableWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from app.views.library_panel import PdfDropTarget
+from app.widgets.job_progress import JobProgress
+from summarizer.review.absence import BEST_CANDIDATE_SHOWN
+from summarizer.review.checklist import ChecklistItem
+from summarizer.review.evidence import DocumentReview, ItemResult
+from summarizer.review.export import (
+    UNVERIFIED_REASON,
+    count_unverified,
+    detail_line,
+    flag_word,
+    page_label,
+    reviewer_line,
+    status_word,
+)
+
+# as the DOCX memo's; an unverified value is grey and italic, never a playbook colour
+FLAG_COLOURS = {"match": "#C6EFCE", "deviation": "#FFC7CE", "missing": "#FFEB9C", "unverified": "#D9D9D9"}
+DOC_ROLE = Qt.ItemDataRole.UserRole
+CHOOSE_FILE = "Choose a checklist file…"
+
+
+def cell_text(item: ItemResult | None) -> str:
+    """What a grid cell says: the value (or where the clause is, evidence only), its page, marks."""
+    if item is None:
+        return ""
+    pages = page_label(item)
+    if item.status == "absent" and not item.corrected:
+        text = status_word(item)  # "probably absent"; the best candidate is still a click away
+    elif item.status == "evidence" and not item.corrected:
+        text = pages or "no passage"
+    elif item.status in ("answered", "evidence") or item.corrected:
+        value = item.shown_value or "—"
+        text = f"{value} ({pages})" if pages else value
+    else:
+        text = status_word(item)
+    if item.unverified:
+        text += " · unverified"
+    marks = ("✎" if item.corrected else "") + ("✓" if item.correction and item.correction.accepted else "")
+    marks += "✱" if item.correction and item.correction.note else ""
+    return f"{text} {marks}" if marks else text
+
+
+def cell_tip(item: ItemResult) -> str:
+    lines = [item.question, f"status: {status_word(item)}"]
+    if detail := detail_line(item):
+        lines.append(detail)
+    elif item.reason:
+        lines.append(item.reason)
+    if item.quote:
+        lines.append(f"“{item.quote}”")
+    if reviewer := reviewer_line(item):
+        lines.append(reviewer)
+    lines.append("Click (or press Enter) to show the passage in the contract.")
+    return "\n".join(lines)
+
+
+def _paint(cell: QTableWidgetItem, result: ItemResult | None, reviewed: bool) -> None:
+    """A grid cell's text, tip and playbook colour for ``result`` (``reviewed``: its contract has a review)."""
+    cell.setText(cell_text(result) if reviewed else "not reviewed")
+    cell.setToolTip(cell_tip(result) if result is not None else "")
+    colour = FLAG_COLOURS.get(flag_word(result)) if result is not None else None
+    cell.setData(Qt.ItemDataRole.BackgroundRole, QBrush(QColor(colour)) if colour else None)
+    font = cell.font()
+    font.setItalic(result is not None and result.unverified)
+    cell.setFont(font)
+
+
+def column_title(title: str, review: DocumentReview | None) -> str:
+    """A contract's column header: its title, and how many of its values are unverified."""
+    unverified = count_unverified(review) if review is not None else 0
+    return f"{title}\n{unverified} unverified" if unverified else title
+
+
+def panel_text(result: ItemResult) -> str:
+    """The correction panel's line for the selected cell: the item and what the cell holds."""
+    if result.status == "absent":
+        pages = page_label(result)
+        best = f"the best candidate is on {pages}" if pages else "no candidate passage"
+        why = result.reason.removesuffix(BEST_CANDIDATE_SHOWN) or "probably absent"
+        return f"{result.category} — {why}; {best}"
+    if result.status == "evidence":
+        pages = page_label(result)
+        return f"{result.category} — evidence only: {'the passage on ' + pages if pages else 'no passage found'}"
+    if result.status in ("pending", "not_found"):
+        return f"{result.category} — {status_word(result)}"
+    if result.status == "error":
+        return f"{result.category} — no value: {detail_line(result)}"
+    text = f"{result.category} — the model's value: {result.value or result.answer or '—'}"
+    if result.unverified:
+        return f"{text} · unverified: {UNVERIFIED_REASON}"
+    return text
+
+
+class ReviewPanel(PdfDropTarget, QWidget):
+    review_requested = Signal()
+    cancel_requested = Signal()
+    selection_changed = Signal()  # the checked contracts, the checklist or the side changed
+    checklist_file_requested = Signal()
+    checklist_chosen = Signal(str)  # "cuad" or a file path
+    cell_clicked = Signal(int, int)  # row (item), column (contract)
+    correction_submitted = Signal(int, int, str, bool, str)  # row, column, value, accepted, note
+    export_requested = Signal(str)  # md | csv | docx
+    files_dropped = Signal(list)  # list[Path]
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setAcceptDrops(True)
+        self.columns: list[DocumentReview | None] = []
+        self.items: list[ChecklistItem] = []
+        self._filling = False
+        self.editing: tuple[int, int] | None = None  # the cell the correction panel names
+        self.contracts = QListWidget()
+        self.contracts.setObjectName("review-contracts")
+        self.contracts.setMinimumHeight(48)
+        self.contracts.setToolTip("The contracts to review: check them, or drop PDF files on this tab")
+        self.contracts.itemChanged.connect(self._contract_toggled)
+        self.checklist = QComboBox()
+        self.checklist.addItem("CUAD (41 clause categories)", "cuad")
+        self.checklist.addItem(CHOOSE_FILE, "")
+        self.checklist.activated.connect(self._checklist_activated)
+        self.side = QLineEdit()
+        self.side.setPlaceholderText("e.g. Distributor")
+        self.side.setToolTip(
+            "The party you represent, as the contract names it (several names with '/'): a non-compete "
+            "binding your side is a deviation, binding the other party a match"
+        )
+        self.side.editingFinished.connect(self.selection_changed)
+        self.evidence_only = QCheckBox("Evidence only (no model)")
+        self.evidence_only.setToolTip("Find where each clause is, without a language model: fast, on any computer")
+        self.review_button = QPushButton("Review")
+        self.review_button.setToolTip("Run the checklist over the checked contracts")
+        self.review_button.clicked.connect(self.review_requested)
+        self.progress = JobProgress("Stop the review")
+        self.progress.cancel_button.setText("Stop")
+        self.progress.cancel_requested.connect(self.cancel_requested)
+        self.hint = QLabel("Check contracts (or drop PDF files here), choose a checklist and press Review.")
+        self.hint.setWordWrap(True)
+        self.deviations_only = QCheckBox("Deviations only")
+        self.deviations_only.toggled.connect(self._apply_filter)
+        self.empty_note = QLabel("")
+        self.empty_note.setWordWrap(True)
+        self.empty_note.hide()
+        legend = QLabel(
+            " ".join(f'<span style="background:{c}">&nbsp;{flag}&nbsp;</span>' for flag, c in FLAG_COLOURS.items())
+        )
+        legend.setWordWrap(True)  # a narrow tab wraps it rather than widening the tab
+        legend.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        self.grid = QTableWidget()
+        self.grid.setObjectName("review-grid")
+        self.grid.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.grid.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.grid.setWordWrap(True)
+        self.grid.setTabKeyNavigation(False)  # Tab leaves the grid; the arrows move in it
+        self.grid.horizontalHeader().setDefaultSectionSize(170)
+        self.grid.horizontalHeader().setMinimumSectionSize(90)
+        self.grid.verticalHeader().setMaximumWidth(190)  # the item names; the contracts get the room
+        self.grid.verticalHeader().setTextElideMode(Qt.TextElideMode.ElideRight)
+        self.grid.cellClicked.connect(self._cell_clicked)
+        self.grid.currentCellChanged.connect(self._current_changed)
+        self.grid.installEventFilter(self)
+        self._build_editor()
+        self.export_buttons = {}
+        exports = QHBoxLayout()
+        for fmt, text in (("md", "Markdown…"), ("csv", "CSV…"), ("docx", "Word memo…")):
+            button = QPushButton(text)
+            button.setToolTip(f"Export the review as {text.rstrip('…')}")
+            button.clicked.connect(lambda _checked=False, f=fmt: self.export_requested.emit(f))
+            exports.addWidget(button)
+            self.export_buttons[fmt] = button
+        exports.addStretch(1)
+        self._lay_out(legend, exports)
+        self.set_grid([], [])
+
+    def _build_editor(self) -> None:
+        self.cell_label = QLabel("")
+        self.cell_label.setTextFormat(Qt.TextFormat.PlainText)
+        self.cell_label.setWordWrap(True)
+        self.value_edit = QLineEdit()
+        self.value_edit.setPlaceholderText("corrected value (empty: the model's)")
+        self.accepted = QCheckBox("Accepted")
+        self.note_edit = QLineEdit()
+        self.note_edit.setPlaceholderText("note")
+        self.save_button = QPushButton("Save")
+        self.save_button.clicked.connect(self._save_correction)
+        self.note_edit.returnPressed.connect(self._save_correction)
+        self.value_edit.returnPressed.connect(self._save_correction)
+        self._set_editor(None)
+
+    def _lay_out(self, legend: QLabel, exports: QHBoxLayout) -> None:
+        """Controls in rows that fit a narrow tab; the contract list and the grid share a
+        vertical splitter (drag it: the list grows with the tab, the grid gets the rest)."""
+        choose = QGridLayout()
+        choose.addWidget(QLabel("Checklist"), 0, 0)
+        choose.addWidget(self.checklist, 0, 1)
+        choose.addWidget(QLabel("We represent"), 1, 0)
+        choose.addWidget(self.side, 1, 1)
+        choose.setColumnStretch(1, 1)
+        run = QHBoxLayout()
+        run.addWidget(self.evidence_only)
+        run.addStretch(1)
+        run.addWidget(self.review_button)
+        contracts = QWidget()
+        top = QVBoxLayout(contracts)
+        top.setContentsMargins(0, 0, 0, 0)
+        top.addWidget(QLabel("Contracts to review"))
+        top.addWidget(self.contracts, 1)
+        filters = QHBoxLayout()
+        filters.addWidget(self.deviations_only)
+        filters.addWidget(legend, 1)
+        results = QWidget()
+        middle = QVBoxLayout(results)
+        middle.setContentsMargins(0, 0, 0, 0)
+        middle.addWidget(self.hint)
+        middle.addLayout(filters)
+        middle.addWidget(self.empty_note)
+        middle.addWidget(self.grid, 1)
+        self.split = QSplitter(Qt.Orientation.Vertical)
+        self.split.setObjectName("review-split")
+        self.split.addWidget(contracts)
+        self.split.addWidget(results)
+        self.split.setStretchFactor(0, 1)
+        self.split.setStretchFactor(1, 4)
+        self.split.setChildrenCollapsible(False)
+        self.split.setSizes([110, 440])  # about five contracts, then the grid
+        editor = QGridLayout()
+        editor.addWidget(self.value_edit, 0, 0, 1, 3)
+        editor.addWidget(self.accepted, 1, 0)
+        editor.addWidget(self.note_edit, 1, 1)
+        editor.addWidget(self.save_button, 1, 2)
+        editor.setColumnStretch(1, 1)
+        inner = QWidget()
+        layout = QVBoxLayout(inner)
+        layout.setContentsMargins(4, 4, 4, 4)
+        layout.addLayout(choose)
+        layout.addLayout(run)
+        layout.addWidget(self.progress)
+        layout.addWidget(self.split, 1)
+        layout.addWidget(self.cell_label)
+        layout.addLayout(editor)
+        layout.addLayout(exports)
+        # A short window scrolls the tab instead of squeezing the grid to nothing.
+        self.grid.setMinimumHeight(160)
+        scroll = QScrollArea()
+        scroll.setObjectName("review-scroll")
+        scroll.setWidgetResizable(True)
+        scroll.setFrameShape(QFrame.Shape.NoFrame)
+        scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAsNeeded)
+        scroll.setWidget(inner)
+        outer = QVBoxLayout(self)
+        outer.setContentsMargins(0, 0, 0, 0)
+        outer.addWidget(scroll)
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        """The item names' column takes at most a third of a narrow tab."""
+        super().resizeEvent(event)
+        self.grid.verticalHeader().setMaximumWidth(max(110, min(190, self.width() // 3)))
+
+    # --- contracts and checklist ---------------------------------------------------------
+
+    def set_documents(self, documents: list[tuple[str, str, str]], checked: set[str]) -> None:
+        """``documents``: (doc_id, title, state) rows; ``checked``: the doc_ids to tick."""
+        self._filling = True
+        self.contracts.clear()
+        for doc_id, title, state in documents:
+            row = QListWidgetItem(f"{title} — {state}" if state else title)
+            row.setToolTip(f"{title} — {state}" if state else title)
+            row.setData(DOC_ROLE, doc_id)
+            row.setFlags(row.flags() | Qt.ItemFlag.ItemIsUserCheckable)
+            row.setCheckState(Qt.CheckState.Checked if doc_id in checked else Qt.CheckState.Unchecked)
+            self.contracts.addItem(row)
+        self._filling = False
+
+    def checked_doc_ids(self) -> list[str]:
+        rows = (self.contracts.item(n) for n in range(self.contracts.count()))
+        return [str(r.data(DOC_ROLE)) for r in rows if r.checkState() == Qt.CheckState.Checked]
+
+    def set_checked(self, doc_id: str, checked: bool = True) -> None:
+        for n in range(self.contracts.count()):
+            row = self.contracts.item(n)
+            if row.data(DOC_ROLE) == doc_id:
+                row.setCheckState(Qt.CheckState.Checked if checked else Qt.CheckState.Unchecked)
+
+    def _contract_toggled(self, _item: QListWidgetItem) -> None:
+        if not self._filling:
+            self.selection_changed.emit()
+
+    def show_checklist_file(self, path: Path) -> None:
+        """Add ``path`` to the checklist choices and select it."""
+        index = self.checklist.findData(str(path))
+        if index < 0:
+            index = self.checklist.count() - 1  # before "Choose a checklist file…"
+            self.checklist.insertItem(index, path.name, str(path))
+        self.checklist.setCurrentIndex(index)
+
+    def _checklist_activated(self, index: int) -> None:
+        data = self.checklist.itemData(index)
+        if data:
+            self.checklist_chosen.emit(str(data))
+        else:
+            self.checklist_file_requested.emit()
+
+    def side_text(self) -> str:
+        return self.side.text().strip()
+
+    def set_busy(self, busy: bool) -> None:
+        self.review_button.setEnabled(not busy)
+
+    # --- the grid ------------------------------------------------------------------------
+
+    def set_grid(self, items: list[ChecklistItem], columns: list[tuple[str, DocumentReview | None]]) -> None:
+        """Rows = ``items``, columns = (title, its review or None when not reviewed yet)."""
+        selected = (self.grid.currentRow(), self.grid.currentColumn())
+        self.items = list(items)
+        self.columns = [review for _, review in columns]
+        self.grid.clear()
+        self.grid.setRowCount(len(items))
+        self.grid.setColumnCount(len(columns))
+        self.grid.setHorizontalHeaderLabels([column_title(title, review) for title, review in columns])
+        self.grid.setVerticalHeaderLabels([item.category for item in items])
+        few = len(columns) <= 3  # side by side across the tab; more scroll sideways
+        mode = QHeaderView.ResizeMode.Stretch if few else QHeaderView.ResizeMode.Interactive
+        self.grid.horizontalHeader().setSectionResizeMode(mode)
+        for column, (_, review) in enumerate(columns):
+            for row in range(len(items)):
+                result = review.items[row] if review is not None and row < len(review.items) else None
+                cell = QTableWidgetItem()
+                _paint(cell, result, review is not None)
+                self.grid.setItem(row, column, cell)
+        self.grid.resizeRowsToContents()
+        self._enable_exports()
+        self._apply_filter()
+        if 0 <= selected[0] < len(items) and 0 <= selected[1] < len(columns):
+            self.grid.setCurrentCell(*selected)
+            self._set_editor(self.result_at(*selected), selected)
+        else:
+            self._set_editor(None)
+
+    def set_cell(self, row: int, column: int, review: DocumentReview) -> None:
+        """Show ``review`` in ``column`` with its item ``row`` (just finished) in its cell; the
+        other cells stay as they are (a review running fills the grid one cell at a time)."""
+        cell = self.grid.item(row, column)
+        if cell is None or not 0 <= column < len(self.columns) or not 0 <= row < len(review.items):
+            return
+        self.columns[column] = review
+        _paint(cell, review.items[row], True)
+        header = self.grid.horizontalHeaderItem(column)
+        if header is not None:
+            header.setText(column_title(header.text().split("\n")[0], review))
+        self.grid.resizeRowToContents(row)
+        self._enable_exports()
+        self._apply_filter()
+
+    def _enable_exports(self) -> None:
+        reviewed = any(review is not None for review in self.columns)
+        for button in self.export_buttons.values():
+            button.setEnabled(reviewed)
+
+    def result_at(self, row: int, column: int) -> ItemResult | None:
+        if not 0 <= column < len(self.columns):
+            return None
+        review = self.columns[column]
+        return review.items[row] if review is not None and 0 <= row < len(review.items) else None
+
+    def row_hidden(self, row: int) -> bool:
+        return self.grid.isRowHidden(row)
+
+    def _apply_filter(self) -> None:
+        only = self.deviations_only.isChecked()
+        for row in range(self.grid.rowCount()):
+            flags = {r.items[row].flag for r in self.columns if r is not None and row < len(r.items)}
+            self.grid.setRowHidden(row, only and "deviation" not in flags)
+
+        self._explain_empty()
+
+    def _explain_empty(self) -> None:
+        """Say why "Deviations only" leaves the grid empty."""
+        rows = range(self.grid.rowCount())
+        if self.deviations_only.isChecked() and rows and all(self.grid.isRowHidden(r) for r in rows):
+            answered = any(
+                i.status not in ("evidence", "absent", "pending") for r in self.columns if r for i in r.items
+            )
+            self.empty_note.setText(
+                "No deviations in these contracts."
+                if answered
+                else "No deviations to show: an evidence-only review has no flags (review with the model for them)."
+            )
+            self.empty_note.show()
+        else:
+            self.empty_note.hide()
+
+    def _cell_clicked(self, row: int, column: int) -> None:
+        self._set_editor(self.result_at(row, column), (row, column))
+        self.cell_clicked.emit(row, column)
+
+    def _current_changed(self, row: int, column: int, _old_row: int, _old_column: int) -> None:
+        self._set_editor(self.result_at(row, column), (row, column))
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        """Enter or Space on a grid cell opens its passage, as a click does."""
+        keys = (Qt.Key.Key_Return, Qt.Key.Key_Enter, Qt.Key.Key_Space)
+        if watched is self.grid and isinstance(event, QKeyEvent) and event.type() == QEvent.Type.KeyPress:
+            row, column = self.grid.currentRow(), self.grid.currentColumn()
+            if event.key() in keys and self.result_at(row, column) is not None:
+                self.cell_clicked.emit(row, column)
+                return True
+        return super().eventFilter(watched, event)
+
+    # --- the reviewer's correction -------------------------------------------------------
+
+    def _set_editor(self, result: ItemResult | None, cell: tuple[int, int] | None = None) -> None:
+        """The panel for ``result``, the item at ``cell`` (row, column): Save writes there."""
+        self.editing = cell if result is not None else None
+        enabled = result is not None
+        for widget in (self.value_edit, self.accepted, self.note_edit, self.save_button):
+            widget.setEnabled(enabled)
+        correction = result.correction if result is not None else None
+        self.value_edit.setText(correction.value or "" if correction is not None else "")
+        self.accepted.setChecked(correction is not None and correction.accepted)
+        self.note_edit.setText(correction.note if correction is not None else "")
+        if result is None:
+            self.cell_label.setText("Select a cell to correct its value, accept it or add a note.")
+        else:
+            self.cell_label.setText(panel_text(result))
+
+    def _save_correction(self) -> None:
+        if self.editing is None or self.result_at(*self.editing) is None:
+            return
+        row, column = self.editing
+        value, note = self.value_edit.text().strip(), self.note_edit.text().strip()
+        self.correction_submitted.emit(row, column, value, self.accepted.isChecked(), note)

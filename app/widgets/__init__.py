@@ -1,0 +1,11 @@
+"""Qt building blocks the views and the window are made of, each knowing nothing of a job.
+
+- ``pdf_viewer``: QPdfView with zoom, navigation, find and our passage highlights
+- ``job_progress``: a progress row: what runs, a bar, the time left, a cancel button
+- ``status_bar``: live VRAM, tokens/s, the active plan
+- ``messages``: the one place that turns errors into (non-modal) messages
+- ``elided_label``, ``file_dialogs``: a label that elides between words; dialogs that remember
+  their folder
+- ``single_instance``: one window per library; a second start hands its files to the first
+- ``qt_wait``, ``pyside_refcount``: waiting while the event loop runs; a PySide6 workaround
+"""

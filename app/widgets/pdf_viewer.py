@@ -1,0 +1,392 @@
+"""The PDF viewer: QPdfView with zoom, page navigation, find, and our own passage highlights.
+
+QPdfView only paints its own search results, so ``HighlightView`` paints cited passages
+itself after QPdfView has painted the pages. Page positions are not public API: they are
+computed as ``QPdfViewPrivate::calculateDocumentLayout`` does (Qt 6.6-6.12, qpdfview.cpp):
+pages stacked top to bottom, ``pageSpacing`` apart, inside ``documentMargins``, centred
+horizontally, each ``pagePointSize * logicalDpi/72 * zoomFactor`` pixels. The view always
+runs in Custom zoom mode; "fit width" computes a zoom factor, so that formula holds exactly.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from PySide6.QtCore import QModelIndex, QPointF, QRect, QRectF, QSize, QSizeF, Qt, QTimer
+from PySide6.QtGui import QColor, QGuiApplication, QKeySequence, QPainter, QPaintEvent, QResizeEvent
+from PySide6.QtPdf import QPdfDocument, QPdfSearchModel
+from PySide6.QtPdfWidgets import QPdfView
+from PySide6.QtWidgets import (
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QSpinBox,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from app.services.text_match import locate
+
+ZOOM_STEPS = (0.5, 0.67, 0.8, 1.0, 1.25, 1.5, 2.0, 3.0, 4.0)
+HIGHLIGHT = QColor(255, 200, 0, 90)
+HIGHLIGHT_EDGE = QColor(230, 140, 0, 200)
+
+
+FIND_WAIT_MS = 2000
+"""How long Enter waits for QtPdf's background search before saying "no match"."""
+
+
+@dataclass(frozen=True, slots=True)
+class Highlight:
+    page: int  # 0-based, as QtPdf counts
+    rects: tuple[QRectF, ...]  # in page points
+    exact: bool
+
+
+class HighlightView(QPdfView):
+    """QPdfView that also paints ``highlights`` (rectangles in page points)."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)  # type: ignore[arg-type]  # the stubs omit QPdfView's default nullptr
+        self.highlights: list[Highlight] = []
+        self.asked_page: int | None = None  # 0-based: the page scroll_to was last asked for
+        self.setPageMode(QPdfView.PageMode.MultiPage)
+        self.setZoomMode(QPdfView.ZoomMode.Custom)
+        self.fit_width = True
+
+    # Layout (mirrors QPdfViewPrivate::calculateDocumentLayout)
+
+    def _resolution(self) -> float:
+        screen = self.screen() or QGuiApplication.primaryScreen()
+        return screen.logicalDotsPerInch() / 72.0 if screen is not None else 96.0 / 72.0
+
+    def page_geometries(self) -> dict[int, QRect]:
+        """Page rectangles in document pixels (before scrolling)."""
+        document = self.document()
+        if document is None or document.status() != QPdfDocument.Status.Ready:
+            return {}
+        scale = self._resolution() * self.zoomFactor()
+        margins, spacing = self.documentMargins(), self.pageSpacing()
+        sizes = {p: QSizeF(document.pagePointSize(p) * scale).toSize() for p in range(document.pageCount())}
+        total_width = max((s.width() for s in sizes.values()), default=0) + margins.left() + margins.right()
+        y = margins.top()
+        out: dict[int, QRect] = {}
+        for page, size in sizes.items():
+            x = (max(total_width, self.viewport().width()) - size.width()) // 2
+            out[page] = QRect(x, y, size.width(), size.height())
+            y += size.height() + spacing
+        return out
+
+    def viewport_rect(self, page: int, rect: QRectF) -> QRectF:
+        """A rectangle in page points, in viewport pixels."""
+        geometry = self.page_geometries().get(page)
+        if geometry is None:
+            return QRectF()
+        scale = self._resolution() * self.zoomFactor()
+        offset = QPointF(geometry.x() - self.horizontalScrollBar().value(),
+                         geometry.y() - self.verticalScrollBar().value())  # fmt: skip
+        return QRectF(rect.x() * scale, rect.y() * scale, rect.width() * scale, rect.height() * scale).translated(
+            offset
+        )
+
+    def scroll_to(self, page: int, y_points: float = 0.0, above_px: int = 60) -> None:
+        geometry = self.page_geometries().get(page)
+        if geometry is None:
+            return
+        self.pageNavigator().jump(page, QPointF(0, y_points), self.zoomFactor())
+        scale = self._resolution() * self.zoomFactor()
+        self.asked_page = page
+        self.verticalScrollBar().setValue(int(geometry.y() + y_points * scale - above_px))
+
+    def apply_fit_width(self) -> None:
+        document = self.document()
+        if not self.fit_width or document is None or document.status() != QPdfDocument.Status.Ready:
+            return
+        widest = max((document.pagePointSize(p).width() for p in range(document.pageCount())), default=0.0)
+        if widest <= 0:
+            return
+        margins = self.documentMargins()
+        available = self.viewport().width() - margins.left() - margins.right()
+        factor = max(0.1, available / (widest * self._resolution()))
+        if abs(factor - self.zoomFactor()) > 0.005:
+            self.setZoomFactor(factor)
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        if self.fit_width:
+            QTimer.singleShot(0, self.apply_fit_width)
+
+    def paintEvent(self, event: QPaintEvent) -> None:
+        super().paintEvent(event)
+        if not self.highlights:
+            return
+        painter = QPainter(self.viewport())
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+        painter.setPen(HIGHLIGHT_EDGE)
+        for highlight in self.highlights:
+            for rect in highlight.rects:
+                target = self.viewport_rect(highlight.page, rect).adjusted(-1, -1, 1, 1)
+                if target.intersects(QRectF(event.rect())):
+                    painter.fillRect(target, HIGHLIGHT)
+                    painter.drawRect(target)
+        painter.end()
+
+
+PLACEHOLDER = "Drop PDF files or folders here, or use File → Open (Ctrl+O)."
+
+
+class PdfViewer(QWidget):
+    """Toolbar (zoom, page, find) above a ``HighlightView``."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.document = QPdfDocument(self)
+        self.view = HighlightView(self)
+        self.view.setDocument(self.document)
+        self.search_model = QPdfSearchModel(self)
+        self.search_model.setDocument(self.document)
+        self.view.setSearchModel(self.search_model)
+        self.path: Path | None = None
+        self.needs_password = False  # the last open() failed for a missing or wrong password
+        self._find_pending = False  # Enter came before the (asynchronous) search had results
+        self.search_model.rowsInserted.connect(self._results_arrived)
+        self.search_model.modelReset.connect(self._results_arrived)
+
+        bar = QHBoxLayout()
+        bar.setContentsMargins(4, 2, 4, 2)
+        zoom_out, zoom_in = QKeySequence.StandardKey.ZoomOut, QKeySequence.StandardKey.ZoomIn
+        self.zoom_out = self._button("−", "Zoom out (Ctrl+-)", lambda: self.zoom_by(-1), zoom_out)
+        self.zoom_in = self._button("+", "Zoom in (Ctrl++)", lambda: self.zoom_by(1), zoom_in)
+        self.fit = self._button("Fit width", "Fit the page width to the window", self.fit_to_width)
+        self.zoom_label = QLabel("100%")
+        self.zoom_label.setMinimumWidth(44)
+        self.page_box = QSpinBox()
+        self.page_box.setMinimum(1)
+        self.page_box.setKeyboardTracking(False)
+        self.page_box.setToolTip("Go to page")
+        self.page_box.valueChanged.connect(lambda page: self.go_to_page(page))
+        self.page_count = QLabel("/ 0")
+        self.find_box = QLineEdit()
+        self.find_box.setPlaceholderText("Find in document (Ctrl+F)")
+        self.find_box.setClearButtonEnabled(True)
+        self.find_box.setMinimumWidth(120)  # room for a word or two in a narrow window
+        self.find_box.returnPressed.connect(self.find_next)
+        self.find_box.textChanged.connect(self._search_changed)
+        self.find_status = QLabel("")
+        for widget in (self.zoom_out, self.zoom_label, self.zoom_in, self.fit):
+            bar.addWidget(widget)
+        bar.addSpacing(12)
+        bar.addWidget(QLabel("Page"))
+        bar.addWidget(self.page_box)
+        bar.addWidget(self.page_count)
+        bar.addStretch(1)
+        bar.addWidget(self.find_box, 2)
+        bar.addWidget(self.find_status)
+
+        self.placeholder = QLabel(PLACEHOLDER)
+        self.placeholder.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.placeholder.setWordWrap(True)
+        self.placeholder.setObjectName("viewer-placeholder")
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(0)
+        layout.addLayout(bar)
+        layout.addWidget(self.view, 1)
+        layout.addWidget(self.placeholder, 1)
+        self.view.hide()
+        self.view.zoomFactorChanged.connect(lambda z: self.zoom_label.setText(f"{z * 100:.0f}%"))
+        self.view.pageNavigator().currentPageChanged.connect(self._page_moved)
+        self.view.verticalScrollBar().valueChanged.connect(self._scrolled)
+        # A new zoom (fit width, once the window has its size) moves the pages under the same
+        # scroll position: the page shown is read again from where the view is.
+        self.view.zoomFactorChanged.connect(lambda _z: QTimer.singleShot(0, self._resync_page))
+
+    def _button(
+        self, text: str, tip: str, slot: object, shortcut: QKeySequence.StandardKey | str | None = None
+    ) -> QToolButton:
+        button = QToolButton()
+        button.setText(text)
+        button.setToolTip(tip)
+        button.setAutoRaise(True)
+        button.clicked.connect(slot)
+        if shortcut is not None:
+            button.setShortcut(QKeySequence(shortcut))
+        return button
+
+    # Documents
+
+    def open(self, path: Path, password: str | None = None) -> bool:
+        """Show ``path``; False when QtPdf cannot load it (``needs_password`` tells whether the
+        file is encrypted and the password was missing or wrong)."""
+        self.clear_highlights()
+        self.find_box.clear()  # each document starts without the last one's search...
+        self.find_status.setText("")
+        # QtPdf drops a password set while another file is open: close it first.
+        self.document.close()
+        self.document.setPassword(password or "")
+        error = self.document.load(str(path))
+        self.needs_password = error == QPdfDocument.Error.IncorrectPassword
+        if error != QPdfDocument.Error.None_:
+            self.close_document()
+            return False
+        self.path = path
+        self.page_box.setMaximum(max(1, self.document.pageCount()))
+        self.page_count.setText(f"/ {self.document.pageCount()}")
+        self.placeholder.hide()
+        self.view.show()
+        self.view.fit_width = True
+        self.view.apply_fit_width()
+        self.view.scroll_to(0, 0.0, above_px=0)  # ...and on its first page
+        self._page_moved(0)
+        return True
+
+    def close_document(self, notice: str = "") -> None:
+        """Show no document: the drop hint, or ``notice`` (why the selected one is not shown)."""
+        self.clear_highlights()
+        self.document.close()
+        self.path = None
+        self.page_count.setText("/ 0")
+        self.view.hide()
+        self.placeholder.setText(notice or PLACEHOLDER)
+        self.placeholder.show()
+
+    def current_page(self) -> int:
+        """1-based."""
+        return self.view.pageNavigator().currentPage() + 1
+
+    def go_to_page(self, page: int) -> None:
+        if 1 <= page <= self.document.pageCount():
+            self.view.scroll_to(page - 1, 0.0, above_px=0)
+
+    # Zoom
+
+    def zoom_by(self, direction: int) -> None:
+        self.view.fit_width = False
+        current = self.view.zoomFactor()
+        steps = [z for z in ZOOM_STEPS if (z > current + 0.01 if direction > 0 else z < current - 0.01)]
+        if steps:
+            self.view.setZoomFactor(steps[0] if direction > 0 else steps[-1])
+
+    def fit_to_width(self) -> None:
+        self.view.fit_width = True
+        self.view.apply_fit_width()
+
+    # Highlights
+
+    def clear_highlights(self) -> None:
+        self.view.highlights = []
+        self.view.viewport().update()
+
+    def highlight_passage(
+        self,
+        pieces: list[tuple[int, str, float]],
+        focus_page: int | None = None,
+        boxes: Sequence[tuple[int, list[tuple[float, float, float, float]]]] = (),
+    ) -> list[Highlight]:
+        """Highlight ``(page 1-based, passage text on that page, position hint 0..1)`` pieces
+        and scroll to the one on ``focus_page`` (default: the first). A passage crossing pages
+        gives one piece per page, and each is highlighted. ``boxes``: ``(page 1-based, [(x0, y0,
+        x1, y1) in points from the top left])`` drawn as they are (the words OCR read on a
+        scanned page, where QtPdf has no text to search)."""
+        found: list[Highlight] = [
+            Highlight(page - 1, tuple(QRectF(x0, y0, x1 - x0, y1 - y0) for x0, y0, x1, y1 in rects), True)
+            for page, rects in boxes
+            if rects and 0 <= page - 1 < self.document.pageCount()
+        ]
+        for page, text, hint in pieces:
+            index = page - 1
+            if not 0 <= index < self.document.pageCount():
+                continue
+            page_text = self.document.getAllText(index).text()
+            match = locate(text, page_text, hint)
+            if match is None:
+                continue
+            selection = self.document.getSelectionAtIndex(index, match.start, match.end - match.start)
+            rects = tuple(polygon.boundingRect() for polygon in selection.bounds())
+            if rects:
+                found.append(Highlight(index, rects, match.exact))
+        found.sort(key=lambda h: h.page)
+        self.view.highlights = found
+        focus = next((h for h in found if focus_page is not None and h.page == focus_page - 1), None)
+        focus = focus or (found[0] if found else None)
+        if focus is not None:
+            self.view.scroll_to(focus.page, min(r.top() for r in focus.rects))
+        elif pieces:
+            self.go_to_page(focus_page or pieces[0][0])
+        self.view.viewport().update()
+        return found
+
+    # Find
+
+    def focus_find(self) -> None:
+        self.find_box.setFocus()
+        self.find_box.selectAll()
+
+    def _search_changed(self, text: str) -> None:
+        self.search_model.setSearchString(text)
+        self.view.setCurrentSearchResultIndex(-1)
+        self.find_status.setText("")
+        self._find_pending = False
+
+    def _results_arrived(self, *args: object) -> None:
+        if self._find_pending and self.search_model.rowCount(QModelIndex()):
+            self._find_pending = False
+            self.find_next()
+
+    def _give_up_finding(self) -> None:
+        if self._find_pending:
+            self._find_pending = False
+            self.find_status.setText("no match")
+
+    def find_next(self) -> None:
+        count = self.search_model.rowCount(QModelIndex())
+        if not self.find_box.text():
+            self.find_status.setText("")
+            return
+        if count == 0:  # QtPdf searches in the background: wait a moment for its first results
+            self._find_pending = True
+            self.find_status.setText("searching…")
+            QTimer.singleShot(FIND_WAIT_MS, self._give_up_finding)
+            return
+        index = (self.view.currentSearchResultIndex() + 1) % count
+        self.view.setCurrentSearchResultIndex(index)
+        link = self.search_model.resultAtIndex(index)
+        rects = link.rectangles()
+        self.view.scroll_to(link.page(), rects[0].top() if rects else 0.0)
+        self.find_status.setText(f"{index + 1} of {count}")
+
+    def _page_moved(self, page: int) -> None:
+        self.page_box.blockSignals(True)
+        self.page_box.setValue(page + 1)
+        self.page_box.blockSignals(False)
+
+    def _scrolled(self, value: int) -> None:
+        """The page box and the navigator name the page at the upper third of the view."""
+        middle = value + self.view.viewport().height() // 3
+        geometries = self.view.page_geometries()
+        asked = geometries.get(self.view.asked_page) if self.view.asked_page is not None else None
+        bar = self.view.verticalScrollBar()
+        if asked is not None and value == bar.maximum() and asked.bottom() > value:
+            # At the end of the document the view cannot bring the page asked for up to the
+            # upper third: it is on screen, and it stays the current page.
+            middle = asked.top()
+        for page, rect in geometries.items():
+            if rect.top() <= middle <= rect.bottom() + self.view.pageSpacing():
+                if self.page_box.value() != page + 1:
+                    self.page_box.blockSignals(True)
+                    self.page_box.setValue(page + 1)
+                    self.page_box.blockSignals(False)
+                navigator = self.view.pageNavigator()
+                if navigator.currentPage() != page:
+                    navigator.update(page, QPointF(0, 0), self.view.zoomFactor())
+                break
+
+    def _resync_page(self) -> None:
+        if self.path is not None:
+            self._scrolled(self.view.verticalScrollBar().value())
+
+    def sizeHint(self) -> QSize:
+        return QSize(640, 800)

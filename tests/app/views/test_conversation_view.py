@@ -1,0 +1,394 @@
+"""Asking: streamed answers with citations that jump to the page and highlight the passage."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+from PySide6.QtCore import Qt, QUrl
+from PySide6.QtGui import QColor
+
+from app.services.answering import AnswerView, CitationView
+from inference.engines.fake import FakeEngine
+from inference.errors import EngineError
+from inference.progress import Stage
+from tests.app.conftest import DocumentFake, wait_for_document
+from tests.conftest import CONTRACTS
+from tests.pdf_factory import make_pdf, page_stream, scanned_copy, text_pages
+
+QUESTION = "Who pays the endorsement fee?"
+
+
+def first_passage_page(prompt: str) -> int:
+    """The last page of the first passage in an answer prompt ("Passage 1 (pp. 3-4):")."""
+    match = re.search(r"Passage 1 \(pp?\. (\d+)(?:-(\d+))?\)", prompt)
+    assert match, prompt[-800:]
+    return int(match.group(2) or match.group(1))
+
+
+def ingest(qtbot: Any, window: Any, name: str = "license-17p.pdf") -> str:
+    window.add_paths([CONTRACTS / name])
+    return wait_for_document(qtbot, window)
+
+
+def test_ask_streams_an_answer_and_a_citation_highlights_the_passage(
+    qtbot: Any, make_window: Any, fake_engine: FakeEngine
+) -> None:
+    window = make_window()
+    ingest(qtbot, window)
+    fake_engine.queue(
+        lambda prompt: (
+            f"The licensee pays it, see the fee clause [p. {first_passage_page(prompt)}]. An invented one [p. 99]."
+        )
+    )
+    pieces: list[str] = []
+    job = window.ask(QUESTION)
+    job.piece.connect(pieces.append)
+    with qtbot.waitSignal(job.finished, timeout=20_000):
+        pass
+    assert len(pieces) >= 2 and "".join(pieces).startswith("The licensee")  # streamed, not all at once
+    answer: AnswerView = window.conversation.turns[-1]
+    assert answer.mode == "passages"  # 17 pages do not fit the fake's 8K context; no summary stored
+    cited, invalid = answer.citations
+    page = cited.page
+    passage = next(p for p in answer.raw.passages if p.passage_id == cited.passage_id)
+    assert cited.valid and page == passage.page_end
+    assert invalid.page == 99 and not invalid.valid
+    markdown = window.conversation.markdown()
+    assert f"(cite:0/{cited.number})" in markdown and "~~p.\u00a099~~" in markdown
+    assert window.status.last_rate is not None or window.status.speed_label.text() == ""
+
+    # Click the citation: the viewer scrolls to the page and paints the passage.
+    window.conversation.browser.anchorClicked.emit(QUrl(f"cite:0/{cited.number}"))
+    highlights = window.viewer.view.highlights
+    assert {h.page + 1 for h in highlights} == {s[0] for s in passage.spans}  # one per page crossed
+    focus = next(h for h in highlights if h.page == page - 1)
+    qtbot.waitUntil(lambda: window.viewer.page_box.value() == page, timeout=3000)
+    rect = window.viewer.view.viewport_rect(focus.page, focus.rects[0])
+    assert window.viewer.view.viewport().rect().intersects(rect.toRect())
+    image = window.viewer.view.viewport().grab().toImage()
+    centre = rect.center().toPoint() * image.devicePixelRatio()
+    color = QColor(image.pixel(centre))
+    assert color.blue() < color.red() - 40, f"no highlight painted at {centre}: {color.name()}"
+
+    # An invalid citation says so and goes to the page.
+    window.conversation.browser.anchorClicked.emit(QUrl(f"cite:0/{invalid.number}"))  # not a link: ignored
+    window.show_citation(invalid)
+    assert "not in the passages" in window.messages.history[-1].text
+
+
+def test_a_passage_across_a_page_break_is_highlighted_without_the_footer_and_header(
+    qtbot: Any, make_window: Any, tmp_path: Path
+) -> None:
+    """Issue 24, finding 23: the highlight covered the running footer and page number at the
+    foot of one page and the running header at the top of the next."""
+    pages: list[list[str] | bytes | None] = []
+    for n, lines in enumerate(text_pages(3, words_per_page=200), start=1):
+        body = lines[1:]  # a clause starting mid-page: passages run from one to the next, across the page break
+        body.insert(len(body) // 2, f"{n}. Delivery Terms. The parties agree as follows.")
+        footer = ("Acme Corp. - Confidential", f"Page {n} of 3")
+        pages.append(page_stream(body, header="Acme Corp. Supply Agreement", footer=footer))
+    # In page points from the top: the header near 16, the body from 52 to about 300, the footer below 740.
+    window = make_window()
+    window.add_paths([make_pdf(tmp_path / "footers.pdf", pages)])
+    doc_id = wait_for_document(qtbot, window)
+    rows = window.library.db.execute("SELECT passage_id, text, spans FROM passages WHERE doc_id = ?", [doc_id])
+    passage_id, text, spans = next((pid, text, spans) for pid, text, spans in rows if len(json.loads(spans)) == 2)
+    assert "Page 1 of 3" in text or "Page 2 of 3" in text  # the stored passage crosses the footer
+    spans = tuple(tuple(span) for span in json.loads(spans))
+    window.show_citation(CitationView(1, doc_id, spans[-1][0], passage_id, text, True, spans))
+    highlights = window.viewer.view.highlights
+    assert {h.page + 1 for h in highlights} == {page for page, _, _ in spans}
+    for highlight in highlights:
+        for rect in highlight.rects:
+            assert rect.top() > 30 and rect.bottom() < 700, (highlight.page + 1, rect)
+
+
+PASSAGES_NOTE = "Answered from passages; the document summary is still being made."
+SUMMARY_STAGES = {Stage.COUNT_TOKENS, Stage.SUMMARIZE_SEGMENTS, Stage.REDUCE, Stage.SUMMARIZED}
+
+
+def test_a_first_question_is_answered_from_the_passages_without_summarizing(
+    qtbot: Any, make_window: Any, fake_engine: Any
+) -> None:
+    """Issue 25: the first question about a long document waited minutes for its summary."""
+    window = make_window()
+    doc_id = ingest(qtbot, window)
+    fake_engine.queue(lambda prompt: f"The licensee pays it [p. {first_passage_page(prompt)}].")
+    stages: list[Stage] = []
+    labels: list[str] = []
+    job = window.ask(QUESTION)
+    job.progressed.connect(lambda progress: stages.append(progress.stage))
+    job.progressed.connect(lambda _progress: labels.append(window.conversation.progress.label.text()))
+    with qtbot.waitSignal(job.finished, timeout=20_000):
+        pass
+    answer: AnswerView = window.conversation.turns[-1]
+    assert answer.mode == "passages" and answer.citations[0].valid  # 17 pages do not fit the fake's 8K context
+    assert len(fake_engine.calls) == 1, "the answer is the only model call: nothing was summarized"
+    assert not SUMMARY_STAGES & set(stages) and Stage.READ_PASSAGES in stages
+    assert not [label for label in labels if "ummariz" in label]
+    assert PASSAGES_NOTE in window.conversation.browser.toPlainText()
+    assert window.conversation.markdown().count(PASSAGES_NOTE) == 1
+
+    # Once the summary is made, the next answer uses it and says nothing of passages.
+    window.tabs.setCurrentIndex(1)
+    with qtbot.waitSignal(window.summarize().finished, timeout=30_000):
+        pass
+    fake_engine.queue(lambda prompt: f"Again [p. {first_passage_page(prompt)}].")
+    with qtbot.waitSignal(window.ask(QUESTION).finished, timeout=20_000):
+        pass
+    assert window.conversation.turns[-1].mode == "retrieval"
+    assert window.conversation.markdown().count(PASSAGES_NOTE) == 1  # only under the first answer
+    window.select_document(None)  # the stored turns keep their mode
+    window.select_document(doc_id)
+    assert [t.mode for t in window.conversation.turns] == ["passages", "retrieval"]
+
+
+def test_the_conversation_survives_a_restart(qtbot: Any, make_window: Any, fake_engine: FakeEngine) -> None:
+    window = make_window()
+    doc_id = ingest(qtbot, window)
+    fake_engine.queue("First answer [p. 1].")
+    with qtbot.waitSignal(window.ask("First question?").finished, timeout=20_000):
+        pass
+    window.close()
+    again = make_window()
+    assert again.doc_id == doc_id  # the selected document is restored
+    assert [t.question for t in again.conversation.turns] == ["First question?"]
+    assert "First answer" in again.conversation.browser.toPlainText()
+
+
+def test_esc_cancels_an_answer(qtbot: Any, make_window: Any, fake_engine: FakeEngine) -> None:
+    fake_engine.piece_delay_s = 0.05
+    fake_engine.queue(" ".join(["word"] * 400))
+    window = make_window()
+    ingest(qtbot, window)
+    job = window.ask("Long answer please?")
+    qtbot.waitUntil(lambda: len(window.conversation.pending_text) > 20, timeout=20_000)
+    window.activateWindow()
+    window.conversation.question.setFocus()
+    with qtbot.waitSignal(job.cancelled, timeout=3000):
+        qtbot.keyClick(window.conversation.question, Qt.Key.Key_Escape)
+    qtbot.waitUntil(lambda: window.answer_job is None, timeout=3000)
+    assert window.conversation.turns == []
+    assert "Stopped." in window.conversation.markdown()
+    assert window.conversation.ask_button.isEnabled()
+
+
+def crashing_engine() -> Any:
+    """A fake whose worker "dies" on request, like LocalEngine after a segfault."""
+    engine = DocumentFake.make()
+    engine.crash_next = False
+    engine.restarts = 0
+    generate = engine.generate
+
+    def crashing_generate(prompt: Any, **kwargs: Any) -> Any:
+        if engine.crash_next:
+            engine.crash_next = False
+            engine.unload()
+            raise EngineError("The model worker for fake.gguf stopped while working: it crashed (SIGSEGV).")
+        return generate(prompt, **kwargs)
+
+    def restart(progress: Any = None, cancel: Any = None) -> Any:
+        engine.restarts += 1
+        return engine.load()
+
+    engine.generate = crashing_generate
+    engine.restart = restart
+    return engine
+
+
+def test_a_worker_crash_is_reported_and_the_model_restarted(qtbot: Any, make_window: Any) -> None:
+    engine = crashing_engine()
+    engine.queue("Before the crash [p. 1].", "After the restart [p. 2].")
+    window = make_window(engine)
+    ingest(qtbot, window)
+    with qtbot.waitSignal(window.ask("One?").finished, timeout=20_000):
+        pass
+    engine.crash_next = True
+    with qtbot.waitSignal(window.ask("Two?").finished, timeout=20_000):
+        pass
+    qtbot.waitUntil(lambda: engine.restarts == 1 and window.model_setup.activity_job is None, timeout=10_000)
+    texts = [m.text for m in window.messages.history]
+    banner = next(t for t in texts if "stopped while working" in t)
+    # one message, sentences apart: what happens (the app restarts the model), then the error
+    assert banner.startswith("The model is being restarted; your conversation is kept. The model worker")
+    assert "restart the model" not in banner.lower()
+    assert [t.question for t in window.conversation.turns] == ["One?"]  # kept
+    with qtbot.waitSignal(window.ask("Three?").finished, timeout=20_000):
+        pass
+    assert [t.question for t in window.conversation.turns] == ["One?", "Three?"]
+    shown = window.conversation.markdown()  # the interrupted turn stays in view, in its place
+    assert shown.index("One?") < shown.index("Two?") < shown.index("Three?")
+    assert "It is being restarted" in shown
+    bar = window.conversation.browser.verticalScrollBar()
+    assert bar.value() == bar.maximum()  # scrolled to the latest answer
+
+
+@pytest.mark.parametrize("configured", [False])
+def test_first_run_without_a_model_explains_what_is_needed(qtbot: Any, make_window: Any, configured: bool) -> None:
+    window = make_window(real_planner=True)
+    assert window.welcome.isVisible()
+    assert "No model configured" in window.status.plan_label.text()
+    ingest(qtbot, window)  # documents can be added without a model
+    assert window.ask("Anything?") is None
+    assert "needs a language model" in window.messages.history[-1].text
+    assert "needs a language model" in window.conversation.markdown()
+
+
+def test_ctrl_enter_asks(qtbot: Any, make_window: Any, fake_engine: FakeEngine) -> None:
+    window = make_window()
+    ingest(qtbot, window)
+    fake_engine.queue("Yes [p. 1].")
+    window.activateWindow()
+    window.conversation.question.setFocus()
+    qtbot.keyClicks(window.conversation.question, "Is it signed?")
+    qtbot.keyClick(window.conversation.question, Qt.Key.Key_Return, Qt.KeyboardModifier.ControlModifier)
+    qtbot.waitUntil(lambda: len(window.conversation.turns) == 1, timeout=20_000)
+    assert window.conversation.turns[0].question == "Is it signed?"
+    assert window.conversation.question.toPlainText() == ""
+
+
+def test_summarize_shows_the_summary_with_page_links(qtbot: Any, make_window: Any, fake_engine: Any) -> None:
+    window = make_window()
+    doc_id = ingest(qtbot, window)
+    window.tabs.setCurrentIndex(1)
+    job = window.summarize()
+    states: list[str] = []
+    job.progressed.connect(lambda _p: states.append(window.library_panel.state_of(doc_id) or ""))
+    with qtbot.waitSignal(job.finished, timeout=30_000):
+        pass
+    summary = window.summary.summary
+    assert summary is not None and summary.super_summary and len(summary.segments) >= 2
+    assert any(s.startswith("summarizing") for s in states)
+    markdown = window.summary.markdown()
+    assert "## Summary" in markdown and f"pp. {summary.segments[0].page_start}" in markdown
+    last = summary.segments[-1]
+    window.summary.browser.anchorClicked.emit(QUrl(f"page:{last.page_start}"))
+    qtbot.waitUntil(lambda: window.viewer.page_box.value() == last.page_start, timeout=3000)
+    # Selecting the document again shows the stored summary without calling the model.
+    calls = len(fake_engine.calls)
+    window.select_document(None)
+    window.select_document(doc_id)
+    assert window.summary.summary == summary and len(fake_engine.calls) == calls
+
+
+def test_an_answer_without_citations_shows_the_passages_it_was_given(
+    qtbot: Any, make_window: Any, fake_engine: FakeEngine
+) -> None:
+    """Finding: SmolLM2 wrote no [p. N] at all, and the answer showed nothing to check it against."""
+    window = make_window()
+    doc_id = ingest(qtbot, window)
+    fake_engine.queue("The licensee pays the fee.")  # no citation at all
+    with qtbot.waitSignal(window.ask(QUESTION).finished, timeout=20_000):
+        pass
+    answer: AnswerView = window.conversation.turns[-1]
+    assert answer.citations == [] and answer.mode == "passages"
+    given = answer.raw.passages
+    assert [s.passage_id for s in answer.sources] == [p.passage_id for p in given]
+    markdown = window.conversation.markdown()
+    assert "Passages given to the model" in markdown and f"(src:0/{answer.sources[0].number})" in markdown
+    first = answer.sources[0]
+    window.conversation.browser.anchorClicked.emit(QUrl(f"src:0/{first.number}"))  # a chip jumps and highlights
+    assert {h.page + 1 for h in window.viewer.view.highlights} == {s[0] for s in given[0].spans}
+    qtbot.waitUntil(lambda: window.viewer.page_box.value() == first.page, timeout=3000)
+    window.select_document(None)  # the chips come back with the stored conversation
+    window.select_document(doc_id)
+    assert [s.page for s in window.conversation.turns[-1].sources] == [s.page for s in answer.sources]
+
+
+def test_a_stopped_answer_keeps_its_citation_links(qtbot: Any, make_window: Any, fake_engine: FakeEngine) -> None:
+    """Finding: a stopped answer lost its citation links (its text was shown as plain text)."""
+    fake_engine.piece_delay_s = 0.03
+    fake_engine.queue(lambda prompt: f"It is in the fee clause [p. {first_passage_page(prompt)}]. " + "more " * 400)
+    window = make_window()
+    ingest(qtbot, window)
+    job = window.ask(QUESTION)
+    qtbot.waitUntil(lambda: "]. more" in window.conversation.pending_text, timeout=20_000)
+    with qtbot.waitSignal(job.cancelled, timeout=5000):
+        window.answers.cancel()
+    qtbot.waitUntil(lambda: window.answer_job is None, timeout=5000)
+    markdown = window.conversation.markdown()
+    assert "Stopped." in markdown and "(cite:0/1)" in markdown and "(src:0/1)" in markdown
+    assert window.conversation.turns == []  # not kept as an answer
+    window.conversation.browser.anchorClicked.emit(QUrl("cite:0/1"))
+    assert window.viewer.view.highlights  # the link jumps and highlights, as in a finished answer
+
+
+def test_a_scanned_pdf_gets_a_notice_instead_of_an_answer(
+    qtbot: Any, make_window: Any, fake_engine: Any, tmp_path: Path
+) -> None:
+    """Issue 24: a question about a no-text document got an ungrounded answer, with no warning."""
+    from tests.pdf_factory import make_pdf
+
+    window = make_window()
+    window.add_paths([make_pdf(tmp_path / "scan.pdf", [None, None])])
+    wait_for_document(qtbot, window)
+    assert window.answers.ask("What is this agreement about?") is None
+    text = window.conversation.browser.toPlainText()
+    assert "scan.pdf has no text to answer from" in text and "…" not in text
+    assert window.conversation.question.toPlainText() == "What is this agreement about?"  # to ask again later
+    assert not fake_engine.calls
+
+
+def test_an_answer_without_a_valid_citation_says_so_above_its_sources(
+    qtbot: Any, make_window: Any, fake_engine: FakeEngine
+) -> None:
+    window = make_window()
+    ingest(qtbot, window)
+    fake_engine.queue("The licensee pays the fee [p. 999].")  # a page outside the passages given
+    with qtbot.waitSignal(window.ask(QUESTION).finished, timeout=20_000):
+        pass
+    markdown = window.conversation.markdown()
+    warning = markdown.index("This answer cites no page")
+    assert warning < markdown.index("Passages given to the model")
+    fake_engine.queue(lambda prompt: f"It is in the fee clause [p. {first_passage_page(prompt)}].")
+    with qtbot.waitSignal(window.ask(QUESTION).finished, timeout=20_000):
+        pass
+    assert window.conversation.markdown().count("This answer cites no page") == 1  # the cited one has none
+
+
+def test_the_conversation_export_keeps_the_cited_passages_and_the_passages_given(
+    qtbot: Any, make_window: Any, fake_engine: FakeEngine, tmp_path: Path
+) -> None:
+    """Issue 24: the conversation's Markdown export dropped the cited pages' passages."""
+    window = make_window()
+    ingest(qtbot, window)
+    fake_engine.queue(lambda prompt: f"It is in the fee clause [p. {first_passage_page(prompt)}].")
+    with qtbot.waitSignal(window.ask(QUESTION).finished, timeout=20_000):
+        pass
+    answer: AnswerView = window.conversation.turns[-1]
+    cited = next(c for c in answer.citations if c.valid)
+    window.export.choose_path = lambda suggested: str(tmp_path / suggested)
+    window.conversation.export_button.click()
+    (exported,) = tmp_path.glob("*.md")
+    text = exported.read_text()
+    first_words = " ".join(cited.text.split()[:8])
+    assert f"p. {cited.page}: “{first_words}" in text
+    assert "Passages given to the model:" in text
+    assert text.count("\n- p. ") >= len(answer.sources)
+
+
+def test_a_citation_on_a_scanned_page_highlights_the_words_ocr_read(
+    qtbot: Any, make_window: Any, tmp_path: Path
+) -> None:
+    """Issue 27: the window's ingest reads a scan with the real OCR engine; a citation of one of
+    its passages highlights the words' boxes from the library, since QtPdf has no text there."""
+    scan = scanned_copy(CONTRACTS / "supply-16p.pdf", [2], tmp_path / "scan.pdf", dpi=150)
+    window = make_window()
+    window.add_paths([scan])
+    doc_id = wait_for_document(qtbot, window, timeout=180_000)
+    record = window.library.document(doc_id)
+    assert record.status == "indexed" and record.passages > 0
+    assert any("read by OCR" in w for w in record.warnings)
+    rows = window.library.db.execute("SELECT passage_id, text, spans FROM passages WHERE doc_id = ?", [doc_id])
+    passage_id, text, spans = next(iter(rows.fetchall()))
+    spans = tuple(tuple(span) for span in json.loads(spans))
+    window.show_citation(CitationView(1, doc_id, 1, passage_id, text, True, spans))
+    highlights = window.viewer.view.highlights
+    assert [h.page for h in highlights] == [0] and highlights[0].rects
+    for rect in highlights[0].rects:  # on the page (595 x 842 points), one box per line of text
+        assert 0 <= rect.left() < rect.right() <= 596 and 0 <= rect.top() < rect.bottom() <= 843
+        assert rect.height() < 30

@@ -1,0 +1,84 @@
+"""The progress line of a job: a stop is acknowledged at once."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from pytestqt.qtbot import QtBot
+
+from app.widgets.job_progress import JobProgress
+from inference.progress import Progress, Stage
+
+pytestmark = pytest.mark.gui
+
+
+def test_stop_says_stopping_at_once_and_later_progress_does_not_hide_it(qtbot: QtBot) -> None:
+    bar = JobProgress("Stop the answer")
+    qtbot.addWidget(bar)
+    bar.start("Reading the prompt")
+    with qtbot.waitSignal(bar.cancel_requested, timeout=1000):
+        bar.cancel_button.click()
+    assert bar.label.text() == "Stopping…"
+    assert not bar.cancel_button.isEnabled()
+    # The model finishes its running micro-batch and may still report progress meanwhile.
+    bar.update_progress(Progress(Stage.GENERATE, 3, 8))
+    assert bar.label.text() == "Stopping…"
+    bar.start("Answering")  # the next job starts clean
+    assert bar.label.text() == "Answering"
+    assert bar.cancel_button.isEnabled()
+
+
+def test_small_words_read_right() -> None:
+    """Findings: "1 pages", "~0 s left"."""
+    from app.widgets.job_progress import format_eta, plural
+
+    assert plural(1, "page") == "1 page" and plural(2, "page") == "2 pages" and plural(1200, "page") == "1,200 pages"
+    assert format_eta(0.3) == "almost done" and format_eta(5) == "~5 s left"
+
+
+def test_about_names_the_version(make_window: Any) -> None:
+    from app import version
+
+    window = make_window()
+    assert version() in window.about_text() and version() != ""
+    assert "CUAD" in window.about_text() and "CC BY 4.0" in window.about_text()  # the ranker's data, credited
+
+
+def test_a_review_says_its_total_counts_readings() -> None:
+    from app.widgets.job_progress import describe
+
+    line = describe(Progress(Stage.REVIEW, 3, 18, "1/9 cells done · a.pdf: Parties"))
+    assert line == "Reviewing 3/18 readings · 1/9 cells done · a.pdf: Parties"
+
+
+def test_a_progress_line_too_long_for_its_pane_ends_between_words(qtbot: QtBot) -> None:
+    """Issue 24: "sample-contrac" was cut mid-word in the Review tab's progress line."""
+    progress = JobProgress()
+    qtbot.addWidget(progress)
+    progress.resize(260, 30)
+    progress.start("Finding the clauses…")
+    progress.show()
+    text = "Finding the clauses 3/41 · sample-contract: Non-Compete and Exclusivity clauses"
+    progress.update_progress(
+        Progress(Stage.FIND_CLAUSES, 3, 41, "sample-contract: Non-Compete and Exclusivity clauses")
+    )
+    shown = progress.label.shown_text()
+    assert progress.label.text() == text and progress.label.toolTip() == text
+    assert shown.endswith("…") and text.startswith(shown[:-1].rstrip()) and text[len(shown) - 1] in " ·:"
+
+
+def test_no_estimate_before_a_tenth_of_the_work_and_the_time_so_far_meanwhile(qtbot: QtBot) -> None:
+    """Issue 24: "~44 s left" at 9/154 pages when the reading took 100 s; a summary said nothing
+    for minutes until its first segment ended."""
+    import time as clock
+
+    early = Progress(Stage.READ_PAGES, 9, 154, "a.pdf", rate=3.4)
+    assert early.eta_seconds() is None
+    assert Progress(Stage.READ_PAGES, 16, 154, "a.pdf", rate=3.4).eta_seconds() == pytest.approx(138 / 3.4)
+    progress = JobProgress()
+    qtbot.addWidget(progress)
+    progress.start("Summarizing…")
+    progress._started = clock.monotonic() - 75  # started 75 s ago, no segment finished yet
+    progress.update_progress(Progress(Stage.SUMMARIZE_SEGMENTS, 0, 12))
+    assert progress.eta.text() == "1 min 15 s so far"

@@ -1,0 +1,80 @@
+"""The banner area above the window's content (findings of a new user: banners piled up, and
+"Asking needs a language model…" stayed after a model was set)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import Qt
+
+from tests.app.conftest import wait_for_document
+from tests.conftest import CONTRACTS
+
+
+def shown(window: Any) -> list[str]:
+    return [item.message.text for item in window.message_bar.items()]
+
+
+def test_at_most_two_banners_the_newest_and_each_text_once(make_window: Any) -> None:
+    window = make_window()
+    for n in range(5):
+        window.messages.error(f"Problem {n}.")
+    window.messages.error("Problem 3.")  # the same again: shown once, as the newest
+    assert shown(window) == ["Problem 4.", "Problem 3."]
+    assert len(window.messages.history) == 6  # all of them are still logged
+
+
+def test_a_banner_goes_when_its_condition_ends(qtbot: Any, make_window: Any, smollm2_path: Path) -> None:
+    window = make_window(real_planner=True)
+    window.add_paths([CONTRACTS / "endorsement-8p.pdf"])
+    wait_for_document(qtbot, window)
+    assert window.ask("Anything?") is None
+    assert window.summarize() is None
+    needs_model = [t for t in shown(window) if "needs a language model" in t]
+    assert len(needs_model) == 1  # asked and summarized: one banner for the one condition
+    window.messages.info("Unrelated news.")
+    window.model_setup.apply_settings({"model_path": str(smollm2_path)})
+    assert shown(window) == ["Unrelated news."]
+    assert "not loaded yet" in window.status.plan_label.text()
+
+
+def test_a_banner_floats_over_the_content_and_moves_nothing(qtbot: Any, make_window: Any) -> None:
+    """Issue 24: banners pushed the window's content down ~25 px and back when they hid."""
+    window = make_window()
+    window.resize(1200, 800)
+    window.show()
+    qtbot.waitExposed(window)
+    before = window.splitter.mapTo(window, window.splitter.rect().topLeft())
+    window.messages.warning("The model file is missing: choose another one.")
+    qtbot.wait(50)
+    assert window.splitter.mapTo(window, window.splitter.rect().topLeft()) == before
+    bar = window.message_bar
+    assert bar.isVisible() and bar.geometry().bottom() < window.centralWidget().height()
+    assert bar.width() <= bar.WIDTH
+    bar.items()[0].dismiss()
+    qtbot.waitUntil(lambda: not bar.isVisible())
+
+
+def test_a_long_banner_ends_in_an_ellipsis_between_words(qtbot: Any) -> None:
+    from PySide6.QtWidgets import QLabel
+
+    from app.widgets.messages import MAX_LINES, MessageBar, MessageCenter
+
+    center = MessageCenter()
+    bar = MessageBar(center)
+    qtbot.addWidget(bar)
+    bar.resize(420, 200)
+    bar.show()
+    text = " ".join(f"Sentence {n} of a long explanation from the hub." for n in range(40))
+    center.error(text)
+    (label,) = bar.items()[0].findChildren(QLabel)
+    qtbot.waitUntil(lambda: label.text() != text, timeout=3000)  # before: the whole text, clipped
+    shown = label.text()
+    assert shown.endswith("…") and text.startswith(shown[:-1]) and text[len(shown) - 1] == " "
+    assert label.fontMetrics().boundingRect(0, 0, label.contentsRect().width(), 10_000,
+                                            int(Qt.TextFlag.TextWordWrap), shown).height() <= (
+        label.fontMetrics().lineSpacing() * MAX_LINES)  # fmt: skip
+    assert label.toolTip() == text
+    bar.resize(4000, 200)  # wider: more of it is shown again
+    qtbot.waitUntil(lambda: len(label.text()) > len(shown), timeout=3000)

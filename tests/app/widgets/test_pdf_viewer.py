@@ -1,0 +1,59 @@
+"""The viewer between documents (findings of a new user): a document opens on its first page,
+without the last one's search; Enter right after typing finds the match."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from PySide6.QtCore import QModelIndex
+
+from app.widgets.pdf_viewer import PdfViewer
+from tests.conftest import CONTRACTS
+
+
+def test_a_new_document_starts_clean(qtbot: Any) -> None:
+    viewer = PdfViewer()
+    qtbot.addWidget(viewer)
+    viewer.resize(800, 900)
+    viewer.show()
+    assert viewer.open(CONTRACTS / "license-17p.pdf")
+    viewer.go_to_page(9)
+    qtbot.waitUntil(lambda: viewer.page_box.value() == 9, timeout=5000)
+    viewer.find_box.setText("License")
+    qtbot.waitUntil(lambda: viewer.search_model.rowCount(QModelIndex()) > 0, timeout=10000)
+    viewer.find_next()
+    assert " of " in viewer.find_status.text()
+    assert viewer.open(CONTRACTS / "supply-16p.pdf")
+    assert viewer.page_box.value() == 1 and viewer.current_page() == 1
+    assert viewer.find_box.text() == "" and viewer.find_status.text() == ""
+
+
+def test_enter_right_after_typing_waits_for_the_search(qtbot: Any) -> None:
+    viewer = PdfViewer()
+    qtbot.addWidget(viewer)
+    viewer.resize(800, 900)
+    viewer.show()
+    assert viewer.open(CONTRACTS / "supply-16p.pdf")
+    viewer.find_box.setText("Supplier")
+    viewer.find_next()  # at once: QtPdf has not searched yet
+    qtbot.waitUntil(lambda: " of " in viewer.find_status.text(), timeout=10000)
+    viewer.find_box.setText("zzqxj-not-in-the-text")
+    viewer.find_next()
+    qtbot.waitUntil(lambda: viewer.find_status.text() == "no match", timeout=10000)
+
+
+def test_after_a_restart_the_page_box_names_the_page_shown(qtbot: Any, make_window: Any) -> None:
+    """Issue 24: after a restart the page box said 3 while page 1 was shown."""
+    from tests.app.conftest import wait_for_document
+    from tests.conftest import CONTRACTS
+
+    window = make_window()
+    window.add_paths([CONTRACTS / "license-17p.pdf"])
+    wait_for_document(qtbot, window)
+    window.close()
+    again = make_window()
+    qtbot.waitExposed(again)
+    qtbot.wait(300)  # the fit-width zoom settles once the window has its size
+    assert again.viewer.path is not None
+    assert again.viewer.view.verticalScrollBar().value() < 60  # the first page is at the top
+    assert again.viewer.page_box.value() == again.viewer.current_page() == 1
