@@ -263,11 +263,6 @@ def _vector_lookup(
     return lookup
 
 
-def vector_ranking(library: Library, query: str, doc_ids: Sequence[str] | None, limit: int) -> list[int]:
-    lookup = _vector_lookup(library, query, doc_ids, limit)
-    return lookup() if lookup is not None else []
-
-
 _vector_worker: ThreadPoolExecutor | None = None
 _vector_worker_lock = threading.Lock()
 
