@@ -21,7 +21,7 @@ from PySide6.QtCore import QObject, Signal
 from PySide6.QtWidgets import QWidget
 
 from app import file_dialogs
-from app.answering import CitationView, _passage_spans
+from app.answering import CitationView
 from app.controllers.context import JobContext, UsesJobContext
 from app.controllers.documents import title_of
 from app.ingest_process import expand_paths
@@ -30,6 +30,7 @@ from app.library_panel import record_state
 from app.review_view import ReviewPanel
 from inference.errors import PagewiseError
 from summarizer.library.store import DocumentRecord
+from summarizer.library.store_queries import passage_spans
 from summarizer.review.checklist import Checklist, load_checklist
 from summarizer.review.evidence import DocumentReview, ItemDone, ItemResult
 
@@ -379,7 +380,7 @@ class ReviewController(UsesJobContext, QObject):
         best = next((e for e in result.evidence if quoted and quoted in _flat(e.text)), result.evidence[0])
         pages = [c["page"] for c in result.citations if c.get("valid")]
         page = next((p for p in pages if best.page_start <= p <= best.page_end), best.page_start)
-        spans = _passage_spans(self.library, best.passage_id)
+        spans = passage_spans(self.library, best.passage_id)
         return CitationView(0, doc_id, page, best.passage_id, best.text, True, spans)
 
     def correct(self, row: int, column: int, value: str, accepted: bool, note: str) -> None:
