@@ -118,9 +118,7 @@ def headings_of_documents_of(library: Library, passage_ids: Sequence[int]) -> li
 def passage_ids_of(library: Library, doc_ids: Sequence[str] | None) -> list[int]:
     """The ids of the documents' passages (every passage, for None or none)."""
     where, args = _doc_filter(doc_ids)
-    return [
-        int(r[0]) for r in library.db.execute(f"SELECT passage_id FROM passages p WHERE 1{where}", args).fetchall()
-    ]
+    return [int(r[0]) for r in library.db.execute(f"SELECT passage_id FROM passages p WHERE 1{where}", args).fetchall()]
 
 
 def passage_id_range(library: Library, doc_ids: Sequence[str] | None) -> tuple[int, int] | None:

@@ -118,9 +118,7 @@ def build_segments(
     pieces = passage_pieces(passages, read_pages(library, doc_id))
     source_key = passages_fingerprint(library, doc_id)
     by_seq = {piece.seq: index for index, piece in enumerate(pieces)}
-    cached = segment_cuts(
-        library, doc_id, source_key=source_key, tokenizer=tokenizer_id, segment_tokens=segment_tokens
-    )
+    cached = segment_cuts(library, doc_id, source_key=source_key, tokenizer=tokenizer_id, segment_tokens=segment_tokens)
     if cached:
         return [
             _make_segment(seq, pieces[by_seq[first] : by_seq[last] + 1], n)

@@ -10,7 +10,8 @@ and the parameters that shape the reply. So:
 * another segment size changes the segments' text, so only summaries of changed segments
   (and the reductions above them) are recomputed.
 
-Each summary is written in its own small transaction as soon as it is produced.
+Each summary is written in its own small transaction as soon as it is produced. Where a document
+was cut into segments (for a tokenizer and a segment size) is kept here too.
 """
 
 from __future__ import annotations
