@@ -12,7 +12,9 @@ passages ("retrieval") when every document has one (``summarizer.summaries.compr
 at once from the top passages, with whatever summaries are stored ("passages": nothing is
 summarized, so a first question on a CPU takes seconds, not minutes). ``with_summary=True``
 computes and stores the missing summaries first, then answers in retrieval mode.
-``ask`` does the same with the summaries given by the caller.
+``ask`` does the same with the summaries given by the caller. Either way, one ``AnswerRequest``
+(question, documents, past turns, options) goes through two steps: the search
+(``top_passages``), then the prompt builder (``summarizer.answers.prompt``) with those passages.
 """
 
 from __future__ import annotations
