@@ -208,14 +208,14 @@ def _ocr_check(sample: Path) -> tuple[bool, str]:
 def _hybrid_search(app: Any, window: Any, doc_id: str) -> tuple[bool, str]:
     """Search the sample as a question does: FTS5, the FAISS index and the query encoder, in
     the LLM thread with its own library connection. Passes when the vector ranking took part."""
+    from summarizer.library.store_queries import embedding_count
     from summarizer.search.retrieval import search
 
     outcome: dict[str, Any] = {}
 
     def run(_job: Any) -> tuple[int, list[Any]]:
         library = window.worker_library()
-        vectors = library.db.execute("SELECT COUNT(*) FROM embeddings").fetchone()[0]
-        return int(vectors), search(library, SEARCH_QUERY, doc_ids=[doc_id], k=3)
+        return embedding_count(library), search(library, SEARCH_QUERY, doc_ids=[doc_id], k=3)
 
     job = window.runner.submit_llm("selftest-search", run)
     job.succeeded.connect(lambda value: outcome.update(value=value))

@@ -34,8 +34,8 @@ def reindex_notice(library: Library, model: str | None, *, adding: bool = False)
     ``model`` (None: the configured one), or None when it is up to date. ``adding``: documents
     are being added, so a document half cut may be one the ingest is cutting right now."""
     from summarizer.library.clause_embedder import BASE_MODEL, is_clause_embedder
-    from summarizer.library.passages import PASSAGE_FORMAT
     from summarizer.library.reembed import configured_model, needs_reembed, reembed_status
+    from summarizer.library.store import PASSAGE_FORMAT
 
     parts: list[str] = []
     target, current = configured_model(model), library.embedding_model

@@ -24,12 +24,13 @@ from app.controllers.context import JobContext, UsesJobContext
 from app.controllers.documents import title_of
 from app.jobs.ingest_process import expand_paths
 from app.jobs.runner import IngestJob, Job
-from app.services.answering import CitationView, _passage_spans
+from app.services.answering import CitationView
 from app.views.library_panel import record_state
 from app.views.review_view import ReviewPanel
 from app.widgets import file_dialogs
 from inference.errors import PagewiseError
 from summarizer.library.store import DocumentRecord
+from summarizer.library.store_queries import passage_spans
 from summarizer.review.checklist import Checklist, load_checklist
 from summarizer.review.evidence import DocumentReview, ItemDone, ItemResult
 
@@ -379,7 +380,7 @@ class ReviewController(UsesJobContext, QObject):
         best = next((e for e in result.evidence if quoted and quoted in _flat(e.text)), result.evidence[0])
         pages = [c["page"] for c in result.citations if c.get("valid")]
         page = next((p for p in pages if best.page_start <= p <= best.page_end), best.page_start)
-        spans = _passage_spans(self.library, best.passage_id)
+        spans = passage_spans(self.library, best.passage_id)
         return CitationView(0, doc_id, page, best.passage_id, best.text, True, spans)
 
     def correct(self, row: int, column: int, value: str, accepted: bool, note: str) -> None:

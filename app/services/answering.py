@@ -14,7 +14,6 @@ from __future__ import annotations
 # The summarizer modules the window's jobs use are imported with this module, at start-up: a
 # first import on the GUI thread mid-session stalled it (PySide's import hook reads each new
 # module's source; scripts/bench_gui_stall.py --from-start --trace-stalls).
-import json
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -27,6 +26,7 @@ from inference.errors import shorten_message
 from inference.progress import Progress, ProgressCallback, Stage, no_progress
 from summarizer.answers.conversations import HistoryTurn, append_turn, list_turns
 from summarizer.library.store import Library
+from summarizer.library.store_queries import passage_spans
 from summarizer.summaries.compress import cached_summary as stored
 from summarizer.summaries.compress import compress
 
@@ -124,11 +124,6 @@ def known_identity(engine: Engine | None) -> str | None:
 # --- citations ----------------------------------------------------------------------------
 
 
-def _passage_spans(library: Library, passage_id: int) -> tuple[tuple[int, int, int], ...]:
-    row = library.db.execute("SELECT spans FROM passages WHERE passage_id = ?", [passage_id]).fetchone()
-    return tuple((int(p), int(s), int(e)) for p, s, e in json.loads(row[0])) if row else ()
-
-
 def _citation_view(
     number: int, data: dict[str, Any], doc_id: str, spans: tuple[tuple[int, int, int], ...]
 ) -> CitationView:
@@ -160,7 +155,7 @@ def _views(
         elif pid in passages:
             spans = tuple(tuple(s) for s in passages[pid].spans)
         else:
-            spans = _passage_spans(library, int(pid))
+            spans = passage_spans(library, int(pid))
         views.append(_citation_view(number, data, doc_id, spans))
     return views
 
@@ -172,7 +167,7 @@ def _source_views(library: Library, doc_id: str, passages: Sequence[dict[str, An
     for number, data in enumerate(passages, start=1):
         pid = data.get("passage_id")
         spans = tuple(tuple(s) for s in data.get("spans") or ()) or (
-            _passage_spans(library, int(pid)) if pid is not None else ()
+            passage_spans(library, int(pid)) if pid is not None else ()
         )
         page = int(data.get("page_start") or (spans[0][0] if spans else 0))
         if page > 0:

@@ -12,7 +12,9 @@ passages ("retrieval") when every document has one (``summarizer.summaries.compr
 at once from the top passages, with whatever summaries are stored ("passages": nothing is
 summarized, so a first question on a CPU takes seconds, not minutes). ``with_summary=True``
 computes and stores the missing summaries first, then answers in retrieval mode.
-``ask`` does the same with the summaries given by the caller.
+``ask`` does the same with the summaries given by the caller. Either way, one ``AnswerRequest``
+(question, documents, past turns, options) goes through two steps: the search
+(``top_passages``), then the prompt builder (``summarizer.answers.prompt``) with those passages.
 """
 
 from __future__ import annotations
@@ -30,16 +32,17 @@ from summarizer.answers.citations import Citation, find_citations
 from summarizer.answers.conversations import HistoryTurn
 from summarizer.answers.prompt import (
     AnswerOptions,
+    AnswerRequest,
     Mode,
     PreparedPrompt,
     passages_prompt,
-    retrieval_prompt,
+    pick_diverse,
     whole_document_prompt,
 )
 from summarizer.errors import DocumentNotFound, NoText
 from summarizer.library.page_status import OCR_ADVICE
 from summarizer.library.store import DocumentRecord, Library
-from summarizer.search.retrieval import SearchResult
+from summarizer.search.retrieval import SearchResult, search
 from summarizer.summaries.compress import cached_summary, compress, default_params, stored_segment_summaries
 from summarizer.summaries.prompts import LabelledSummary
 from summarizer.summaries.repetition import loop_at_end, trim_repetition
@@ -48,12 +51,14 @@ from summarizer.summaries.tree import SummaryParams
 __all__ = [
     "Answer",
     "AnswerOptions",
+    "AnswerRequest",
     "AnswerStream",
     "answer_question",
     "ask",
     "no_text_notice",
     "resolve_doc_ids",
     "stored_summaries",
+    "top_passages",
 ]
 
 
@@ -212,20 +217,31 @@ def resolve_doc_ids(library: Library, doc_ids: Sequence[str] | None) -> list[str
     return found
 
 
+def top_passages(library: Library, request: AnswerRequest) -> list[SearchResult]:
+    """The search step: the best ``options.k`` passages for the question in its documents, taken
+    from the first ``options.candidates`` found, preferring passages from different places."""
+    options = request.options
+    results = search(
+        library,
+        request.question,
+        doc_ids=request.doc_ids,
+        k=max(options.candidates, options.k),
+        use_vectors=options.use_vectors,
+    )
+    return pick_diverse(results, options.k)
+
+
 def _summaries_prompt(
     library: Library,
     engine: Engine,
-    question: str,
-    doc_ids: Sequence[str],
+    request: AnswerRequest,
     super_summaries: Mapping[str, str],
     segment_summaries: Mapping[str, Sequence[LabelledSummary]],
-    history: Sequence[HistoryTurn],
-    options: AnswerOptions,
 ) -> PreparedPrompt:
-    """Retrieval mode when every document has its super-summary, passages mode otherwise."""
-    if all(doc_id in super_summaries for doc_id in doc_ids):
-        return retrieval_prompt(library, engine, question, doc_ids, super_summaries, history, options)
-    return passages_prompt(library, engine, question, doc_ids, super_summaries, segment_summaries, history, options)
+    """Search, then the prompt of those passages with the summaries: retrieval mode when every
+    document has its super-summary, passages mode otherwise."""
+    passages = top_passages(library, request)
+    return passages_prompt(library, engine, request, passages, super_summaries, segment_summaries)
 
 
 def stored_summaries(
@@ -270,14 +286,12 @@ def ask(
     passages with the given segment summaries (passages mode). Nothing is generated until the
     stream is iterated."""
     options = options or AnswerOptions()
-    ids = resolve_doc_ids(library, doc_ids)
+    request = AnswerRequest(question, tuple(resolve_doc_ids(library, doc_ids)), tuple(history), options)
     prompt = None
     if options.whole_document:
-        prompt = whole_document_prompt(library, engine, question, ids, history, options)
+        prompt = whole_document_prompt(library, engine, request)
     if prompt is None:
-        prompt = _summaries_prompt(
-            library, engine, question, ids, super_summaries or {}, segment_summaries or {}, history, options
-        )
+        prompt = _summaries_prompt(library, engine, request, super_summaries or {}, segment_summaries or {})
     return AnswerStream(engine, prompt, options, cancel)
 
 
@@ -302,8 +316,9 @@ def answer_question(
     (``progress`` and ``cancel`` reach ``compress``; ``parallel`` segments at a time)."""
     options = options or AnswerOptions()
     ids = resolve_doc_ids(library, doc_ids)
+    request = AnswerRequest(question, tuple(ids), tuple(history), options)
     if options.whole_document:
-        prompt = whole_document_prompt(library, engine, question, ids, history, options)
+        prompt = whole_document_prompt(library, engine, request)
         if prompt is not None:
             return AnswerStream(engine, prompt, options, cancel)
     params = summary_params  # None: per document, as compress chooses (default_params)
@@ -326,5 +341,5 @@ def answer_question(
         super_summaries, segment_summaries = stored_summaries(
             library, ids, model_sha256=model_sha256, params=params, engine=engine
         )
-    prompt = _summaries_prompt(library, engine, question, ids, super_summaries, segment_summaries, history, options)
+    prompt = _summaries_prompt(library, engine, request, super_summaries, segment_summaries)
     return AnswerStream(engine, prompt, options, cancel)

@@ -8,6 +8,9 @@ document contributes the summaries of the segments stored so far, if any, in pla
 super-summary. Whole-document mode: when every page of the documents fits the context with
 room for the answer, the full text replaces both.
 
+The passages come from the search step (``summarizer.answers.answer.top_passages``); what is
+asked (question, documents, past turns, options) comes as one ``AnswerRequest``.
+
 Message order keeps the prefix stable for the engine's prefix reuse: the system message
 (instructions + summaries, or the full text) is byte-identical for every question on the same
 documents; the past turns follow, oldest first; the passages and the question come last.
@@ -21,23 +24,23 @@ from typing import Literal
 
 from inference.engines.engine import ChatMessage, Engine, render_plain
 from inference.errors import PlanError
-from summarizer.answers.citations import CitableSource
-from summarizer.answers.conversations import HistoryTurn
-from summarizer.library.document_text import read_pages
-from summarizer.library.store import Library
-from summarizer.search.retrieval import SearchResult, search
-from summarizer.summaries.prompts import (
+from summarizer.answers.answer_wording import (
     DocumentLabel,
-    LabelledSummary,
     PassageForPrompt,
     answer_system_message,
-    part_label_text,
     passages_block,
     question_message,
     segment_summaries_block,
     summary_block,
     whole_document_block,
 )
+from summarizer.answers.citations import CitableSource
+from summarizer.answers.conversations import HistoryTurn
+from summarizer.library.document_text import read_pages
+from summarizer.library.store import Library
+from summarizer.library.store_queries import passage_tokens_of
+from summarizer.search.retrieval import SearchResult
+from summarizer.summaries.prompts import LabelledSummary, part_label_text
 
 Mode = Literal["retrieval", "passages", "whole-document"]
 
@@ -59,6 +62,17 @@ class AnswerOptions:
     whole_document: bool = True
     """Use the full text when it fits the context."""
     use_vectors: bool = True
+
+
+@dataclass(frozen=True, slots=True)
+class AnswerRequest:
+    """What is asked: the question, about which documents (checked already), after which past
+    turns (oldest first), with which options."""
+
+    question: str
+    doc_ids: tuple[str, ...]
+    history: tuple[HistoryTurn, ...] = ()
+    options: AnswerOptions = field(default_factory=AnswerOptions)
 
 
 @dataclass(slots=True)
@@ -119,22 +133,12 @@ def _labels(library: Library, doc_ids: Sequence[str]) -> list[DocumentLabel]:
 
 def _document_tokens_estimate(library: Library, doc_ids: Sequence[str]) -> int:
     """A cheap lower bound of the documents' LLM tokens: half their passages' word pieces."""
-    marks = ",".join("?" * len(doc_ids))
-    row = library.db.execute(
-        f"SELECT COALESCE(SUM(n_tokens), 0) FROM passages WHERE doc_id IN ({marks})", list(doc_ids)
-    ).fetchone()
-    return int(row[0]) // 2
+    return passage_tokens_of(library, doc_ids) // 2
 
 
-def whole_document_prompt(
-    library: Library,
-    engine: Engine,
-    question: str,
-    doc_ids: Sequence[str],
-    history: Sequence[HistoryTurn],
-    options: AnswerOptions,
-) -> PreparedPrompt | None:
+def whole_document_prompt(library: Library, engine: Engine, request: AnswerRequest) -> PreparedPrompt | None:
     """The whole-document prompt, or None when the documents do not fit with room to answer."""
+    question, doc_ids, options = request.question, request.doc_ids, request.options
     room = engine.n_ctx - options.answer_tokens - MARGIN_TOKENS
     if _document_tokens_estimate(library, doc_ids) > room:
         return None
@@ -143,7 +147,7 @@ def whole_document_prompt(
     pages = {label.doc_id: read_pages(library, label.doc_id) for label in labels}
     blocks = [whole_document_block(label, pages[label.doc_id]) for label in labels]
     system = answer_system_message(blocks, several, whole_document=True)
-    kept = recent_history(history, options, engine)
+    kept = recent_history(request.history, options, engine)
     while True:
         messages = [system, *_history_messages(kept), question_message(question, None)]
         tokens = prompt_tokens(engine, messages)
@@ -154,37 +158,6 @@ def whole_document_prompt(
         kept.pop(0)
     sources = [CitableSource(label.doc_id, 1, max(1, label.pages)) for label in labels]
     return PreparedPrompt(messages, "whole-document", list(doc_ids), [], sources, kept, tokens)
-
-
-def retrieval_prompt(
-    library: Library,
-    engine: Engine,
-    question: str,
-    doc_ids: Sequence[str],
-    super_summaries: Mapping[str, str],
-    history: Sequence[HistoryTurn],
-    options: AnswerOptions,
-) -> PreparedPrompt:
-    """Super-summaries + the top passages (from different places) + the question."""
-    return _prompt_with_passages(library, engine, question, doc_ids, super_summaries, {}, history, options, "retrieval")
-
-
-def passages_prompt(
-    library: Library,
-    engine: Engine,
-    question: str,
-    doc_ids: Sequence[str],
-    super_summaries: Mapping[str, str],
-    segment_summaries: Mapping[str, Sequence[LabelledSummary]],
-    history: Sequence[HistoryTurn],
-    options: AnswerOptions,
-) -> PreparedPrompt:
-    """The top passages + the question, for documents whose summary is not stored yet: each
-    contributes the summaries of its stored segments (``segment_summaries``, dropped first
-    when the prompt is too long), a document with a super-summary that summary."""
-    return _prompt_with_passages(
-        library, engine, question, doc_ids, super_summaries, segment_summaries, history, options, "passages"
-    )
 
 
 def _summary_blocks(
@@ -212,17 +185,21 @@ def _drop_segment_summaries(engine: Engine, parts: dict[str, list[LabelledSummar
             del parts[doc_id]
 
 
-def _prompt_with_passages(
+def passages_prompt(
     library: Library,
     engine: Engine,
-    question: str,
-    doc_ids: Sequence[str],
+    request: AnswerRequest,
+    passages: Sequence[SearchResult],
     super_summaries: Mapping[str, str],
     segment_summaries: Mapping[str, Sequence[LabelledSummary]],
-    history: Sequence[HistoryTurn],
-    options: AnswerOptions,
-    mode: Mode,
 ) -> PreparedPrompt:
+    """The summaries + the passages found for the question (best first) + the question.
+
+    Retrieval mode when every document has its super-summary; passages mode otherwise: a document
+    whose summary is not stored yet contributes the summaries of its stored segments
+    (``segment_summaries``, dropped first when the prompt is too long)."""
+    question, doc_ids, options = request.question, request.doc_ids, request.options
+    mode: Mode = "retrieval" if all(doc_id in super_summaries for doc_id in doc_ids) else "passages"
     labels = _labels(library, doc_ids)
     several = len(labels) > 1
     parts = {
@@ -230,15 +207,12 @@ def _prompt_with_passages(
         for doc_id, found in segment_summaries.items()
         if found and doc_id in doc_ids and doc_id not in super_summaries
     }
-    results = search(
-        library, question, doc_ids=doc_ids, k=max(options.candidates, options.k), use_vectors=options.use_vectors
-    )
-    passages = pick_diverse(results, options.k)
-    kept = recent_history(history, options, engine)
+    given = list(passages)
+    kept = recent_history(request.history, options, engine)
     room = engine.n_ctx - options.answer_tokens - MARGIN_TOKENS
     while True:
         system = answer_system_message(_summary_blocks(labels, super_summaries, parts), several, whole_document=False)
-        shown = [PassageForPrompt(p.doc_id, p.page_start, p.page_end, p.text) for p in passages]
+        shown = [PassageForPrompt(p.doc_id, p.page_start, p.page_end, p.text) for p in given]
         messages = [system, *_history_messages(kept), question_message(question, passages_block(shown, several))]
         tokens = prompt_tokens(engine, messages)
         if tokens <= room:
@@ -249,12 +223,12 @@ def _prompt_with_passages(
             _drop_segment_summaries(engine, parts, tokens - room)
         elif kept:
             kept.pop(0)
-        elif passages:
-            passages = passages[:-1]
+        elif given:
+            given = given[:-1]
         else:
             raise PlanError(
                 f"The summaries of {len(labels)} documents and the question do not fit the model's context of "
                 f"{engine.n_ctx} tokens. Ask about fewer documents, or load the model with a larger context."
             )
-    sources = [CitableSource(p.doc_id, p.page_start, p.page_end, p.passage_id, tuple(p.spans)) for p in passages]
-    return PreparedPrompt(messages, mode, list(doc_ids), passages, sources, kept, tokens)
+    sources = [CitableSource(p.doc_id, p.page_start, p.page_end, p.passage_id, tuple(p.spans)) for p in given]
+    return PreparedPrompt(messages, mode, list(doc_ids), given, sources, kept, tokens)

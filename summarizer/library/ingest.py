@@ -30,11 +30,10 @@ from summarizer.library.passages import (
     DEFAULT_MAX_CHARS,
     DEFAULT_MAX_TOKENS,
     DEFAULT_OVERLAP_TOKENS,
-    PASSAGE_FORMAT,
     split_passages,
 )
 from summarizer.library.pdf_extract import PageText, PdfPages
-from summarizer.library.store import DocumentRecord, Library, now_iso, transaction
+from summarizer.library.store import PASSAGE_FORMAT, DocumentRecord, Library, now_iso, transaction
 from summarizer.library.table_pages import TablePages, reread_table_pages
 
 if TYPE_CHECKING:

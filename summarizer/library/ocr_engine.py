@@ -54,10 +54,6 @@ class OcrPage:
         return [[w.start, w.end, *(round(v, 2) for v in w.box), round(w.confidence, 4)] for w in self.words]
 
 
-def words_from_json(rows: Sequence[Sequence[float]]) -> list[OcrWord]:
-    return [OcrWord(int(r[0]), int(r[1]), (r[2], r[3], r[4], r[5]), r[6]) for r in rows]
-
-
 class OcrEngine(Protocol):
     name: str
 

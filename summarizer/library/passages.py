@@ -38,11 +38,8 @@ from summarizer.library.normalize import PARAGRAPH_BREAK, NormalizedText, normal
 
 PAGE_JOIN = "\n"
 HEADING_JOIN = " > "
-# Bump when the way passages are cut changes: documents cut by an older format are re-cut by
-# ``summarizer.library.reindex``. 1: paragraphs and sentences, 200 word pieces. 2: whole clauses with
-# their heading path, up to DEFAULT_MAX_TOKENS. 3: cut by the document's kind (a filing by its
-# Parts, Items, Notes and statements, without its running headers and footers).
-PASSAGE_FORMAT = 3
+# How passages are cut is versioned by ``summarizer.library.store.PASSAGE_FORMAT``: bump it when
+# the cut below changes, so that documents cut the old way are re-cut by ``summarizer.library.reindex``.
 DEFAULT_MAX_TOKENS = 400
 # Passages are also held to this many characters of raw text (PDF text can be full of spaces).
 DEFAULT_MAX_CHARS = 2000

@@ -27,10 +27,6 @@ def library_path() -> Path:
     return data_home() / "library.sqlite"
 
 
-def vector_index_path() -> Path:
-    return data_home() / "vectors.faiss"
-
-
 def models_dir() -> Path:
     path = data_home() / "models"
     path.mkdir(parents=True, exist_ok=True)

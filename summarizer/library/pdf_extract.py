@@ -8,7 +8,7 @@ from __future__ import annotations
 import hashlib
 import logging
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -25,15 +25,6 @@ class PageText:
     number: int  # 1-based
     text: str  # exactly as extracted
     error: str | None = None  # set when the page failed to parse
-
-
-@dataclass(slots=True)
-class PdfInfo:
-    path: Path
-    content_sha256: str
-    pages: int
-    title: str
-    warnings: list[str] = field(default_factory=list)
 
 
 def file_sha256(path: Path) -> str:

@@ -1,6 +1,6 @@
 """Re-cutting the passages of documents already in the library.
 
-When the way passages are cut changes (``summarizer.library.passages.PASSAGE_FORMAT``), documents
+When the way passages are cut changes (``summarizer.library.store.PASSAGE_FORMAT``), documents
 added by an older Pagewise keep working (search reads their old passages) but are listed by
 ``documents_needing_reindex``; ``reindex`` cuts them again from the page texts stored in the
 library (the PDFs are not read again), embeds the new passages and updates the vector index.
@@ -23,9 +23,8 @@ from typing import Any
 from inference.cancel import NEVER_CANCELLED, CancelToken
 from inference.progress import Progress, ProgressCallback, Stage, no_progress
 from summarizer.library.ingest import IngestOptions, Ingestor
-from summarizer.library.passages import PASSAGE_FORMAT
 from summarizer.library.reembed import ReembedResult, reembed
-from summarizer.library.store import Library
+from summarizer.library.store import PASSAGE_FORMAT, Library
 
 
 @dataclass(frozen=True, slots=True)

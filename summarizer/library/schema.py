@@ -218,7 +218,7 @@ def _clause_passages(db: sqlite_utils.Database) -> None:
     # Passages cut at clause boundaries carry the heading path they sit under, kept out of
     # their text (so page spans still map the text exactly) and searched as a second FTS field.
     db.execute("ALTER TABLE passages ADD COLUMN heading TEXT NOT NULL DEFAULT ''")
-    # How each document's passages were cut (summarizer.library.passages.PASSAGE_FORMAT): documents of
+    # How each document's passages were cut (summarizer.library.store.PASSAGE_FORMAT): documents of
     # an older format are re-cut by summarizer.library.reindex. Existing documents are format 1.
     db.execute("ALTER TABLE documents ADD COLUMN passage_format INTEGER NOT NULL DEFAULT 1")
     for trigger in ("passages_ai", "passages_ad", "passages_au"):

@@ -17,7 +17,14 @@ from summarizer.library.disk_space import space_error
 from summarizer.library.paths import library_path
 from summarizer.library.schema import SCHEMA_VERSION, applied_version, migrate, transaction
 
-__all__ = ["DocumentRecord", "Library", "now_iso", "transaction"]
+__all__ = ["PASSAGE_FORMAT", "DocumentRecord", "Library", "now_iso", "transaction"]
+
+# How a document's passages were cut, recorded with it. Bump when the cut (``summarizer.library.passages``)
+# changes: documents cut by an older format are re-cut by ``summarizer.library.reindex``. 1: paragraphs
+# and sentences, 200 word pieces. 2: whole clauses with their heading path, up to DEFAULT_MAX_TOKENS.
+# 3: cut by the document's kind (a filing by its Parts, Items, Notes and statements, without its
+# running headers and footers). Kept here, not with the cutter, so the store imports nothing from it.
+PASSAGE_FORMAT = 3
 
 
 def now_iso() -> str:
@@ -43,8 +50,6 @@ class DocumentRecord:
     @property
     def needs_reindex(self) -> bool:
         """Its passages were cut by an older Pagewise (or a re-cut was interrupted)."""
-        from summarizer.library.passages import PASSAGE_FORMAT
-
         return self.passage_format < PASSAGE_FORMAT or self.state in ("chunking", "embedding")
 
     def to_json(self) -> dict[str, Any]:

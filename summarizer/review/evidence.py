@@ -21,6 +21,7 @@ from inference.cancel import NEVER_CANCELLED, CancelToken
 from inference.progress import Progress, ProgressCallback, Stage, no_progress
 from summarizer.errors import LibraryError
 from summarizer.library.store import DocumentRecord, Library
+from summarizer.library.store_queries import passages_matching
 from summarizer.review.absence import absence_model
 from summarizer.review.checklist import Checklist, ChecklistItem
 from summarizer.search.fts_query import fts_string, fts_terms
@@ -236,11 +237,7 @@ def headed_by(library: Library, category: str, passage_ids: Sequence[int]) -> li
     if not words or not passage_ids:
         return []
     match = "{heading} : (" + " AND ".join(fts_string(w) for w in words) + ")"
-    rows = library.db.execute(
-        f"SELECT rowid FROM passages_fts WHERE passages_fts MATCH ? AND rowid IN ({','.join('?' * len(passage_ids))})",
-        [match, *passage_ids],
-    ).fetchall()
-    return [int(r[0]) for r in rows]
+    return passages_matching(library, match, passage_ids)
 
 
 def check_reviewable(library: Library, doc_ids: Sequence[str]) -> None:

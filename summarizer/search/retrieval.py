@@ -11,7 +11,6 @@ the query is embedded and looked up in the vector index on a worker thread while
 
 from __future__ import annotations
 
-import json
 import re
 import threading
 import weakref
@@ -22,9 +21,24 @@ from typing import Any
 
 from summarizer.errors import DocumentNotFound
 from summarizer.library.clauses import is_attachment_heading
-from summarizer.library.document_kind import FILING, OTHER
+from summarizer.library.document_kind import FILING
 from summarizer.library.filing_headings import has_units, is_statement_heading
 from summarizer.library.store import Library
+from summarizer.library.store_queries import (
+    bm25_passage_ids,
+    document_kinds_of_passages,
+    headings_of_documents_of,
+    passage_headings,
+    passage_headings_and_texts,
+    passage_id_range,
+    passage_ids_of,
+    passage_search_texts,
+    passages_by_id,
+    passages_in_id_range,
+    passages_matching_in_id_range,
+    ready_document_kinds,
+    write_state,
+)
 from summarizer.search import finance_lexicon, legal_lexicon
 from summarizer.search.fts_query import fts_query, fts_string, fts_terms
 from summarizer.search.lexicon import interleave
@@ -112,12 +126,6 @@ class SearchResult:
         }
 
 
-def _doc_filter(doc_ids: Sequence[str] | None) -> tuple[str, list[Any]]:
-    if not doc_ids:
-        return "", []
-    return f" AND p.doc_id IN ({','.join('?' * len(doc_ids))})", list(doc_ids)
-
-
 class _TermCounts:
     """How many passages hold each word, per library, forgotten on any write to it."""
 
@@ -130,9 +138,7 @@ class _TermCounts:
     def shares(self, library: Library, words: Sequence[str], within: tuple[int, int] | None = None) -> dict[str, float]:
         """The share of passages holding each of ``words``: of the library's, or of those whose
         ids are in the range ``within`` (one document's passages are one run of ids)."""
-        conn = library.db.conn
-        (version,) = conn.execute("PRAGMA data_version").fetchone()
-        state = (int(version), conn.total_changes)
+        state = write_state(library)
         with self._lock:
             known_state, counts = self._by_library.get(library, (state, {}))
             if known_state != state:
@@ -142,14 +148,9 @@ class _TermCounts:
         low, high = within or (-(2**62), 2**62)
         missing = [w for w in words if w + scope not in counts]
         if missing:
-            row = conn.execute("SELECT COUNT(*) FROM passages WHERE passage_id BETWEEN ? AND ?", [low, high]).fetchone()
-            counts["\0total" + scope] = int(row[0])
+            counts["\0total" + scope] = passages_in_id_range(library, low, high)
             for word in missing:
-                row = conn.execute(
-                    "SELECT COUNT(*) FROM passages_fts WHERE passages_fts MATCH ? AND rowid BETWEEN ? AND ?",
-                    [fts_string(word), low, high],
-                ).fetchone()
-                counts[word + scope] = int(row[0])
+                counts[word + scope] = passages_matching_in_id_range(library, fts_string(word), low, high)
         total = counts.get("\0total" + scope, 0)
         return {w: counts[w + scope] / total if total else 0.0 for w in words}
 
@@ -165,21 +166,9 @@ def _common_words(
     return {w for w, share in _term_counts.shares(library, words, within).items() if share > max_share}
 
 
-def _id_range(library: Library, doc_ids: Sequence[str]) -> tuple[int, int] | None:
-    where, args = _doc_filter(doc_ids)
-    low, high = library.db.execute(
-        f"SELECT MIN(p.passage_id), MAX(p.passage_id) FROM passages p WHERE 1{where}", args
-    ).fetchone()
-    return None if low is None else (int(low), int(high))
-
-
 def document_kinds(library: Library, doc_ids: Sequence[str] | None) -> frozenset[str]:
     """The kinds of the documents searched (``other`` for one cut before kinds)."""
-    where, args = _doc_filter(doc_ids)
-    rows = library.db.execute(
-        f"SELECT DISTINCT COALESCE(p.kind, '{OTHER}') FROM documents p WHERE p.state = 'ready'{where}", args
-    ).fetchall()
-    return frozenset(str(r[0]) for r in rows)
+    return ready_document_kinds(library, doc_ids)
 
 
 def expansion_terms(query: str, kinds: frozenset[str], params: RetrievalParams = DEFAULT_PARAMS) -> list[str]:
@@ -208,7 +197,7 @@ def bm25_ranking(
     words = [*fts_terms(query), *(t.lower() for t in extra if t.isalnum())]
     # A document's passages are written in one transaction, so their ids are one run: the rowid
     # range lets FTS5 skip the other documents' postings instead of ranking them all.
-    id_range = _id_range(library, doc_ids) if doc_ids else None
+    id_range = passage_id_range(library, doc_ids) if doc_ids else None
     if doc_ids and id_range is None:
         return []
     one_filing = kinds == {FILING} and doc_ids is not None and len(doc_ids) == 1
@@ -219,21 +208,9 @@ def bm25_ranking(
     match = fts_query(query, extra, drop)
     if match is None:
         return []
-    rank = f"bm25(passages_fts, 1.0, {float(params.heading_weight)!r})"
-    if doc_ids and id_range is not None:
-        where, args = _doc_filter(doc_ids)
-        low, high = id_range
-        sql = (
-            "SELECT f.rowid FROM passages_fts f JOIN passages p ON p.passage_id = f.rowid "
-            f"WHERE passages_fts MATCH ? AND f.rowid BETWEEN ? AND ?{where} ORDER BY {rank} LIMIT ?"
-        )
-        args = [low, high, *args]
-    else:
-        # Without a filter, ranking inside the FTS table and joining nothing is ~40% faster.
-        args = []
-        sql = f"SELECT rowid FROM passages_fts WHERE passages_fts MATCH ? ORDER BY {rank} LIMIT ?"
-    rows = library.db.execute(sql, [match, *args, limit]).fetchall()
-    return [int(r[0]) for r in rows]
+    return bm25_passage_ids(
+        library, match, heading_weight=params.heading_weight, limit=limit, doc_ids=doc_ids, id_range=id_range
+    )
 
 
 def _vector_lookup(
@@ -252,20 +229,12 @@ def _vector_lookup(
     encoder = load_query_encoder(index.model)  # the library's model, whatever the settings name
     allowed: list[int] | None = None
     if doc_ids:
-        where, args = _doc_filter(doc_ids)
-        allowed = [
-            int(r[0]) for r in library.db.execute(f"SELECT passage_id FROM passages p WHERE 1{where}", args).fetchall()
-        ]
+        allowed = passage_ids_of(library, doc_ids)
 
     def lookup() -> list[int]:
         return [pid for pid, _ in index.search(encoder.encode_query(query), limit, allowed)]
 
     return lookup
-
-
-def vector_ranking(library: Library, query: str, doc_ids: Sequence[str] | None, limit: int) -> list[int]:
-    lookup = _vector_lookup(library, query, doc_ids, limit)
-    return lookup() if lookup is not None else []
 
 
 _vector_worker: ThreadPoolExecutor | None = None
@@ -286,33 +255,14 @@ def _kinds_of(library: Library, ranked: list[tuple[int, float]], kinds: frozense
     are all in contracts)."""
     if len(kinds) <= 1 or not ranked:
         return kinds
-    ids = [pid for pid, _ in ranked]
-    rows = library.db.execute(
-        f"SELECT DISTINCT COALESCE(d.kind, '{OTHER}') FROM passages p JOIN documents d ON d.doc_id = p.doc_id "
-        f"WHERE p.passage_id IN ({','.join('?' * len(ids))})",
-        ids,
-    ).fetchall()
-    return frozenset(str(r[0]) for r in rows)
+    return document_kinds_of_passages(library, [pid for pid, _ in ranked])
 
 
 def _holds_statements(library: Library, ranked: list[tuple[int, float]]) -> bool:
     """True when a document of ``ranked``'s passages has a financial statement or a table titled
     by its units among its passages' headings (what a filing has, and a contract does not)."""
-    ids = [pid for pid, _ in ranked]
-    rows = library.db.execute(
-        "SELECT DISTINCT heading FROM passages WHERE doc_id IN "
-        f"(SELECT DISTINCT doc_id FROM passages WHERE passage_id IN ({','.join('?' * len(ids))}))",
-        ids,
-    ).fetchall()
-    return any(is_statement_heading(str(r[0])) or has_units(str(r[0])) for r in rows)
-
-
-def _headings(library: Library, passage_ids: list[int]) -> dict[int, str]:
-    rows = library.db.execute(
-        f"SELECT passage_id, heading FROM passages WHERE passage_id IN ({','.join('?' * len(passage_ids))})",
-        passage_ids,
-    ).fetchall()
-    return {int(r[0]): str(r[1]) for r in rows}
+    headings = headings_of_documents_of(library, [pid for pid, _ in ranked])
+    return any(is_statement_heading(heading) or has_units(heading) for heading in headings)
 
 
 def _weigh_by_heading(
@@ -324,7 +274,7 @@ def _weigh_by_heading(
     statement = params.statement_weight if FILING in kinds else 1.0
     if not fused or attachment == statement == 1.0:
         return
-    for passage_id, heading in _headings(library, list(fused)).items():
+    for passage_id, heading in passage_headings(library, list(fused)).items():
         if attachment != 1.0 and is_attachment_heading(heading):
             fused[passage_id] *= attachment
         elif statement != 1.0 and is_statement_heading(heading):
@@ -341,12 +291,7 @@ def _without_copies(
     while len(kept) < k and start < len(ranked):
         batch = ranked[start : start + 2 * k]
         start += len(batch)
-        texts = dict(
-            library.db.execute(
-                f"SELECT passage_id, search_text FROM passages WHERE passage_id IN ({','.join('?' * len(batch))})",
-                [pid for pid, _ in batch],
-            ).fetchall()
-        )
+        texts = passage_search_texts(library, [pid for pid, _ in batch])
         for passage_id, score in batch:
             words = set(_WORDS.findall(str(texts.get(passage_id, "")).lower()))
             if any(len(words & w) > max_overlap * len(words | w) for w in kept_words):
@@ -374,12 +319,7 @@ def rerank(
         return ranked, {}
     head, rest = ranked[:top], ranked[top:]
     ids = [pid for pid, _ in head]
-    rows = {
-        int(r[0]): (str(r[1]), str(r[2]))
-        for r in library.db.execute(
-            f"SELECT passage_id, heading, text FROM passages WHERE passage_id IN ({','.join('?' * len(ids))})", ids
-        ).fetchall()
-    }
+    rows = passage_headings_and_texts(library, ids)
     known = [pid for pid in ids if pid in rows]
     scores = dict(zip(known, ranker.score(query, [rows[pid] for pid in known]), strict=True))
     by_ranker = {pid: r for r, pid in enumerate(sorted(known, key=lambda pid: -scores[pid]), start=1)}
@@ -432,29 +372,22 @@ def search(
     top = top[:k]
     bm25_rank = {pid: r for r, pid in enumerate(bm25, start=1)}
     vector_rank = {pid: r for r, pid in enumerate(vectors, start=1)}
-    rows = {
-        int(r[0]): r
-        for r in library.db.execute(
-            "SELECT passage_id, doc_id, text, page_start, page_end, spans, heading FROM passages "
-            f"WHERE passage_id IN ({','.join('?' * len(top))})",
-            [pid for pid, _ in top],
-        ).fetchall()
-    }
+    stored = passages_by_id(library, [pid for pid, _ in top])
     results = []
     for passage_id, score in top:
-        row = rows.get(passage_id)
-        if row is None:  # a stale vector of a removed passage
+        passage = stored.get(passage_id)
+        if passage is None:  # a stale vector of a removed passage
             continue
         results.append(
             SearchResult(
                 passage_id=passage_id,
-                doc_id=row[1],
-                text=row[2],
-                page_start=row[3],
-                page_end=row[4],
+                doc_id=passage.doc_id,
+                text=passage.text,
+                page_start=passage.page_start,
+                page_end=passage.page_end,
                 score=score,
-                spans=[tuple(s) for s in json.loads(row[5])],
-                heading=row[6],
+                spans=passage.spans,
+                heading=passage.heading,
                 bm25_rank=bm25_rank.get(passage_id),
                 vector_rank=vector_rank.get(passage_id),
                 ranker_score=ranker_scores.get(passage_id),

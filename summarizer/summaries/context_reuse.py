@@ -15,7 +15,16 @@ import json
 from summarizer.library.document_text import passages_fingerprint
 from summarizer.library.store import Library
 from summarizer.summaries.prompts import PROMPT_VERSION
-from summarizer.summaries.store import StoredSummary, SummaryKey, SummaryKind, get_summary_by_digest, text_sha256
+from summarizer.summaries.store import (
+    StoredSummary,
+    SummaryKey,
+    SummaryKind,
+    documents_with_super_summaries,
+    get_summary_by_digest,
+    longest_segment_tokens,
+    super_summary_params,
+    text_sha256,
+)
 from summarizer.summaries.tree import PROMPT_MARGIN, SummaryParams
 
 LABEL_TOKENS = 16  # "Summary of pp. 12-19:" and the blank lines around a part
@@ -62,17 +71,13 @@ def summary_params_for(library: Library, doc_id: str, *, model_sha256: str, n_ct
 def summaries_to_redo(library: Library, *, model_sha256: str, n_ctx: int) -> list[str]:
     """The documents with a complete stored summary by this model of which none fits a context of
     ``n_ctx`` tokens: a change to that context makes them again (what the settings dialog warns of)."""
-    rows = library.db.execute(
-        "SELECT DISTINCT doc_id FROM summaries WHERE model_sha256 = ? AND kind = 'super' AND prompt_version = ? "
-        "AND doc_id IN (SELECT doc_id FROM documents) ORDER BY doc_id",
-        [model_sha256, PROMPT_VERSION],
-    ).fetchall()
+    summarized = documents_with_super_summaries(library, model_sha256=model_sha256, prompt_version=PROMPT_VERSION)
     wanted = SummaryParams.for_context(n_ctx)
     redo = []
-    for (doc_id,) in rows:
-        trees = _stored_trees(library, str(doc_id), model_sha256, n_ctx, wanted)
+    for doc_id in summarized:
+        trees = _stored_trees(library, doc_id, model_sha256, n_ctx, wanted)
         if trees and not any(fits for _, fits in trees):
-            redo.append(str(doc_id))
+            redo.append(doc_id)
     return redo
 
 
@@ -81,11 +86,7 @@ def _stored_trees(
 ) -> list[tuple[SummaryParams, bool]]:
     """The parameters of every complete stored summary of the document's current text by this
     model that differ from ``wanted`` in their segment size at most, each with whether it fits."""
-    rows = library.db.execute(
-        "SELECT summary_key, params FROM summaries WHERE doc_id = ? AND model_sha256 = ? AND kind = 'super' "
-        "AND prompt_version = ?",
-        [doc_id, model_sha256, PROMPT_VERSION],
-    ).fetchall()
+    rows = super_summary_params(library, doc_id, model_sha256=model_sha256, prompt_version=PROMPT_VERSION)
     if not rows:
         return []
     title = library.document(doc_id).title
@@ -124,12 +125,9 @@ def _tree_fits(
     """Whether every step of a stored tree (``record``: its super-summary) fits ``n_ctx`` tokens: its
     prompt as the model counted it (estimated from the parts when unknown), with its reply."""
     level_digests: list[list[str]] = record.detail.get("levels", [])
-    row = library.db.execute(
-        "SELECT MAX(n_tokens) FROM segments WHERE doc_id = ? AND source_key = ? AND tokenizer = ? "
-        "AND segment_tokens = ?",
-        [doc_id, fingerprint, model_sha256, params.segment_tokens],
-    ).fetchone()
-    longest = int(row[0]) if row is not None and row[0] is not None else 0
+    longest = longest_segment_tokens(
+        library, doc_id, source_key=fingerprint, tokenizer=model_sha256, segment_tokens=params.segment_tokens
+    )
     below: list[StoredSummary] = []
     seen: set[str] = set()
     for level, digests in enumerate(level_digests):

@@ -15,6 +15,7 @@ from inference.engines.engine import Engine
 from inference.errors import ModelError
 from inference.progress import Progress, ProgressCallback, Stage, no_progress
 from summarizer.library.store import Library
+from summarizer.library.store_queries import known_model_file_sha256, remember_model_file_sha256
 
 _CHUNK = 8 * 1024 * 1024
 
@@ -34,7 +35,7 @@ def model_sha256(
             f"Cannot read the model file {file} ({error.strerror}). Check the path (--model or PAGEWISE_MODEL).",
             path=file,
         ) from None
-    known = _known_sha256(library, file, stat.st_size, stat.st_mtime_ns)
+    known = known_model_file_sha256(library, file, stat.st_size, stat.st_mtime_ns)
     if known is not None:
         return known
     digest = hashlib.sha256()
@@ -49,11 +50,7 @@ def model_sha256(
     except OSError as error:
         raise ModelError(f"Cannot read the model file {file} ({error.strerror}).", path=file) from None
     value = digest.hexdigest()
-    library.db.execute(
-        "INSERT INTO model_files (path, size, mtime_ns, sha256) VALUES (?, ?, ?, ?) "
-        "ON CONFLICT(path) DO UPDATE SET size = excluded.size, mtime_ns = excluded.mtime_ns, sha256 = excluded.sha256",
-        [str(file), stat.st_size, stat.st_mtime_ns, value],
-    )
+    remember_model_file_sha256(library, file, stat.st_size, stat.st_mtime_ns, value)
     return value
 
 
@@ -65,14 +62,7 @@ def known_model_sha256(library: Library, path: Path | str) -> str | None:
         stat = file.stat()
     except OSError:
         return None
-    return _known_sha256(library, file, stat.st_size, stat.st_mtime_ns)
-
-
-def _known_sha256(library: Library, file: Path, size: int, mtime_ns: int) -> str | None:
-    row = library.db.execute(
-        "SELECT sha256 FROM model_files WHERE path = ? AND size = ? AND mtime_ns = ?", [str(file), size, mtime_ns]
-    ).fetchone()
-    return str(row[0]) if row is not None else None
+    return known_model_file_sha256(library, file, stat.st_size, stat.st_mtime_ns)
 
 
 def engine_identity(

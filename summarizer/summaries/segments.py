@@ -23,7 +23,8 @@ from summarizer.library.document_text import (
     read_pages,
     read_passages,
 )
-from summarizer.library.store import Library, transaction
+from summarizer.library.store import Library
+from summarizer.summaries.store import StoredSegment, replace_segments, segment_cuts
 
 CountTokens = Callable[[str], int]
 
@@ -90,31 +91,6 @@ def _split_to_fit(
     return out
 
 
-def _cached(library: Library, doc_id: str, key: tuple[str, str, int]) -> list[tuple[int, int, int]] | None:
-    rows = library.db.execute(
-        "SELECT seq, first_passage_seq, last_passage_seq, n_tokens FROM segments "
-        "WHERE doc_id = ? AND source_key = ? AND tokenizer = ? AND segment_tokens = ? ORDER BY seq",
-        [doc_id, *key],
-    ).fetchall()
-    if not rows:
-        return None
-    return [(int(r[1]), int(r[2]), int(r[3])) for r in rows]
-
-
-def _store(library: Library, doc_id: str, key: tuple[str, str, int], segments: list[Segment]) -> None:
-    with transaction(library.db):
-        library.db.execute(
-            "DELETE FROM segments WHERE doc_id = ? AND tokenizer = ? AND segment_tokens = ?",
-            [doc_id, key[1], key[2]],
-        )
-        for s in segments:
-            library.db.execute(
-                "INSERT INTO segments (doc_id, source_key, tokenizer, segment_tokens, seq, first_passage_seq, "
-                "last_passage_seq, page_start, page_end, n_tokens) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                [doc_id, *key, s.seq, s.first_passage_seq, s.last_passage_seq, s.page_start, s.page_end, s.n_tokens],
-            )
-
-
 def build_segments(
     library: Library,
     doc_id: str,
@@ -140,10 +116,10 @@ def build_segments(
             path=record.path,
         )
     pieces = passage_pieces(passages, read_pages(library, doc_id))
-    key = (passages_fingerprint(library, doc_id), tokenizer_id, segment_tokens)
+    source_key = passages_fingerprint(library, doc_id)
     by_seq = {piece.seq: index for index, piece in enumerate(pieces)}
-    cached = _cached(library, doc_id, key)
-    if cached is not None:
+    cached = segment_cuts(library, doc_id, source_key=source_key, tokenizer=tokenizer_id, segment_tokens=segment_tokens)
+    if cached:
         return [
             _make_segment(seq, pieces[by_seq[first] : by_seq[last] + 1], n)
             for seq, (first, last, n) in enumerate(cached)
@@ -161,5 +137,11 @@ def build_segments(
         cancel.raise_if_cancelled()
         for part, n in _split_to_fit([pieces[i] for i in group], count_tokens, segment_tokens):
             segments.append(_make_segment(len(segments), part, n))
-    _store(library, doc_id, key, segments)
+    stored = [
+        StoredSegment(s.seq, s.first_passage_seq, s.last_passage_seq, s.page_start, s.page_end, s.n_tokens)
+        for s in segments
+    ]
+    replace_segments(
+        library, doc_id, stored, source_key=source_key, tokenizer=tokenizer_id, segment_tokens=segment_tokens
+    )
     return segments

@@ -10,17 +10,19 @@ and the parameters that shape the reply. So:
 * another segment size changes the segments' text, so only summaries of changed segments
   (and the reductions above them) are recomputed.
 
-Each summary is written in its own small transaction as soon as it is produced.
+Each summary is written in its own small transaction as soon as it is produced. Where a document
+was cut into segments (for a tokenizer and a segment size) is kept here too.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from summarizer.library.store import Library, now_iso
+from summarizer.library.store import Library, now_iso, transaction
 
 SummaryKind = Literal["segment", "reduce", "super"]
 
@@ -128,3 +130,104 @@ def count_summaries(library: Library, doc_id: str, kind: SummaryKind | None = No
             "SELECT COUNT(*) FROM summaries WHERE doc_id = ? AND kind = ?", [doc_id, kind]
         ).fetchone()
     return int(row[0])
+
+
+# --- summaries read whole, for reusing them in another context ------------------------------
+
+
+def documents_with_super_summaries(library: Library, *, model_sha256: str, prompt_version: int) -> list[str]:
+    """The documents still in the library with a super-summary by this model and prompt version."""
+    rows = library.db.execute(
+        "SELECT DISTINCT doc_id FROM summaries WHERE model_sha256 = ? AND kind = 'super' AND prompt_version = ? "
+        "AND doc_id IN (SELECT doc_id FROM documents) ORDER BY doc_id",
+        [model_sha256, prompt_version],
+    ).fetchall()
+    return [str(r[0]) for r in rows]
+
+
+def super_summary_params(
+    library: Library, doc_id: str, *, model_sha256: str, prompt_version: int
+) -> list[tuple[str, str]]:
+    """(key digest, parameters as JSON) of each super-summary of the document by this model and
+    prompt version."""
+    rows = library.db.execute(
+        "SELECT summary_key, params FROM summaries WHERE doc_id = ? AND model_sha256 = ? AND kind = 'super' "
+        "AND prompt_version = ?",
+        [doc_id, model_sha256, prompt_version],
+    ).fetchall()
+    return [(r[0], r[1]) for r in rows]
+
+
+# --- segments: where a document was cut for summarizing ------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class StoredSegment:
+    """A segment's cut as stored: its passages (by their order in the document), pages and size."""
+
+    seq: int
+    first_passage_seq: int
+    last_passage_seq: int
+    page_start: int
+    page_end: int
+    n_tokens: int
+
+
+def segment_cuts(
+    library: Library, doc_id: str, *, source_key: str, tokenizer: str, segment_tokens: int
+) -> list[tuple[int, int, int]]:
+    """(first passage, last passage, tokens) of each stored segment of the document's text
+    ``source_key`` cut for this tokenizer and size, in order; empty when it was never cut so."""
+    rows = library.db.execute(
+        "SELECT seq, first_passage_seq, last_passage_seq, n_tokens FROM segments "
+        "WHERE doc_id = ? AND source_key = ? AND tokenizer = ? AND segment_tokens = ? ORDER BY seq",
+        [doc_id, source_key, tokenizer, segment_tokens],
+    ).fetchall()
+    return [(int(r[1]), int(r[2]), int(r[3])) for r in rows]
+
+
+def replace_segments(
+    library: Library,
+    doc_id: str,
+    segments: Sequence[StoredSegment],
+    *,
+    source_key: str,
+    tokenizer: str,
+    segment_tokens: int,
+) -> None:
+    """Store the document's segments for this tokenizer and size, in place of any cut before
+    (of an older text too), in one transaction."""
+    with transaction(library.db):
+        library.db.execute(
+            "DELETE FROM segments WHERE doc_id = ? AND tokenizer = ? AND segment_tokens = ?",
+            [doc_id, tokenizer, segment_tokens],
+        )
+        for s in segments:
+            library.db.execute(
+                "INSERT INTO segments (doc_id, source_key, tokenizer, segment_tokens, seq, first_passage_seq, "
+                "last_passage_seq, page_start, page_end, n_tokens) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                [
+                    doc_id,
+                    source_key,
+                    tokenizer,
+                    segment_tokens,
+                    s.seq,
+                    s.first_passage_seq,
+                    s.last_passage_seq,
+                    s.page_start,
+                    s.page_end,
+                    s.n_tokens,
+                ],
+            )
+
+
+def longest_segment_tokens(
+    library: Library, doc_id: str, *, source_key: str, tokenizer: str, segment_tokens: int
+) -> int:
+    """The tokens of the document's longest stored segment of this cut; 0 when none is stored."""
+    row = library.db.execute(
+        "SELECT MAX(n_tokens) FROM segments WHERE doc_id = ? AND source_key = ? AND tokenizer = ? "
+        "AND segment_tokens = ?",
+        [doc_id, source_key, tokenizer, segment_tokens],
+    ).fetchone()
+    return int(row[0]) if row is not None and row[0] is not None else 0

@@ -13,8 +13,7 @@ import pytest
 from app.controllers.reindex import reindex_notice
 from summarizer.library import reembed as reembed_module
 from summarizer.library.embed_passages import embed_missing
-from summarizer.library.passages import PASSAGE_FORMAT
-from summarizer.library.store import Library
+from summarizer.library.store import PASSAGE_FORMAT, Library
 from tests.summarizer.doc_factory import add_document, numbered_pages
 from tests.summarizer.tiny_embedder import build_tiny_embedder
 

@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from summarizer.summaries.prompts import PassageForPrompt, passages_block
+from summarizer.answers.answer_wording import PassageForPrompt, passages_block
 from summarizer.summaries.table_layout import aligned_table, split_row
 
 STATEMENT = """CONSOLIDATED BALANCE SHEETS

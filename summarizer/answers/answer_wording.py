@@ -1,0 +1,110 @@
+"""The wording of the answer's prompt: its instructions, each document's summary or full text,
+the passages, and the question.
+
+It is laid out for the engine's prefix reuse: the instructions and the super-summaries come
+first and are byte-identical for every question on the same documents; the conversation
+follows, then the passages and the question, which change every time. Answers are not stored
+by their prompt, so this wording has no version number (the summaries' prompts have theirs:
+``summarizer.summaries.prompts.PROMPT_VERSION``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from inference.engines.engine import ChatMessage
+from summarizer.library.document_text import llm_text, page_range_label
+from summarizer.summaries.prompts import LabelledSummary, part_label_text
+from summarizer.summaries.table_layout import aligned_table
+
+NOT_IN_DOCUMENT = "The document does not say."
+
+
+@dataclass(frozen=True, slots=True)
+class DocumentLabel:
+    doc_id: str
+    title: str
+    pages: int
+
+
+def _cite_instruction(several: bool) -> str:
+    if several:
+        return (
+            "After every fact, cite its document and page like [DOC_ID p. 12] or [DOC_ID pp. 3-4], "
+            "using the DOC_ID shown with the source."
+        )
+    return "After every fact, cite its page like [p. 12] or [pp. 3-4]."
+
+
+def answer_instructions(several: bool, whole_document: bool, summaries: bool = True) -> str:
+    """``summaries=False``: the passages alone (no summary of any document is stored yet)."""
+    sources = (
+        "the full text of the document below"
+        if whole_document and not several
+        else "the full text of the documents below"
+        if whole_document
+        else "the summaries below and the passages quoted with the question"
+        if summaries
+        else "the passages quoted with the question"
+    )
+    return (
+        f"You answer questions using only {sources}. Never use outside knowledge. "
+        f"{_cite_instruction(several)} Cite only pages of the text you were given. "
+        f'If the answer is not there, say plainly: "{NOT_IN_DOCUMENT}" Be brief and exact.'
+    )
+
+
+def summary_block(document: DocumentLabel, super_summary: str) -> str:
+    return f'Summary of "{document.title}" (DOC_ID {document.doc_id}, {document.pages} pages):\n{super_summary.strip()}'
+
+
+def segment_summaries_block(document: DocumentLabel, parts: Sequence[LabelledSummary]) -> str:
+    """The summaries of the segments stored so far, for a document whose summary is not finished."""
+    body = "".join(part_label_text(part) for part in parts).strip()
+    return (
+        f'Summaries of some parts of "{document.title}" (DOC_ID {document.doc_id}, {document.pages} pages; '
+        f"the other parts are not summarized yet):\n\n{body}"
+    )
+
+
+def whole_document_block(document: DocumentLabel, pages: dict[int, str]) -> str:
+    body = "\n\n".join(f"[Page {page}]\n{llm_text(text)}" for page, text in sorted(pages.items()))
+    return f'Full text of "{document.title}" (DOC_ID {document.doc_id}, {document.pages} pages):\n\n{body}'
+
+
+def answer_system_message(blocks: Sequence[str], several: bool, whole_document: bool) -> ChatMessage:
+    """The stable prefix: instructions, then each document's summary (or full text); the
+    instructions alone when there is no block (passages only)."""
+    instructions = answer_instructions(several, whole_document, summaries=bool(blocks))
+    return ChatMessage("system", "\n\n".join([instructions, *blocks]))
+
+
+@dataclass(frozen=True, slots=True)
+class PassageForPrompt:
+    doc_id: str
+    page_start: int
+    page_end: int
+    text: str
+
+
+def passages_block(passages: Sequence[PassageForPrompt], several: bool) -> str:
+    if not passages:
+        return "Passages: none found for this question."
+    parts = []
+    for number, passage in enumerate(passages, start=1):
+        where = page_range_label(passage.page_start, passage.page_end)
+        source = f"DOC_ID {passage.doc_id}, {where}" if several else where
+        text = llm_text(passage.text)
+        parts.append(f"Passage {number} ({source}):\n{aligned_table(text) or text}")
+    return "Passages:\n\n" + "\n\n".join(parts)
+
+
+ANSWER_REMINDER = "Answer in one to three sentences from the text above, citing the page of each fact like [p. 12]."
+
+
+def question_message(question: str, passages: str | None) -> ChatMessage:
+    """The last user message: the passages (retrieval and passages modes), the question, and a
+    reminder of the rules (small models follow the last instruction best)."""
+    text = f"Question: {question.strip()}\n{ANSWER_REMINDER}"
+    return ChatMessage("user", f"{passages}\n\n{text}" if passages else text)
