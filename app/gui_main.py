@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from types import TracebackType
 
-from summarizer.library.paths import assets_dir
+from summarizer.library.storage.paths import assets_dir
 
 log = logging.getLogger("pagewise.app")
 
@@ -83,7 +83,7 @@ def run_gui(files: Sequence[str] = ()) -> int:
     apply_to_process(settings)  # as every command does: the same data folder and embedding model
     app = make_application(sys.argv[:1])
     from app.widgets.single_instance import InstanceServer, hand_over, server_name
-    from summarizer.library.paths import data_home
+    from summarizer.library.storage.paths import data_home
 
     instance_name = server_name(data_home())
     if hand_over(instance_name, files):

@@ -57,8 +57,8 @@ from app.widgets.pdf_viewer import PdfViewer
 from app.widgets.status_bar import StatusBar
 from inference.engines.llama_build import cpu_floor_problem
 from inference.planning.gpu_budget import gpu_unavailable_notice
-from summarizer.library.paths import data_home
-from summarizer.library.store import DocumentRecord, Library
+from summarizer.library.storage.paths import data_home
+from summarizer.library.storage.store import DocumentRecord, Library
 
 
 class MainWindow(PdfDropTarget, QMainWindow):

@@ -30,7 +30,7 @@ SEARCH_QUERY = "termination of this agreement"
 
 def find_model() -> tuple[Path | None, str]:
     """The tiny random GGUF shipped in assets/, else SmolLM2 from its wheel (said so)."""
-    from summarizer.library.paths import assets_dir
+    from summarizer.library.storage.paths import assets_dir
 
     tiny = assets_dir() / "tiny-random.gguf"
     if tiny.is_file():
@@ -79,7 +79,7 @@ def _run(home: Path) -> int:
         system_info_features,
     )
     from inference.planning.gpu_budget import gpu_unavailable_notice
-    from summarizer.library.paths import assets_dir
+    from summarizer.library.storage.paths import assets_dir
 
     record = read_record()
     print(f"llama.cpp build: {describe_record(record.to_json() if record else None)}", flush=True)
@@ -113,11 +113,11 @@ def _run(home: Path) -> int:
     session = ModelSession(settings.values(), n_threads=min(2, os.cpu_count() or 1))
     messages = MessageCenter()
     try:
-        from summarizer.library.embedding_model import configured_model_name, resolve_model_dir
+        from summarizer.library.vectors.embedding_model import configured_model_name, resolve_model_dir
 
         embedding_dir: Path | None = resolve_model_dir()
         embedding_note = f"{configured_model_name()} in {embedding_dir}"
-        from summarizer.library.clause_embedder import embedder_dir, is_clause_embedder, load_weights
+        from summarizer.library.vectors.clause_embedder import embedder_dir, is_clause_embedder, load_weights
 
         if is_clause_embedder(configured_model_name()):  # its fine-tuned weights, beside the base model
             embedding_note += f", its {len(load_weights())} fine-tuned tensors from {embedder_dir()}"
@@ -187,9 +187,9 @@ def _ocr_check(sample: Path) -> tuple[bool, str]:
     import time
 
     try:
-        from summarizer.library.normalize import normalize
-        from summarizer.library.ocr_engine import load_ocr_engine
-        from summarizer.library.page_render import RenderedPages
+        from summarizer.library.cutting.normalize import normalize
+        from summarizer.library.reading.ocr_engine import load_ocr_engine
+        from summarizer.library.reading.page_render import RenderedPages
 
         started = time.monotonic()
         with RenderedPages(sample) as rendered:
@@ -208,7 +208,7 @@ def _ocr_check(sample: Path) -> tuple[bool, str]:
 def _hybrid_search(app: Any, window: Any, doc_id: str) -> tuple[bool, str]:
     """Search the sample as a question does: FTS5, the FAISS index and the query encoder, in
     the LLM thread with its own library connection. Passes when the vector ranking took part."""
-    from summarizer.library.store_queries import embedding_count
+    from summarizer.library.storage.queries import embedding_count
     from summarizer.search.retrieval import search
 
     outcome: dict[str, Any] = {}

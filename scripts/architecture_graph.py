@@ -31,7 +31,7 @@ stand above it, and the product never imports them."""
 PRODUCT = ("app", "summarizer", "inference")
 
 LAYERS: dict[str, dict[str, int]] = {
-    "summarizer": {"": 0, "library": 1, "search": 2, "summaries": 2, "answers": 3, "review": 3},
+    "summarizer": {"": 0, "library": 1, "search": 2, "summaries": 2, "llm": 3, "answers": 4, "review": 4},
     "inference": {"": 0, "planning": 1, "models": 1, "engines": 2},
     # app/'s top level is its entry points and the window that composes the rest: above its groups.
     "app": {"services": 1, "jobs": 2, "widgets": 2, "commands": 2, "views": 3, "controllers": 4, "": 5},
@@ -39,6 +39,13 @@ LAYERS: dict[str, dict[str, int]] = {
 }
 """Each floor's groups by rank ("" is the floor's top-level modules: errors, progress, ... at the
 bottom of summarizer/ and inference/, the entry points at the top of app/)."""
+
+
+SUBGROUPS: dict[str, dict[str, int]] = {
+    "summarizer/library": {"storage": 1, "reading": 2, "cutting": 3, "vectors": 4, "": 5},
+}
+"""Groups inside a group, by rank, kept the same way (here "" is the group's own top level:
+ingest and reindex, above the four jobs they use)."""
 
 
 def module_node(path: Path) -> tuple[str, str]:

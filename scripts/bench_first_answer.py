@@ -66,8 +66,8 @@ def ingest(embed: bool = True) -> str:
     import shutil
 
     from summarizer.library.ingest import IngestOptions, ingest_path
-    from summarizer.library.paths import data_home
-    from summarizer.library.store import Library
+    from summarizer.library.storage.paths import data_home
+    from summarizer.library.storage.store import Library
 
     def copy(source: Path, target: Path) -> None:
         for item in source.iterdir():
@@ -213,8 +213,8 @@ def run_cli(args: argparse.Namespace) -> dict[str, Any]:
 def run_core(args: argparse.Namespace) -> dict[str, Any]:
     from app.services import answering
     from inference.cancel import Cancelled, CancelToken
-    from summarizer.library.store import Library
-    from summarizer.summaries.local_model import open_local_model
+    from summarizer.library.storage.store import Library
+    from summarizer.llm.local_model import open_local_model
     from summarizer.summaries.store import count_summaries
 
     def summary_alone() -> dict[str, Any]:

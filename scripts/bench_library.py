@@ -46,7 +46,7 @@ import json, resource, sys, time
 from pathlib import Path
 from inference.progress import Progress
 from summarizer.library.ingest import ingest_path
-from summarizer.library.store import Library
+from summarizer.library.storage.store import Library
 
 marks = {}
 def progress(p: Progress) -> None:
@@ -87,7 +87,7 @@ def build_search_library(home: Path, n_passages: int) -> None:
     import numpy as np
 
     from summarizer.library.ingest import ingest_path
-    from summarizer.library.store import Library, now_iso, transaction
+    from summarizer.library.storage.store import Library, now_iso, transaction
 
     with Library.open(home / "library.sqlite") as library:
         ingest_path(library, CONTRACTS / "license-17p.pdf")  # real passages and vectors
@@ -121,7 +121,7 @@ def build_search_library(home: Path, n_passages: int) -> None:
                     for pid, v in zip(ids, vectors, strict=True)
                 ],
             )
-        from summarizer.library.vector_index import refresh_index
+        from summarizer.library.vectors.vector_index import refresh_index
 
         refresh_index(library)
 
@@ -157,7 +157,7 @@ def bench_search(n_passages: int) -> dict[str, float]:
                 capture_output=True,
             )
             cold.append(time.perf_counter() - t)
-        from summarizer.library.store import Library
+        from summarizer.library.storage.store import Library
         from summarizer.search.retrieval import search
 
         with Library.open(home / "library.sqlite") as library:

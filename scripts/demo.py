@@ -38,7 +38,7 @@ def smollm2_gguf() -> Path:
 
 
 def sample_doc_id(sample: Path) -> str:
-    from summarizer.library.store import Library
+    from summarizer.library.storage.store import Library
 
     with Library.open() as library:
         record = library.find(path=str(sample.resolve()))

@@ -119,7 +119,7 @@ def scanned_copy(
     each drawn page (a PIL image) into what a scanner would give (``scan_pdf`` adds noise)."""
     from PIL import Image
 
-    from summarizer.library.page_render import RenderedPages
+    from summarizer.library.reading.page_render import RenderedPages
 
     images = []
     with RenderedPages(source) as rendered:

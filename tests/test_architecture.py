@@ -122,6 +122,50 @@ def group_order_problems() -> list[str]:
     return problems
 
 
+def subgroup_order_problems() -> list[str]:
+    """Imports inside a group with subgroups (scripts/architecture_graph.py: SUBGROUPS) that
+    reach a subgroup of the same or a higher rank."""
+    from scripts.architecture_graph import SUBGROUPS, imported_nodes, sources
+
+    problems = []
+    for parent, ranks in SUBGROUPS.items():
+        prefix = parent.split("/")
+        for path in sources():
+            parts = path.relative_to(ROOT).with_suffix("").parts
+            if list(parts[: len(prefix)]) != prefix:
+                continue
+            here = parts[len(prefix)] if len(parts) > len(prefix) + 1 else ""
+            for _floor, _group, name in imported_nodes(path):
+                target_parts = name.split(".")
+                if target_parts[: len(prefix)] != prefix or len(target_parts) <= len(prefix):
+                    continue
+                target = target_parts[len(prefix)]
+                target = target if (ROOT.joinpath(*prefix, target) / "__init__.py").is_file() else ""
+                if target == here:
+                    continue
+                if here not in ranks or target not in ranks:
+                    problems.append(f"{path.relative_to(ROOT)}: {here!r} or {target!r} has no rank in SUBGROUPS")
+                elif ranks[target] >= ranks[here]:
+                    problems.append(
+                        f"{path.relative_to(ROOT)} ({here or 'top level'}) imports {name}: not a lower group"
+                    )
+    return problems
+
+
+def test_subgroups_import_only_subgroups_below_them() -> None:
+    from scripts.architecture_graph import SUBGROUPS
+
+    problems = subgroup_order_problems()
+    assert not problems, "\n".join(problems)
+    for parent, ranks in SUBGROUPS.items():  # every subgroup has a rank, and every rank a subgroup
+        assert {p.parent.name for p in (ROOT / parent).glob("*/__init__.py")} == set(ranks) - {""}, parent
+
+
+def test_the_library_keeps_a_short_top_level() -> None:
+    top = [p.stem for p in (ROOT / "summarizer" / "library").glob("*.py") if p.stem != "__init__"]
+    assert len(top) <= 12, f"summarizer/library/ has {len(top)} modules at its top level: put them in its groups"
+
+
 def test_groups_import_only_groups_below_them() -> None:
     from scripts.architecture_graph import LAYERS
 
@@ -151,11 +195,12 @@ def test_the_test_tree_mirrors_the_groups() -> None:
 
     for floor, ranks in LAYERS.items():
         for group in set(ranks) - {""}:
-            modules = {p.stem for p in (ROOT / floor / group).glob("*.py")} - {"__init__"}
-            tests = ROOT / "tests" / floor / group
-            assert (tests / "__init__.py").is_file(), tests
-            for test in tests.glob("test_*.py"):  # named by a module of the group, or listed as a job's
-                assert test.stem[5:] in modules or str(test.relative_to(ROOT)) in JOB_TESTS, test
+            for folder in [ROOT / floor / group, *(p.parent for p in (ROOT / floor / group).glob("*/__init__.py"))]:
+                modules = {p.stem for p in folder.glob("*.py")} - {"__init__"}
+                tests = ROOT / "tests" / folder.relative_to(ROOT)
+                assert (tests / "__init__.py").is_file(), tests
+                for test in tests.glob("test_*.py"):  # named by a module of the group, or listed as a job's
+                    assert test.stem[5:] in modules or str(test.relative_to(ROOT)) in JOB_TESTS, test
         for test in (ROOT / "tests" / floor).glob("test_*.py"):  # top level: only the floor's own modules
             grouped = {p.stem for p in (ROOT / floor).glob("*/*.py")} - {"__init__"}
             assert test.stem[5:] not in grouped, f"{test} tests a module of a group: move it to its folder"

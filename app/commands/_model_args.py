@@ -12,7 +12,7 @@ if TYPE_CHECKING:
     from inference.engines.engine import Engine
     from inference.planning.plan import Plan
     from inference.progress import ProgressCallback
-    from summarizer.library.store import Library
+    from summarizer.library.storage.store import Library
     from summarizer.summaries.tree import SummaryParams
 
 
@@ -82,7 +82,7 @@ def open_remote(url: str, library: Library, progress: ProgressCallback) -> OpenM
     keyring's; never a flag, which would sit in the shell's history)."""
     from app.services.api_key import api_key
     from inference.engines.remote import RemoteEngine
-    from summarizer.summaries.model_files import engine_identity
+    from summarizer.llm.model_identity import engine_identity
 
     engine = RemoteEngine(url, api_key=api_key(url))
     try:
@@ -106,7 +106,7 @@ def _context(args: argparse.Namespace, *, summaries_only: bool) -> int | None:
         return int(args.ctx)
     if not summaries_only:
         return None
-    from summarizer.summaries.local_model import summary_context_tokens
+    from summarizer.llm.local_model import summary_context_tokens
 
     return summary_context_tokens(args.segment_tokens)
 
@@ -123,8 +123,8 @@ def planned_model(
     for summarizing several segments at once; ``summaries_only``: the command only summarizes."""
     from inference.planning.gpu_budget import usable_budget
     from inference.planning.job_time import ANSWER, SUMMARY
-    from summarizer.summaries.local_model import plan_local_model
-    from summarizer.summaries.model_files import model_sha256
+    from summarizer.llm.local_model import plan_local_model
+    from summarizer.llm.model_identity import model_sha256
 
     path = model_path(args)
     plan, parallel = plan_local_model(
@@ -150,7 +150,7 @@ def open_model(
     (or configured) in a worker process (``batch`` and ``summaries_only`` as for ``planned_model``)."""
     from inference.planning.gpu_budget import usable_budget
     from inference.planning.job_time import ANSWER, SUMMARY
-    from summarizer.summaries.local_model import open_local_model
+    from summarizer.llm.local_model import open_local_model
 
     url = remote_url(args)
     if url:

@@ -66,7 +66,7 @@ def run(args: argparse.Namespace) -> int:
     from app.commands._model_args import open_model, summary_params
     from app.services.output import fail
     from summarizer.answers.answer import AnswerOptions, answer_question, resolve_doc_ids
-    from summarizer.library.store import Library
+    from summarizer.library.storage.store import Library
 
     split = _split(args)
     if isinstance(split, str):

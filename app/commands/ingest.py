@@ -38,10 +38,10 @@ def expand(paths: list[str]) -> list[Path]:
 
 def run(args: argparse.Namespace) -> int:
     from inference.errors import PagewiseError
+    from summarizer.library.cutting.passages import DEFAULT_MAX_TOKENS
     from summarizer.library.ingest import IngestOptions, ingest_path
-    from summarizer.library.passages import DEFAULT_MAX_TOKENS
-    from summarizer.library.reembed import model_notice
-    from summarizer.library.store import Library
+    from summarizer.library.storage.store import Library
+    from summarizer.library.vectors.reembed import model_notice
 
     options = IngestOptions(password=args.password, max_tokens=args.max_tokens or DEFAULT_MAX_TOKENS, ocr=args.ocr)
     failures = 0

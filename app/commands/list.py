@@ -14,7 +14,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 
 
 def run(args: argparse.Namespace) -> int:
-    from summarizer.library.store import Library
+    from summarizer.library.storage.store import Library
 
     with Library.open() as library:
         documents = library.documents()

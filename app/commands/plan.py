@@ -98,7 +98,7 @@ def run(args: argparse.Namespace) -> int:
         else:
             extra_notes.append("--probe needs llama.cpp built with GPU support; the arithmetic alone was used")
     from inference.planning.job_time import ANSWER, SUMMARY, local_speeds, plan_for_job, predict_rates
-    from summarizer.summaries.local_model import plan_model, summary_context_tokens
+    from summarizer.llm.local_model import plan_model, summary_context_tokens
 
     job = SUMMARY if args.job == "summary" else ANSWER
     speeds = local_speeds()

@@ -28,7 +28,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 
 def run(args: argparse.Namespace) -> int:
     from summarizer.library.reindex import reindex_library
-    from summarizer.library.store import Library
+    from summarizer.library.storage.store import Library
 
     progress = TerminalProgress(enabled=not args.json)
     with Library.open() as library:

@@ -15,8 +15,8 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 
 
 def run(args: argparse.Namespace) -> int:
-    from summarizer.library.store import Library
-    from summarizer.library.vector_index import refresh_index
+    from summarizer.library.storage.store import Library
+    from summarizer.library.vectors.vector_index import refresh_index
 
     with Library.open() as library:
         record = library.remove(args.doc_id)

@@ -11,7 +11,7 @@ from app.commands._model_args import add_model_flags
 from app.services.output import TerminalProgress, add_json_flag, emit_json
 
 if TYPE_CHECKING:
-    from summarizer.library.store import Library
+    from summarizer.library.storage.store import Library
     from summarizer.review.checklist import Checklist
     from summarizer.review.evidence import DocumentReview
 
@@ -59,7 +59,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 
 def correct(args: argparse.Namespace, library: Library, checklist: Checklist) -> int:
     from app.services.output import fail
-    from summarizer.review.answers import stored_review
+    from summarizer.review.item_answers import stored_review
     from summarizer.review.store import UNCHANGED, record_correction
 
     if len(args.doc_ids) != 1:
@@ -104,9 +104,9 @@ def reviews_with_model(
     """Stored answers when every item is stored (the model is not even loaded), else a run that
     asks the model the items not stored."""
     from app.commands._model_args import model_path, open_model, remote_url
-    from summarizer.review.answers import review_with_model, stored_reviews
+    from summarizer.llm.model_identity import model_sha256
     from summarizer.review.evidence import check_reviewable
-    from summarizer.summaries.model_files import model_sha256
+    from summarizer.review.item_answers import review_with_model, stored_reviews
 
     check_reviewable(library, args.doc_ids)  # a clear error before loading a model
     if not args.fresh and not remote_url(args):
@@ -133,7 +133,7 @@ def reviews_with_model(
 
 def run(args: argparse.Namespace) -> int:
     from app.services.output import fail
-    from summarizer.library.store import Library
+    from summarizer.library.storage.store import Library
     from summarizer.review.checklist import load_checklist
     from summarizer.review.evidence import review_evidence
     from summarizer.review.export import flag_word, page_label, review_marks, status_word, to_csv, to_markdown

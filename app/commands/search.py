@@ -22,8 +22,8 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 
 def run(args: argparse.Namespace) -> int:
     from app.services.output import fail
-    from summarizer.library.reembed import model_notice, reembed_status
-    from summarizer.library.store import Library
+    from summarizer.library.storage.store import Library
+    from summarizer.library.vectors.reembed import model_notice, reembed_status
     from summarizer.search.retrieval import search
 
     if args.all:

@@ -27,7 +27,7 @@ def _pages(start: int, end: int) -> str:
 
 def run(args: argparse.Namespace) -> int:
     from app.commands._model_args import open_model, planned_model, remote_url, summary_params
-    from summarizer.library.store import Library
+    from summarizer.library.storage.store import Library
     from summarizer.summaries.compress import cached_summary, compress
     from summarizer.summaries.context_reuse import summary_params_for
 

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import threading
 
-from summarizer.library.store import Library
+from summarizer.library.storage.store import Library
 
 
 class WorkerLibrary:

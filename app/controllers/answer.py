@@ -18,7 +18,7 @@ from app.services.model_session import NoModelConfigured
 from app.views.conversation_view import ConversationView
 from inference.errors import EngineError, PagewiseError
 from inference.progress import Progress
-from summarizer.library.store import DocumentRecord
+from summarizer.library.storage.store import DocumentRecord
 
 
 class AnswerController(UsesJobContext, QObject):

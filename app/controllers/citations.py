@@ -9,8 +9,8 @@ from app.controllers.context import JobContext, UsesJobContext
 from app.services.answering import CitationView
 from app.widgets.pdf_viewer import PdfViewer
 from inference.errors import PagewiseError
-from summarizer.library.ocr_pages import highlight_boxes, page_words
-from summarizer.library.page_furniture import NEIGHBOUR_PAGES, body_span
+from summarizer.library.reading.ocr_pages import highlight_boxes, page_words
+from summarizer.library.reading.page_furniture import NEIGHBOUR_PAGES, body_span
 
 
 class CitationController(UsesJobContext):

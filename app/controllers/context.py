@@ -17,7 +17,7 @@ if TYPE_CHECKING:
     from app.services.model_session import ModelSession
     from app.widgets.messages import MessageCenter
     from app.widgets.status_bar import StatusBar
-    from summarizer.library.store import Library
+    from summarizer.library.storage.store import Library
 
 
 @dataclass(frozen=True)

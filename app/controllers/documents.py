@@ -11,7 +11,7 @@ from app.controllers.context import JobContext, UsesJobContext
 from app.controllers.open_document import OpenDocumentController
 from app.views.library_panel import LibraryPanel
 from inference.errors import PagewiseError
-from summarizer.library.store import DocumentRecord
+from summarizer.library.storage.store import DocumentRecord
 
 
 def title_of(record: DocumentRecord) -> str:

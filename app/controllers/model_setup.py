@@ -113,8 +113,8 @@ class ModelSetupController(UsesJobContext, QObject):
         """How many documents' stored summaries by the model file ``values`` name (or
         $PAGEWISE_MODEL) a context of ``n_ctx`` tokens makes again; 0 for a model never hashed
         here (it has no summaries) or a server."""
+        from summarizer.llm.model_identity import known_model_sha256
         from summarizer.summaries.context_reuse import summaries_to_redo
-        from summarizer.summaries.model_files import known_model_sha256
 
         path = os.environ.get(ENVIRONMENT["model_path"]) or str(values.get("model_path") or "")
         sha = known_model_sha256(self.library, path) if path else None

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from app.controllers.ingest import AskPassword
 from app.widgets.pdf_viewer import PdfViewer
-from summarizer.library.store import DocumentRecord
+from summarizer.library.storage.store import DocumentRecord
 
 
 class OpenDocumentController:

@@ -19,7 +19,7 @@ from app.controllers.context import JobContext, UsesJobContext
 from app.jobs.runner import Job
 from app.widgets.job_progress import JobProgress, plural
 from summarizer.library.reindex import LibraryReindex
-from summarizer.library.store import Library
+from summarizer.library.storage.store import Library
 
 KEY = "reindex"  # the banner's key: the next check replaces it, a finished job resolves it
 
@@ -33,9 +33,9 @@ def reindex_notice(library: Library, model: str | None, *, adding: bool = False)
     """What the banner says when ``library`` needs re-indexing for the embedding model
     ``model`` (None: the configured one), or None when it is up to date. ``adding``: documents
     are being added, so a document half cut may be one the ingest is cutting right now."""
-    from summarizer.library.clause_embedder import BASE_MODEL, is_clause_embedder
-    from summarizer.library.reembed import configured_model, needs_reembed, reembed_status
-    from summarizer.library.store import PASSAGE_FORMAT
+    from summarizer.library.storage.store import PASSAGE_FORMAT
+    from summarizer.library.vectors.clause_embedder import BASE_MODEL, is_clause_embedder
+    from summarizer.library.vectors.reembed import configured_model, needs_reembed, reembed_status
 
     parts: list[str] = []
     target, current = configured_model(model), library.embedding_model

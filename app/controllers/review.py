@@ -29,8 +29,8 @@ from app.views.library_panel import record_state
 from app.views.review_view import ReviewPanel
 from app.widgets import file_dialogs
 from inference.errors import PagewiseError
-from summarizer.library.store import DocumentRecord
-from summarizer.library.store_queries import passage_spans
+from summarizer.library.storage.queries import passage_spans
+from summarizer.library.storage.store import DocumentRecord
 from summarizer.review.checklist import Checklist, load_checklist
 from summarizer.review.evidence import DocumentReview, ItemDone, ItemResult
 
@@ -144,7 +144,7 @@ class ReviewController(UsesJobContext, QObject):
             )
 
     def _shown_review(self, doc_id: str, side: str) -> DocumentReview | None:
-        from summarizer.review.answers import shown_review
+        from summarizer.review.item_answers import shown_review
 
         try:
             return shown_review(self.library, doc_id, self.checklist, side=side)
@@ -194,8 +194,8 @@ class ReviewController(UsesJobContext, QObject):
             self.messages.info(note)
 
     def _start(self, doc_ids: list[str]) -> Job | None:
-        from summarizer.review.answers import review_with_model
         from summarizer.review.evidence import review_evidence
+        from summarizer.review.item_answers import review_with_model
         from summarizer.review.playbook import flag_results
         from summarizer.review.store import attach_corrections, store_evidence
 
@@ -282,7 +282,7 @@ class ReviewController(UsesJobContext, QObject):
 
     def _evidence_done(self, checklist: Checklist, reviews: list[DocumentReview]) -> None:
         """Say which contracts keep showing the model's answers over the evidence just found."""
-        from summarizer.review.answers import stored_review
+        from summarizer.review.item_answers import stored_review
 
         answered = []
         for review in reviews:

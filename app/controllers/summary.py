@@ -17,8 +17,8 @@ from app.views.summary_view import SummaryPanel
 from app.widgets.job_progress import row_state
 from inference.errors import PagewiseError
 from inference.progress import Progress
-from summarizer.library.page_status import OCR_ADVICE
-from summarizer.library.store import DocumentRecord
+from summarizer.library.reading.page_status import OCR_ADVICE
+from summarizer.library.storage.store import DocumentRecord
 
 
 def why_not_summarized(record: DocumentRecord) -> str:

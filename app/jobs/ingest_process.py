@@ -69,7 +69,7 @@ def _child(
     from inference.progress import Progress
     from summarizer.errors import PasswordRequired
     from summarizer.library.ingest import IngestOptions, ingest_path
-    from summarizer.library.store import Library
+    from summarizer.library.storage.store import Library
 
     token = CancelToken()
 

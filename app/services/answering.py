@@ -25,8 +25,8 @@ from inference.engines.engine import Engine, GenerationStats
 from inference.errors import shorten_message
 from inference.progress import Progress, ProgressCallback, Stage, no_progress
 from summarizer.answers.conversations import HistoryTurn, append_turn, list_turns
-from summarizer.library.store import Library
-from summarizer.library.store_queries import passage_spans
+from summarizer.library.storage.queries import passage_spans
+from summarizer.library.storage.store import Library
 from summarizer.summaries.compress import cached_summary as stored
 from summarizer.summaries.compress import compress
 
@@ -99,9 +99,9 @@ def _engine_key(engine: Engine) -> str:
 def model_identity(
     library: Library, engine: Engine, progress: ProgressCallback = no_progress, cancel: CancelToken = NEVER_CANCELLED
 ) -> str:
-    """``summarizer.summaries.model_files.engine_identity``, remembered for this process so that the GUI
+    """``summarizer.llm.model_identity.engine_identity``, remembered for this process so that the GUI
     thread can show it without touching the file (``known_identity``)."""
-    from summarizer.summaries.model_files import engine_identity
+    from summarizer.llm.model_identity import engine_identity
 
     key = _engine_key(engine)
     with _known_lock:
@@ -193,11 +193,11 @@ def warm_up_search(library: Library) -> bool:
     Done as the first question's retrieval instead, reading the index and the encoder's weights
     holds the GIL long enough to stall the window while the answer starts. The window runs this
     in the LLM thread at startup and after documents are added. The encoder is the one retrieval
-    uses (``summarizer.library.query_encoder``: NumPy for MiniLM-style models), so torch is not imported
+    uses (``summarizer.library.vectors.query_encoder``: NumPy for MiniLM-style models), so torch is not imported
     into the window's process for it. True if it loaded anything.
     """
-    from summarizer.library.query_encoder import load_query_encoder
-    from summarizer.library.vector_index import load_index
+    from summarizer.library.vectors.query_encoder import load_query_encoder
+    from summarizer.library.vectors.vector_index import load_index
 
     index = load_index(library)
     if index.size == 0:

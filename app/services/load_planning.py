@@ -81,7 +81,7 @@ def preview(
     from inference.planning.gpu_budget import usable_budget
     from inference.planning.plan import summary_line
     from inference.planning.policy import Overrides
-    from summarizer.summaries.local_model import plan_model
+    from summarizer.llm.local_model import plan_model
 
     try:
         info = gguf_info(os.path.expanduser(model))

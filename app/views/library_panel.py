@@ -17,7 +17,7 @@ from PySide6.QtGui import QAction, QDragEnterEvent, QDragMoveEvent, QDropEvent, 
 from PySide6.QtWidgets import QLabel, QListWidget, QListWidgetItem, QMenu, QVBoxLayout, QWidget
 
 from app.widgets.job_progress import plural
-from summarizer.library.store import DocumentRecord
+from summarizer.library.storage.store import DocumentRecord
 
 KEY_ROLE = Qt.ItemDataRole.UserRole
 STATE_ROLE = Qt.ItemDataRole.UserRole + 1
@@ -31,7 +31,7 @@ STATUS_TEXT = {
 }
 
 
-# The document's kind (summarizer/library/document_kind.py); "other" and not yet known say nothing.
+# The document's kind (summarizer/library/reading/document_kind.py); "other" and not yet known say nothing.
 KIND_TEXT = {"contract": "contract", "filing": "filing or report"}
 
 
@@ -41,7 +41,7 @@ def record_state(record: DocumentRecord) -> str:
     state = f"{STATUS_TEXT.get(record.status, record.status)} · {plural(record.pages, 'page')}"
     if record.kind in KIND_TEXT:
         state += f" · {KIND_TEXT[record.kind]}"
-    # "3 pages read by OCR: 1-3" (summarizer/library/ocr_pages.py): the count shows in the row.
+    # "3 pages read by OCR: 1-3" (summarizer/library/reading/ocr_pages.py): the count shows in the row.
     read = next((w.split()[0] for w in record.warnings if " read by OCR" in w), None)
     if read is not None:
         state += f" · {read} read by OCR"

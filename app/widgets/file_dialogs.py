@@ -10,7 +10,7 @@ from pathlib import Path
 from PySide6.QtCore import QSettings
 from PySide6.QtWidgets import QFileDialog, QWidget
 
-from summarizer.library.paths import data_home, models_dir
+from summarizer.library.storage.paths import data_home, models_dir
 
 
 def _state() -> QSettings:

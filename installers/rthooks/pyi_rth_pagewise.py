@@ -1,7 +1,7 @@
 """Runs first in every process of the frozen app (the window, the ingest and model workers).
 
 The bundle carries the embedding model, loaded from its folder with ``local_files_only`` (see
-summarizer.library.embedding_model), so nothing here turns the hub off: ``HF_HUB_OFFLINE`` would
+summarizer.library.vectors.embedding_model), so nothing here turns the hub off: ``HF_HUB_OFFLINE`` would
 make the model download in the window fail. Only the hub's telemetry and the tokenizers' fork
 warning are turned off.
 """

@@ -27,7 +27,7 @@ CHILD = """
 import json, sys, time
 from pathlib import Path
 from summarizer.library.ingest import IngestOptions, ingest_path
-from summarizer.library.store import Library
+from summarizer.library.storage.store import Library
 embed = sys.argv[2] == "1"
 with Library.open() as library:
     started = time.perf_counter()

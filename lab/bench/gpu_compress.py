@@ -92,7 +92,7 @@ def synthetic_document(library: Any, n_tokens: int, engine: Engine, title: str) 
     """A document of about ``n_tokens`` model tokens: 40 pages per 8K tokens, 150-word passages."""
     import hashlib
 
-    from summarizer.library.store import now_iso, transaction
+    from summarizer.library.storage.store import now_iso, transaction
 
     per_word = max(1.0, engine.count_tokens(" ".join(WORDS)) / len(WORDS))
     n_words = int(n_tokens / per_word)
@@ -161,7 +161,7 @@ def forced_width(model_path: Path, n_ctx: int, budget: int, width: int) -> tuple
     from inference.planning.job_time import SUMMARY, local_speeds, plan_for_job
     from inference.planning.memory_model import PlannerOptions
     from inference.planning.policy import Overrides, plan
-    from summarizer.summaries.local_model import batch_sequence_tokens
+    from summarizer.llm.local_model import batch_sequence_tokens
 
     info = read_gguf_info(model_path)
     main = plan_for_job(info, budget, n_ctx, job=SUMMARY, speeds=local_speeds()).plan
@@ -270,9 +270,9 @@ def main() -> int:
     from inference.planning.gpu_budget import parse_budget
     from inference.planning.job_time import SUMMARY
     from scripts.random_gguf import write_random_gguf
-    from summarizer.library.store import Library
-    from summarizer.summaries.local_model import LocalModel, plan_local_model, summary_context_tokens
-    from summarizer.summaries.model_files import model_sha256
+    from summarizer.library.storage.store import Library
+    from summarizer.llm.local_model import LocalModel, plan_local_model, summary_context_tokens
+    from summarizer.llm.model_identity import model_sha256
     from summarizer.summaries.tree import SummaryParams
 
     out = Path(args.out)

@@ -29,7 +29,7 @@ planner runs one sequence, so batched and single are the same plan):
 
 ``run`` unpacks the library into a fresh data folder, finds every item's evidence without a model
 (``evidence``), writes the random-weight GGUF (``--shape``, once, to /tmp/models) unless
-``--model`` names one, and reviews with the model through ``summarizer.review.answers.
+``--model`` names one, and reviews with the model through ``summarizer.review.item_answers.
 review_with_model`` as ``pagewise review --fresh`` does: ``batched`` with the plan of ``pagewise
 review`` (``max_parallel`` left to the planner: at 12 GiB, all 33 layers, f16 KV, 16K context,
 a batch context planned for 4 sequences of 8,704 tokens, into which ``run_batch`` fits 3 of a
@@ -112,7 +112,7 @@ class CountingEngine:
 def prepare(contract: Path, library_tgz: Path, vectors: bool) -> dict[str, Any]:
     """Ingest ``contract`` into an empty data folder and pack the folder into ``library_tgz``."""
     from summarizer.library.ingest import IngestOptions, ingest_path
-    from summarizer.library.store import Library
+    from summarizer.library.storage.store import Library
 
     home = Path(tempfile.mkdtemp(prefix="review-library-"))
     os.environ["PAGEWISE_HOME"] = str(home)
@@ -168,7 +168,7 @@ def time_review(
     library: Any, engine: Engine, doc_id: str, checklist: Any, label: str, limit_s: float = 0.0
 ) -> dict[str, Any]:
     """Review ``doc_id`` afresh with ``engine``, stopped after ``limit_s`` seconds (0: never)."""
-    from summarizer.review.answers import REPLY_TOKENS, review_with_model, stored_review
+    from summarizer.review.item_answers import REPLY_TOKENS, review_with_model, stored_review
 
     counting = CountingEngine(engine)
     token = CancelToken()
@@ -235,7 +235,7 @@ def model_run(args: argparse.Namespace, library: Any, doc_id: str, checklist: An
     from inference.planning.gpu_budget import parse_budget
     from inference.planning.job_time import ANSWER
     from inference.telemetry import GpuTelemetry
-    from summarizer.summaries.local_model import plan_local_model
+    from summarizer.llm.local_model import plan_local_model
 
     try:
         plan, parallel = plan_local_model(
@@ -288,7 +288,7 @@ def project(row: dict[str, Any], full_items: int) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from summarizer.library.store import Library
+    from summarizer.library.storage.store import Library
     from summarizer.review.checklist import load_checklist
 
     out = Path(args.out)

@@ -1,6 +1,6 @@
 """What a JSON grammar costs per generated token, and what checking the argmax alone saves.
 
-The contract review holds every reply to ``summarizer.review.answers.REPLY_SCHEMA`` with a
+The contract review holds every reply to ``summarizer.review.item_answers.REPLY_SCHEMA`` with a
 llama.cpp grammar. A grammar sampler in front of a greedy one filters the whole vocabulary
 through the grammar at every token; ``inference.engines.decode_utils.GrammarCheck`` offers the argmax
 token alone and filters the whole vocabulary only when the grammar refuses it. This walks a
@@ -47,7 +47,7 @@ def measure(path: Path, rounds: int) -> dict[str, Any]:
     from llama_cpp.llama_grammar import LlamaGrammar
 
     from inference.engines.decode_utils import GrammarCheck
-    from summarizer.review.answers import REPLY_SCHEMA
+    from summarizer.review.item_answers import REPLY_SCHEMA
 
     llama_cpp.llama_backend_init()
     params = llama_cpp.llama_model_default_params()

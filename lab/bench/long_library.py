@@ -65,7 +65,7 @@ def main() -> int:
 
     import llama_cpp
 
-    from summarizer.library.store import Library
+    from summarizer.library.storage.store import Library
     from summarizer.summaries.segments import build_segments
 
     os.environ["PAGEWISE_HOME"] = str(args.home)

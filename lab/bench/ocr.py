@@ -11,7 +11,7 @@ degrees), saved as image-only PDFs (Pillow), then read exactly as ``pagewise ing
 each page drawn again at 300 dpi and given to RapidOCR with its bundled models.
 
 Character error rate: the Levenshtein distance between the OCR text and the original text layer
-(pypdf's, as ingest stores it), both normalized by ``summarizer/library/normalize.py`` (ligatures,
+(pypdf's, as ingest stores it), both normalized by ``summarizer/library/cutting/normalize.py`` (ligatures,
 hyphens at line ends, whitespace) and NFKC, lower case kept, over the original's length. Pages
 per second on the given threads; peak memory is the process's maximum resident set size.
 """
@@ -28,7 +28,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from summarizer.library.page_render import MAX_SIDE_PX  # (no heavy imports at its top)
+from summarizer.library.reading.page_render import MAX_SIDE_PX  # (no heavy imports at its top)
 from tests.pdf_factory import scan_pdf
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -38,13 +38,13 @@ SETTINGS = ((300, False), (300, True), (150, False), (150, True))
 
 
 def normalized(text: str) -> str:
-    from summarizer.library.normalize import normalize
+    from summarizer.library.cutting.normalize import normalize
 
     return " ".join(unicodedata.normalize("NFKC", normalize(text).text).split())
 
 
 def engine_for(threads: int, overrides: dict[str, Any]) -> Any:
-    from summarizer.library.ocr_engine import RapidOcrEngine, load_ocr_engine
+    from summarizer.library.reading.ocr_engine import RapidOcrEngine, load_ocr_engine
 
     return RapidOcrEngine(threads, overrides) if overrides else load_ocr_engine(threads)
 
@@ -70,8 +70,8 @@ def measure(
 ) -> list[dict[str, Any]]:
     from rapidfuzz.distance import Levenshtein
 
-    from summarizer.library.page_render import RenderedPages
-    from summarizer.library.pdf_extract import PdfPages
+    from summarizer.library.reading.page_render import RenderedPages
+    from summarizer.library.reading.pdf_extract import PdfPages
 
     source = CONTRACTS / f"{contract}.pdf"
     originals = {p.number: p.text for p in PdfPages(source).pages() if p.number in pages}
@@ -114,8 +114,8 @@ def retrieval(contract: str, dpi: int, threads: int) -> dict[str, Any]:
     import os
 
     from summarizer.library.ingest import IngestOptions, ingest_path
-    from summarizer.library.pdf_extract import PdfPages
-    from summarizer.library.store import Library
+    from summarizer.library.reading.pdf_extract import PdfPages
+    from summarizer.library.storage.store import Library
     from summarizer.search.retrieval import search
 
     questions = json.loads((ROOT / "lab" / "eval" / "questions.json").read_text())

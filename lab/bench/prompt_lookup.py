@@ -36,7 +36,7 @@ QUESTIONS = (
 
 
 def _passages(pdf: Path, n: int = 3, chars: int = 900) -> list[str]:
-    from summarizer.library.pdf_extract import PdfPages
+    from summarizer.library.reading.pdf_extract import PdfPages
 
     pages = [page.text for page in PdfPages(pdf).pages() if page.text.strip()]
     joined = " ".join(" ".join(pages).split())

@@ -7,7 +7,7 @@ pdfplumber (MIT) is not a Pagewise dependency: put it on the path to include it
 (``pip install --target /tmp/plumber pdfplumber`` and ``PYTHONPATH=/tmp/plumber``).
 
 Pages: those of the twelve tuning filings (``score_financebench.HELD_APART`` left out) whose
-pypdf text ``summarizer.library.table_pages.looks_tabular`` calls a table. Per extractor:
+pypdf text ``summarizer.library.reading.table_pages.looks_tabular`` calls a table. Per extractor:
 - ``rows_whole``: of the lines holding a figure, the share that also hold a label (a word of three
   or more letters) before their first figure: "Inventories 5,622 5,261" is whole, pypdf's "5,622
   5,261 Prepaid expenses and" (figures before the next row's label) is not;
@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from lab.eval.score_financebench import HELD_APART
-from summarizer.library.document_kind import FIGURE as _FIGURE
+from summarizer.library.reading.document_kind import FIGURE as _FIGURE
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -81,7 +81,7 @@ def main() -> int:
     ap.add_argument("--data", type=Path, default=ROOT.parent / "shared" / "data" / "financebench-dev")
     ap.add_argument("--out", type=Path)
     args = ap.parse_args()
-    from summarizer.library.table_pages import looks_tabular
+    from summarizer.library.reading.table_pages import looks_tabular
 
     totals: dict[str, dict[str, float]] = {}
     pages = 0

@@ -62,7 +62,7 @@ class Question:
 
 
 def doc_ids_by_title(home: Path) -> dict[str, str]:
-    from summarizer.library.store import Library
+    from summarizer.library.storage.store import Library
 
     os.environ["PAGEWISE_HOME"] = str(home)
     with Library.open() as library:
@@ -85,7 +85,7 @@ def questions_of(home: Path, labels: dict[str, dict[str, Any]], group_of: Any) -
 
 
 def recall3(questions: list[Question], params: Any) -> list[float]:
-    from summarizer.library.store import Library
+    from summarizer.library.storage.store import Library
     from summarizer.search.retrieval import search
 
     scores = [0.0] * len(questions)

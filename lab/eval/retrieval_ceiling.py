@@ -58,7 +58,7 @@ def main() -> int:
     ap.add_argument("--out", type=Path)
     args = ap.parse_args()
     os.environ["PAGEWISE_HOME"] = str(args.home)
-    from summarizer.library.store import Library
+    from summarizer.library.storage.store import Library
 
     labels = load_labels()
     rows: list[dict[str, Any]] = []

@@ -50,7 +50,7 @@ def held_apart_split(names: list[str], share: float = 1 / 3) -> list[str]:
 
 def ingest(data: Path, names: list[str], recut: bool = False) -> dict[str, str]:
     from summarizer.library.ingest import Ingestor, ingest_path
-    from summarizer.library.store import Library
+    from summarizer.library.storage.store import Library
 
     ids = {}
     with Library.open() as library:
@@ -71,7 +71,7 @@ def ingest(data: Path, names: list[str], recut: bool = False) -> dict[str, str]:
 
 
 def run(questions: list[dict[str, Any]], ids: dict[str, str], params: Any) -> dict[str, Any]:
-    from summarizer.library.store import Library
+    from summarizer.library.storage.store import Library
     from summarizer.search.retrieval import search
 
     latencies = []
@@ -111,7 +111,7 @@ def hit_rates(rows: list[dict[str, Any]]) -> dict[str, Any]:
 
 def passage_stats(ids: dict[str, str]) -> dict[str, Any]:
     """Characters per passage and the kind found for each filing."""
-    from summarizer.library.store import Library
+    from summarizer.library.storage.store import Library
 
     with Library.open() as library:
         per_doc = {}

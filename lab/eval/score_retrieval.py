@@ -51,7 +51,7 @@ def load_labels() -> dict[str, dict[str, Any]]:
 
 def ingest_all(contracts: Path, stems: list[str]) -> dict[str, str]:
     from summarizer.library.ingest import ingest_path
-    from summarizer.library.store import Library
+    from summarizer.library.storage.store import Library
 
     doc_ids = {}
     with Library.open() as library:
@@ -73,7 +73,7 @@ def force_kind(doc_ids: dict[str, str], kind: str | None) -> None:
     if kind is None:
         return
     from summarizer.library.ingest import IngestOptions, Ingestor
-    from summarizer.library.store import Library
+    from summarizer.library.storage.store import Library
 
     with Library.open() as library:
         for name, doc_id in doc_ids.items():
@@ -103,7 +103,7 @@ def retrieval_params(settings: list[str]) -> Any:
 def score(
     doc_ids: dict[str, str], labels: dict[str, dict[str, Any]], questions: dict[str, list[str]], params: Any
 ) -> dict[str, Any]:
-    from summarizer.library.store import Library
+    from summarizer.library.storage.store import Library
     from summarizer.search.retrieval import search
 
     rows = []
@@ -158,7 +158,7 @@ def summarize(rows: list[dict[str, Any]]) -> dict[str, Any]:
 
 def via_cli_check(doc_ids: dict[str, str], questions: dict[str, list[str]], sample: int) -> int:
     """Runs ``pagewise search --json`` for a few questions and compares with the in-process results."""
-    from summarizer.library.store import Library
+    from summarizer.library.storage.store import Library
     from summarizer.search.retrieval import search
 
     mismatches = 0

@@ -36,7 +36,7 @@ def main() -> int:
     ap.add_argument("--out", type=Path)
     args = ap.parse_args()
     os.environ["PAGEWISE_HOME"] = str(args.home or tempfile.mkdtemp(prefix="pagewise-review-eval-"))
-    from summarizer.library.store import Library
+    from summarizer.library.storage.store import Library
     from summarizer.review.checklist import load_checklist
     from summarizer.review.evidence import review_evidence
 

@@ -38,7 +38,7 @@ class TextPages:
     """A plain text as an ingest page source (``summarizer.library.ingest.PageSource``)."""
 
     def __init__(self, name: str, text: str) -> None:
-        from summarizer.library.pdf_extract import PageText
+        from summarizer.library.reading.pdf_extract import PageText
 
         self.path = Path("cuad-validation") / name
         self.content_sha256 = hashlib.sha256(text.encode()).hexdigest()
@@ -73,7 +73,7 @@ def labels_of(corpus: Path, names: set[str], categories: set[str]) -> dict[str, 
 
 def ingest_all(contracts: list[tuple[str, str]]) -> dict[str, str]:
     from summarizer.library.ingest import IngestOptions, Ingestor
-    from summarizer.library.store import Library
+    from summarizer.library.storage.store import Library
 
     doc_ids = {}
     started = time.perf_counter()
@@ -92,7 +92,7 @@ SIZES = ((0, 40), (40, 80), (80, 10**9))  # passages per contract: short, middli
 
 
 def passages_per_contract(doc_ids: dict[str, str]) -> dict[str, int]:
-    from summarizer.library.store import Library
+    from summarizer.library.storage.store import Library
 
     with Library.open() as library:
         return {

@@ -152,7 +152,7 @@ def tighten(
 def review_cells(home: Path, corpus: Path) -> list[dict[str, Any]]:
     """The review's best ranker score for every item of every validation contract in ``home``."""
     os.environ["PAGEWISE_HOME"] = str(home)
-    from summarizer.library.store import Library
+    from summarizer.library.storage.store import Library
     from summarizer.review.checklist import load_checklist
     from summarizer.review.evidence import headed_by, scored_evidence
 

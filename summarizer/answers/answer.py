@@ -14,7 +14,7 @@ summarized, so a first question on a CPU takes seconds, not minutes). ``with_sum
 computes and stores the missing summaries first, then answers in retrieval mode.
 ``ask`` does the same with the summaries given by the caller. Either way, one ``AnswerRequest``
 (question, documents, past turns, options) goes through two steps: the search
-(``top_passages``), then the prompt builder (``summarizer.answers.prompt``) with those passages.
+(``top_passages``), then the prompt builder (``summarizer.answers.answer_prompt``) with those passages.
 """
 
 from __future__ import annotations
@@ -28,9 +28,7 @@ from typing import Any
 from inference.cancel import NEVER_CANCELLED, CancelToken
 from inference.engines.engine import Engine, GenerationStats
 from inference.progress import ProgressCallback, no_progress
-from summarizer.answers.citations import Citation, find_citations
-from summarizer.answers.conversations import HistoryTurn
-from summarizer.answers.prompt import (
+from summarizer.answers.answer_prompt import (
     AnswerOptions,
     AnswerRequest,
     Mode,
@@ -39,13 +37,15 @@ from summarizer.answers.prompt import (
     pick_diverse,
     whole_document_prompt,
 )
+from summarizer.answers.citations import Citation, find_citations
+from summarizer.answers.conversations import HistoryTurn
 from summarizer.errors import DocumentNotFound, NoText
-from summarizer.library.page_status import OCR_ADVICE
-from summarizer.library.store import DocumentRecord, Library
+from summarizer.library.reading.page_status import OCR_ADVICE
+from summarizer.library.storage.store import DocumentRecord, Library
 from summarizer.search.retrieval import SearchResult, search
 from summarizer.summaries.compress import cached_summary, compress, default_params, stored_segment_summaries
-from summarizer.summaries.prompts import LabelledSummary
 from summarizer.summaries.repetition import loop_at_end, trim_repetition
+from summarizer.summaries.summary_prompts import LabelledSummary
 from summarizer.summaries.tree import SummaryParams
 
 __all__ = [

@@ -5,7 +5,7 @@ It is laid out for the engine's prefix reuse: the instructions and the super-sum
 first and are byte-identical for every question on the same documents; the conversation
 follows, then the passages and the question, which change every time. Answers are not stored
 by their prompt, so this wording has no version number (the summaries' prompts have theirs:
-``summarizer.summaries.prompts.PROMPT_VERSION``).
+``summarizer.summaries.summary_prompts.PROMPT_VERSION``).
 """
 
 from __future__ import annotations
@@ -14,8 +14,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from inference.engines.engine import ChatMessage
-from summarizer.library.document_text import llm_text, page_range_label
-from summarizer.summaries.prompts import LabelledSummary, part_label_text
+from summarizer.library.storage.document_text import llm_text, page_range_label
+from summarizer.summaries.summary_prompts import LabelledSummary, part_label_text
 from summarizer.summaries.table_layout import aligned_table
 
 NOT_IN_DOCUMENT = "The document does not say."

@@ -14,7 +14,7 @@ import json
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from summarizer.library.store import Library, now_iso
+from summarizer.library.storage.store import Library, now_iso
 
 
 class _AnswerLike(Protocol):

@@ -1,15 +1,27 @@
 """The library: PDFs in, passages and vectors out, kept in one SQLite database.
 
-A PDF's pages are read (``pdf_extract``), normalized (``normalize``), cut into clauses
-(``clauses``) and packed into passages with page spans (``passages``); ``ingest`` stores them
-step by step in the library (``store.Library``, tables in ``schema``) and embeds them
-(``embedder``, ``embedding_model``, ``embedding_windows``) into the FAISS cache
-(``vector_index``). ``reindex`` and ``reembed`` bring a library made by an older version or
-another embedding model up to date; ``document_text`` reads a stored document back as text;
-``page_furniture`` finds a page's running headers, footers and page numbers, so that a cited
-span is shown without them; ``query_encoder`` embeds questions; ``paths`` says where the data
-folder is.
+Four groups, each a job, and the two steps that use them all at the top:
 
-Callers use ``store.Library`` (``Library.open()``), ``ingest.ingest_path`` and the errors in
-``summarizer.errors``. Nothing here imports the other groups of ``summarizer``.
+- ``reading``: a PDF's pages as text: pypdf (``pdf_extract``), PDFium (``page_render``), OCR of
+  scanned pages (``ocr_engine``, ``ocr_pages``), pages of figures read row by row
+  (``table_pages``), running headers and footers (``page_furniture``), what kind of document it
+  is (``document_kind``) and what its pages came to (``page_status``). A new format (a Word
+  reader) is one more module here that yields pages of text with their locations.
+- ``cutting``: pages into clauses with heading paths (``normalize``, ``clauses``,
+  ``filing_headings``) and into passages with page spans (``passages``).
+- ``vectors``: embedding passages and questions: the model (``embedding_model``, ``embedder``,
+  ``clause_embedder``, ``query_encoder``), long passages in windows (``embedding_windows``), the
+  tokenizer passages are measured with (``chunk_tokenizer``), the FAISS cache
+  (``vector_index``), embedding what has no vector (``embed_passages``) and switching models
+  (``reembed``).
+- ``storage``: the SQLite library (``store.Library``), its schema and migrations (``schema``),
+  the queries other groups and floors read it through (``queries``), a document read back as text
+  (``document_text``), where the data lives (``paths``) and a full disk told apart from a damaged
+  library (``disk_space``).
+
+``ingest`` adds a PDF step by step (read, cut, store, embed, index); ``reindex`` re-cuts the
+documents of a library made by an older version. By rank: storage, reading, cutting, vectors, then
+ingest and reindex (scripts/architecture_graph.py: ``SUBGROUPS``). Callers use
+``storage.store.Library`` (``Library.open()``), ``ingest.ingest_path`` and ``summarizer.errors``.
+Nothing here imports the other groups of ``summarizer``.
 """

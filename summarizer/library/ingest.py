@@ -21,23 +21,23 @@ from typing import TYPE_CHECKING, Any, Protocol
 from inference.cancel import NEVER_CANCELLED, CancelToken
 from inference.progress import Progress, ProgressCallback, Stage, no_progress
 from summarizer.errors import DocumentError, PasswordRequired
-from summarizer.library.disk_space import space_error
-from summarizer.library.document_kind import FILING, document_kind
-from summarizer.library.embed_passages import embed_missing
-from summarizer.library.page_furniture import without_furniture
-from summarizer.library.page_status import final_status, page_warnings
-from summarizer.library.passages import (
+from summarizer.library.cutting.passages import (
     DEFAULT_MAX_CHARS,
     DEFAULT_MAX_TOKENS,
     DEFAULT_OVERLAP_TOKENS,
     split_passages,
 )
-from summarizer.library.pdf_extract import PageText, PdfPages
-from summarizer.library.store import PASSAGE_FORMAT, DocumentRecord, Library, now_iso, transaction
-from summarizer.library.table_pages import TablePages, reread_table_pages
+from summarizer.library.reading.document_kind import FILING, document_kind
+from summarizer.library.reading.page_furniture import without_furniture
+from summarizer.library.reading.page_status import final_status, page_warnings
+from summarizer.library.reading.pdf_extract import PageText, PdfPages
+from summarizer.library.reading.table_pages import TablePages, reread_table_pages
+from summarizer.library.storage.disk_space import space_error
+from summarizer.library.storage.store import PASSAGE_FORMAT, DocumentRecord, Library, now_iso, transaction
+from summarizer.library.vectors.embed_passages import embed_missing
 
 if TYPE_CHECKING:
-    from summarizer.library.page_render import PdfiumPages
+    from summarizer.library.reading.page_render import PdfiumPages
 
 
 class PageSource(Protocol):
@@ -65,10 +65,10 @@ class IngestOptions:
     embed: bool = True
     # Scanned pages: "auto" reads by OCR the pages without usable text that draw an image (or
     # whose text is garbage); "always" also re-reads pages with text that draw an image; "never"
-    # leaves them (summarizer/library/ocr_pages.py).
+    # leaves them (summarizer/library/reading/ocr_pages.py).
     ocr: str = "auto"
     ocr_threads: int = field(default_factory=lambda: max(1, min(8, os.cpu_count() or 2)))
-    # The document's kind (summarizer.library.document_kind), instead of deciding it from the
+    # The document's kind (summarizer.library.reading.document_kind), instead of deciding it from the
     # text: how docs/retrieval.md measures a wrong kind against the generic path.
     kind: str | None = None
 
@@ -261,7 +261,7 @@ class Ingestor:
 
     def _recognize(self, doc_id: str, path: Path, only_pages: set[int] | None = None) -> None:
         """OCR of the document's scanned pages (resumable: pages already read are skipped)."""
-        from summarizer.library.ocr_pages import recognize_pages
+        from summarizer.library.reading.ocr_pages import recognize_pages
 
         state, _ = self._state(doc_id)
         if state != "chunking" or self.options.ocr == "never":
@@ -286,7 +286,7 @@ class Ingestor:
             yield from ((int(r[0]), str(r[1])) for r in rows)
 
     def _chunk(self, doc_id: str) -> None:
-        from summarizer.library.chunk_tokenizer import chunk_tokenizer
+        from summarizer.library.vectors.chunk_tokenizer import chunk_tokenizer
 
         state, _ = self._state(doc_id)
         if state != "chunking":
@@ -294,7 +294,7 @@ class Ingestor:
         self.progress(Progress(Stage.CUT_PASSAGES, 0, None))
         tokenizer = chunk_tokenizer(self.library.embedding_model or self.options.embedding_model)
         pages = list(self._pages(doc_id))  # page texts of one document; passages stream below
-        from summarizer.library.ocr_pages import ocr_warnings, outcome, usable_text
+        from summarizer.library.reading.ocr_pages import ocr_warnings, outcome, usable_text
 
         read = outcome(self.library, doc_id)
         no_text = [n for n, text in pages if not usable_text(text) and n not in read.read]
@@ -398,7 +398,7 @@ class Ingestor:
         """OCR of a stored document's pages that need it (added before OCR, or with ``--ocr
         never``), then its passages cut again. Only those pages of the PDF are read again; the
         file must still be where it was added, unchanged."""
-        from summarizer.library.pdf_extract import file_sha256
+        from summarizer.library.reading.pdf_extract import file_sha256
 
         record = self.library.document(doc_id)
         if record.state != "ready" or not record.ocr_pages:
@@ -425,7 +425,7 @@ class Ingestor:
         embed_missing(self.library, [doc_id], self.options.embedding_model, self.progress, self.cancel)
 
     def _finish(self, doc_id: str) -> None:
-        from summarizer.library.vector_index import refresh_index
+        from summarizer.library.vectors.vector_index import refresh_index
 
         state, _ = self._state(doc_id)
         if state == "embedding":
@@ -443,7 +443,7 @@ class Ingestor:
 
 def _open_pdf(path: Path, password: str | None) -> PdfPages | PdfiumPages:
     """The PDF through pypdf, else (damaged in a way pypdf does not survive) through PDFium."""
-    from summarizer.library.page_render import PdfiumPages
+    from summarizer.library.reading.page_render import PdfiumPages
 
     try:
         return PdfPages(path, password=password)

@@ -1,6 +1,6 @@
 """Re-cutting the passages of documents already in the library.
 
-When the way passages are cut changes (``summarizer.library.store.PASSAGE_FORMAT``), documents
+When the way passages are cut changes (``summarizer.library.storage.store.PASSAGE_FORMAT``), documents
 added by an older Pagewise keep working (search reads their old passages) but are listed by
 ``documents_needing_reindex``; ``reindex`` cuts them again from the page texts stored in the
 library (the PDFs are not read again), embeds the new passages and updates the vector index.
@@ -11,7 +11,7 @@ file). Progress counts documents; cancellation is checked between documents and 
 embedding batches.
 
 ``reindex_library`` is the whole job behind ``pagewise reindex``: the re-cut, then, when the
-configured embedding model is not the library's, the re-embed of ``summarizer.library.reembed``.
+configured embedding model is not the library's, the re-embed of ``summarizer.library.vectors.reembed``.
 """
 
 from __future__ import annotations
@@ -23,8 +23,8 @@ from typing import Any
 from inference.cancel import NEVER_CANCELLED, CancelToken
 from inference.progress import Progress, ProgressCallback, Stage, no_progress
 from summarizer.library.ingest import IngestOptions, Ingestor
-from summarizer.library.reembed import ReembedResult, reembed
-from summarizer.library.store import PASSAGE_FORMAT, Library
+from summarizer.library.storage.store import PASSAGE_FORMAT, Library
+from summarizer.library.vectors.reembed import ReembedResult, reembed
 
 
 @dataclass(frozen=True, slots=True)

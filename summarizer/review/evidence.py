@@ -20,8 +20,8 @@ from typing import Any
 from inference.cancel import NEVER_CANCELLED, CancelToken
 from inference.progress import Progress, ProgressCallback, Stage, no_progress
 from summarizer.errors import LibraryError
-from summarizer.library.store import DocumentRecord, Library
-from summarizer.library.store_queries import passages_matching
+from summarizer.library.storage.queries import passages_matching
+from summarizer.library.storage.store import DocumentRecord, Library
 from summarizer.review.absence import absence_model
 from summarizer.review.checklist import Checklist, ChecklistItem
 from summarizer.search.fts_query import fts_string, fts_terms

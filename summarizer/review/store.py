@@ -17,7 +17,7 @@ checklist switch or a restart, with their corrections: under the model name
 (bump ``EVIDENCE_VERSION``), another embedding model or re-cut passages never show stale ones, and
 ``latest_model`` (the model answers) never picks them.
 
-The window's review grid needs two calls: ``summarizer.review.answers.stored_review`` (a
+The window's review grid needs two calls: ``summarizer.review.item_answers.stored_review`` (a
 document's stored grid for a checklist) and ``record_correction`` here.
 """
 
@@ -28,8 +28,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from summarizer.library.document_text import passages_fingerprint
-from summarizer.library.store import Library, now_iso, transaction
+from summarizer.library.storage.document_text import passages_fingerprint
+from summarizer.library.storage.store import Library, now_iso, transaction
 from summarizer.review.checklist import Checklist, ChecklistItem
 from summarizer.review.evidence import Correction, DocumentReview, Evidence, ItemResult
 
@@ -44,7 +44,7 @@ class ReviewKey:
     doc_id: str
     checklist: str
     checklist_version: str
-    model: str  # summarizer.summaries.model_files.engine_identity: the model file's sha256
+    model: str  # summarizer.llm.model_identity.engine_identity: the model file's sha256
     prompt_version: int
     passages_key: str
 

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from inference.errors import ModelError
-from summarizer.library.paths import assets_dir, models_dir
+from summarizer.library.storage.paths import assets_dir, models_dir
 
 log = logging.getLogger("pagewise.search")
 

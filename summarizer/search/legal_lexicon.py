@@ -8,7 +8,7 @@ own words stay in it); multi-word terms are searched as phrases.
 
 The entries are general contract vocabulary, one per kind of clause a reader commonly asks about
 (the CUAD clause categories and a few more), written from drafting practice and not from any one
-contract. ``Preamble`` is the heading ``summarizer.library.clauses`` gives the text before a contract's
+contract. ``Preamble`` is the heading ``summarizer.library.cutting.clauses`` gives the text before a contract's
 first numbered clause, where its title, parties and date are. docs/retrieval.md measures what
 the lexicon adds; it is English only.
 """

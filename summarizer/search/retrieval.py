@@ -20,11 +20,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from summarizer.errors import DocumentNotFound
-from summarizer.library.clauses import is_attachment_heading
-from summarizer.library.document_kind import FILING
-from summarizer.library.filing_headings import has_units, is_statement_heading
-from summarizer.library.store import Library
-from summarizer.library.store_queries import (
+from summarizer.library.cutting.clauses import is_attachment_heading
+from summarizer.library.cutting.filing_headings import has_units, is_statement_heading
+from summarizer.library.reading.document_kind import FILING
+from summarizer.library.storage.queries import (
     bm25_passage_ids,
     document_kinds_of_passages,
     headings_of_documents_of,
@@ -39,6 +38,7 @@ from summarizer.library.store_queries import (
     ready_document_kinds,
     write_state,
 )
+from summarizer.library.storage.store import Library
 from summarizer.search import finance_lexicon, legal_lexicon
 from summarizer.search.fts_query import fts_query, fts_string, fts_terms
 from summarizer.search.lexicon import interleave
@@ -220,8 +220,8 @@ def _vector_lookup(
     the query and searches the index, touching no database (so it may run on another thread)."""
     if library.embedding_model is None:  # no vectors yet: no index to load (nor FAISS to import)
         return None
-    from summarizer.library.query_encoder import load_query_encoder
-    from summarizer.library.vector_index import load_index
+    from summarizer.library.vectors.query_encoder import load_query_encoder
+    from summarizer.library.vectors.vector_index import load_index
 
     index = load_index(library)
     if index.size == 0 or index.model is None:

@@ -31,15 +31,9 @@ from inference.engines.engine import ChatMessage, Completion, Engine, Piece, col
 from inference.errors import PlanError
 from inference.progress import ProgressCallback, Stage, no_progress
 from summarizer.errors import DocumentError
-from summarizer.library.document_text import passages_fingerprint
-from summarizer.library.store import Library
+from summarizer.library.storage.document_text import passages_fingerprint
+from summarizer.library.storage.store import Library
 from summarizer.summaries.context_reuse import LABEL_TOKENS, summary_key, summary_params_for
-from summarizer.summaries.prompts import (
-    part_label_text,
-    reduce_messages,
-    reduce_overhead_text,
-    segment_summary_messages,
-)
 from summarizer.summaries.repetition import trim_repetition
 from summarizer.summaries.segments import Segment, build_segments
 from summarizer.summaries.store import (
@@ -49,6 +43,12 @@ from summarizer.summaries.store import (
     get_summary,
     get_summary_by_digest,
     put_summary,
+)
+from summarizer.summaries.summary_prompts import (
+    part_label_text,
+    reduce_messages,
+    reduce_overhead_text,
+    segment_summary_messages,
 )
 from summarizer.summaries.tree import (
     PROMPT_MARGIN,
@@ -449,7 +449,7 @@ def compress(
 ) -> DocumentSummary:
     """Summarize ``doc_id`` (segment summaries and super-summary), reusing what is stored.
 
-    ``model_sha256`` identifies the model (``summarizer.summaries.model_files.model_sha256``); it keys
+    ``model_sha256`` identifies the model (``summarizer.llm.model_identity.model_sha256``); it keys
     the stored summaries and the segment cut points. ``parallel`` > 1 summarizes that many
     segments at once with ``engine.generate_batch`` (use the plan's ``n_seq_max``). With
     ``engine=None`` only stored results are used (``SummaryNotCached`` if something is

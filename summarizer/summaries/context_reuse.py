@@ -12,9 +12,8 @@ from __future__ import annotations
 import dataclasses
 import json
 
-from summarizer.library.document_text import passages_fingerprint
-from summarizer.library.store import Library
-from summarizer.summaries.prompts import PROMPT_VERSION
+from summarizer.library.storage.document_text import passages_fingerprint
+from summarizer.library.storage.store import Library
 from summarizer.summaries.store import (
     StoredSummary,
     SummaryKey,
@@ -25,6 +24,7 @@ from summarizer.summaries.store import (
     super_summary_params,
     text_sha256,
 )
+from summarizer.summaries.summary_prompts import PROMPT_VERSION
 from summarizer.summaries.tree import PROMPT_MARGIN, SummaryParams
 
 LABEL_TOKENS = 16  # "Summary of pp. 12-19:" and the blank lines around a part

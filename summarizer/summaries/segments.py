@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from inference.cancel import NEVER_CANCELLED, CancelToken
 from inference.progress import Progress, ProgressCallback, Stage, no_progress
 from summarizer.errors import DocumentError
-from summarizer.library.document_text import (
+from summarizer.library.storage.document_text import (
     PassagePiece,
     llm_text,
     passage_pieces,
@@ -23,7 +23,7 @@ from summarizer.library.document_text import (
     read_pages,
     read_passages,
 )
-from summarizer.library.store import Library
+from summarizer.library.storage.store import Library
 from summarizer.summaries.store import StoredSegment, replace_segments, segment_cuts
 
 CountTokens = Callable[[str], int]

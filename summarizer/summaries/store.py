@@ -22,7 +22,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from summarizer.library.store import Library, now_iso, transaction
+from summarizer.library.storage.store import Library, now_iso, transaction
 
 SummaryKind = Literal["segment", "reduce", "super"]
 

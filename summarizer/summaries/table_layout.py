@@ -1,7 +1,7 @@
 """Table passages laid out for the model: one row a line, the figures in aligned columns.
 
 A statement's passage reads "Cash and equivalents $ 4,466 $ 4,249" line by line (the table
-text of ``summarizer.library.table_pages``). In the prompt each row's label is padded to one
+text of ``summarizer.library.reading.table_pages``). In the prompt each row's label is padded to one
 width and each column of figures is right-aligned, so that a model reading "the 2018 column"
 finds the second figure of the row under the second year of the header:
 

@@ -9,8 +9,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from inference.progress import Progress
-from summarizer.summaries.prompts import LabelledSummary
 from summarizer.summaries.store import SummaryKind
+from summarizer.summaries.summary_prompts import LabelledSummary
 
 DEFAULT_SEGMENT_TOKENS = 8192
 PROMPT_MARGIN = 256  # instructions, chat template and page labels around a segment

@@ -115,7 +115,7 @@ def test_reindex_recuts_an_old_format_document(capsys: pytest.CaptureFixture[str
     code, rows = run_json(capsys, "reindex")
     assert code == 0 and rows == [], "nothing to do: the document was cut by this version"
 
-    from summarizer.library.store import Library
+    from summarizer.library.storage.store import Library
 
     with Library.open() as library:  # as if an older Pagewise had cut it
         library.db.execute("UPDATE documents SET passage_format = 1 WHERE doc_id = ?", [doc_id])

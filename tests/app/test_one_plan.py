@@ -18,7 +18,7 @@ import inference.planning.gpu_budget
 from app.cli import main
 from app.commands._model_args import planned_model
 from app.services.load_planning import preview
-from summarizer.library.store import Library
+from summarizer.library.storage.store import Library
 
 KEYS = ("n_gpu_layers", "n_ctx", "type_k", "flash_attn", "n_ubatch", "n_seq_max", "batch_n_ctx")
 

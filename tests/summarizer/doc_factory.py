@@ -6,7 +6,7 @@ import hashlib
 import json
 import re
 
-from summarizer.library.store import Library, now_iso, transaction
+from summarizer.library.storage.store import Library, now_iso, transaction
 
 
 def add_document(

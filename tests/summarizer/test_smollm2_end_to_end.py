@@ -15,9 +15,9 @@ from pypdf import PdfReader
 
 from summarizer.answers.answer import AnswerOptions, answer_question, ask
 from summarizer.answers.conversations import HistoryTurn
-from summarizer.library.store import Library
+from summarizer.library.storage.store import Library
+from summarizer.llm.local_model import LocalModel, open_local_model
 from summarizer.summaries.compress import compress
-from summarizer.summaries.local_model import LocalModel, open_local_model
 from summarizer.summaries.tree import SummaryParams
 from tests.conftest import CONTRACTS
 from tests.summarizer.doc_factory import add_document

@@ -7,7 +7,7 @@ from pathlib import Path
 from inference.engines.fake import FakeEngine
 from inference.progress import Progress, Stage
 from summarizer.library.ingest import ingest_path
-from summarizer.library.store import Library
+from summarizer.library.storage.store import Library
 from summarizer.summaries.compress import compress
 from summarizer.summaries.tree import SummaryParams
 from tests.pdf_factory import make_pdf, text_pages

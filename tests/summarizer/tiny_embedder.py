@@ -10,7 +10,7 @@ import json
 import shutil
 from pathlib import Path
 
-from summarizer.library.embedding_model import resolve_model_dir
+from summarizer.library.vectors.embedding_model import resolve_model_dir
 
 DIM = 32
 MAX_SEQ = 128

@@ -16,11 +16,11 @@ import pytest
 from app.cli import main
 from inference.cancel import Cancelled, CancelToken
 from inference.progress import Progress, Stage
-from summarizer.library.embed_passages import embed_missing
-from summarizer.library.embedding_model import DEFAULT_EMBEDDING_MODEL
-from summarizer.library.reembed import reembed, reembed_status
 from summarizer.library.reindex import reindex_library
-from summarizer.library.store import PASSAGE_FORMAT, Library
+from summarizer.library.storage.store import PASSAGE_FORMAT, Library
+from summarizer.library.vectors.embed_passages import embed_missing
+from summarizer.library.vectors.embedding_model import DEFAULT_EMBEDDING_MODEL
+from summarizer.library.vectors.reembed import reembed, reembed_status
 from tests.summarizer.doc_factory import add_document, numbered_pages
 from tests.summarizer.tiny_embedder import build_tiny_embedder
 

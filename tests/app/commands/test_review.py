@@ -86,8 +86,8 @@ def test_review_is_stored_reused_without_loading_and_corrected(
 
     from app.commands._model_args import OpenModel
     from inference.engines.fake import FakeEngine
-    from summarizer.library.store import Library
-    from summarizer.summaries.model_files import model_sha256
+    from summarizer.library.storage.store import Library
+    from summarizer.llm.model_identity import model_sha256
     from tests.summarizer.doc_factory import add_document
 
     with Library.open() as library:

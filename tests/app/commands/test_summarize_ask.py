@@ -18,7 +18,7 @@ from app.cli import main
 from app.commands._model_args import OpenModel
 from inference.engines.fake import FakeEngine
 from inference.planning.plan import Plan
-from summarizer.library.store import Library
+from summarizer.library.storage.store import Library
 from tests.inference.engines.openai_fake import FakeServer, serving
 from tests.summarizer.doc_factory import add_document, numbered_pages
 

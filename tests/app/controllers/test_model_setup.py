@@ -47,7 +47,7 @@ def test_a_file_that_is_not_a_gguf_model_is_refused_and_the_welcome_panel_stays(
 def test_file_dialogs_open_where_the_user_was_last(qtbot: Any, make_window: Any, tmp_path: Path) -> None:
     """Issue 24: every file dialog opened in the working directory."""
     from app.widgets import file_dialogs
-    from summarizer.library.paths import models_dir
+    from summarizer.library.storage.paths import models_dir
 
     make_window()
     assert file_dialogs.start_folder("model") == str(models_dir())

@@ -11,9 +11,9 @@ from typing import Any
 import pytest
 
 from app.controllers.reindex import reindex_notice
-from summarizer.library import reembed as reembed_module
-from summarizer.library.embed_passages import embed_missing
-from summarizer.library.store import PASSAGE_FORMAT, Library
+from summarizer.library.storage.store import PASSAGE_FORMAT, Library
+from summarizer.library.vectors import reembed as reembed_module
+from summarizer.library.vectors.embed_passages import embed_missing
 from tests.summarizer.doc_factory import add_document, numbered_pages
 from tests.summarizer.tiny_embedder import build_tiny_embedder
 
@@ -137,7 +137,7 @@ def test_reindexing_waits_for_documents_being_added(make_window: Any) -> None:
 
 
 def test_a_library_embedded_with_minilm_is_offered_the_clause_embedder() -> None:
-    from summarizer.library.clause_embedder import BASE_MODEL, CLAUSE_EMBEDDER
+    from summarizer.library.vectors.clause_embedder import BASE_MODEL, CLAUSE_EMBEDDER
 
     with Library.open() as library:
         add_document(library, numbered_pages(2, 40))

@@ -8,7 +8,7 @@ from typing import Any
 from PySide6.QtCore import QElapsedTimer, QTimer
 
 from inference.engines.fake import FakeEngine
-from summarizer.library.store import Library
+from summarizer.library.storage.store import Library
 from tests.app.conftest import wait_for_document
 from tests.conftest import CONTRACTS
 

@@ -8,7 +8,7 @@ import pytest
 
 from app.services import answering
 from inference.engines.fake import FakeEngine
-from summarizer.library.store import Library
+from summarizer.library.storage.store import Library
 from tests.summarizer.doc_factory import add_document, numbered_pages
 
 

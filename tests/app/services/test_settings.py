@@ -208,8 +208,8 @@ def test_a_context_the_stored_summaries_do_not_fit_is_said_before_saving(qtbot: 
 
 def test_the_window_counts_the_summaries_a_new_context_makes_again(make_window: Any, tmp_path: Path) -> None:
     from inference.engines.fake import FakeEngine
+    from summarizer.llm.model_identity import model_sha256
     from summarizer.summaries.compress import compress
-    from summarizer.summaries.model_files import model_sha256
     from tests.summarizer.doc_factory import add_document, numbered_pages
 
     window = make_window()

@@ -49,8 +49,8 @@ def test_a_statement_passage_read_through_pdfium_is_found_exactly(tmp_path: Path
     """Table pages are stored as PDFium reads them, and QtPdf is PDFium: the viewer finds a
     statement passage's rows exactly (before, pypdf's order of label and figures differed)."""
     from summarizer.library.ingest import IngestOptions, ingest_path
-    from summarizer.library.page_render import RenderedPages
-    from summarizer.library.store import Library
+    from summarizer.library.reading.page_render import RenderedPages
+    from summarizer.library.storage.store import Library
     from tests.pdf_factory import make_filing
 
     pdf = make_filing(tmp_path / "acme-10k.pdf")

@@ -9,7 +9,7 @@ from unittest.mock import MagicMock
 
 from PySide6.QtCore import QUrl
 
-from summarizer.library.store import Library
+from summarizer.library.storage.store import Library
 from tests.app.conftest import wait_for_document
 from tests.conftest import CONTRACTS
 

@@ -554,7 +554,7 @@ def test_a_json_reply_cut_by_a_tiny_budget_is_closed_validly_single_and_batched(
     import json
 
     from inference.engines.json_replies import schema_errors
-    from summarizer.review.answers import REPLY_SCHEMA as REVIEW_SCHEMA
+    from summarizer.review.item_answers import REPLY_SCHEMA as REVIEW_SCHEMA
 
     questions = [[ChatMessage("user", f"Does the contract cap liability? ({n}) Answer in JSON.")] for n in range(3)]
     for schema in (REPLY_SCHEMA, REVIEW_SCHEMA):

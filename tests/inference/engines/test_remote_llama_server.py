@@ -21,7 +21,7 @@ from app.cli import main
 from inference.engines.engine import ChatMessage, collect
 from inference.engines.remote import RemoteEngine
 from inference.errors import EngineError
-from summarizer.library.store import Library
+from summarizer.library.storage.store import Library
 from tests.summarizer.doc_factory import add_document, numbered_pages
 
 
@@ -81,7 +81,7 @@ def test_a_json_reply_cut_by_a_tiny_budget_is_closed_validly_by_the_remote_engin
     """The server holds the reply to the schema but stops at max_tokens wherever it is: the
     remote engine closes it (single and batched)."""
     from inference.engines.json_replies import schema_errors
-    from summarizer.review.answers import REPLY_SCHEMA
+    from summarizer.review.item_answers import REPLY_SCHEMA
 
     # One request at a time: llama-cpp-python's server serves one (two at once, it ends one empty,
     # which the engine reports as that reply's error: test_json_replies.py).

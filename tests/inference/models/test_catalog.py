@@ -333,7 +333,7 @@ def loopback_only(self, address):
 
 socket.socket.connect = loopback_only
 
-from summarizer.library.embedder import load_embedder
+from summarizer.library.vectors.embedder import load_embedder
 
 load_embedder("sentence-transformers/all-MiniLM-L6-v2").encode(["The embedding model is loaded."])
 assert not reached, f"loading the embedding model tried the network: {reached}"

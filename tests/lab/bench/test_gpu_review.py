@@ -13,9 +13,9 @@ import pytest
 
 from inference.engines.fake import FakeEngine, split_pieces
 from lab.bench.gpu_review import main, parse_args, prepare, project, time_review
-from summarizer.library.store import Library
-from summarizer.review.answers import REPLY_TOKENS
+from summarizer.library.storage.store import Library
 from summarizer.review.checklist import Checklist, load_checklist
+from summarizer.review.item_answers import REPLY_TOKENS
 from tests.conftest import CONTRACTS
 
 

@@ -9,10 +9,10 @@ from inference.engines.engine import ChatMessage, Prompt, render_plain
 from inference.engines.fake import FakeEngine
 from inference.errors import EngineError
 from summarizer.answers.answer import AnswerOptions, answer_question, ask
+from summarizer.answers.answer_prompt import PreparedPrompt, pick_diverse
 from summarizer.answers.answer_wording import ANSWER_REMINDER, NOT_IN_DOCUMENT
 from summarizer.answers.conversations import HistoryTurn
-from summarizer.answers.prompt import PreparedPrompt, pick_diverse
-from summarizer.library.store import Library
+from summarizer.library.storage.store import Library
 from summarizer.search.retrieval import SearchResult
 from summarizer.summaries.compress import compress
 from summarizer.summaries.store import count_summaries

@@ -8,7 +8,7 @@ from inference.engines.fake import FakeEngine
 from summarizer.answers.answer import AnswerOptions, ask
 from summarizer.answers.conversations import append_turn, clear_conversation, history, list_turns
 from summarizer.errors import DocumentNotFound
-from summarizer.library.store import Library
+from summarizer.library.storage.store import Library
 from tests.summarizer.doc_factory import add_document
 
 

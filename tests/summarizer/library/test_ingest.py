@@ -9,9 +9,9 @@ import pytest
 from inference.cancel import Cancelled, CancelToken
 from inference.progress import Progress, Stage
 from summarizer.errors import DocumentError, DocumentNotFound, PasswordRequired
+from summarizer.library.cutting.passages import PAGE_JOIN
 from summarizer.library.ingest import IngestOptions, ingest_path
-from summarizer.library.passages import PAGE_JOIN
-from summarizer.library.store import Library
+from summarizer.library.storage.store import Library
 from tests.conftest import CONTRACTS
 from tests.pdf_factory import make_pdf, make_pdf_with_broken_page, text_pages
 

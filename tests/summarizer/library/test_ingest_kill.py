@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from summarizer.library.ingest import IngestOptions, ingest_path
-from summarizer.library.store import Library
+from summarizer.library.storage.store import Library
 from tests.conftest import CONTRACTS
 from tests.pdf_factory import make_pdf, text_pages
 
@@ -130,7 +130,7 @@ def test_ingest_survives_being_killed_at_random_moments(tmp_path: Path) -> None:
             [docs[str(SOURCE.resolve())].doc_id],
         ).fetchall()
         assert rows == expected
-        from summarizer.library.vector_index import load_index
+        from summarizer.library.vectors.vector_index import load_index
         from summarizer.search.retrieval import search
 
         index = load_index(library)

@@ -11,11 +11,11 @@ import sqlite_utils
 
 from inference.cancel import Cancelled, CancelToken
 from inference.progress import Progress, Stage
+from summarizer.library.cutting.passages import PAGE_JOIN
 from summarizer.library.ingest import IngestOptions, ingest_path
-from summarizer.library.passages import PAGE_JOIN
 from summarizer.library.reindex import documents_needing_reindex, reindex
-from summarizer.library.schema import MIGRATIONS, SCHEMA_VERSION, applied_version
-from summarizer.library.store import PASSAGE_FORMAT, Library
+from summarizer.library.storage.schema import MIGRATIONS, SCHEMA_VERSION, applied_version
+from summarizer.library.storage.store import PASSAGE_FORMAT, Library
 from summarizer.search.retrieval import search
 from tests.conftest import CONTRACTS
 from tests.summarizer.doc_factory import add_document

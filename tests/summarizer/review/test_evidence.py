@@ -11,7 +11,7 @@ import pytest
 
 from summarizer.errors import DocumentNotFound, LibraryError
 from summarizer.library.ingest import ingest_path
-from summarizer.library.store import Library
+from summarizer.library.storage.store import Library
 from summarizer.review.absence import MODEL_FILE, AbsenceModel, absence_model
 from summarizer.review.checklist import ANSWER_TYPES, ChecklistError, ChecklistItem, load_checklist
 from summarizer.review.evidence import headed_by, item_evidence, review_evidence

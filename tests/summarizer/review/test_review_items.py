@@ -12,10 +12,10 @@ import pytest
 from inference.cancel import Cancelled, CancelToken
 from inference.engines.fake import FakeEngine
 from inference.progress import Progress
-from summarizer.library.store import Library
-from summarizer.review.answers import review_with_model
+from summarizer.library.storage.store import Library
 from summarizer.review.checklist import Checklist, ChecklistItem
 from summarizer.review.evidence import EVIDENCE_ONLY, ItemDone, ItemResult, review_evidence
+from summarizer.review.item_answers import review_with_model
 from tests.summarizer.doc_factory import add_document
 
 PAGES = [

@@ -12,11 +12,11 @@ import pytest
 
 from inference.engines.fake import FakeEngine
 from summarizer.library.ingest import IngestOptions, ingest_path
-from summarizer.library.store import Library
-from summarizer.review.answers import review_with_model, stored_review
+from summarizer.library.storage.store import Library
 from summarizer.review.checklist import Checklist, ChecklistItem, load_checklist
 from summarizer.review.evidence import DocumentReview, ItemResult
 from summarizer.review.export import to_csv, to_markdown
+from summarizer.review.item_answers import review_with_model, stored_review
 from summarizer.review.party_side import Bound, who_acts
 from summarizer.review.playbook import flag_for
 from tests.pdf_factory import make_pdf

@@ -12,10 +12,10 @@ from pathlib import Path
 import pytest
 
 from summarizer.library.ingest import ingest_path
-from summarizer.library.store import Library
-from summarizer.review.answers import review_with_model
+from summarizer.library.storage.store import Library
+from summarizer.llm.local_model import open_local_model
 from summarizer.review.checklist import load_checklist
-from summarizer.summaries.local_model import open_local_model
+from summarizer.review.item_answers import review_with_model
 from tests.conftest import CONTRACTS
 
 pytestmark = pytest.mark.slow

@@ -17,11 +17,11 @@ from inference.cancel import Cancelled, CancelToken
 from inference.engines.fake import FakeEngine
 from inference.errors import EngineError
 from inference.progress import Progress
-from summarizer.library.schema import MIGRATIONS, SCHEMA_VERSION, _review_results, applied_version
-from summarizer.library.store import Library
-from summarizer.review.answers import review_with_model, stored_review, stored_reviews
+from summarizer.library.storage.schema import MIGRATIONS, SCHEMA_VERSION, _review_results, applied_version
+from summarizer.library.storage.store import Library
 from summarizer.review.checklist import Checklist, ChecklistItem
 from summarizer.review.export import to_csv, to_markdown
+from summarizer.review.item_answers import review_with_model, stored_review, stored_reviews
 from summarizer.review.store import record_correction
 from tests.summarizer.doc_factory import add_document
 

@@ -65,7 +65,7 @@ def test_search_falls_back_to_the_fused_order_with_a_warning(
     monkeypatch: pytest.MonkeyPatch,
     caplog: pytest.LogCaptureFixture,
 ) -> None:
-    from summarizer.library.store import Library
+    from summarizer.library.storage.store import Library
 
     with Library.open(tmp_path / "library.sqlite") as lib:
         doc = add_document(lib, [f"{GOVERNING[1]} {NOTICE[1]}", PAYMENT[1], f"governing law {PAYMENT[1]}"])
@@ -84,7 +84,7 @@ def test_search_falls_back_to_the_fused_order_with_a_warning(
 
 
 def test_rerank_reorders_only_the_head(tmp_path: Path) -> None:
-    from summarizer.library.store import Library
+    from summarizer.library.storage.store import Library
 
     with Library.open(tmp_path / "library.sqlite") as lib:
         doc = add_document(lib, [NOTICE[1], PAYMENT[1], GOVERNING[1], NOTICE[1] + " again"], words_per_passage=200)

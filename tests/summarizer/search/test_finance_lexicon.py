@@ -51,7 +51,7 @@ def test_a_search_of_filings_takes_the_finance_words_and_the_lever_leaves_them_o
     """``RetrievalParams.finance_terms`` (measured one lever at a time, docs/retrieval.md)."""
     from dataclasses import replace
 
-    from summarizer.library.document_kind import CONTRACT, FILING
+    from summarizer.library.reading.document_kind import CONTRACT, FILING
     from summarizer.search.retrieval import DEFAULT_PARAMS
     from summarizer.search.retrieval import expansion_terms as search_terms
 

@@ -8,7 +8,7 @@ import pytest
 
 from summarizer.errors import DocumentNotFound
 from summarizer.library.ingest import ingest_path
-from summarizer.library.store import Library
+from summarizer.library.storage.store import Library
 from summarizer.search.fts_query import fts_query
 from summarizer.search.retrieval import DEFAULT_PARAMS, RetrievalParams, bm25_ranking, search
 from tests.conftest import CONTRACTS

@@ -10,7 +10,7 @@ from inference.engines.engine import ChatMessage, Prompt, render_plain
 from inference.engines.fake import FakeEngine
 from inference.errors import EngineError, PlanError
 from inference.progress import Progress, Stage
-from summarizer.library.store import Library
+from summarizer.library.storage.store import Library
 from summarizer.summaries import context_reuse
 from summarizer.summaries.compress import cached_summary, compress
 from summarizer.summaries.context_reuse import reusable_params, summaries_to_redo, summary_params_for

@@ -7,8 +7,8 @@ import pytest
 
 from inference.engines.fake import FakeEngine
 from summarizer.errors import DocumentError
-from summarizer.library.document_text import passage_pieces, read_pages, read_passages
-from summarizer.library.store import Library
+from summarizer.library.storage.document_text import passage_pieces, read_pages, read_passages
+from summarizer.library.storage.store import Library
 from summarizer.summaries.segments import build_segments, group_pieces
 from tests.summarizer.doc_factory import add_document, numbered_pages
 
@@ -84,7 +84,7 @@ def test_reindexed_document_is_segmented_again(library: Library) -> None:
 
 
 def test_group_pieces_keeps_an_oversized_piece_alone() -> None:
-    from summarizer.library.document_text import PassagePiece
+    from summarizer.library.storage.document_text import PassagePiece
 
     pieces = [PassagePiece(i, "x", 1, 1) for i in range(5)]
     assert group_pieces(pieces, [3, 3, 10, 2, 2], 6) == [[0, 1], [2], [3, 4]]

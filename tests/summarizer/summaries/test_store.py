@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from inference.errors import ModelError
-from summarizer.library.store import Library
-from summarizer.summaries.model_files import model_sha256
+from summarizer.library.storage.store import Library
+from summarizer.llm.model_identity import model_sha256
 from summarizer.summaries.store import (
     StoredSummary,
     SummaryKey,

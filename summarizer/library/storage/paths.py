@@ -1,0 +1,43 @@
+"""Where Pagewise keeps its data: the user data folder, or ``$PAGEWISE_HOME``."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+ENV_HOME = "PAGEWISE_HOME"
+ASSETS = Path(__file__).resolve().parents[3] / "assets"
+
+
+def data_home() -> Path:
+    """The data folder (library database, vector index, models). Created on first use."""
+    override = os.environ.get(ENV_HOME)
+    if override:
+        home = Path(override).expanduser()
+    else:
+        import platformdirs
+
+        home = Path(platformdirs.user_data_dir("Pagewise", appauthor=False))
+    home.mkdir(parents=True, exist_ok=True)
+    return home
+
+
+def library_path() -> Path:
+    return data_home() / "library.sqlite"
+
+
+def models_dir() -> Path:
+    path = data_home() / "models"
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+def assets_dir() -> Path:
+    """``assets/`` inside a frozen bundle, next to the packages in a checkout, or in
+    ``<prefix>/share/pagewise/assets`` where a wheel installed it (pyproject.toml's data-files)."""
+    frozen = getattr(sys, "_MEIPASS", None)
+    if frozen:
+        return Path(frozen) / "assets"
+    installed = Path(sys.prefix) / "share" / "pagewise" / "assets"
+    return ASSETS if ASSETS.is_dir() or not installed.is_dir() else installed
