@@ -97,10 +97,10 @@ def test_every_build_reads_the_one_options_file() -> None:
     assert "installers/install_llama_cpp.sh" in makefile and "llama-cmake-options.txt" in makefile
     assert "install_llama_cpp.sh" in (ROOT / "installers" / "build_linux.sh").read_text()
     assert "llama-cmake-options.txt" in (ROOT / "installers" / "build_windows.ps1").read_text()
-    assert "llama_cmake_args.sh" in (ROOT / "scripts" / "gpu_cuda_variant.sh").read_text()
+    assert "llama_cmake_args.sh" in (ROOT / "lab" / "bench" / "gpu_cuda_variant.sh").read_text()
     # Nothing else builds llama.cpp with options of its own (comments aside).
     scripts = [ROOT / "Makefile", *(ROOT / "installers").glob("*.sh"), *(ROOT / "installers").glob("*.ps1"),
-               *(ROOT / "scripts").glob("*.sh")]  # fmt: skip
+               *(ROOT / "scripts").glob("*.sh"), *(ROOT / "lab").rglob("*.sh")]  # fmt: skip
     for path in scripts:
         code = [line for line in path.read_text().splitlines() if not line.lstrip().startswith("#")]
         assert not any(re.search(r"-DGGML_\w+=|march=native", line) for line in code), path

@@ -25,7 +25,8 @@ HEADER = "id,category,question,queries,type,expected\n"
 def test_the_bundled_cuad_checklist_has_the_41_categories() -> None:
     checklist = load_checklist("cuad")
     assert len(checklist.items) == 41
-    names = [line.strip() for line in (ROOT / "eval" / "cuad_categories.txt").read_text().splitlines() if line]
+    with (ROOT / "tests" / "fixtures" / "cuad_categories.csv").open(encoding="utf-8-sig", newline="") as f:
+        names = [row[0].removeprefix("Category: ") for row in list(csv.reader(f))[1:] if row]
     assert [item.category for item in checklist.items] == names
     assert all(item.queries and item.type in ANSWER_TYPES for item in checklist.items)
     assert len({item.id for item in checklist.items}) == 41
@@ -159,7 +160,7 @@ def test_a_clause_the_ranker_finds_nowhere_is_probably_absent(library: tuple[Lib
     model = absence_model()
     assert law.status == "evidence" and law.clause_score is not None
     assert not model.is_absent(law.clause_score, law.category)
-    # license-17p has no escrow clause (eval/labels): said so, with the best candidate still there.
+    # license-17p has no escrow clause (lab/eval/labels): said so, with the best candidate still there.
     assert escrow.status == "absent" and escrow.clause_score is not None
     assert model.is_absent(escrow.clause_score, escrow.category)
     assert "likely absent" in escrow.reason and "of contracts have such a clause" in escrow.reason
