@@ -136,7 +136,15 @@ def run(args: argparse.Namespace) -> int:
     from summarizer.library.storage.store import Library
     from summarizer.review.checklist import load_checklist
     from summarizer.review.evidence import review_evidence
-    from summarizer.review.export import flag_word, page_label, review_marks, status_word, to_csv, to_markdown
+    from summarizer.review.export import (
+        absent_label,
+        flag_word,
+        page_label,
+        review_marks,
+        status_word,
+        to_csv,
+        to_markdown,
+    )
     from summarizer.review.playbook import flag_results
     from summarizer.review.store import attach_corrections, store_evidence
 
@@ -181,7 +189,7 @@ def run(args: argparse.Namespace) -> int:
                 print(f"  {item.category:<36} {where}{marks}")
                 continue
             if item.status == "absent" and not item.corrected:
-                print(f"  {item.category:<36} probably absent (best candidate: {where}){marks}")
+                print(f"  {item.category:<36} {absent_label(item)}{marks}")
                 continue
             value = item.shown_value or ""
             flag = f" [{flag_word(item)}]" if flag_word(item) else ""

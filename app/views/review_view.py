@@ -32,11 +32,12 @@ from PySide6.QtWidgets import (
 
 from app.views.library_panel import PdfDropTarget
 from app.widgets.job_progress import JobProgress
-from summarizer.review.absence import BEST_CANDIDATE_SHOWN
+from summarizer.review.absence import CHECK_CANDIDATE
 from summarizer.review.checklist import ChecklistItem
 from summarizer.review.evidence import DocumentReview, ItemResult
 from summarizer.review.export import (
     UNVERIFIED_REASON,
+    absent_label,
     count_unverified,
     detail_line,
     flag_word,
@@ -57,7 +58,7 @@ def cell_text(item: ItemResult | None) -> str:
         return ""
     pages = page_label(item)
     if item.status == "absent" and not item.corrected:
-        text = status_word(item)  # "probably absent"; the best candidate is still a click away
+        text = absent_label(item)  # "probably absent — closest: p. 3"; a click shows that passage
     elif item.status == "evidence" and not item.corrected:
         text = pages or "no passage"
     elif item.status in ("answered", "evidence") or item.corrected:
@@ -73,7 +74,8 @@ def cell_text(item: ItemResult | None) -> str:
 
 
 def cell_tip(item: ItemResult) -> str:
-    lines = [item.question, f"status: {status_word(item)}"]
+    absent = item.status == "absent" and not item.corrected
+    lines = [item.question, f"status: {absent_label(item) if absent else status_word(item)}"]
     if detail := detail_line(item):
         lines.append(detail)
     elif item.reason:
@@ -107,8 +109,8 @@ def panel_text(result: ItemResult) -> str:
     """The correction panel's line for the selected cell: the item and what the cell holds."""
     if result.status == "absent":
         pages = page_label(result)
-        best = f"the best candidate is on {pages}" if pages else "no candidate passage"
-        why = result.reason.removesuffix(BEST_CANDIDATE_SHOWN) or "probably absent"
+        best = f"check the closest candidate, on {pages}" if pages else "no candidate passage"
+        why = result.reason.removesuffix(CHECK_CANDIDATE) or "probably absent"
         return f"{result.category} — {why}; {best}"
     if result.status == "evidence":
         pages = page_label(result)

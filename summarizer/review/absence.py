@@ -7,6 +7,12 @@ fitted on CUAD's validation contracts by scripts/ranker_absent.py and stored bes
 share of CUAD's training contracts that hold such a clause (nearly all name a governing law,
 about 4% have a most-favoured-nation clause). A category CUAD does not have (a user's own
 checklist) is judged by the score alone, with a threshold chosen the same way.
+
+``P(absent)`` only decides the label: it is never shown. On contracts it was not fitted on a cell
+it put at 99% was a clause the annotators marked present (the 2026-12-05 walk, issue 42), so a
+per-cell percentage would claim more than was measured (docs/retrieval.md has the label's
+precision as a whole). The user sees "probably absent", what it rests on, and the closest
+candidate's page to check.
 """
 
 from __future__ import annotations
@@ -18,7 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 MODEL_FILE = Path(__file__).parent / "checklists" / "absent-model.json"
-BEST_CANDIDATE_SHOWN = "; the best candidate is still shown"  # the end of every absent reason
+CHECK_CANDIDATE = "; check the closest candidate"  # the end of every absent reason
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,18 +56,24 @@ class AbsenceModel:
         return score < self.score_only_below if p is None else p >= self.threshold
 
     def reason(self, score: float, category: str) -> str:
-        share = self.share(category)
-        if share is None:
+        """Why a cell is "probably absent", with no percentage (see the module's docstring)."""
+        if self.share(category) is None:
             why = (
                 f"the clause ranker scores no passage as this clause "
                 f"(best {score:.1f}, threshold {self.score_only_below})"
             )
         else:
             why = (
-                f"the clause ranker's best passage scores {score:.1f} and {share:.0%} of contracts have such a clause: "
-                f"{self._probability(score, share):.0%} likely absent"
+                f"no passage reads like this clause (the clause ranker's best scores {score:.1f}), "
+                f"weighed with how often contracts have one"
             )
-        return f"probably absent: {why}{BEST_CANDIDATE_SHOWN}"
+        return f"probably absent: {why}{CHECK_CANDIDATE}"
+
+
+def absent_reason(score: float | None, category: str) -> str:
+    """An absent cell's reason from its stored best score (a reason stored before issue 42 held a
+    percentage; it is written again from the score when read)."""
+    return "probably absent" + CHECK_CANDIDATE if score is None else absence_model().reason(score, category)
 
 
 @functools.cache

@@ -46,6 +46,13 @@ UNVERIFIED = "unverified"
 UNVERIFIED_REASON = "the model's quote is not in the contract text: check the passage before relying on it"
 
 
+def absent_label(item: ItemResult) -> str:
+    """An absent cell as the grid and the exports show it: the label and the closest candidate's
+    page to check, never a likelihood (summarizer/review/absence.py says why)."""
+    pages = page_label(item)
+    return f"probably absent — closest: {pages}" if pages else "probably absent — no candidate passage"
+
+
 def status_word(item: ItemResult) -> str:
     """The item's status as a reader would say it ("not found", never ``not_found``)."""
     return STATUS_WORDS.get(item.status, item.status.replace("_", " "))
@@ -89,7 +96,7 @@ def reviewer_line(item: ItemResult) -> str:
 
 def _cell(item: ItemResult) -> str:
     if item.status == "absent" and not item.corrected:
-        return status_word(item) + review_marks(item)
+        return absent_label(item) + review_marks(item)
     if item.status == "evidence" and not item.corrected:
         return (page_label(item) or "—") + review_marks(item)
     value = item.shown_value if item.status == "answered" or item.corrected else None

@@ -13,6 +13,7 @@ from summarizer.review.export import (
     CONFIDENTIAL,
     NOTICE,
     UNVERIFIED_REASON,
+    absent_label,
     count_unverified,
     detail_line,
     flag_word,
@@ -30,7 +31,7 @@ FLAG_COLOURS = {"match": "C6EFCE", "deviation": "FFC7CE", "missing": "FFEB9C", "
 
 def _cell_text(item: ItemResult) -> str:
     if item.status == "absent" and not item.corrected:
-        return status_word(item) + review_marks(item)
+        return absent_label(item) + review_marks(item)
     if item.status == "evidence" and not item.corrected:
         return (page_label(item) or "—") + review_marks(item)
     value = item.shown_value if item.status == "answered" or item.corrected else None

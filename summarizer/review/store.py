@@ -30,6 +30,7 @@ from typing import Any
 
 from summarizer.library.storage.document_text import passages_fingerprint
 from summarizer.library.storage.store import Library, now_iso, transaction
+from summarizer.review.absence import absent_reason
 from summarizer.review.checklist import Checklist, ChecklistItem
 from summarizer.review.evidence import Correction, DocumentReview, Evidence, ItemResult
 
@@ -101,6 +102,8 @@ def _result_json(result: ItemResult) -> str:
 
 def _result(item: ChecklistItem, text: str) -> ItemResult:
     data = json.loads(text)
+    if data["status"] == "absent":  # written again: one stored before issue 42 says "99% likely absent"
+        data["reason"] = absent_reason(data.get("clause_score"), item.category)
     return ItemResult(
         item.id,
         item.category,

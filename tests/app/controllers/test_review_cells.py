@@ -141,15 +141,21 @@ def test_a_correction_in_an_evidence_review_names_no_model_value(qtbot: Any, mak
     assert "evidence only: no model value" in tip and "the model's: evidence" not in tip
 
 
-def test_an_absent_cell_says_why_and_where_the_best_candidate_is() -> None:
-    from app.views.review_view import panel_text
+def test_an_absent_cell_says_why_and_where_to_check_without_a_percentage() -> None:
+    """Issue 42: cells shown at 94-99% "likely absent" were clauses the annotators marked present,
+    so the grid says "probably absent" and the page to check, and no likelihood."""
+    from app.views.review_view import cell_text, cell_tip, panel_text
     from summarizer.review.absence import absence_model
     from summarizer.review.evidence import Evidence, ItemResult
 
     evidence = [Evidence(7, 4, 4, "The Supplier shall offer prices no higher than ...")]
     result = ItemResult("mfn", "Most Favored Nation", "Is there an MFN clause?", "yesno", "absent", evidence, 9)
     result.reason = absence_model().reason(-5.2, "Most Favored Nation")
+    assert cell_text(result) == "probably absent — closest: p. 4"
     text = panel_text(result)
-    assert text.startswith("Most Favored Nation — probably absent: the clause ranker's best passage scores -5.2")
-    assert "% of contracts have such a clause" in text and "likely absent" in text
-    assert text.endswith("the best candidate is on p. 4") and "still shown" not in text
+    assert text.startswith("Most Favored Nation — probably absent: no passage reads like this clause")
+    assert "best scores -5.2" in text and text.endswith("check the closest candidate, on p. 4")
+    tip = cell_tip(result)
+    assert "status: probably absent — closest: p. 4" in tip
+    for shown in (cell_text(result), text, tip):
+        assert "%" not in shown and "likely absent" not in shown, shown
