@@ -26,8 +26,9 @@ def page_stream(lines: list[str], header: str = "", footer: tuple[str, ...] = ()
     return "\n".join(ops).encode("latin-1")
 
 
-def make_pdf(path: Path, pages: list[list[str] | bytes | None], title: str | None = None) -> Path:
-    """Write a PDF whose pages hold ``lines`` of text, raw content bytes, or nothing (None)."""
+def make_pdf(path: Path, pages: list[list[str] | bytes | None], title: str | bytes | None = None) -> Path:
+    """Write a PDF whose pages hold ``lines`` of text, raw content bytes, or nothing (None);
+    ``title`` bytes are written as they are (a hex string: a UTF-16 title with its BOM)."""
     objects: list[bytes] = []
 
     def add(body: bytes) -> int:
@@ -58,7 +59,9 @@ def make_pdf(path: Path, pages: list[list[str] | bytes | None], title: str | Non
         len(kids),
     )
     info = None
-    if title:
+    if isinstance(title, bytes):
+        info = add(b"<< /Title <" + title.hex().encode("ascii") + b"> >>")
+    elif title:
         info = add(b"<< /Title (" + _escape(title).encode("latin-1") + b") >>")
     out = bytearray(b"%PDF-1.4\n%\xe2\xe3\xcf\xd3\n")
     offsets = []

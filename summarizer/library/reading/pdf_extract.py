@@ -14,6 +14,7 @@ from typing import Any
 
 from inference.errors import error_cause, shorten_message
 from summarizer.errors import DocumentError, PasswordRequired
+from summarizer.library.storage.metadata_text import clean_metadata_text
 
 PDF_MAGIC = b"%PDF-"
 # A page with fewer letters than this is counted as having no text layer.
@@ -59,10 +60,28 @@ def check_readable(path: Path) -> None:
         )
 
 
+def metadata_string(value: Any) -> str:
+    """An Info dictionary string (title, author), cleaned of control characters.
+
+    A string with a byte PDFDocEncoding lacks (a NUL) comes from pypdf as bytes, which its
+    ``metadata.title`` decodes as UTF-16 without a byte-order mark (``(imagemagick-lzw\\000)``
+    becomes CJK): such bytes are read again without their NULs, byte by byte when that fails."""
+    from pypdf.generic import ByteStringObject, create_string_object
+
+    if value is None:
+        return ""
+    value = value.get_object() if hasattr(value, "get_object") else value
+    if isinstance(value, ByteStringObject):
+        value = create_string_object(bytes(value).replace(b"\x00", b""))
+        if isinstance(value, ByteStringObject):
+            value = bytes(value).decode("latin-1")
+    return clean_metadata_text(str(value))
+
+
 def _title_from(reader: Any, path: Path) -> str:
     try:
         meta = reader.metadata
-        title = str(meta.title).strip() if meta is not None and meta.title else ""
+        title = metadata_string(meta.get("/Title")) if meta is not None else ""
     except Exception:  # metadata is optional; a broken info dict must not stop ingest
         title = ""
     # A title without a word in it (an SEC accession number "0000320187-19-000051", a job number)

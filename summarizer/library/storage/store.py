@@ -14,6 +14,7 @@ import sqlite_utils
 
 from summarizer.errors import DocumentNotFound, LibraryError
 from summarizer.library.storage.disk_space import space_error
+from summarizer.library.storage.metadata_text import clean_metadata_text
 from summarizer.library.storage.paths import library_path
 from summarizer.library.storage.schema import SCHEMA_VERSION, applied_version, migrate, transaction
 
@@ -76,7 +77,7 @@ def _record(row: tuple[Any, ...]) -> DocumentRecord:
     return DocumentRecord(
         doc_id=row[0],
         path=row[1],
-        title=row[2],
+        title=clean_metadata_text(row[2]),  # a library written before the cleaning may hold a NUL
         pages=row[3],
         passages=row[4],
         content_sha256=row[5],

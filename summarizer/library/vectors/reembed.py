@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from inference.cancel import NEVER_CANCELLED, CancelToken
 from inference.progress import Progress, ProgressCallback, Stage, no_progress
+from summarizer.library.storage.metadata_text import clean_metadata_text
 from summarizer.library.storage.store import Library, transaction
 
 if TYPE_CHECKING:
@@ -164,7 +165,7 @@ def reembed(
 def _pending_documents(library: Library, target: str) -> list[tuple[str, str]]:
     """Documents with passages that have no staged ``target`` vector, oldest first."""
     return [
-        (str(r[0]), str(r[1]))
+        (str(r[0]), clean_metadata_text(str(r[1])))
         for r in library.db.execute(
             "SELECT d.doc_id, d.title FROM documents d WHERE EXISTS (SELECT 1 FROM passages p "
             "LEFT JOIN embeddings_staging s ON s.passage_id = p.passage_id AND s.model = ? "

@@ -72,6 +72,25 @@ def test_adding_the_same_file_again_does_nothing(tmp_path: Path) -> None:
         ]
 
 
+@pytest.mark.parametrize(
+    "title",
+    [
+        b"\xfe\xff" + "imagemagick-lzw\x00".encode("utf-16-be"),  # ImageMagick's LZW sample: UTF-16, NUL last
+        "imagemagick-lzw\x00",  # the same NUL in a plain string
+        "imagemagick-lzw\x07\t\r\n",  # other control characters and whitespace at the end
+    ],
+    ids=["utf16-bom", "literal-nul", "controls"],
+)
+def test_a_title_with_a_nul_is_stored_and_shown_without_it(tmp_path: Path, title: str | bytes) -> None:
+    """Issue 42: `pagewise ingest --json` showed "title": "imagemagick-lzw\\u0000"."""
+    path = make_pdf(tmp_path / "lzw.pdf", text_pages(2), title=title)
+    with Library.open() as library:
+        result = ingest_path(library, path, IngestOptions(embed=False))
+        stored = library.db.execute("SELECT title FROM documents WHERE doc_id = ?", [result.doc_id]).fetchone()[0]
+        shown = library.document(result.doc_id).title
+    assert result.to_json()["title"] == stored == shown == "imagemagick-lzw"
+
+
 def test_a_changed_file_is_reindexed_under_the_same_doc_id(tmp_path: Path) -> None:
     path = make_pdf(tmp_path / "memo.pdf", text_pages(3, tag="v1-"))
     with Library.open() as library:
