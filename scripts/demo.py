@@ -1,5 +1,12 @@
-"""The README's main job: add the bundled sample contract to a library, search it, summarize
-it and answer a question citing pages, with SmolLM2-135M on the CPU.
+"""The README's main job: add the bundled sample contract to a library, search it, review it
+against the CUAD checklist, then summarize it and answer a question citing pages, with
+SmolLM2-135M on the CPU.
+
+What needs no language model is shown in full first: searches with their pages (the hybrid
+search and its trained clause ranker) and the evidence-only review of all 41 CUAD items (the
+page of each clause, or "probably absent"). Then a notice says what SmolLM2-135M is (a test
+model that proves the pipeline runs anywhere and writes poor text) and how to use a real one,
+before its summary and answer.
 
 Run through `make demo` (which sets PAGEWISE_HOME to a demo library inside the checkout). A
 second run reuses everything stored: the document, its segments and summaries.
@@ -21,9 +28,22 @@ from app.cli import main as pagewise
 SEARCHES = (
     "termination for convenience or breach",
     "who owns the licensed domain names",
+    "governing law",
 )
 QUESTION = "Under what conditions can this agreement be terminated?"
 MODEL_FLAGS = ["--ctx", "4096", "--segment-tokens", "2048"]
+
+MODEL_NOTICE = """
+About the model below. SmolLM2-135M is a 135-million-parameter test model: it ships with
+Pagewise so that the whole pipeline (planning, loading, summarizing, answering with checked
+citations) runs on any computer, and it writes poor text: expect vague summaries and answers
+that miss or repeat (a reply that falls into a loop is cut and says so). What it writes says
+nothing of Pagewise's quality with a real model. For real answers:
+  - the window's Model menu downloads a recommended model for your GPU (Qwen2.5 7B Instruct
+    on a 12 GB card), or
+  - choose a GGUF file you have: pagewise config set model_path /path/to/model.gguf, or
+  - use a server you run (llama.cpp's, Ollama, vLLM): pagewise config set remote_url http://HOST:PORT/v1
+"""
 
 
 def smollm2_gguf() -> Path:
@@ -56,15 +76,26 @@ def step(argv: list[str]) -> int:
     return code
 
 
+def section(title: str) -> None:
+    print(f"\n=== {title} ===", flush=True)
+
+
 def run(sample: Path) -> int:
     code = step(["ingest", str(sample)])
     if code:
         return code
+    section("Without a language model: search (each result with its pages)")
     for query in SEARCHES:
         code = step(["search", "--all", query, "-k", "2"])
         if code:
             return code
     doc_id = sample_doc_id(sample)
+    section("Without a language model: the CUAD checklist's 41 items, each clause's page")
+    code = step(["review", doc_id, "--evidence-only"])
+    if code:
+        return code
+    section("With a language model: SmolLM2-135M, a test model")
+    print(MODEL_NOTICE, flush=True)
     model = ["--model", str(smollm2_gguf()), *MODEL_FLAGS]
     code = step(["summarize", doc_id, *model])
     if code:

@@ -72,7 +72,7 @@ class _Sequence:
         "texts",
     )
 
-    def __init__(self, index: int, seq_id: int, prompt: list[int], stop: Sequence[str]) -> None:
+    def __init__(self, index: int, seq_id: int, prompt: list[int], stop: Sequence[str], *, loops: bool) -> None:
         self.index = index
         self.seq_id = seq_id
         self.prompt = prompt
@@ -80,7 +80,7 @@ class _Sequence:
         self.cached = 0  # prompt tokens found in the slot's cells (a shared beginning)
         self.generated = 0
         self.texts: list[str] = []
-        self.scanner = StopScanner(stop)
+        self.scanner = StopScanner(stop, loops=loops)
         self.decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
         self.reason: StopReason | None = None
         self.started_at = time.perf_counter()
@@ -282,7 +282,7 @@ class _SlotLoop:
                 for seq_id in range(self.n_slots):
                     if slots[seq_id] is None and pending:
                         index = pending.popleft()
-                        new = _Sequence(index, seq_id, prompts[index], stop)
+                        new = _Sequence(index, seq_id, prompts[index], stop, loops=grammar is None)
                         # Keep the shared beginning's cells (a model whose cache cannot drop a
                         # tail, e.g. a recurrent one, reads the whole prompt again).
                         if kept[seq_id] and llama_cpp.llama_memory_seq_rm(self.memory, seq_id, kept[seq_id], -1):
@@ -406,7 +406,7 @@ class _SlotLoop:
         sequence.generated += 1
         sequence.texts.append(sequence.scanner.feed(sequence.decoder.decode(self.token_bytes(token))))
         if sequence.scanner.stopped:
-            self._end(sequence, "stop", flush=False)
+            self._end(sequence, "loop" if sequence.scanner.looped else "stop", flush=False)
             return
         if sequence.generated >= max_tokens:
             self._end(sequence, "length")

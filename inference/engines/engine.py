@@ -25,10 +25,11 @@ from types import TracebackType
 from typing import Any, Literal
 
 from inference.cancel import NEVER_CANCELLED, CancelToken
+from inference.engines.loop_guard import LoopGuard
 from inference.planning.plan import Plan
 from inference.progress import ProgressCallback, no_progress
 
-StopReason = Literal["stop", "length", "eos", "invalid"]
+StopReason = Literal["stop", "length", "eos", "invalid", "loop"]
 """Why a reply ended. ``invalid``: the model's output scores were not numbers (NaN), so no token
 could be chosen; the reply ends there (a broken or incompatible model file)."""
 
@@ -314,19 +315,30 @@ class StopScanner:
 
     ``feed(text)`` returns the text that is safe to emit; ``stopped`` turns true when a stop
     string was found (the text after it is dropped); ``flush()`` returns what was held back.
+    With ``loops`` it also stops when the text ends in a loop (``looped``; the text is kept,
+    and the engine ends the reply with ``stop_reason="loop"``).
     """
 
-    __slots__ = ("_held", "_max_len", "_stops", "stopped")
+    __slots__ = ("_guard", "_held", "_max_len", "_stops", "looped", "stopped")
 
-    def __init__(self, stops: Sequence[str]) -> None:
+    def __init__(self, stops: Sequence[str], *, loops: bool = False) -> None:
         self._stops = tuple(s for s in stops if s)
         self._max_len = max((len(s) for s in self._stops), default=0)
         self._held = ""
+        self._guard = LoopGuard() if loops else None
         self.stopped = False
+        self.looped = False  # stopped because the text fell into a loop (``loop_guard``)
 
     def feed(self, text: str) -> str:
         if self.stopped:
             return ""
+        out = self._scan(text)
+        if self._guard is not None and not self.stopped and self._guard.feed(text):
+            self.stopped = self.looped = True
+            out, self._held = out + self._held, ""
+        return out
+
+    def _scan(self, text: str) -> str:
         if not self._stops:
             return text
         buffer = self._held + text

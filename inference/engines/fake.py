@@ -198,7 +198,9 @@ class FakeEngine(Engine):
         self._cancel_event.clear()
         self.calls.append(FakeCall(prompt, max_tokens, temperature, tuple(stop), json_schema=json_schema))
         reply = self._next_reply()
-        return hold_stream(self._stream(prompt, reply, max_tokens, stop, cancel), json_schema, max_tokens)
+        return hold_stream(
+            self._stream(prompt, reply, max_tokens, stop, cancel, loops=json_schema is None), json_schema, max_tokens
+        )
 
     def generate_batch(
         self,
@@ -222,7 +224,7 @@ class FakeEngine(Engine):
             reply = self._next_reply()
             texts: list[str] = []
             stats = GenerationStats()
-            for piece in self._stream(prompt, reply, max_tokens, stop, cancel):
+            for piece in self._stream(prompt, reply, max_tokens, stop, cancel, loops=json_schema is None):
                 texts.append(piece.text)
                 stats = piece.stats or stats
             results.append(hold_completion(Completion("".join(texts), stats), json_schema, max_tokens))
@@ -256,7 +258,14 @@ class FakeEngine(Engine):
             raise Cancelled()
 
     def _stream(
-        self, prompt: Prompt, reply: Reply, max_tokens: int, stop: Sequence[str], cancel: CancelToken
+        self,
+        prompt: Prompt,
+        reply: Reply,
+        max_tokens: int,
+        stop: Sequence[str],
+        cancel: CancelToken,
+        *,
+        loops: bool = True,
     ) -> Iterator[Piece]:
         start = time.perf_counter()
         self._check_cancel(cancel)
@@ -281,7 +290,7 @@ class FakeEngine(Engine):
         if len(pieces) > max_tokens:
             pieces = pieces[:max_tokens]
             reason = "length"
-        scanner = StopScanner(stop)
+        scanner = StopScanner(stop, loops=loops)
         reading_until = time.perf_counter() + self.first_piece_delay_s
         while (left := reading_until - time.perf_counter()) > 0:  # the prompt being read
             if cancel.wait(min(0.02, left)) or self._cancel_event.is_set():
@@ -299,7 +308,7 @@ class FakeEngine(Engine):
             if text:
                 yield Piece(text)
             if scanner.stopped:
-                reason = "stop"
+                reason = "loop" if scanner.looped else "stop"
                 break
         tail = scanner.flush()
         if tail:

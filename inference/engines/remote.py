@@ -306,7 +306,7 @@ class RemoteEngine(Engine):
 
         watcher = threading.Thread(target=watch, name="pagewise-remote-cancel", daemon=True)
         watcher.start()
-        scanner = StopScanner(stop)
+        scanner = StopScanner(stop, loops="response_format" not in body)  # a JSON reply is held by its schema
         first_at: float | None = None
         n_pieces = 0
         usage: dict[str, Any] = {}
@@ -353,7 +353,7 @@ class RemoteEngine(Engine):
                     elif finish == "stop":
                         reason = "stop" if stop else "eos"
                 if scanner.stopped:
-                    reason = "stop"
+                    reason = "loop" if scanner.looped else "stop"
                     break
         except HttpError as error:
             if request.aborted or cancel.cancelled:

@@ -102,7 +102,7 @@ def generate(
         sampler = llm._init_sampler(temp=temperature, repeat_penalty=1.0)
     vocab = llm._model.vocab
     decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
-    scanner = StopScanner(stop)
+    scanner = StopScanner(stop, loops=json_schema is None)
     reason: StopReason = "length"
     generated = 0
     first_token_at = 0.0
@@ -142,7 +142,7 @@ def generate(
             pending.clear()
             last_send = now
         if scanner.stopped:
-            reason = "stop"
+            reason = "loop" if scanner.looped else "stop"
             break
     source.close()
     pending.append(scanner.flush() + ("" if scanner.stopped else decoder.decode(b"", final=True)))

@@ -19,7 +19,6 @@ computes and stores the missing summaries first, then answers in retrieval mode.
 
 from __future__ import annotations
 
-import time
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -27,6 +26,7 @@ from typing import Any
 
 from inference.cancel import NEVER_CANCELLED, CancelToken
 from inference.engines.engine import Engine, GenerationStats
+from inference.engines.loop_guard import cut_loop
 from inference.progress import ProgressCallback, no_progress
 from summarizer.answers.answer_prompt import (
     AnswerOptions,
@@ -37,6 +37,7 @@ from summarizer.answers.answer_prompt import (
     pick_diverse,
     whole_document_prompt,
 )
+from summarizer.answers.answer_wording import LOOP_NOTICE
 from summarizer.answers.citations import Citation, find_citations
 from summarizer.answers.conversations import HistoryTurn
 from summarizer.errors import DocumentNotFound, NoText
@@ -44,7 +45,6 @@ from summarizer.library.reading.page_status import OCR_ADVICE
 from summarizer.library.storage.store import DocumentRecord, Library
 from summarizer.search.retrieval import SearchResult, search
 from summarizer.summaries.compress import cached_summary, compress, default_params, stored_segment_summaries
-from summarizer.summaries.repetition import loop_at_end, trim_repetition
 from summarizer.summaries.summary_prompts import LabelledSummary
 from summarizer.summaries.tree import SummaryParams
 
@@ -123,36 +123,23 @@ class AnswerStream:
         self._started = True
         texts: list[str] = []
         stats: GenerationStats | None = None
-        started = time.perf_counter()
-        first_at: float | None = None
         pieces = self._engine.generate(
             self.prompt.messages,
             max_tokens=self._options.answer_tokens,
             temperature=self._options.temperature,
             cancel=self._cancel,
         )
-        looped = False
-        cached: int | None = None
         for piece in pieces:
-            if piece.cached_tokens is not None:
-                cached = piece.cached_tokens
             if piece.text:
-                first_at = first_at or time.perf_counter()
                 texts.append(piece.text)
                 yield piece.text
-                if loop_at_end("".join(texts)):
-                    looped = True
-                    break
             if piece.stats is not None:
                 stats = piece.stats
         text = "".join(texts).strip()
-        if looped:
-            # Stop generating: the rest would be the same words again (small models, greedy).
-            close = getattr(pieces, "close", None)
-            if close is not None:
-                close()
-            text = trim_repetition(text)
-            stats = self._stats_of_stopped(text, started, first_at, cached)
+        if stats is not None and stats.stop_reason == "loop":
+            # The engine ended a reply that fell into a loop: keep its first turn and say so.
+            text = (cut_loop(text) or text) + "\n\n" + LOOP_NOTICE
+            yield "\n\n" + LOOP_NOTICE
         self._answer = Answer(
             text=text,
             mode=self.prompt.mode,
@@ -160,25 +147,6 @@ class AnswerStream:
             passages=self.prompt.passages,
             stats=stats or GenerationStats(),
             doc_ids=self.prompt.doc_ids,
-        )
-
-    def _stats_of_stopped(
-        self, text: str, started: float, first_at: float | None, cached: int | None
-    ) -> GenerationStats:
-        """Stats measured here for a generation stopped early (the engine's final stats never
-        came); ``cached`` is what the first piece said of the prompt cache, if anything."""
-        ended = time.perf_counter()
-        first = first_at or ended
-        completion = self._engine.count_tokens(text)
-        return GenerationStats(
-            prompt_tokens=self.prompt.prompt_tokens,
-            cached_tokens=cached or 0,
-            completion_tokens=completion,
-            ttft_s=first - started,
-            prefill_tok_s=self.prompt.prompt_tokens / (first - started) if first > started else 0.0,
-            decode_tok_s=completion / (ended - first) if ended > first else 0.0,
-            total_s=ended - started,
-            stop_reason="stop",
         )
 
     def run(self) -> Answer:

@@ -19,6 +19,8 @@ from summarizer.summaries.summary_prompts import LabelledSummary, part_label_tex
 from summarizer.summaries.table_layout import aligned_table
 
 NOT_IN_DOCUMENT = "The document does not say."
+# Shown under a reply the engine ended because it fell into a loop (inference.engines.loop_guard).
+LOOP_NOTICE = "(Cut here: the model began repeating itself.)"
 
 
 @dataclass(frozen=True, slots=True)

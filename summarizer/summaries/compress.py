@@ -28,6 +28,7 @@ from collections.abc import Callable, Iterator, Sequence
 
 from inference.cancel import NEVER_CANCELLED, CancelToken
 from inference.engines.engine import ChatMessage, Completion, Engine, Piece, collect, render_plain
+from inference.engines.loop_guard import cut_loop
 from inference.errors import PlanError
 from inference.progress import ProgressCallback, Stage, no_progress
 from summarizer.errors import DocumentError
@@ -66,12 +67,13 @@ class SummaryNotCached(LookupError):
     """``compress`` was called without an engine and something is not stored yet."""
 
 
-def _clean(text: str) -> str:
+def _clean(text: str, looped: bool = False) -> str:
     text = text.strip()
     for prefix in ("Summary of this part:", "Combined summary:", "Summary:"):
         if text.lower().startswith(prefix.lower()):
             text = text[len(prefix) :].strip()
-    return trim_repetition(text)
+    # A reply the engine ended in a loop keeps the loop's first turn; an exact loop elsewhere too.
+    return (cut_loop(text) if looped else None) or trim_repetition(text)
 
 
 def _prompt_tokens(engine: Engine, messages: Sequence[ChatMessage]) -> int:
@@ -323,7 +325,7 @@ class _Compressor:
             nonlocal tokens_read, summarized
             index = todo[position]
             segment = segments[index]
-            text = _clean(completion.text)
+            text = _clean(completion.text, completion.stats.stop_reason == "loop")
             summary = StoredSummary(
                 text,
                 segment.page_start,
@@ -402,7 +404,7 @@ class _Compressor:
 
         def store(done: int, completion: Completion) -> None:
             position, key, members = todo[done]
-            text = _clean(completion.text)
+            text = _clean(completion.text, completion.stats.stop_reason == "loop")
             summary = StoredSummary(
                 text,
                 members[0].page_start,

@@ -2,14 +2,14 @@
 
 Greedy decoding of small models (SmolLM2-135M: "The answer to this question is: The answer to
 this question is: ...") falls into them and runs to ``max_tokens``. Summaries are cut after the
-loop's first occurrence before they are stored; answers stop generating as soon as one shows.
+loop's first occurrence before they are stored. Every engine also ends a reply that falls into a
+loop (``inference.engines.loop_guard``), so a loop rarely runs long.
 """
 
 from __future__ import annotations
 
 MIN_WORDS = 4
 REPEATS = 3
-TAIL_WORDS = 300  # how far back ``loop_at_end`` looks
 
 
 def trim_repetition(text: str, min_words: int = MIN_WORDS, repeats: int = REPEATS) -> str:
@@ -22,13 +22,3 @@ def trim_repetition(text: str, min_words: int = MIN_WORDS, repeats: int = REPEAT
             if all(words[start + k * size : start + (k + 1) * size] == run for k in range(1, repeats)):
                 return " ".join(words[: start + size]).rstrip(" ,;") + " …"
     return text
-
-
-def loop_at_end(text: str, min_words: int = MIN_WORDS, repeats: int = REPEATS) -> bool:
-    """Whether ``text`` ends with a run of words repeated ``repeats`` times (a loop in progress)."""
-    words = " ".join(text.split()).split(" ")[-TAIL_WORDS:]
-    for size in range(min_words, len(words) // repeats + 1):
-        tail = words[-size:]
-        if all(words[-(k + 1) * size : len(words) - k * size] == tail for k in range(1, repeats)):
-            return True
-    return False

@@ -18,6 +18,7 @@ from inference.progress import Stage
 from tests.app.conftest import DocumentFake, wait_for_document
 from tests.conftest import CONTRACTS
 from tests.pdf_factory import make_pdf, page_stream, scanned_copy, text_pages
+from tests.prose import prose
 
 QUESTION = "Who pays the endorsement fee?"
 
@@ -162,7 +163,7 @@ def test_the_conversation_survives_a_restart(qtbot: Any, make_window: Any, fake_
 
 def test_esc_cancels_an_answer(qtbot: Any, make_window: Any, fake_engine: FakeEngine) -> None:
     fake_engine.piece_delay_s = 0.05
-    fake_engine.queue(" ".join(["word"] * 400))
+    fake_engine.queue(prose(400))
     window = make_window()
     ingest(qtbot, window)
     job = window.ask("Long answer please?")
@@ -302,7 +303,7 @@ def test_an_answer_without_citations_shows_the_passages_it_was_given(
 def test_a_stopped_answer_keeps_its_citation_links(qtbot: Any, make_window: Any, fake_engine: FakeEngine) -> None:
     """Finding: a stopped answer lost its citation links (its text was shown as plain text)."""
     fake_engine.piece_delay_s = 0.03
-    fake_engine.queue(lambda prompt: f"It is in the fee clause [p. {first_passage_page(prompt)}]. " + "more " * 400)
+    fake_engine.queue(lambda prompt: f"It is in the fee clause [p. {first_passage_page(prompt)}]. more " + prose(400))
     window = make_window()
     ingest(qtbot, window)
     job = window.ask(QUESTION)

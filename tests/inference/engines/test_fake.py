@@ -11,6 +11,7 @@ from inference.engines.engine import ChatMessage, Piece, StopScanner, collect
 from inference.engines.fake import FakeEngine, split_pieces
 from inference.errors import EngineError
 from inference.planning.plan import Plan
+from tests.prose import prose
 
 
 def test_streams_word_pieces_with_stats_last() -> None:
@@ -104,7 +105,7 @@ def test_cancel_token_stops_the_stream() -> None:
 
 
 def test_cancel_from_another_thread() -> None:
-    engine = FakeEngine([" ".join(["w"] * 1000)], piece_delay_s=0.005)
+    engine = FakeEngine([prose(1000)], piece_delay_s=0.005)
     timer = threading.Timer(0.05, engine.cancel)
     timer.start()
     with pytest.raises(Cancelled):

@@ -588,3 +588,13 @@ def test_prompts_that_begin_alike_read_the_beginning_once_per_slot() -> None:
     total = sum(r.stats.prompt_tokens for r in results)
     clock = re.search(r"prefill (\d+) tokens", done[-1])
     assert clock and int(clock.group(1)) == total - sum(r.stats.cached_tokens for r in results)
+
+
+def test_a_reply_that_falls_into_a_loop_is_ended_by_the_engine(engine: LocalEngine) -> None:
+    """SmolLM2 continues a count for ever ("Part 7: Part 8: …", as in `make demo`'s summaries):
+    the engine ends the reply and says why, one sequence or several at once."""
+    prompt = "Contents. Part 1: Part 2: Part 3: Part 4: Part 5: Part 6:"
+    single = engine.complete(prompt, max_tokens=200)
+    assert single.stats.stop_reason == "loop" and single.stats.completion_tokens < 120, single.text
+    batch = engine.generate_batch([prompt, prompt], max_tokens=200)
+    assert [c.stats.stop_reason for c in batch] == ["loop", "loop"]

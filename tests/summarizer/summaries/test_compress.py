@@ -297,7 +297,8 @@ def test_a_reduce_step_that_does_not_fit_the_new_context_makes_the_summary_again
     """The segments may fit a smaller context while a reduce prompt made for a larger one does not."""
     doc_id = add_document(library, numbered_pages(12, words_per_page=110), title="Supply Agreement")
     wide = SummaryParams(segment_tokens=130, summary_tokens=40, super_tokens=30)
-    engine = FakeEngine(default_reply=" ".join(f"term{i}" for i in range(40)), n_ctx=2000)
+    # Words that differ in more than a counter (the engines end a "term1 term2 term3 …" loop).
+    engine = FakeEngine(default_reply=" ".join(f"term{i}{chr(97 + i % 26)}" for i in range(40)), n_ctx=2000)
     made = compress(library, engine, doc_id, model_sha256="model-a", params=wide)
     assert made.levels == []  # one reduce step combined all the summaries
     reduce_prompt = max(engine.count_tokens(render_plain(c.prompt)) for c in engine.calls if c.max_tokens == 30)

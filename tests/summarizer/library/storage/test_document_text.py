@@ -1,7 +1,7 @@
 from __future__ import annotations
 
 from summarizer.library.storage.document_text import llm_text, page_range_label
-from summarizer.summaries.repetition import loop_at_end, trim_repetition
+from summarizer.summaries.repetition import trim_repetition
 
 
 def test_llm_text_folds_no_break_spaces_and_blank_lines() -> None:
@@ -24,10 +24,3 @@ def test_trim_repetition_cuts_a_loop_after_its_first_occurrence() -> None:
 
 def test_page_range_label() -> None:
     assert page_range_label(3, 3) == "p. 3" and page_range_label(3, 7) == "pp. 3-7"
-
-
-def test_loop_at_end_spots_a_loop_in_progress() -> None:
-    loop = "Intro. " + "The answer to this question is:\n\n" * 3
-    assert loop_at_end(loop)
-    assert not loop_at_end("The answer to this question is: ten dollars [p. 3].")
-    assert not loop_at_end("one two three four one two three four")  # twice is not a loop
