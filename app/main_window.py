@@ -9,6 +9,7 @@ model call through ``JobRunner.submit_llm`` (the one LLM thread), every error to
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -161,6 +162,7 @@ class MainWindow(PdfDropTarget, QMainWindow):
 
     def _build_controllers(self) -> None:
         passwords: dict[str, str] = {}  # for this session only: never written to disk
+        self._announced: str | None = None  # the document whose "is ready" message is shown
         context = JobContext(self.runner, self.session, self.library, WorkerLibrary(), self.messages, self.status)
         self.worker_library = context.worker_library
 
@@ -201,7 +203,7 @@ class MainWindow(PdfDropTarget, QMainWindow):
         )
         self.background.summarized.connect(self.summaries.show_if_missing)
         self.background.summarized.connect(lambda _doc_id: self.documents.refresh())
-        self.ingest.added.connect(lambda _doc_id, _wanted: self.background.wake())
+        self.ingest.added.connect(lambda _doc_id: self.background.wake())
         self.model_setup.settings_applied.connect(self.background.wake)
 
         self.library_panel.files_dropped.connect(self.ingest.add_paths)
@@ -232,11 +234,25 @@ class MainWindow(PdfDropTarget, QMainWindow):
         escape.setContext(Qt.ShortcutContext.WindowShortcut)
         escape.activated.connect(self.answers.cancel)
 
-    def _document_added(self, doc_id: str, wanted: bool) -> None:
-        if wanted or self.documents.doc_id is None:
+    def _document_added(self, doc_id: str) -> None:
+        """Show a document that is ready when none is selected; otherwise say so, with a button
+        that shows it. A finished add never takes the user away from the document they are
+        reading or asking about (walk 2026-12-05: a question typed for one contract was asked of
+        the 10-K whose add finished meanwhile, even one opened with File → Open)."""
+        if self.documents.doc_id is None:
             self.library_panel.select(doc_id)
+            return
+        record = self.documents.record(doc_id)
+        if record is None:
+            return
+        self._announced = doc_id
+        show = partial(self.library_panel.select, doc_id)
+        self.messages.info(f"{title_of(record)} is ready.", key="document-ready", action="Show", on_action=show)
 
     def _document_selected(self, record: DocumentRecord | None) -> None:
+        if record is not None and record.doc_id == self._announced:  # shown: its "is ready" goes
+            self._announced = None
+            self.messages.resolve("document-ready")
         self.setWindowTitle(f"{title_of(record)} — Pagewise" if record is not None else "Pagewise")
         self.answers.show_document(record)
         self.summaries.show_document(record)
@@ -294,7 +310,9 @@ class MainWindow(PdfDropTarget, QMainWindow):
         return self.ingest.add_paths(paths, password)
 
     def open_paths(self, paths: list[Path]) -> IngestJob | None:
-        return self.ingest.open_paths(paths)
+        """File → Open and ``pagewise FILE.pdf``: added like any other; a file is shown when it is
+        ready only if no other document is selected by then."""
+        return self.ingest.add_paths(paths)
 
     def select_document(self, doc_id: str | None) -> None:
         self.documents.select(doc_id)

@@ -132,6 +132,21 @@ FIXES = (
         "tests/app/test_job_progress.py::test_no_estimate_before_a_tenth_of_the_work_and_the_time_so_far_meanwhile",)),
     Fix("after a restart the page box says 3 on page 1 (finding 25)", "5651212", (
         "tests/app/test_pdf_viewer.py::test_after_a_restart_the_page_box_names_the_page_shown",)),
+    Fix("walk 2026-12-05, 1: a finished add switches the window away from the document being read or asked about",
+        "dd78d4d", (
+        "tests/app/views/test_library_panel.py::test_a_finished_add_never_takes_the_selection_away",)),
+    Fix("walk 2026-12-05, 2: whole-document answers carry no citation check and no 'cites no page' warning",
+        "5711cac", (
+        "tests/summarizer/answers/test_answer.py::test_whole_document_citations_are_checked_against_the_pages_given",
+        "tests/app/views/test_conversation_view.py::"
+        "test_a_whole_document_answer_without_a_valid_page_says_so_and_shows_what_was_read")),
+    Fix("walk 2026-12-05, 3: 'probably absent' shown with a percentage the data does not support",
+        "3c11b38", (
+        "tests/summarizer/review/test_absence.py::test_the_reason_names_no_likelihood",
+        "tests/summarizer/review/test_absence.py::"
+        "test_the_exports_say_probably_absent_and_where_to_check_without_a_percentage",
+        "tests/app/controllers/test_review_cells.py::"
+        "test_an_absent_cell_says_why_and_where_to_check_without_a_percentage")),
 )  # fmt: skip
 
 

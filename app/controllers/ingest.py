@@ -21,7 +21,7 @@ AskPassword = Callable[[str, bool], str | None]
 
 
 class IngestController(UsesJobContext, QObject):
-    added = Signal(str, bool)  # doc_id, whether it was opened on purpose (File → Open)
+    added = Signal(str)  # doc_id
     documents_changed = Signal()
     idle = Signal()  # every ingest has ended
 
@@ -40,15 +40,7 @@ class IngestController(UsesJobContext, QObject):
         self.progress = progress
         self.passwords = passwords  # shared with the viewer; this session only, never on disk
         self.ask_password = ask_password
-        self._open_when_added: set[str] = set()
         progress.cancel_requested.connect(self.cancel)
-
-    def open_paths(self, paths: list[Path]) -> IngestJob | None:
-        """Add files and show the last one when it is ready (File → Open, `pagewise FILE.pdf`)."""
-        files = expand_paths(paths)
-        if files:
-            self._open_when_added = {str(files[-1])}
-        return self.add_paths(files)
 
     def add_paths(self, paths: list[Path], password: str | None = None) -> IngestJob | None:
         files = expand_paths([Path(p) for p in paths])
@@ -86,9 +78,7 @@ class IngestController(UsesJobContext, QObject):
         self.documents_changed.emit()
         for warning in result.get("warnings", []):
             self.messages.warning(f"{Path(path).name}: {warning}")
-        wanted = path in self._open_when_added
-        self._open_when_added.discard(path)
-        self.added.emit(result["doc_id"], wanted)
+        self.added.emit(result["doc_id"])
 
     def _failed(self, path: str, kind: str, message: str) -> None:
         if kind == "password":

@@ -332,7 +332,7 @@ class ReviewController(UsesJobContext, QObject):
         self.waiting_files |= {os.path.realpath(p) for p in expand_paths(paths)}
         return self.add_paths(paths)
 
-    def document_added(self, doc_id: str, _wanted: bool = False) -> None:
+    def document_added(self, doc_id: str) -> None:
         """A document is in the library: tick and review it if it was dropped on the tab."""
         try:
             record = self.library.document(doc_id)

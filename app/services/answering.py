@@ -22,7 +22,7 @@ from typing import Any
 
 from inference.cancel import NEVER_CANCELLED, Cancelled, CancelToken
 from inference.engines.engine import Engine, GenerationStats
-from inference.errors import shorten_message
+from inference.errors import PagewiseError, shorten_message
 from inference.progress import Progress, ProgressCallback, Stage, no_progress
 from summarizer.answers.conversations import HistoryTurn, append_turn, list_turns
 from summarizer.library.storage.queries import passage_spans
@@ -48,6 +48,8 @@ class CitationView:
     answer_end: int = -1
     """Where ``text`` is in the answer (-1: unknown)."""
     reason: str = ""
+    page_end: int = 0
+    """The last page of a run of pages read whole (whole-document mode); 0: ``page`` alone."""
 
 
 @dataclass(slots=True)
@@ -61,7 +63,8 @@ class AnswerView:
     raw: Any = None
     """The summarizer's ``Answer`` (stored with the turn)."""
     sources: list[CitationView] = field(default_factory=list)
-    """The passages given to the model, cited or not: what the answer can be checked against."""
+    """What the answer can be checked against, cited or not: the passages given to the model, or
+    in whole-document mode the runs of pages read (``page`` to ``page_end``, no passage)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -176,6 +179,30 @@ def _source_views(library: Library, doc_id: str, passages: Sequence[dict[str, An
     return views
 
 
+def _read_views(library: Library, doc_id: str, read: Sequence[dict[str, Any]] | None) -> list[CitationView]:
+    """The runs of pages a whole-document answer was given (``read``: the answer's ``sources``;
+    None for a turn stored before they were kept: then the document's pages)."""
+    if read is None:
+        try:
+            read = [{"doc_id": doc_id, "page_start": 1, "page_end": max(1, library.document(doc_id).pages)}]
+        except PagewiseError:
+            return []
+    views = []
+    for number, data in enumerate(read, start=1):
+        first = int(data["page_start"])
+        last = int(data.get("page_end") or first)
+        views.append(CitationView(number, str(data.get("doc_id") or doc_id), first, None, "", True, page_end=last))
+    return views
+
+
+def _given_views(library: Library, doc_id: str, mode: str, data: dict[str, Any]) -> list[CitationView]:
+    """What an answer (the dict of its ``to_json()``) can be checked against, the same in every
+    mode: the passages given, or the pages read whole."""
+    if mode == "whole-document":
+        return _read_views(library, doc_id, data.get("sources"))
+    return _source_views(library, doc_id, data.get("passages", []))
+
+
 # --- answers ------------------------------------------------------------------------------
 
 
@@ -245,7 +272,9 @@ def ask(
     answer = stream.answer
     citations = _views(library, doc_id, [c.to_json() for c in answer.citations],
                        {p.passage_id: p for p in answer.passages})  # fmt: skip
-    sources = _source_views(library, doc_id, [{**p.to_json(), "spans": p.spans} for p in answer.passages])
+    given = {"passages": [{**p.to_json(), "spans": p.spans} for p in answer.passages],
+             "sources": answer.to_json()["sources"]}  # fmt: skip
+    sources = _given_views(library, doc_id, str(answer.mode), given)
     return AnswerView(question, answer.text, str(answer.mode), citations, answer.stats, answer, sources)
 
 
@@ -255,7 +284,9 @@ def _partial(library: Library, doc_id: str, question: str, text: str, stream: An
 
     citations = _views(library, doc_id, [c.to_json() for c in find_citations(text, stream.prompt.sources)],
                        {p.passage_id: p for p in stream.passages})  # fmt: skip
-    sources = _source_views(library, doc_id, [{**p.to_json(), "spans": p.spans} for p in stream.passages])
+    read = [{"doc_id": s.doc_id, "page_start": s.page_start, "page_end": s.page_end} for s in stream.prompt.sources]
+    given = {"passages": [{**p.to_json(), "spans": p.spans} for p in stream.passages], "sources": read}
+    sources = _given_views(library, doc_id, str(stream.mode), given)
     return AnswerView(question, text, str(stream.mode), citations, sources=sources)
 
 
@@ -305,15 +336,26 @@ def load_turns(library: Library, doc_id: str) -> list[AnswerView]:
     for turn in list_turns(library, doc_id):
         data = turn.answer_json
         citations = _views(library, doc_id, data.get("citations", []), {})
-        sources = _source_views(library, doc_id, data.get("passages", []))
-        views.append(AnswerView(turn.question, turn.answer, str(data.get("mode", "retrieval")), citations,
-                                sources=sources))  # fmt: skip
+        mode = str(data.get("mode", "retrieval"))
+        sources = _given_views(library, doc_id, mode, data)
+        views.append(AnswerView(turn.question, turn.answer, mode, citations, sources=sources))
     return views
 
 
 def save_turn(library: Library, doc_id: str, turn: AnswerView) -> None:
 
     append_turn(library, doc_id, turn.question, turn.raw if turn.raw is not None else {"answer": turn.text})
+
+
+def page_run_label(source: CitationView) -> str:
+    """``p. 3`` or ``pp. 1–8`` (no-break spaces) for a run of pages read whole."""
+    last = max(source.page, source.page_end)
+    return f"p.\u00a0{source.page}" if last == source.page else f"pp.\u00a0{source.page}–{last}"
+
+
+def pages_label(sources: Sequence[CitationView]) -> str:
+    """The runs of pages read, e.g. ``pp. 1–4, 6–8``."""
+    return ", ".join(page_run_label(s) for s in sources)
 
 
 def _quoted(text: str, limit: int = 400) -> str:
@@ -326,17 +368,22 @@ def to_markdown(title: str, turns: Sequence[AnswerView]) -> str:
     lines = [f"# {title}", ""]
     for turn in turns:
         lines += [f"## {turn.question}", "", turn.text, ""]
+        whole = turn.mode == "whole-document"
+        given = "the pages read" if whole else "the passages given to the model"
         if turn.citations:
             lines.append("Citations:")
             for c in turn.citations:
                 if c.valid:
                     lines.append(f"- [{c.number}] p. {c.page}: “{_quoted(c.text)}”" if c.text else f"- p. {c.page}")
                 else:
-                    lines.append(f"- p. {c.page} (not in the passages given to the model)")
+                    lines.append(f"- p. {c.page} (not in {given})")
             lines.append("")
         if turn.sources and not any(c.valid for c in turn.citations):
-            lines += ["*This answer cites no page: check it against the passages below.*", ""]
-        if turn.sources:
+            against = "the pages read" if whole else "the passages"
+            lines += [f"*This answer cites no page: check it against {against} below.*", ""]
+        if turn.sources and whole:
+            lines += [f"Read: the whole document, {pages_label(turn.sources)}.", ""]
+        elif turn.sources:
             lines.append("Passages given to the model:")
             lines += [f"- p. {s.page}: “{_quoted(s.text, 300)}”" for s in turn.sources]
             lines.append("")

@@ -14,7 +14,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.services.answering import AnswerView, CitationView
+from app.services.answering import AnswerView, CitationView, page_run_label
 from app.widgets.job_progress import JobProgress
 
 RENDER_INTERVAL_MS = 80  # a streamed answer is re-rendered at most ~12 times a second
@@ -44,10 +44,33 @@ def linkify(text: str, turn: int, citations: list[CitationView]) -> str:
     return "".join(out)
 
 
-def source_chips(turn: int, sources: list[CitationView]) -> str:
-    """A line of page links to the passages given to the model (``src:TURN/NUMBER``)."""
+def source_chips(turn: int, sources: list[CitationView], mode: str = "") -> str:
+    """A line of page links (``src:TURN/NUMBER``) to what the model was given: the passages, or
+    in whole-document mode the runs of pages read ("Read: the whole document, pp. 1–8")."""
+    if not sources:
+        return ""
+    if mode == "whole-document":
+        runs = [f"[{page_run_label(s)}](src:{turn}/{s.number})" for s in sources]
+        return "*Read: the whole document,* " + ", ".join(runs)
     chips = [f"[p.\u00a0{s.page}](src:{turn}/{s.number})" for s in sources]
-    return "*Passages given to the model:* " + " · ".join(chips) if chips else ""
+    return "*Passages given to the model:* " + " · ".join(chips)
+
+
+def checks(index: int, turn: AnswerView) -> list[str]:
+    """The lines under an answer that say what its citations rest on, the same in every mode:
+    pages cited that the model was not given, "cites no page" when none is valid, and links to
+    what it was given."""
+    given = "the pages read" if turn.mode == "whole-document" else "the passages given to the model"
+    lines = []
+    invalid = [c for c in turn.citations if not c.valid]
+    if invalid:
+        pages = ", ".join(str(c.page) for c in invalid)
+        lines.append(f"*⚠ Not supported by {given}: p. {pages}.*")
+    if turn.sources and not any(c.valid for c in turn.citations):
+        lines.append(f"*⚠ This answer cites no page: check it against {given} below.*")
+    if turn.sources:
+        lines.append(source_chips(index, turn.sources, turn.mode))
+    return lines
 
 
 class ConversationView(QWidget):
@@ -178,14 +201,7 @@ class ConversationView(QWidget):
             block = [f"**You:** {turn.question}", linkify(turn.text, index, turn.citations)]
             if turn.mode in MODE_NOTES:
                 block.append(f"*{MODE_NOTES[turn.mode]}*")
-            invalid = [c for c in turn.citations if not c.valid]
-            if invalid:
-                pages = ", ".join(str(c.page) for c in invalid)
-                block.append(f"*⚠ Not supported by the passages given to the model: p. {pages}.*")
-            if turn.sources and not any(c.valid for c in turn.citations):
-                block.append("*⚠ This answer cites no page: check it against the passages given to the model below.*")
-            if turn.sources:
-                block.append(source_chips(index, turn.sources))
+            block += checks(index, turn)
             parts.append("\n\n".join(block))
         parts += [markdown for _, markdown in interrupted]
         if self.pending_question is not None:
@@ -203,7 +219,7 @@ class ConversationView(QWidget):
         elif self.partial is not None:
             body = linkify(self.partial.text, len(self.turns), self.partial.citations)
             if self.partial.sources:
-                body += "\n\n" + source_chips(len(self.turns), self.partial.sources)
+                body += "\n\n" + source_chips(len(self.turns), self.partial.sources, self.partial.mode)
         text = f"**You:** {self.pending_question}" + (f"\n\n{body}" if body else "")
         return text + (f"\n\n*{self.note}*" if self.note else "")
 

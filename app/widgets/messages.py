@@ -12,8 +12,10 @@ under the pointer moves when one comes or goes), each with a close button: at mo
 wrapped lines ends in "…" at a word boundary (never mid-word), whole in its tooltip.
 Information fades after a few seconds; warnings and errors stay until closed, or until the
 condition they describe ends: a message posted with a ``key`` ("model", "viewer") is replaced by
-the next one with that key and taken away by ``resolve(key)``. A warning may carry one action (a
-button such as "Reindex"): pressing it closes the message and calls the action.
+the next one with that key and taken away by ``resolve(key)``. A warning or an information may
+carry one action (a button such as "Reindex" or "Show"): pressing it closes the message and calls
+the action. An information with an action stays until closed, like a warning (a button that
+vanishes while the pointer moves to it is a trap).
 """
 
 from __future__ import annotations
@@ -56,8 +58,8 @@ class MessageCenter(QObject):
         super().__init__(parent)
         self.history: list[Message] = []
 
-    def info(self, text: str, key: str = "") -> None:
-        self._post(Message("info", text, key))
+    def info(self, text: str, key: str = "", action: str = "", on_action: Callable[[], object] | None = None) -> None:
+        self._post(Message("info", text, key, action, on_action))
 
     def warning(
         self, text: str, key: str = "", action: str = "", on_action: Callable[[], object] | None = None
@@ -164,7 +166,7 @@ class _MessageItem(QFrame):
         close.setToolTip("Dismiss")
         close.clicked.connect(self.dismiss)
         layout.addWidget(close, 0, Qt.AlignmentFlag.AlignTop)
-        if message.level == "info":
+        if message.level == "info" and self.action_button is None:
             QTimer.singleShot(INFO_TIMEOUT_MS, self, self.dismiss)
 
     def _act(self) -> None:

@@ -38,7 +38,7 @@ from summarizer.answers.answer_prompt import (
     whole_document_prompt,
 )
 from summarizer.answers.answer_wording import LOOP_NOTICE
-from summarizer.answers.citations import Citation, find_citations
+from summarizer.answers.citations import CitableSource, Citation, find_citations
 from summarizer.answers.conversations import HistoryTurn
 from summarizer.errors import DocumentNotFound, NoText
 from summarizer.library.reading.page_status import OCR_ADVICE
@@ -70,6 +70,9 @@ class Answer:
     passages: list[SearchResult]
     stats: GenerationStats
     doc_ids: list[str] = field(default_factory=list)
+    sources: list[CitableSource] = field(default_factory=list)
+    """What the citations were checked against: the passages given, or in whole-document mode
+    the runs of pages with text."""
 
     @property
     def invalid_citations(self) -> list[Citation]:
@@ -81,6 +84,10 @@ class Answer:
             "mode": self.mode,
             "citations": [c.to_json() for c in self.citations],
             "passages": [p.to_json() for p in self.passages],
+            "sources": [
+                {"doc_id": s.doc_id, "page_start": s.page_start, "page_end": s.page_end, "passage_id": s.passage_id}
+                for s in self.sources
+            ],
             "stats": {
                 "prompt_tokens": self.stats.prompt_tokens,
                 "completion_tokens": self.stats.completion_tokens,
@@ -147,6 +154,7 @@ class AnswerStream:
             passages=self.prompt.passages,
             stats=stats or GenerationStats(),
             doc_ids=self.prompt.doc_ids,
+            sources=list(self.prompt.sources),
         )
 
     def run(self) -> Answer:

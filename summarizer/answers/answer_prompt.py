@@ -36,7 +36,7 @@ from summarizer.answers.answer_wording import (
 )
 from summarizer.answers.citations import CitableSource
 from summarizer.answers.conversations import HistoryTurn
-from summarizer.library.storage.document_text import read_pages
+from summarizer.library.storage.document_text import llm_text, read_pages
 from summarizer.library.storage.queries import passage_tokens_of
 from summarizer.library.storage.store import Library
 from summarizer.search.retrieval import SearchResult
@@ -156,8 +156,20 @@ def whole_document_prompt(library: Library, engine: Engine, request: AnswerReque
         if not kept:
             return None
         kept.pop(0)
-    sources = [CitableSource(label.doc_id, 1, max(1, label.pages)) for label in labels]
+    sources = [source for label in labels for source in pages_given(label.doc_id, pages[label.doc_id])]
     return PreparedPrompt(messages, "whole-document", list(doc_ids), [], sources, kept, tokens)
+
+
+def pages_given(doc_id: str, pages: Mapping[int, str]) -> list[CitableSource]:
+    """The pages of a document given whole that have text, as runs of consecutive pages: what its
+    citations are checked against (a blank or unread page gave the model nothing to cite)."""
+    runs: list[CitableSource] = []
+    for page in sorted(number for number, text in pages.items() if llm_text(text)):
+        if runs and runs[-1].page_end == page - 1:
+            runs[-1] = CitableSource(doc_id, runs[-1].page_start, page)
+        else:
+            runs.append(CitableSource(doc_id, page, page))
+    return runs
 
 
 def _summary_blocks(

@@ -6,10 +6,11 @@ Recognised forms (square brackets or parentheses, any case): ``[p. 12]``, ``[p.1
 A range gives one citation per page (capped at ``MAX_RANGE`` pages).
 
 A cited page is valid when it lies in the page range of a passage given to the model (of the
-named document, when one is named), or, in whole-document mode, anywhere in the given
-document. A valid citation links to its passage: its id and the character offsets, in that
-page's raw text, of the passage's part on that page, so the viewer can highlight it. Invalid
-ones are kept in the list with ``valid=False`` and a reason; none is dropped.
+named document, when one is named), or, in whole-document mode, on a page of the given
+document that has text (``answer_prompt.pages_given``: one source per run of such pages). A
+valid citation links to its passage: its id and the character offsets, in that page's raw text,
+of the passage's part on that page, so the viewer can highlight it. Invalid ones are kept in the
+list with ``valid=False`` and a reason; none is dropped.
 """
 
 from __future__ import annotations

@@ -85,7 +85,7 @@ def test_ask_json_has_the_issue_keys(
     doc_id = add_document(library, numbered_pages(30, 110), title="Supply")
     code, data = run_json(capsys, "ask", doc_id, "clause7 clause9", "--segment-tokens", "600")
     assert code == 0
-    assert set(data) == {"answer", "mode", "citations", "passages", "stats"}
+    assert set(data) == {"answer", "mode", "citations", "passages", "sources", "stats"}
     assert data["mode"] == "passages" and data["answer"].startswith("The buyer pays")  # no summary stored
     assert [(c["page"], c["valid"]) for c in data["citations"]] == [(7, True), (99, False)]
     assert {"doc_id", "page", "passage_id", "text", "valid"} <= set(data["citations"][0])

@@ -351,6 +351,43 @@ def test_an_answer_without_a_valid_citation_says_so_above_its_sources(
     assert window.conversation.markdown().count("This answer cites no page") == 1  # the cited one has none
 
 
+def test_a_whole_document_answer_without_a_valid_page_says_so_and_shows_what_was_read(
+    qtbot: Any, make_window: Any, fake_engine: FakeEngine
+) -> None:
+    """Walk 2026-12-05, finding 2: an answer made from the whole document ("Reading the
+    document") showed no page, no "cites no page" line and no list of what was read."""
+    window = make_window()
+    doc_id = ingest(qtbot, window, "endorsement-8p.pdf")
+    fake_engine.queue("The commencement date of the Agreement is 2014-08-08.")  # no citation
+    with qtbot.waitSignal(window.ask("When does the agreement start?").finished, timeout=20_000):
+        pass
+    answer: AnswerView = window.conversation.turns[-1]
+    assert answer.mode == "whole-document" and answer.citations == []
+    assert [(s.page, s.page_end) for s in answer.sources] == [(1, 8)]
+    markdown = window.conversation.markdown()
+    assert "⚠ This answer cites no page" in markdown
+    assert "*Read: the whole document,* [pp.\u00a01–8](src:0/1)" in markdown
+    assert markdown.index("This answer cites no page") < markdown.index("Read: the whole document")
+    window.viewer.go_to_page(5)
+    window.conversation.browser.anchorClicked.emit(QUrl("src:0/1"))  # the link shows the pages read
+    qtbot.waitUntil(lambda: window.viewer.page_box.value() == 1, timeout=3000)
+    fake_engine.queue("It starts on 1 January 2013 [p. 99].")  # a page the document does not have
+    with qtbot.waitSignal(window.ask("When does the agreement start?").finished, timeout=20_000):
+        pass
+    cited = window.conversation.turns[-1].citations
+    assert [(c.page, c.valid) for c in cited] == [(99, False)]
+    fake_engine.queue("It starts on 1 January 2013 [p. 1].")
+    with qtbot.waitSignal(window.ask("When does the agreement start?").finished, timeout=20_000):
+        pass
+    markdown = window.conversation.markdown()
+    assert markdown.count("This answer cites no page") == 2  # the valid [p. 1] has none
+    assert "Not supported by the pages read: p. 99." in markdown
+    window.select_document(None)  # kept with the stored conversation
+    window.select_document(doc_id)
+    assert [(s.page, s.page_end) for s in window.conversation.turns[0].sources] == [(1, 8)]
+    assert window.conversation.markdown().count("This answer cites no page") == 2
+
+
 def test_the_conversation_export_keeps_the_cited_passages_and_the_passages_given(
     qtbot: Any, make_window: Any, fake_engine: FakeEngine, tmp_path: Path
 ) -> None:

@@ -142,14 +142,40 @@ def test_an_encrypted_pdf_over_an_open_one_asks_once(qtbot: Any, make_window: An
     assert window.viewer.document.pageCount() == 16
     asked: list[tuple[str, bool]] = []
     window.ask_password = lambda path, wrong: asked.append((path, wrong)) or "secret"
-    window.open_paths([locked])  # File → Open: shows the file when it is added
-    qtbot.waitUntil(lambda: window.doc_id not in (None, plain) and not window.runner.ingests, timeout=90_000)
+    window.open_paths([locked])  # File → Open: another is selected, so "is ready" and Show
+    qtbot.waitUntil(lambda: not window.runner.ingests, timeout=90_000)
+    assert window.doc_id == plain
+    (ready,) = [item for item in window.message_bar.items() if item.message.key == "document-ready"]
+    assert ready.action_button is not None
+    ready.action_button.click()
     locked_id = window.doc_id
+    assert locked_id not in (None, plain)
     assert asked == [(str(locked), False)]
     assert window.viewer.document.pageCount() == 8
     window.select_document(plain)
     window.select_document(locked_id)
     assert asked == [(str(locked), False)] and window.viewer.document.pageCount() == 8
+
+
+def test_a_finished_add_never_takes_the_selection_away(qtbot: Any, make_window: Any) -> None:
+    """Walk 2026-12-05, finding 1: while the 10-K was being added the user selected a contract
+    and typed a question; when the 10-K was ready the window switched to it, and Ctrl+Enter
+    asked the 10-K. A finished add selects the document only when none is selected; otherwise
+    it says "… is ready." with a Show button."""
+    window = make_window()
+    window.add_paths([CONTRACTS / "endorsement-8p.pdf"])
+    reading = wait_for_document(qtbot, window)  # nothing was selected: the first one is shown
+    window.conversation.question.setPlainText("What is the governing law of this agreement?")
+    window.open_paths([CONTRACTS / "supply-16p.pdf"])  # File → Open, `pagewise FILE.pdf`
+    qtbot.waitUntil(lambda: not window.runner.ingests, timeout=90_000)
+    assert window.doc_id == reading and window.viewer.document.pageCount() == 8
+    assert window.conversation.question.toPlainText() == "What is the governing law of this agreement?"
+    (ready,) = [item for item in window.message_bar.items() if item.message.key == "document-ready"]
+    assert ready.message.level == "info" and ready.message.text == "supply-16p is ready."
+    assert ready.action_button is not None and ready.action_button.text() == "Show"
+    ready.action_button.click()
+    assert window.doc_id not in (None, reading) and window.viewer.document.pageCount() == 16
+    assert not [item for item in window.message_bar.items() if item.message.key == "document-ready"]
 
 
 def test_a_file_being_added_is_listed_once(qtbot: Any, make_window: Any) -> None:

@@ -143,6 +143,22 @@ def test_whole_document_mode_when_the_document_fits(library: Library) -> None:
     assert answer.to_json()["mode"] == "whole-document"
 
 
+def test_whole_document_citations_are_checked_against_the_pages_given(library: Library) -> None:
+    """Walk 2026-12-05, finding 2: a whole-document answer's citations are checked like a
+    passages answer's: a page outside the document, or one whose text was not given (blank, or a
+    scan not read), is invalid; the pages given are kept with the answer, to show what was read."""
+    pages = ["The Buyer pays 10 dollars.", "", "Either party may end it on 30 days notice.", "Signed."]
+    doc_id = add_document(library, pages, title="Short")
+    engine = FakeEngine(["Ten dollars [p. 1], blank [p. 2], notice [pp. 3-4], none [p. 9]."], n_ctx=2048)
+    answer = ask(library, engine, "How much?", doc_ids=[doc_id], options=OPTIONS).run()
+    assert answer.mode == "whole-document"
+    assert [(c.page, c.valid) for c in answer.citations] == [(1, True), (2, False), (3, True), (4, True), (9, False)]
+    assert {c.reason for c in answer.invalid_citations} == {"page not in the text given"}
+    assert [(s.doc_id, s.page_start, s.page_end) for s in answer.sources] == [(doc_id, 1, 1), (doc_id, 3, 4)]
+    read = [(s["page_start"], s["page_end"], s["passage_id"]) for s in answer.to_json()["sources"]]
+    assert read == [(1, 1, None), (3, 4, None)]
+
+
 def test_whole_document_mode_can_be_turned_off(library: Library) -> None:
     doc_id = add_document(library, ["The Buyer pays 10 dollars."], title="Short")
     engine = FakeEngine(["ok"], n_ctx=2048)
@@ -324,10 +340,11 @@ def test_json_has_the_documented_keys(library: Library, long_doc: str) -> None:
         .run()
         .to_json()
     )
-    assert set(data) == {"answer", "mode", "citations", "passages", "stats"}
+    assert set(data) == {"answer", "mode", "citations", "passages", "sources", "stats"}
     assert {"doc_id", "page", "passage_id", "text", "valid"} <= set(data["citations"][0])
     assert set(data["passages"][0]) == {"passage_id", "doc_id", "heading", "text", "page_start", "page_end", "score"}
     assert {"prompt_tokens", "completion_tokens", "ttft_s", "prefill_tok_s", "decode_tok_s"} <= set(data["stats"])
+    assert set(data["sources"][0]) == {"doc_id", "page_start", "page_end", "passage_id"}
 
 
 def test_a_looping_answer_is_stopped_and_trimmed(library: Library, long_doc: str) -> None:
