@@ -8,12 +8,17 @@ reply with ``stop_reason="loop"`` when the guard trips; the answer then says it 
 A loop is a cycle of words at the end of the text, repeated back to back:
 
 - the same words (case aside): a cycle of 4 or more words 3 times, or of 1 to 3 words 8 times;
-- the same words but for a counter ("Part 1: Part 2: …"): a cycle that holds a word of three
-  letters or more, whose turns differ in one number only, 16 times for 1 to 3 words, 5 times for
-  4 words or more. A table row (a cycle with "|") never counts this way.
+- the same words but for counters ("Part 1: Part 2: …", "Passage 4 (p. 2): … Passage 5 (p. 3):"):
+  a cycle that holds a word of three letters or more, whose numbers that change grow by one a
+  turn, 16 times for 1 to 3 words, 4 times for 4 words or more;
+- a sentence (8 words of text or more) said 5 times but for its numbers, whatever they are
+  ("Parts 1-3: This Agreement is a non-disclosure agreement … Parts 4-6: This Agreement is …").
+A table row (a cycle with "|") never counts but for its numbers.
 
 A legitimate list repeats its shape, not its words: numbered clauses differ in their text, a
-schedule of payments in its years and its figures both, and a table is never cut. The thresholds were
+schedule of payments in its figures, and a table is never cut. A list of four or more items that
+differ in nothing but a counter ("Month 1: $10,000 due. Month 2: $10,000 due. …") is taken for a
+loop: a model that writes one is better stopped. The thresholds were
 chosen on SmolLM2-135M's loops (tests/inference/engines/test_loop_guard.py holds both kinds).
 """
 
@@ -23,8 +28,10 @@ import re
 
 EXACT_LONG = (4, 3)  # a cycle of at least 4 words, repeated 3 times
 EXACT_SHORT = 8  # a cycle of 1-3 words, repeated 8 times
-NUMBERED_LONG = 5  # the same with numbers ignored, a cycle of 4+ words
+NUMBERED_LONG = 4  # the same but for counters, a cycle of 4+ words
 NUMBERED_SHORT = 16  # ... of 1-3 words (a list of 10 exhibits is not a loop)
+PROSE_WORDS = 8  # a cycle with this many words of text is a sentence: its numbers may change any way
+NUMBERED_PROSE = 5  # ... repeated this many times
 MAX_CYCLE = 60  # words
 WINDOW = 700  # words kept from the end of the text
 
@@ -35,8 +42,9 @@ _NON_SPACE = re.compile(r"\S+")
 
 def _repeats(words: list[str], size: int, times: int, raw: list[str] | None = None) -> bool:
     """Whether the last ``size`` words occur ``times`` times back to back at the end; with
-    ``raw`` (the words before their numbers were masked), each turn may differ from the last in
-    one word at most (a counter: "Part 6:", "Part 7:"), not in a label and a figure both."""
+    ``raw`` (the words before their numbers were masked), the turns may differ only in counters:
+    every number that changes grows by one a turn ("Part 6: Part 6:", "Part 7: Part 7:"), so that a
+    schedule whose figures change otherwise ("Year 1: $25,000", "Year 2: $50,000") is no loop."""
     if size * times > len(words):
         return False
     end = len(words)
@@ -46,9 +54,24 @@ def _repeats(words: list[str], size: int, times: int, raw: list[str] | None = No
             return False
         if raw is not None:
             turn = raw[end - (k + 1) * size : end - k * size]
-            if sum(a != b for a, b in zip(turn, raw[-size:], strict=True)) > 1:
+            if not all(_counted(earlier, later, k) for earlier, later in zip(turn, raw[-size:], strict=True)):
                 return False
     return True
+
+
+def _periodic(cycle: list[str]) -> bool:
+    """Whether ``cycle`` is a shorter cycle said several times (three rows of a list, not a sentence)."""
+    size = len(cycle)
+    return any(size % d == 0 and cycle == cycle[:d] * (size // d) for d in range(1, size // 2 + 1))
+
+
+def _counted(earlier: str, later: str, turns: int) -> bool:
+    """Whether ``later`` is ``earlier`` with each of its numbers the same or grown by ``turns``."""
+    if earlier == later:
+        return True
+    before = [int(n) for n in _DIGITS.findall(earlier)]
+    after = [int(n) for n in _DIGITS.findall(later)]
+    return len(before) == len(after) and all(b - a in (0, turns) for a, b in zip(before, after, strict=True))
 
 
 def loop_at_end(words: list[str]) -> tuple[int, int] | None:
@@ -63,9 +86,13 @@ def loop_at_end(words: list[str]) -> tuple[int, int] | None:
         if _repeats(exact, size, EXACT_SHORT if short else EXACT_LONG[1]):
             return size, _times(exact, size)
         cycle = numbered[-size:]
-        if any("|" in w for w in cycle) or not any(_WORD.search(w) for w in cycle):
-            continue
-        if _repeats(numbered, size, NUMBERED_SHORT if short else NUMBERED_LONG, exact):
+        words_of_text = sum(1 for w in cycle if _WORD.search(w))
+        if any("|" in w for w in cycle) or not words_of_text or _periodic(cycle):
+            continue  # a table row; no text; turns of a shorter cycle, judged as that
+        if words_of_text >= PROSE_WORDS:  # a sentence said again and again, whatever its numbers
+            if _repeats(numbered, size, NUMBERED_PROSE):
+                return size, _times(numbered, size)
+        elif _repeats(numbered, size, NUMBERED_SHORT if short else NUMBERED_LONG, exact):
             return size, _times(numbered, size, exact)
     return None
 

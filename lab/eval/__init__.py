@@ -9,4 +9,5 @@
 - ``retrieval_ceiling``: the best recall@k any ranking of today's passages could reach.
 - ``lexicon_ablation``: what each part of the legal lexicon still adds.
 - ``compare_table_extractors``: which PDF text extractor keeps a statement's rows together.
+- ``loop_guard_on_contracts``: where the engines' loop guard would end real contract text.
 """
