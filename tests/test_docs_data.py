@@ -73,3 +73,12 @@ def test_no_doc_names_a_work_period() -> None:
         "docs that name a work period (say which command and commit made a figure instead):\n  "
         + "\n  ".join(offending)
     )
+
+
+PERIOD_PATH = re.compile(r"docs/data/s\d{1,2}\b")
+
+
+def test_no_data_file_names_a_work_period_folder() -> None:
+    """The commands recorded inside the data files name their outputs where they now live."""
+    offending = [_rel(p) for p in _data_files() if PERIOD_PATH.search(p.read_text(encoding="utf-8", errors="ignore"))]
+    assert not offending, "data files that name a docs/data/sNN path:\n  " + "\n  ".join(offending)
