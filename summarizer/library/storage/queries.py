@@ -137,31 +137,31 @@ def passages_in_id_range(library: Library, low: int, high: int) -> int:
     return int(row[0])
 
 
-def passage_headings(library: Library, passage_ids: Sequence[int]) -> dict[int, str]:
-    """Each passage's heading path, by id (ids not in the library left out)."""
+def _passage_columns(library: Library, passage_ids: Sequence[int], columns: str) -> dict[int, tuple[str, ...]]:
+    """``columns`` (fixed column names, comma-separated) of each passage, by id (ids not in the
+    library left out)."""
     ids = list(passage_ids)
     rows = library.db.execute(
-        f"SELECT passage_id, heading FROM passages WHERE passage_id IN ({_marks(ids)})", ids
+        f"SELECT passage_id, {columns} FROM passages WHERE passage_id IN ({_marks(ids)})", ids
     ).fetchall()
-    return {int(r[0]): str(r[1]) for r in rows}
+    return {int(r[0]): tuple(str(value) for value in r[1:]) for r in rows}
+
+
+def passage_headings(library: Library, passage_ids: Sequence[int]) -> dict[int, str]:
+    """Each passage's heading path, by id (ids not in the library left out)."""
+    return {pid: heading for pid, (heading,) in _passage_columns(library, passage_ids, "heading").items()}
 
 
 def passage_search_texts(library: Library, passage_ids: Sequence[int]) -> dict[int, str]:
     """Each passage's text as it is searched (``search_text``), by id."""
-    ids = list(passage_ids)
-    rows = library.db.execute(
-        f"SELECT passage_id, search_text FROM passages WHERE passage_id IN ({_marks(ids)})", ids
-    ).fetchall()
-    return {int(r[0]): str(r[1]) for r in rows}
+    return {pid: text for pid, (text,) in _passage_columns(library, passage_ids, "search_text").items()}
 
 
 def passage_headings_and_texts(library: Library, passage_ids: Sequence[int]) -> dict[int, tuple[str, str]]:
     """Each passage's (heading path, text), by id: what the clause ranker reads."""
-    ids = list(passage_ids)
-    rows = library.db.execute(
-        f"SELECT passage_id, heading, text FROM passages WHERE passage_id IN ({_marks(ids)})", ids
-    ).fetchall()
-    return {int(r[0]): (str(r[1]), str(r[2])) for r in rows}
+    return {
+        pid: (heading, text) for pid, (heading, text) in _passage_columns(library, passage_ids, "heading, text").items()
+    }
 
 
 def passage_spans(library: Library, passage_id: int) -> tuple[tuple[int, int, int], ...]:
