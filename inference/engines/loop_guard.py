@@ -33,7 +33,10 @@ NUMBERED_SHORT = 16  # ... of 1-3 words (a list of 10 exhibits is not a loop)
 PROSE_WORDS = 8  # a cycle with this many words of text is a sentence: its numbers may change any way
 NUMBERED_PROSE = 5  # ... repeated this many times
 MAX_CYCLE = 60  # words
-WINDOW = 700  # words kept from the end of the text
+WINDOW = 700  # words of the text's end in which a loop's turns are counted back (``cut_loop``)
+GUARD_WINDOW = MAX_CYCLE * max(EXACT_LONG[1], NUMBERED_LONG, NUMBERED_PROSE)
+"""Words the streaming guard keeps: enough for the longest cycle's most turns, so it finds what
+``loop_at_end`` finds."""
 
 _DIGITS = re.compile(r"\d+")
 _WORD = re.compile(r"[^\W\d_]{3,}")
@@ -80,20 +83,38 @@ def loop_at_end(words: list[str]) -> tuple[int, int] | None:
     ``words`` is the text so far split on whitespace; the times counted go as far back as the
     cycle repeats, so that cutting all but the first leaves the text before the loop."""
     exact = [w.lower() for w in words[-WINDOW:]]
-    numbered = [_DIGITS.sub("#", w) for w in exact]
+    found = _cycle_at_end(exact, _masked(exact))
+    if found is None:
+        return None
+    size, compared, raw = found
+    return size, _times(compared, size, raw)
+
+
+def _masked(words: list[str]) -> list[str]:
+    """``words`` with their numbers masked ("part 7:" → "part #:")."""
+    return [_DIGITS.sub("#", w) for w in words]
+
+
+def _cycle_at_end(exact: list[str], numbered: list[str]) -> tuple[int, list[str], list[str] | None] | None:
+    """The loop's cycle size, the words its turns are compared in (``exact`` or ``numbered``) and,
+    where they may differ in counters only, the raw words; None without a loop."""
+    words_of_text = 0  # in the cycle of the size looked at: grown by one word a size
+    table_row = False
     for size in range(1, min(MAX_CYCLE, len(exact)) + 1):
         short = size < EXACT_LONG[0]
         if _repeats(exact, size, EXACT_SHORT if short else EXACT_LONG[1]):
-            return size, _times(exact, size)
-        cycle = numbered[-size:]
-        words_of_text = sum(1 for w in cycle if _WORD.search(w))
-        if any("|" in w for w in cycle) or not words_of_text or _periodic(cycle):
-            continue  # a table row; no text; turns of a shorter cycle, judged as that
+            return size, exact, None
+        words_of_text += bool(_WORD.search(numbered[-size]))
+        table_row = table_row or "|" in numbered[-size]
+        if table_row or not words_of_text:
+            continue  # a table row; no text
         if words_of_text >= PROSE_WORDS:  # a sentence said again and again, whatever its numbers
-            if _repeats(numbered, size, NUMBERED_PROSE):
-                return size, _times(numbered, size)
-        elif _repeats(numbered, size, NUMBERED_SHORT if short else NUMBERED_LONG, exact):
-            return size, _times(numbered, size, exact)
+            if _repeats(numbered, size, NUMBERED_PROSE) and not _periodic(numbered[-size:]):
+                return size, numbered, None
+        elif _repeats(numbered, size, NUMBERED_SHORT if short else NUMBERED_LONG, exact) and not _periodic(
+            numbered[-size:]
+        ):
+            return size, numbered, exact  # (a cycle made of a shorter one is judged as that one)
     return None
 
 
@@ -116,7 +137,7 @@ def cut_loop(text: str) -> str | None:
     if found is None:
         return None
     size, times = found
-    words = [_DIGITS.sub("#", text[a:b].lower()) for a, b in spans]
+    words = _masked([text[a:b].lower() for a, b in spans])
     start = len(spans) - times * size
     while start > 0 and words[start - 1] == words[start - 1 + size]:  # a turn begun before the first whole one
         start -= 1
@@ -129,10 +150,11 @@ class LoopGuard:
     It looks again only when a word is complete (whitespace arrives), so the cost is a few
     list comparisons per word, not per token."""
 
-    __slots__ = ("_partial", "_words", "tripped")
+    __slots__ = ("_exact", "_numbered", "_partial", "tripped")
 
     def __init__(self) -> None:
-        self._words: list[str] = []
+        self._exact: list[str] = []  # the last GUARD_WINDOW words, lower case
+        self._numbered: list[str] = []  # the same with their numbers masked
         self._partial = ""
         self.tripped = False
 
@@ -144,7 +166,9 @@ class LoopGuard:
         self._partial = "" if ends_in_space or not pieces else pieces.pop()
         if not pieces:
             return False
-        self._words.extend(pieces)
-        del self._words[:-WINDOW]
-        self.tripped = loop_in(self._words)
+        exact = [w.lower() for w in pieces]
+        self._exact.extend(exact)
+        self._numbered.extend(_masked(exact))  # each word normalized once, not once a look
+        del self._exact[:-GUARD_WINDOW], self._numbered[:-GUARD_WINDOW]
+        self.tripped = _cycle_at_end(self._exact, self._numbered) is not None
         return self.tripped
