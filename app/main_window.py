@@ -216,6 +216,9 @@ class MainWindow(PdfDropTarget, QMainWindow):
         self.ingest.documents_changed.connect(self.reviews.refresh_documents)
         self.ingest.idle.connect(self.reviews.ingest_idle)
         self.reviews.model_changed.connect(self.model_setup.refresh_plan_line)
+        self.review.side.editingFinished.connect(  # kept at once: a crash or a kill does not lose it
+            lambda: self.window_state.setValue("review_side", self.review.side_text())
+        )
         self.tabs.currentChanged.connect(self._make_room_for_the_review)
         self.tabs.currentChanged.connect(
             lambda i: self.reviews.refresh_documents(self.doc_id) if self.tabs.widget(i) is self.review else None
@@ -365,11 +368,16 @@ class MainWindow(PdfDropTarget, QMainWindow):
         selected = self.window_state.value("selected_doc")
         if isinstance(selected, str) and selected:
             self.documents.restore(selected)
+        side = self.window_state.value("review_side")  # "We represent": the side flags need it
+        if isinstance(side, str) and side:
+            self.review.side.setText(side)
+            self.reviews.show_stored()
 
     def save_state(self) -> None:
         self.window_state.setValue("geometry", self.saveGeometry())
         self.window_state.setValue("splitter", self.splitter.saveState())
         self.window_state.setValue("selected_doc", self.doc_id or "")
+        self.window_state.setValue("review_side", self.review.side_text())
         self.window_state.sync()
 
     def closeEvent(self, event: QCloseEvent) -> None:

@@ -221,3 +221,16 @@ def test_a_contract_dropped_on_the_tab_is_added_then_reviewed(qtbot: Any, make_w
     (doc_id,) = panel.checked_doc_ids()
     assert window.library.document(doc_id).path.endswith("dropped.pdf")
     assert panel.grid.item(2, 0).text() == "p. 3"
+
+
+def test_we_represent_is_kept_across_a_restart(qtbot: Any, make_window: Any) -> None:
+    """Walk 2026-12-05, finding 14: the side typed in "We represent" was gone after a restart,
+    and the side-dependent items lost their flags."""
+    window = make_window()
+    window.tabs.setCurrentWidget(window.review)
+    window.review.side.setText("Distributor")
+    window.review.side.editingFinished.emit()
+    window.close()
+    again = make_window()
+    assert again.review.side_text() == "Distributor"
+    assert again.reviews.panel.side_text() == "Distributor"
