@@ -109,6 +109,7 @@ class AnswerController(UsesJobContext, QObject):
             engine = self.session.ensure_loaded(job.report, job.token)
             library = self.worker_library()
             answer = answering.ask(engine, library, doc_id, question, history, job.emit_piece, job.report, job.token)
+            answer.model = engine.model_name
             answering.save_turn(library, doc_id, answer)
             return answer
 

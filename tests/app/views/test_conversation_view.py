@@ -465,3 +465,28 @@ def test_a_stopped_answer_stays_after_switching_documents_and_back(
     shown = window.conversation.markdown()
     assert shown.index(QUESTION) < shown.index("How long is the term?") < shown.index("five years")
     assert shown.count("Stopped.") == 2
+
+
+def test_the_conversation_export_says_when_by_which_model_and_that_it_is_machine_generated(
+    qtbot: Any, make_window: Any, fake_engine: FakeEngine, tmp_path: Path
+) -> None:
+    """Walk 2026-12-05, finding 17: the conversation export had no date, no model, no
+    "machine-generated" line and no confidentiality header, unlike the review memo; the model
+    and time of each answer are stored with it, so an export after a restart has them too."""
+    window = make_window()
+    ingest(qtbot, window)
+    fake_engine.queue("The fee is paid monthly [p. 1].")
+    with qtbot.waitSignal(window.ask(QUESTION).finished, timeout=20_000):
+        pass
+    window.close()
+    again = make_window()
+    again.export.choose_path = lambda suggested: str(tmp_path / suggested)
+    again.conversation.export_button.click()
+    (exported,) = tmp_path.glob("*.md")
+    text = exported.read_text()
+    assert text.startswith("**CONFIDENTIAL")
+    assert re.search(r"- exported \d{1,2} \w+ 20\d\d, \d\d:\d\d UTC", text)
+    assert "- answered by fake-model" in text
+    assert "Machine-generated: verify every answer" in text
+    stamp = r"\d{1,2} \w+ 20\d\d, \d\d:\d\d UTC"
+    assert re.search(rf"## {re.escape(QUESTION)}\n\n\*Answered by fake-model, {stamp}\*", text)
