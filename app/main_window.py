@@ -198,6 +198,7 @@ class MainWindow(PdfDropTarget, QMainWindow):
         self.reviews = ReviewController(
             context, self.review, self.citations.show, self.ingest.add_paths, missing, model_file, self
         )
+        self.reviews.file_state = self.library_panel.file_state
         self.background = BackgroundSummaries(
             context, lambda: str(self.settings["background_summaries"]), missing, current_doc, self
         )

@@ -189,6 +189,11 @@ class LibraryPanel(PdfDropTarget, QWidget):
         for item in self._rows_of_file(file, in_library=True):
             self.list.takeItem(self.list.row(item))
 
+    def file_state(self, path: str) -> str | None:
+        """What the row of ``path`` (a file being added, or failed) says; None when it has none."""
+        rows = self._rows_of_file(os.path.realpath(path), in_library=False)
+        return str(rows[0].data(STATE_ROLE)) if rows else None
+
     def remove_key(self, key: str) -> None:
         item = self._item(key)
         if item is not None:

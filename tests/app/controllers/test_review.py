@@ -234,3 +234,21 @@ def test_we_represent_is_kept_across_a_restart(qtbot: Any, make_window: Any) -> 
     again = make_window()
     assert again.review.side_text() == "Distributor"
     assert again.reviews.panel.side_text() == "Distributor"
+
+
+def test_a_contract_being_added_is_not_called_interrupted(qtbot: Any, make_window: Any) -> None:
+    """Walk 2026-12-05, finding 12: the Review tab's contract list said "interrupted · add it
+    again to finish" for a document whose add was under way (the library said "embedding …")."""
+    from tests.conftest import CONTRACTS
+
+    window = make_window()
+    job = window.add_paths([CONTRACTS / "collaboration-154p.pdf"])
+    qtbot.waitUntil(lambda: any(r.state != "ready" for r in window.library.documents()), timeout=60_000)
+    window.tabs.setCurrentWidget(window.review)
+    (row,) = [window.review.contracts.item(n).text() for n in range(window.review.contracts.count())]
+    assert "being added" in row and "interrupted" not in row
+    with qtbot.waitSignal(job.finished, timeout=15_000):
+        job.cancel()
+    window.reviews.refresh_documents()
+    (row,) = [window.review.contracts.item(n).text() for n in range(window.review.contracts.count())]
+    assert "interrupted" in row  # stopped part-way: now it is
