@@ -147,9 +147,11 @@ class MainWindow(PdfDropTarget, QMainWindow):
         layout = QVBoxLayout(central)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(0)
+        layout.addWidget(self.splitter, 1)
+        # Below the panes: a progress line that comes and goes moves no row under the pointer
+        # (walk 2026-12-05: one above pushed the library down as a click landed).
         for widget in (self.ingest_progress, self.activity, self.reindex_progress):
             layout.addWidget(widget)
-        layout.addWidget(self.splitter, 1)
         self.setCentralWidget(central)
         self.message_bar = MessageBar(self.messages, central)  # floats over the panes: nothing moves
         self.setMinimumSize(900, 560)  # three panes side by side, none of them cut

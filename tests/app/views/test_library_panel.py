@@ -227,3 +227,23 @@ def test_a_failed_row_says_why_and_an_interrupted_one_can_be_added_again(
     assert Path(retry.args[0]).name == "good.pdf"
     qtbot.waitUntil(lambda: not window.runner.ingests and window.library.document(doc_id).state == "ready",
                     timeout=60_000)  # fmt: skip
+
+
+def test_library_rows_stay_in_place(qtbot: Any, make_window: Any) -> None:
+    """Walk 2026-12-05, finding 23: re-opening a file moved its row to the end of the list, and
+    the progress line that appears above the panes pushed the list down a row as a click landed."""
+    window = make_window()
+    for name in ("license-17p.pdf", "endorsement-8p.pdf", "supply-16p.pdf"):
+        window.add_paths([CONTRACTS / name])
+        qtbot.waitUntil(lambda: not window.runner.ingests, timeout=60_000)
+    before = window.library_panel.row_keys()
+    assert len(before) == 3
+    list_widget = window.library_panel.list
+    top = list_widget.mapTo(window, list_widget.rect().topLeft()).y()
+    job = window.add_paths([CONTRACTS / "license-17p.pdf"])  # opened again
+    assert window.ingest_progress.isVisible()
+    assert list_widget.mapTo(window, list_widget.rect().topLeft()).y() == top  # the list did not move
+    assert window.library_panel.row_keys()[0] == f"path:{CONTRACTS / 'license-17p.pdf'}"  # in its place
+    with qtbot.waitSignal(job.finished, timeout=60_000):
+        pass
+    assert window.library_panel.row_keys() == before
