@@ -393,13 +393,10 @@ class MainWindow(PdfDropTarget, QMainWindow):
         super().closeEvent(event)
 
     def _confirm_close_dialog(self, running: list[str]) -> bool:
-        doing = " and ".join(running)
         answer = QMessageBox.question(
             self,
             "Quit Pagewise?",
-            f"Pagewise is {doing}. Quit anyway?\n\nNothing is lost: a document being added continues "
-            "where it stopped when you add it again (or Reindex at the next start), and finished "
-            "summaries and review answers are kept.",
+            quit_question(running),
             QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.Cancel,
             QMessageBox.StandardButton.Cancel,
         )
@@ -451,3 +448,15 @@ class MainWindow(PdfDropTarget, QMainWindow):
 
     def about(self) -> None:
         QMessageBox.about(self, "About Pagewise", self.about_text())
+
+
+def quit_question(running: list[str]) -> str:
+    """What quitting during ``running`` (``JobRunner.busy_with``) stops, and what it keeps: an
+    answer being written is lost (walk 2026-12-05: "Nothing is lost" was said over one)."""
+    kept = ("a document being added continues where it stopped when you add it again (or Reindex at the next "
+            "start), and finished summaries and review answers are kept.")  # fmt: skip
+    if "answering" in running:
+        note = f"The answer being written is lost: ask again after the restart. The rest is kept: {kept}"
+    else:
+        note = f"Nothing is lost: {kept}"
+    return f"Pagewise is {' and '.join(running)}. Quit anyway?\n\n{note}"
