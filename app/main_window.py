@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import QByteArray, QSettings, Qt, QTimer, Signal
-from PySide6.QtGui import QAction, QCloseEvent, QKeySequence, QShortcut
+from PySide6.QtGui import QAction, QCloseEvent, QKeySequence, QResizeEvent, QShortcut
 from PySide6.QtWidgets import (
     QInputDialog,
     QLineEdit,
@@ -154,7 +154,7 @@ class MainWindow(PdfDropTarget, QMainWindow):
             layout.addWidget(widget)
         self.setCentralWidget(central)
         self.message_bar = MessageBar(self.messages, central)  # floats over the panes: nothing moves
-        self.setMinimumSize(900, 560)  # three panes side by side, none of them cut
+        self.setMinimumSize(*self.MINIMUM_SIZE)  # three panes side by side, none of them cut (fit_screen)
         self.status = StatusBar(
             gpu.latest if gpu is not None else None,
             getattr(telemetry, "reason", "") or "no NVIDIA GPU",
@@ -339,23 +339,59 @@ class MainWindow(PdfDropTarget, QMainWindow):
         return self.model_setup.open_settings()
 
     REVIEW_SHARE = 0.55  # of the splitter's width, for the right pane while the Review tab is open
+    MINIMUM_SIZE = (900, 560)
+    DEFAULT_SIZE = (1360, 860)
+    FRAME_ROOM = (16, 48)  # the window manager's frame and title bar, outside the window's geometry
 
     def _make_room_for_the_review(self, index: int) -> None:
         """The Review tab's grid needs width: while it is open the right pane takes at least
-        ``REVIEW_SHARE`` of the window (from the viewer); leaving it gives the viewer its room back."""
+        ``REVIEW_SHARE`` of the window, from the viewer and, in a narrow window, from the library
+        too, which folds away (the Review tab lists the contracts itself; walk 2026-12-05: at
+        900×600 the tab kept ~30 % of the width and one contract column). Leaving the tab gives
+        both their room back."""
         sizes = self.splitter.sizes()
         total = sum(sizes)
         if self.tabs.widget(index) is self.review:
             wanted = int(total * self.REVIEW_SHARE)
             if sizes[2] < wanted:
-                self._sizes_before_review = sizes
-                grow = min(wanted - sizes[2], sizes[1] - self.viewer.minimumSizeHint().width())
+                if self._sizes_before_review is None:
+                    self._sizes_before_review = sizes
+                grow = max(0, min(wanted - sizes[2], sizes[1] - self.viewer.minimumSizeHint().width()))
+                library = sizes[0]
+                if sizes[2] + grow < wanted and library:  # still short: the library folds away
+                    self.splitter.setCollapsible(0, True)
+                    grow, library = grow + library, 0
                 if grow > 0:
-                    self.splitter.setSizes([sizes[0], sizes[1] - grow, sizes[2] + grow])
+                    self.splitter.setSizes([library, sizes[1] - (grow - sizes[0] + library), sizes[2] + grow])
         elif self._sizes_before_review is not None:
-            if sum(self._sizes_before_review) == total:  # the window was not resized meanwhile
-                self.splitter.setSizes(self._sizes_before_review)
-            self._sizes_before_review = None
+            before, self._sizes_before_review = self._sizes_before_review, None
+            self.splitter.setCollapsible(0, False)
+            if sum(before) == total:  # the window was not resized meanwhile
+                self.splitter.setSizes(before)
+            elif not sizes[0]:  # the library folded for the review comes back at its width
+                self.splitter.setSizes([before[0], max(0, sizes[1] - before[0]), sizes[2]])
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        if self.tabs.currentWidget() is self.review:  # made narrower with the Review tab open
+            QTimer.singleShot(0, self, lambda: self._make_room_for_the_review(self.tabs.currentIndex()))
+
+    def fit_screen(self) -> None:
+        """The minimum and the size within the screen's free area, frame included (walk
+        2026-12-05: with QT_SCALE_FACTOR=2 on a 1920×1080 screen the window opened taller than
+        the screen, its status bar below it)."""
+        screen = self.screen()
+        if screen is None:
+            return
+        free = screen.availableGeometry()
+        room = (max(320, free.width() - self.FRAME_ROOM[0]), max(240, free.height() - self.FRAME_ROOM[1]))
+        self.setMinimumSize(min(self.MINIMUM_SIZE[0], room[0]), min(self.MINIMUM_SIZE[1], room[1]))
+        if self.width() > room[0] or self.height() > room[1]:
+            self.resize(min(self.width(), room[0]), min(self.height(), room[1]))
+        frame = self.frameGeometry()
+        if not free.contains(frame):  # moved back on the screen, its title bar first
+            self.move(max(free.left(), min(frame.left(), free.right() - frame.width())),
+                      max(free.top(), min(frame.top(), free.bottom() - frame.height())))  # fmt: skip
 
     # --- state ---------------------------------------------------------------------------
 
@@ -364,7 +400,8 @@ class MainWindow(PdfDropTarget, QMainWindow):
         if isinstance(geometry, QByteArray):
             self.restoreGeometry(geometry)
         else:
-            self.resize(1360, 860)
+            self.resize(*self.DEFAULT_SIZE)
+        self.fit_screen()
         splitter = self.window_state.value("splitter")
         if isinstance(splitter, QByteArray):
             self.splitter.restoreState(splitter)
