@@ -16,6 +16,7 @@ from typing import Any
 from PySide6.QtCore import QByteArray, QSettings, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QCloseEvent, QKeySequence, QResizeEvent, QShortcut
 from PySide6.QtWidgets import (
+    QApplication,
     QInputDialog,
     QLineEdit,
     QMainWindow,
@@ -52,6 +53,7 @@ from app.views.settings_dialog import SettingsDialog
 from app.views.summary_view import SummaryPanel
 from app.views.welcome import WelcomePanel, recommended_model, why_recommended
 from app.widgets import file_dialogs
+from app.widgets.appearance import apply_appearance
 from app.widgets.job_progress import JobProgress
 from app.widgets.messages import MessageBar, MessageCenter
 from app.widgets.pdf_viewer import PdfViewer
@@ -84,6 +86,8 @@ class MainWindow(PdfDropTarget, QMainWindow):
             QTimer.singleShot(0, lambda: self.messages.error(cpu_problem, key="cpu"))
         if problem := self.settings.problem:  # once the banners are wired
             QTimer.singleShot(0, lambda: self.messages.warning(problem, key="settings"))
+        if self.settings["appearance"] != "auto":  # auto: the desktop's colours, as they are
+            self._apply_appearance()
         self.runner = JobRunner(self)
         self.runner.embedding_model = self.settings["embedding_model"]
         self.library = Library.open()
@@ -236,9 +240,15 @@ class MainWindow(PdfDropTarget, QMainWindow):
         self.summary.page_clicked.connect(self.viewer.go_to_page)
         self.reindexer.library_changed.connect(self.documents.refresh)
         self.model_setup.settings_applied.connect(self.reindexer.check)
+        self.model_setup.settings_applied.connect(self._apply_appearance)
         escape = QShortcut(QKeySequence(Qt.Key.Key_Escape), self)
         escape.setContext(Qt.ShortcutContext.WindowShortcut)
         escape.activated.connect(self.answers.cancel)
+
+    def _apply_appearance(self) -> None:
+        app = QApplication.instance()
+        if isinstance(app, QApplication):
+            apply_appearance(app, str(self.settings["appearance"]))
 
     def _document_added(self, doc_id: str) -> None:
         """Show a document that is ready when none is selected; otherwise say so, with a button

@@ -250,3 +250,23 @@ def test_a_failed_download_is_said_in_the_settings_dialog(qtbot: Any, make_windo
     assert dialog.isVisible() and dialog.download_problem.isVisible()
     assert "Name or service not known" in dialog.download_problem.text()
     assert dialog.download_problem.text().startswith("The download did not finish:")
+
+
+def test_dark_colours_can_be_asked_for_in_the_settings(qtbot: Any, make_window: Any) -> None:
+    """Walk 2026-12-05, finding 28: dark mode had no setting and no documented way to ask for it
+    on Linux without a desktop that reports dark (the offscreen platform here reports none)."""
+    from PySide6.QtWidgets import QApplication
+
+    from app.widgets.appearance import apply_appearance, is_dark
+
+    app = QApplication.instance()
+    assert isinstance(app, QApplication)
+    try:
+        window = make_window(settings={"appearance": "dark"})
+        assert is_dark(app)
+        assert window.model_setup.apply_settings({"appearance": "light"})
+        assert not is_dark(app)
+        assert window.model_setup.apply_settings({"appearance": "dark"}) and is_dark(app)
+        assert window.model_setup.apply_settings({"appearance": "auto"}) and not is_dark(app)  # this desktop's
+    finally:
+        apply_appearance(app, "auto")
