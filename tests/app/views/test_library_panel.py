@@ -100,8 +100,9 @@ def test_an_encrypted_pdf_asks_for_its_password(qtbot: Any, make_window: Any, tm
     again.select_document(doc_id)
     assert prompts == [(str(locked), False)]
     assert again.viewer.document.pageCount() == 0
-    message = [m.text for m in again.messages.history if m.level == "error"][-1]
-    assert "locked.pdf is encrypted" in message and "password" in message
+    assert "locked.pdf is encrypted" in again.viewer.placeholder.text()  # said there, calmly
+    assert "password" in again.viewer.placeholder.text()
+    assert not [m for m in again.messages.history if m.level == "error"]  # walk 2026-12-05: no red banner
     again.select_document(doc_id)
     assert prompts[1:] == [(str(locked), False), (str(locked), True)]
     assert again.viewer.document.pageCount() == 8
@@ -247,3 +248,29 @@ def test_library_rows_stay_in_place(qtbot: Any, make_window: Any) -> None:
     with qtbot.waitSignal(job.finished, timeout=60_000):
         pass
     assert window.library_panel.row_keys() == before
+
+
+def test_a_cancelled_password_prompt_gives_no_red_banner(qtbot: Any, make_window: Any, tmp_path: Path) -> None:
+    """Walk 2026-12-05, finding 29: Cancel on the password prompt of an encrypted document gave a
+    red error banner, though the viewer already said the same thing calmly."""
+    from pypdf import PdfReader, PdfWriter
+
+    writer = PdfWriter()
+    for page in PdfReader(CONTRACTS / "endorsement-8p.pdf").pages:
+        writer.add_page(page)
+    writer.encrypt("secret", algorithm="AES-128")
+    locked = tmp_path / "locked.pdf"
+    with locked.open("wb") as handle:
+        writer.write(handle)
+    window = make_window()
+    window.ask_password = lambda path, wrong: "secret"
+    window.add_paths([locked])
+    doc_id = wait_for_document(qtbot, window)
+    window.close()
+    again = make_window()
+    again.select_document(None)
+    again.ask_password = lambda path, wrong: None  # Cancel
+    again.select_document(doc_id)
+    assert again.viewer.document.pageCount() == 0
+    assert "locked.pdf is encrypted" in again.viewer.placeholder.text()
+    assert not [m.text for m in again.messages.history if m.level in ("error", "warning")]
