@@ -14,8 +14,9 @@ from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import QByteArray, QSettings, Qt, QTimer, Signal
-from PySide6.QtGui import QAction, QCloseEvent, QKeySequence, QShortcut
+from PySide6.QtGui import QAction, QCloseEvent, QKeySequence, QResizeEvent, QShortcut
 from PySide6.QtWidgets import (
+    QApplication,
     QInputDialog,
     QLineEdit,
     QMainWindow,
@@ -52,6 +53,7 @@ from app.views.settings_dialog import SettingsDialog
 from app.views.summary_view import SummaryPanel
 from app.views.welcome import WelcomePanel, recommended_model, why_recommended
 from app.widgets import file_dialogs
+from app.widgets.appearance import apply_appearance
 from app.widgets.job_progress import JobProgress
 from app.widgets.messages import MessageBar, MessageCenter
 from app.widgets.pdf_viewer import PdfViewer
@@ -84,6 +86,8 @@ class MainWindow(PdfDropTarget, QMainWindow):
             QTimer.singleShot(0, lambda: self.messages.error(cpu_problem, key="cpu"))
         if problem := self.settings.problem:  # once the banners are wired
             QTimer.singleShot(0, lambda: self.messages.warning(problem, key="settings"))
+        if self.settings["appearance"] != "auto":  # auto: the desktop's colours, as they are
+            self._apply_appearance()
         self.runner = JobRunner(self)
         self.runner.embedding_model = self.settings["embedding_model"]
         self.library = Library.open()
@@ -147,12 +151,14 @@ class MainWindow(PdfDropTarget, QMainWindow):
         layout = QVBoxLayout(central)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(0)
+        layout.addWidget(self.splitter, 1)
+        # Below the panes: a progress line that comes and goes moves no row under the pointer
+        # (walk 2026-12-05: one above pushed the library down as a click landed).
         for widget in (self.ingest_progress, self.activity, self.reindex_progress):
             layout.addWidget(widget)
-        layout.addWidget(self.splitter, 1)
         self.setCentralWidget(central)
         self.message_bar = MessageBar(self.messages, central)  # floats over the panes: nothing moves
-        self.setMinimumSize(900, 560)  # three panes side by side, none of them cut
+        self.setMinimumSize(*self.MINIMUM_SIZE)  # three panes side by side, none of them cut (fit_screen)
         self.status = StatusBar(
             gpu.latest if gpu is not None else None,
             getattr(telemetry, "reason", "") or "no NVIDIA GPU",
@@ -198,6 +204,7 @@ class MainWindow(PdfDropTarget, QMainWindow):
         self.reviews = ReviewController(
             context, self.review, self.citations.show, self.ingest.add_paths, missing, model_file, self
         )
+        self.reviews.file_state = self.library_panel.file_state
         self.background = BackgroundSummaries(
             context, lambda: str(self.settings["background_summaries"]), missing, current_doc, self
         )
@@ -216,6 +223,9 @@ class MainWindow(PdfDropTarget, QMainWindow):
         self.ingest.documents_changed.connect(self.reviews.refresh_documents)
         self.ingest.idle.connect(self.reviews.ingest_idle)
         self.reviews.model_changed.connect(self.model_setup.refresh_plan_line)
+        self.review.side.editingFinished.connect(  # kept at once: a crash or a kill does not lose it
+            lambda: self.window_state.setValue("review_side", self.review.side_text())
+        )
         self.tabs.currentChanged.connect(self._make_room_for_the_review)
         self.tabs.currentChanged.connect(
             lambda i: self.reviews.refresh_documents(self.doc_id) if self.tabs.widget(i) is self.review else None
@@ -230,9 +240,15 @@ class MainWindow(PdfDropTarget, QMainWindow):
         self.summary.page_clicked.connect(self.viewer.go_to_page)
         self.reindexer.library_changed.connect(self.documents.refresh)
         self.model_setup.settings_applied.connect(self.reindexer.check)
+        self.model_setup.settings_applied.connect(self._apply_appearance)
         escape = QShortcut(QKeySequence(Qt.Key.Key_Escape), self)
         escape.setContext(Qt.ShortcutContext.WindowShortcut)
         escape.activated.connect(self.answers.cancel)
+
+    def _apply_appearance(self) -> None:
+        app = QApplication.instance()
+        if isinstance(app, QApplication):
+            apply_appearance(app, str(self.settings["appearance"]))
 
     def _document_added(self, doc_id: str) -> None:
         """Show a document that is ready when none is selected; otherwise say so, with a button
@@ -333,23 +349,59 @@ class MainWindow(PdfDropTarget, QMainWindow):
         return self.model_setup.open_settings()
 
     REVIEW_SHARE = 0.55  # of the splitter's width, for the right pane while the Review tab is open
+    MINIMUM_SIZE = (900, 560)
+    DEFAULT_SIZE = (1360, 860)
+    FRAME_ROOM = (16, 48)  # the window manager's frame and title bar, outside the window's geometry
 
     def _make_room_for_the_review(self, index: int) -> None:
         """The Review tab's grid needs width: while it is open the right pane takes at least
-        ``REVIEW_SHARE`` of the window (from the viewer); leaving it gives the viewer its room back."""
+        ``REVIEW_SHARE`` of the window, from the viewer and, in a narrow window, from the library
+        too, which folds away (the Review tab lists the contracts itself; walk 2026-12-05: at
+        900×600 the tab kept ~30 % of the width and one contract column). Leaving the tab gives
+        both their room back."""
         sizes = self.splitter.sizes()
         total = sum(sizes)
         if self.tabs.widget(index) is self.review:
             wanted = int(total * self.REVIEW_SHARE)
             if sizes[2] < wanted:
-                self._sizes_before_review = sizes
-                grow = min(wanted - sizes[2], sizes[1] - self.viewer.minimumSizeHint().width())
+                if self._sizes_before_review is None:
+                    self._sizes_before_review = sizes
+                grow = max(0, min(wanted - sizes[2], sizes[1] - self.viewer.minimumSizeHint().width()))
+                library = sizes[0]
+                if sizes[2] + grow < wanted and library:  # still short: the library folds away
+                    self.splitter.setCollapsible(0, True)
+                    grow, library = grow + library, 0
                 if grow > 0:
-                    self.splitter.setSizes([sizes[0], sizes[1] - grow, sizes[2] + grow])
+                    self.splitter.setSizes([library, sizes[1] - (grow - sizes[0] + library), sizes[2] + grow])
         elif self._sizes_before_review is not None:
-            if sum(self._sizes_before_review) == total:  # the window was not resized meanwhile
-                self.splitter.setSizes(self._sizes_before_review)
-            self._sizes_before_review = None
+            before, self._sizes_before_review = self._sizes_before_review, None
+            self.splitter.setCollapsible(0, False)
+            if sum(before) == total:  # the window was not resized meanwhile
+                self.splitter.setSizes(before)
+            elif not sizes[0]:  # the library folded for the review comes back at its width
+                self.splitter.setSizes([before[0], max(0, sizes[1] - before[0]), sizes[2]])
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        if self.tabs.currentWidget() is self.review:  # made narrower with the Review tab open
+            QTimer.singleShot(0, self, lambda: self._make_room_for_the_review(self.tabs.currentIndex()))
+
+    def fit_screen(self) -> None:
+        """The minimum and the size within the screen's free area, frame included (walk
+        2026-12-05: with QT_SCALE_FACTOR=2 on a 1920×1080 screen the window opened taller than
+        the screen, its status bar below it)."""
+        screen = self.screen()
+        if screen is None:
+            return
+        free = screen.availableGeometry()
+        room = (max(320, free.width() - self.FRAME_ROOM[0]), max(240, free.height() - self.FRAME_ROOM[1]))
+        self.setMinimumSize(min(self.MINIMUM_SIZE[0], room[0]), min(self.MINIMUM_SIZE[1], room[1]))
+        if self.width() > room[0] or self.height() > room[1]:
+            self.resize(min(self.width(), room[0]), min(self.height(), room[1]))
+        frame = self.frameGeometry()
+        if not free.contains(frame):  # moved back on the screen, its title bar first
+            self.move(max(free.left(), min(frame.left(), free.right() - frame.width())),
+                      max(free.top(), min(frame.top(), free.bottom() - frame.height())))  # fmt: skip
 
     # --- state ---------------------------------------------------------------------------
 
@@ -358,18 +410,24 @@ class MainWindow(PdfDropTarget, QMainWindow):
         if isinstance(geometry, QByteArray):
             self.restoreGeometry(geometry)
         else:
-            self.resize(1360, 860)
+            self.resize(*self.DEFAULT_SIZE)
+        self.fit_screen()
         splitter = self.window_state.value("splitter")
         if isinstance(splitter, QByteArray):
             self.splitter.restoreState(splitter)
         selected = self.window_state.value("selected_doc")
         if isinstance(selected, str) and selected:
             self.documents.restore(selected)
+        side = self.window_state.value("review_side")  # "We represent": the side flags need it
+        if isinstance(side, str) and side:
+            self.review.side.setText(side)
+            self.reviews.show_stored()
 
     def save_state(self) -> None:
         self.window_state.setValue("geometry", self.saveGeometry())
         self.window_state.setValue("splitter", self.splitter.saveState())
         self.window_state.setValue("selected_doc", self.doc_id or "")
+        self.window_state.setValue("review_side", self.review.side_text())
         self.window_state.sync()
 
     def closeEvent(self, event: QCloseEvent) -> None:
@@ -382,13 +440,10 @@ class MainWindow(PdfDropTarget, QMainWindow):
         super().closeEvent(event)
 
     def _confirm_close_dialog(self, running: list[str]) -> bool:
-        doing = " and ".join(running)
         answer = QMessageBox.question(
             self,
             "Quit Pagewise?",
-            f"Pagewise is {doing}. Quit anyway?\n\nNothing is lost: a document being added continues "
-            "where it stopped when you add it again (or Reindex at the next start), and finished "
-            "summaries and review answers are kept.",
+            quit_question(running),
             QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.Cancel,
             QMessageBox.StandardButton.Cancel,
         )
@@ -440,3 +495,15 @@ class MainWindow(PdfDropTarget, QMainWindow):
 
     def about(self) -> None:
         QMessageBox.about(self, "About Pagewise", self.about_text())
+
+
+def quit_question(running: list[str]) -> str:
+    """What quitting during ``running`` (``JobRunner.busy_with``) stops, and what it keeps: an
+    answer being written is lost (walk 2026-12-05: "Nothing is lost" was said over one)."""
+    kept = ("a document being added continues where it stopped when you add it again (or Reindex at the next "
+            "start), and finished summaries and review answers are kept.")  # fmt: skip
+    if "answering" in running:
+        note = f"The answer being written is lost: ask again after the restart. The rest is kept: {kept}"
+    else:
+        note = f"Nothing is lost: {kept}"
+    return f"Pagewise is {' and '.join(running)}. Quit anyway?\n\n{note}"

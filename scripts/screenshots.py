@@ -23,31 +23,9 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def _dark_palette() -> object:
-    from PySide6.QtGui import QColor, QPalette
+    from app.widgets.appearance import dark_palette
 
-    palette = QPalette()
-    roles = {
-        QPalette.ColorRole.Window: "#2b2b2b",
-        QPalette.ColorRole.WindowText: "#e6e6e6",
-        QPalette.ColorRole.Base: "#1f1f1f",
-        QPalette.ColorRole.AlternateBase: "#2a2a2a",
-        QPalette.ColorRole.Text: "#e6e6e6",
-        QPalette.ColorRole.Button: "#353535",
-        QPalette.ColorRole.ButtonText: "#e6e6e6",
-        QPalette.ColorRole.Highlight: "#2f65ca",
-        QPalette.ColorRole.HighlightedText: "#ffffff",
-        QPalette.ColorRole.Link: "#7fb0ff",
-        QPalette.ColorRole.LinkVisited: "#c59bff",
-        QPalette.ColorRole.PlaceholderText: "#8c8c8c",
-        QPalette.ColorRole.ToolTipBase: "#353535",
-        QPalette.ColorRole.ToolTipText: "#e6e6e6",
-        QPalette.ColorRole.Mid: "#444444",
-        QPalette.ColorRole.Dark: "#1a1a1a",
-        QPalette.ColorRole.Light: "#505050",
-    }
-    for role, color in roles.items():
-        palette.setColor(role, QColor(color))
-    return palette
+    return dark_palette()
 
 
 def main() -> None:

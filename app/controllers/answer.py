@@ -41,6 +41,12 @@ class AnswerController(UsesJobContext, QObject):
         self.model_missing = model_missing
         self.job: Job | None = None
         self.doc_id: str | None = None  # the document being answered about
+        self.question = ""  # the question being answered
+        self.written = ""  # the answer written so far (shown again when its document is shown again)
+        self.shown_doc: str | None = None  # the document whose conversation is in view
+        # Answers stopped (or not asked) this session, by document, kept in view when the user
+        # switches documents and back (walk 2026-12-05: a stopped answer vanished with its question).
+        self.stopped: dict[str, list[tuple[int, str]]] = {}
         self._first_piece_at: float | None = None
         self._pieces = 0
         self._loaded_shown = context.session.loaded
@@ -51,12 +57,19 @@ class AnswerController(UsesJobContext, QObject):
 
     def show_document(self, record: DocumentRecord | None) -> None:
         """The conversation of the newly selected document (with the answer still being written)."""
+        if self.shown_doc is not None:
+            answering_it = self.job is not None and self.doc_id == self.shown_doc
+            self.stopped[self.shown_doc] = self.conversation.stopped_answers(with_pending=not answering_it)
+        self.shown_doc = record.doc_id if record is not None else None
         if record is None:
             self.conversation.set_document(None)
             return
-        self.conversation.set_document(title_of(record), answering.load_turns(self.library, record.doc_id))
+        turns = answering.load_turns(self.library, record.doc_id)
+        self.conversation.set_document(title_of(record), turns, self.stopped.get(record.doc_id))
         if self.job is not None and self.doc_id == record.doc_id:
-            self.conversation.begin_answer(self.conversation.pending_question or "")
+            self.conversation.begin_answer(self.question)
+            if self.written:
+                self.conversation.add_piece(self.written)
         self.conversation.set_busy(self.job is not None)
 
     def ask(self, question: str) -> Job | None:
@@ -87,6 +100,8 @@ class AnswerController(UsesJobContext, QObject):
         history = list(self.conversation.turns)
         self.conversation.begin_answer(question)
         self.doc_id = doc_id
+        self.question = question
+        self.written = ""
         self._first_piece_at = None
         self._pieces = 0
 
@@ -94,6 +109,7 @@ class AnswerController(UsesJobContext, QObject):
             engine = self.session.ensure_loaded(job.report, job.token)
             library = self.worker_library()
             answer = answering.ask(engine, library, doc_id, question, history, job.emit_piece, job.report, job.token)
+            answer.model = engine.model_name
             answering.save_turn(library, doc_id, answer)
             return answer
 
@@ -130,6 +146,7 @@ class AnswerController(UsesJobContext, QObject):
             self._first_piece_at = now
             self.conversation.progress.label.setText("Answering…")
         self._pieces += 1
+        self.written += text
         elapsed = now - self._first_piece_at
         if elapsed > 0.2:
             self.status.set_running_rate((self._pieces - 1) / elapsed)
@@ -145,9 +162,14 @@ class AnswerController(UsesJobContext, QObject):
 
     def _stopped(self, doc_id: str, note: str, stop: BaseException | None = None) -> None:
         self.status.set_last_rate(self.status.running_rate)
+        partial = stop.partial if isinstance(stop, AnswerStopped) else None
         if doc_id == self.current_doc():
-            partial = stop.partial if isinstance(stop, AnswerStopped) else None
             self.conversation.finish_answer(None, note, partial)
+        else:  # stopped while another document is shown: kept for when it is shown again
+            text = partial.text if partial is not None else self.written
+            block = "\n\n".join(part for part in (f"**You:** {self.question}", text, f"*{note}*") if part)
+            turns = len(answering.load_turns(self.library, doc_id))
+            self.stopped.setdefault(doc_id, []).append((turns, block))
 
     def _failed(self, doc_id: str, error: BaseException) -> None:
         if isinstance(error, EngineError) and self.session.crashed():

@@ -9,8 +9,11 @@ says which document is being summarized, how far it is and the time left.
 When: after a document is added, after the model settings change, at start, and whenever the
 LLM thread becomes idle; not while the setting ``background_summaries`` is "off", nor on battery
 power when it is "auto" (``app.services.power.on_battery``), nor without a model configured. One pass
-summarizes the selected document first, then the others, newest first; a pass that finds every
-document summarized rests until a document is added or the model changes.
+finishes the document a pass started before (one that yielded to a question), else summarizes
+the selected document first, then the others, newest first: selecting another document does not
+move the work (walk 2026-12-05: the summaries hopped from document to document, so long ones
+never finished). A pass that finds every document summarized rests until a document is added or
+the model changes.
 """
 
 from __future__ import annotations
@@ -52,6 +55,7 @@ class BackgroundSummaries(UsesJobContext, QObject):
         self.job: Job | None = None
         self.resting = False  # the last pass found nothing to summarize
         self.paused_reason = ""
+        self.started_doc: str | None = None  # the document being summarized until its summary is stored
         context.runner.llm_idle.connect(self.schedule)
 
     def wake(self) -> None:
@@ -82,13 +86,13 @@ class BackgroundSummaries(UsesJobContext, QObject):
             battery = self.paused_reason == "paused on battery power"
             self.status.set_background(f"background summaries {self.paused_reason}" if battery else "")
             return None
-        first = self.selected()
+        first = self.started_doc or self.selected()
 
         def run(job: Job) -> str:
             engine = self.session.ensure_loaded(job.report, job.token)
             library = self.worker_library()
             records = [r for r in reversed(library.documents()) if r.state == "ready" and r.passages > 0]
-            records.sort(key=lambda r: r.doc_id != first)  # the selected one first
+            records.sort(key=lambda r: r.doc_id != first)  # the one started, else the selected one, first
             for record in records:
                 if answering.cached_summary(library, record.doc_id, engine) is not None:
                     continue
@@ -97,7 +101,9 @@ class BackgroundSummaries(UsesJobContext, QObject):
                 def report(progress: Progress, title: str = title) -> None:
                     job.report(BackgroundProgress.of(progress, title))
 
+                self.started_doc = record.doc_id  # (set on the LLM thread, read when the next pass is planned)
                 answering.summarize(engine, library, record.doc_id, report, job.token)
+                self.started_doc = None
                 return record.doc_id
             return NOTHING_LEFT
 

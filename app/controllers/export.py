@@ -38,7 +38,7 @@ class ExportController:
         if not self.conversation.turns:
             return
         title = self.document_title() or "Pagewise answer"
-        QGuiApplication.clipboard().setText(answering.to_markdown(title, self.conversation.turns[-1:]))
+        QGuiApplication.clipboard().setText(answering.to_markdown(title, self.conversation.turns[-1:], header=False))
         self.messages.info("The answer was copied as Markdown, with its page citations.")
 
     def export_conversation(self) -> None:

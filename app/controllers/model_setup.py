@@ -102,7 +102,8 @@ class ModelSetupController(UsesJobContext, QObject):
                 dialog.download_finished(None)
                 return
             job.succeeded.connect(lambda path: dialog.download_finished(str(path)))
-            job.failed.connect(lambda _error: dialog.download_finished(None))
+            job.failed.connect(lambda error: dialog.download_finished(None, str(error) or type(error).__name__))
+            job.cancelled.connect(lambda: dialog.download_finished(None, "it was stopped."))
 
         dialog.download_requested.connect(download)
         dialog.accepted.connect(lambda: self.apply_settings(dialog.values(), api_key=dialog.api_key_change()))

@@ -35,8 +35,10 @@ class OpenDocumentController:
         problem = self._open(record)
         if problem:
             self.viewer.close_document(problem)
-        if self.restoring and self.viewer.needs_password:
-            return None  # no red banner at start: the viewer says to select it for the password
+        if self.viewer.needs_password:
+            # No red banner, at start or after a cancelled prompt: the viewer says calmly what to do
+            # (walk 2026-12-05: Cancel gave an error banner that repeated the viewer's words).
+            return None
         return problem
 
     def _open(self, record: DocumentRecord) -> str | None:

@@ -32,7 +32,7 @@ def _short(model: str | None) -> str:
 def reindex_notice(library: Library, model: str | None, *, adding: bool = False) -> str | None:
     """What the banner says when ``library`` needs re-indexing for the embedding model
     ``model`` (None: the configured one), or None when it is up to date. ``adding``: documents
-    are being added, so a document half cut may be one the ingest is cutting right now."""
+    are being added, so an interrupted document may be one the ingest is cutting right now."""
     from summarizer.library.storage.store import PASSAGE_FORMAT
     from summarizer.library.vectors.clause_embedder import BASE_MODEL, is_clause_embedder
     from summarizer.library.vectors.reembed import configured_model, needs_reembed, reembed_status
@@ -72,7 +72,11 @@ def reindex_notice(library: Library, model: str | None, *, adding: bool = False)
         )
     half = 0 if adding else len(records) - old
     if half:
-        parts.append(f"{plural(half, 'document')} {'was' if half == 1 else 'were'} left half cut into passages.")
+        one = half == 1  # said as the library row says it ("interrupted · add it again to finish")
+        parts.append(
+            f"{plural(half, 'document')} {'was' if one else 'were'} interrupted while being added: Reindex "
+            f"finishes {'it' if one else 'them'}, as adding {'it' if one else 'them'} again does."
+        )
     return " ".join(parts) or None
 
 

@@ -73,6 +73,7 @@ class ReviewController(UsesJobContext, QObject):
         self.column_ids: list[str] = []  # the grid's contracts, by column
         self.choose_checklist_file: Callable[[], Path | None] = self._checklist_dialog
         self.choose_export_path: Callable[[str, str], Path | None] = self._export_dialog
+        self.file_state: Callable[[str], str | None] = lambda _path: None  # the library panel's row of a file
         panel.review_requested.connect(self.review)
         panel.cancel_requested.connect(self.cancel)
         panel.selection_changed.connect(self.show_stored)
@@ -91,8 +92,19 @@ class ReviewController(UsesJobContext, QObject):
         checked, the document ``selected`` in the library is)."""
         checked = set(self.panel.checked_doc_ids()) or ({selected} if selected else set())
         records = self.library.documents()
-        self.panel.set_documents([(r.doc_id, title_of(r), record_state(r)) for r in records], checked)
+        self.panel.set_documents([(r.doc_id, title_of(r), self._state(r)) for r in records], checked)
         self.show_stored()
+
+    def _state(self, record: DocumentRecord) -> str:
+        """The contract's state, as the library panel says it: a document whose add is under way
+        is "being added", not "interrupted" (walk 2026-12-05) though its record is not ready yet."""
+        if record.state != "ready":
+            row = self.file_state(record.path)
+            if row is not None and not row.startswith(("error", "encrypted")):
+                return "being added…"
+            if row is not None:
+                return row
+        return record_state(record)
 
     def use_checklist(self, name_or_path: str) -> bool:
         """Review with the bundled checklist ``cuad`` or a CSV/YAML file; False (and a message

@@ -1,6 +1,9 @@
 """PDF ingest in a separate process (pypdf is pure Python and holds the GIL).
 
-``start_ingest`` spawns one process for a batch of files; it reports through a queue:
+An ``IngestProcess`` is a spawned worker that adds batches of files, one batch at a time: it
+stays alive between batches (for ``IDLE_EXIT_S``), so the embedding model it loaded for one add
+is still loaded for the next (walk 2026-12-05: every add spent 15-30 s loading it again). For
+each batch (``IngestBatch``) it reports through a queue:
 
 * ``("progress", path, stage, done, total, message, rate)``, ``stage`` a ``Stage``'s value
 * ``("done", path, result_json)`` for each file that was added (or was already there)
@@ -9,7 +12,8 @@
   goes on with the next file: one broken PDF does not stop the others.
 * ``("bug", path, summary, traceback)``: an unexpected exception (a bug in Pagewise, not a
   problem with the file): the window sends it to the crash report, and a test fails.
-* ``("cancelled", path)`` then the process ends; ``("finished",)`` after the last file.
+* ``("cancelled", path)`` when the batch was cancelled; ``("finished",)`` when the batch is
+  over (after its last file, or after "cancelled"): the worker waits for the next batch.
 
 Cancel is cooperative (an event the child checks between pages and batches); the caller may
 kill the process as a last resort: the library's ingest is transactional and resumable.
@@ -20,6 +24,7 @@ entry point calls ``multiprocessing.freeze_support()``. No Qt here.
 from __future__ import annotations
 
 import multiprocessing
+import queue as queue_module
 import threading
 import time
 import traceback
@@ -27,12 +32,16 @@ from dataclasses import dataclass
 from multiprocessing.process import BaseProcess
 from multiprocessing.queues import Queue
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from inference.engines.shared_flag import SharedFlag
 
+if TYPE_CHECKING:
+    from inference.cancel import CancelToken
+
 PROGRESS_INTERVAL_S = 0.1  # the child sends at most ~10 progress messages a second
 CANCEL_POLL_S = 0.05  # how often the child looks at the cancel flag
+IDLE_EXIT_S = 600.0  # an idle worker ends after this long, giving back its memory (the embedding model)
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,33 +61,75 @@ def expand_paths(paths: list[Path]) -> list[Path]:
     return files
 
 
+@dataclass(frozen=True, slots=True)
+class IngestBatch:
+    requests: list[IngestRequest]
+    embed: bool = True
+    embedding_model: str | None = None
+
+
 def _child(
-    requests: list[IngestRequest],
+    inbox: Queue[IngestBatch | None],
     queue: Queue[tuple[Any, ...]],
     cancel_flag: SharedFlag,
     home: str | None,
-    embed: bool,
-    embedding_model: str | None,
+    idle_exit_s: float = IDLE_EXIT_S,
 ) -> None:
+    """The worker: batches from ``inbox`` until ``None`` or ``idle_exit_s`` without one."""
     import os
 
     if home:
         os.environ["PAGEWISE_HOME"] = home
-    from inference.cancel import Cancelled, CancelToken
+    while True:
+        try:
+            batch = inbox.get(timeout=idle_exit_s)
+        except queue_module.Empty:
+            return
+        if batch is None:
+            return
+        _run_batch(batch.requests, queue, cancel_flag, batch.embed, batch.embedding_model)
+
+
+def _run_batch(
+    requests: list[IngestRequest],
+    queue: Queue[tuple[Any, ...]],
+    cancel_flag: SharedFlag,
+    embed: bool,
+    embedding_model: str | None,
+) -> None:
+    from inference.cancel import CancelToken
+
+    token = CancelToken()
+    over = threading.Event()
+
+    def watch() -> None:  # polls: a thread waiting when the process ends would leave a wait behind
+        while not cancel_flag.is_set() and not over.is_set():
+            time.sleep(CANCEL_POLL_S)
+        if not over.is_set():
+            token.cancel()
+
+    threading.Thread(target=watch, daemon=True).start()
+    try:
+        _add_files(requests, queue, token, embed, embedding_model)
+    finally:
+        over.set()
+        queue.put(("finished",))
+
+
+def _add_files(
+    requests: list[IngestRequest],
+    queue: Queue[tuple[Any, ...]],
+    token: CancelToken,
+    embed: bool,
+    embedding_model: str | None,
+) -> None:
+    from inference.cancel import Cancelled
     from inference.errors import PagewiseError
     from inference.progress import Progress
     from summarizer.errors import PasswordRequired
     from summarizer.library.ingest import IngestOptions, ingest_path
     from summarizer.library.storage.store import Library
 
-    token = CancelToken()
-
-    def watch() -> None:  # polls: a thread waiting when the process ends would leave a wait behind
-        while not cancel_flag.is_set():
-            time.sleep(CANCEL_POLL_S)
-        token.cancel()
-
-    threading.Thread(target=watch, daemon=True).start()
     with Library.open() as library:
         for request in requests:
             last = 0.0
@@ -109,34 +160,46 @@ def _child(
             data = result.to_json()
             data["path"] = result.path or request.path
             queue.put(("done", request.path, data))
-    queue.put(("finished",))
 
 
 class IngestProcess:
-    """One spawned ingest process and its queue. ``poll()`` never blocks."""
+    """One spawned ingest worker, its inbox and its queue. ``poll()`` never blocks."""
 
-    def __init__(
-        self,
-        requests: list[IngestRequest],
-        *,
-        home: str | None,
-        embed: bool = True,
-        embedding_model: str | None = None,
-    ) -> None:
+    def __init__(self, *, home: str | None) -> None:
         context = multiprocessing.get_context("spawn")
-        self.requests = requests
+        self.home = home
+        self.inbox: Queue[IngestBatch | None] = context.Queue()
         self.queue: Queue[tuple[Any, ...]] = context.Queue()
         self.cancel_flag = SharedFlag(context)
         self.process: BaseProcess = context.Process(
             target=_child,
-            args=(requests, self.queue, self.cancel_flag, home, embed, embedding_model),
+            args=(self.inbox, self.queue, self.cancel_flag, home),
             name="pagewise-ingest",
             daemon=True,
         )
         self.cancel_requested_at: float | None = None
+        self.started = False
 
     def start(self) -> None:
         self.process.start()
+        self.started = True
+
+    def submit(self, batch: IngestBatch) -> None:
+        """Add ``batch`` (the worker is started and its last batch is over)."""
+        self.cancel_flag.clear()
+        self.cancel_requested_at = None
+        self.inbox.put(batch)
+
+    @property
+    def pid(self) -> int | None:
+        return self.process.pid
+
+    def close(self) -> None:
+        """End an idle worker (one that is working is killed)."""
+        if self.started and self.process.is_alive():
+            self.inbox.put(None)
+            self.process.join(timeout=2)
+        self.kill()
 
     def poll(self, limit: int = 200) -> list[tuple[Any, ...]]:
         messages: list[tuple[Any, ...]] = []
@@ -161,6 +224,8 @@ class IngestProcess:
         return self.process.exitcode
 
     def kill(self) -> None:
+        if not self.started:
+            return
         if self.process.is_alive():
             self.process.kill()
         self.process.join(timeout=5)

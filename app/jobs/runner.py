@@ -30,7 +30,7 @@ from typing import Any
 
 from PySide6.QtCore import QObject, QTimer, Signal
 
-from app.jobs.ingest_process import IngestProcess, IngestRequest
+from app.jobs.ingest_process import IngestBatch, IngestProcess, IngestRequest
 from inference.cancel import Cancelled, CancelToken
 from inference.progress import Progress, Stage
 
@@ -137,6 +137,7 @@ class JobRunner(QObject):
         self._thread = threading.Thread(target=self._run, name="pagewise-llm-jobs", daemon=True)
         self._thread.start()
         self.ingests: list[IngestJob] = []
+        self.idle_ingest_workers: list[IngestProcess] = []  # ingest workers between batches, models loaded
         self._background: list[Job] = []  # background jobs not finished (queued or running)
         self.stopped = False  # shutdown() ran: the window is closing
         self.embed = True  # tests turn embedding off to stay fast
@@ -257,12 +258,26 @@ class JobRunner(QObject):
     # Ingest lane
 
     def ingest(self, requests: list[IngestRequest]) -> IngestJob:
-        job = IngestJob(requests, home=os.environ.get("PAGEWISE_HOME"), embed=self.embed,
-                        embedding_model=self.embedding_model, parent=self)  # fmt: skip
+        """Add ``requests`` in an idle ingest worker (its embedding model still loaded), else a new one."""
+        home = os.environ.get("PAGEWISE_HOME")
+        worker = next((w for w in self.idle_ingest_workers if w.home == home and w.alive), None)
+        if worker is not None:
+            self.idle_ingest_workers.remove(worker)
+        job = IngestJob(requests, home=home, embed=self.embed, embedding_model=self.embedding_model,
+                        worker=worker, parent=self)  # fmt: skip
         self.ingests.append(job)
-        job.finished.connect(lambda: self.ingests.remove(job) if job in self.ingests else None)
+        job.finished.connect(lambda: self._ingest_finished(job))
         job.start()
         return job
+
+    def _ingest_finished(self, job: IngestJob) -> None:
+        if job in self.ingests:
+            self.ingests.remove(job)
+        worker = job.worker
+        if job.batch_over and worker.alive and not self.stopped:
+            self.idle_ingest_workers.append(worker)  # kept for the next add
+        else:
+            worker.kill()
 
     def busy_with(self) -> list[str]:
         """What is running that closing the window would stop ("adding 2 documents",
@@ -283,6 +298,9 @@ class JobRunner(QObject):
         self._poll_timer.stop()
         for job in list(self.ingests):
             job.abandon()
+        for worker in self.idle_ingest_workers:
+            worker.close()
+        self.idle_ingest_workers.clear()
         self.cancel_llm()
         self._jobs.put(None)
         self._thread.join(timeout=timeout_s)
@@ -318,13 +336,18 @@ class IngestJob(QObject):
         home: str | None,
         embed: bool,
         embedding_model: str | None,
+        worker: IngestProcess | None = None,
         parent: QObject | None = None,
     ) -> None:
+        """``worker``: an idle ingest worker to add the files in (None: a new one is started)."""
         super().__init__(parent)
         self.requests = requests
         self.paths = [r.path for r in requests]
         self.pending = set(self.paths)
-        self._process = IngestProcess(requests, home=home, embed=embed, embedding_model=embedding_model)
+        self.worker = worker or IngestProcess(home=home)
+        self._process = self.worker
+        self._batch = IngestBatch(requests, embed, embedding_model)
+        self.batch_over = False  # the worker said the batch is over: it can take another
         self._timer = QTimer(self)
         self._timer.setInterval(INGEST_POLL_MS)
         self._timer.timeout.connect(self._poll)
@@ -334,15 +357,20 @@ class IngestJob(QObject):
         self._start_error: BaseException | None = None
 
     def start(self) -> None:
-        # Starting a spawned process forks this (large) process and execs Python: ~50-100 ms
-        # measured on the GUI thread, so it happens on a short-lived helper thread instead.
-        self._starter = threading.Thread(target=self._start_process, name="pagewise-ingest-start", daemon=True)
-        self._starter.start()
+        if self._process.started:  # an idle worker: the batch goes straight to it
+            self._process.submit(self._batch)
+            self._started.set()
+        else:
+            # Starting a spawned process forks this (large) process and execs Python: ~50-100 ms
+            # measured on the GUI thread, so it happens on a short-lived helper thread instead.
+            self._starter = threading.Thread(target=self._start_process, name="pagewise-ingest-start", daemon=True)
+            self._starter.start()
         self._timer.start()
 
     def _start_process(self) -> None:
         try:
             self._process.start()
+            self._process.submit(self._batch)
         except BaseException as error:  # reported by _poll on the GUI thread
             self._start_error = error
         finally:
@@ -381,6 +409,8 @@ class IngestJob(QObject):
                 self.bug.emit(IngestBug(message[1], message[2], message[3]))
             elif kind == "cancelled":
                 self.was_cancelled = True
+            elif kind == "finished":
+                self.batch_over = True
 
     def _poll(self) -> None:
         if self.done or not self._started.is_set():
@@ -394,15 +424,17 @@ class IngestJob(QObject):
             self.finished.emit()
             return
         self._handle(self._process.poll())
-        if self._process.alive:
+        if self.batch_over:
+            pass
+        elif self._process.alive:
             started = self._process.cancel_requested_at
             if started is not None and time.monotonic() - started > INGEST_KILL_AFTER_S:
                 self._process.kill()  # the last resort; the library resumes on the next ingest
             return
-        # The process ended: take what it sent last, then finish.
-        self._handle(self._process.poll(limit=100_000))
+        else:  # the process ended during the batch: take what it sent last, then finish
+            self._handle(self._process.poll(limit=100_000))
         self._timer.stop()
-        if not self.was_cancelled and self.pending and self._process.exitcode not in (0, None):
+        if not self.was_cancelled and self.pending and not self.batch_over:
             for path in sorted(self.pending):
                 self.file_failed.emit(
                     path, "other", f"{Path(path).name}: the PDF reader stopped unexpectedly "

@@ -14,6 +14,7 @@ from __future__ import annotations
 # The summarizer modules the window's jobs use are imported with this module, at start-up: a
 # first import on the GUI thread mid-session stalled it (PySide's import hook reads each new
 # module's source; scripts/bench_gui_stall.py --from-start --trace-stalls).
+import datetime as dt
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -27,6 +28,7 @@ from inference.progress import Progress, ProgressCallback, Stage, no_progress
 from summarizer.answers.conversations import HistoryTurn, append_turn, list_turns
 from summarizer.library.storage.queries import passage_spans
 from summarizer.library.storage.store import Library
+from summarizer.review.export import generated_at
 from summarizer.summaries.compress import cached_summary as stored
 from summarizer.summaries.compress import compress
 
@@ -65,6 +67,10 @@ class AnswerView:
     sources: list[CitationView] = field(default_factory=list)
     """What the answer can be checked against, cited or not: the passages given to the model, or
     in whole-document mode the runs of pages read (``page`` to ``page_end``, no passage)."""
+    model: str = ""
+    """The model that wrote it ("" for a turn stored before models were recorded)."""
+    asked_at: str = ""
+    """When it was answered (ISO 8601, UTC; "" when not known)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -338,13 +344,21 @@ def load_turns(library: Library, doc_id: str) -> list[AnswerView]:
         citations = _views(library, doc_id, data.get("citations", []), {})
         mode = str(data.get("mode", "retrieval"))
         sources = _given_views(library, doc_id, mode, data)
-        views.append(AnswerView(turn.question, turn.answer, mode, citations, sources=sources))
+        model = str(data.get("model", ""))
+        views.append(
+            AnswerView(turn.question, turn.answer, mode, citations, sources=sources, model=model,
+                       asked_at=turn.created_at)
+        )  # fmt: skip
     return views
 
 
 def save_turn(library: Library, doc_id: str, turn: AnswerView) -> None:
-
-    append_turn(library, doc_id, turn.question, turn.raw if turn.raw is not None else {"answer": turn.text})
+    """Store ``turn`` with the name of the model that wrote it; ``turn.asked_at`` becomes its time."""
+    raw = turn.raw
+    data = dict(raw) if isinstance(raw, dict) else raw.to_json() if raw is not None else {"answer": turn.text}
+    if turn.model:
+        data["model"] = turn.model
+    turn.asked_at = append_turn(library, doc_id, turn.question, data).created_at
 
 
 def page_run_label(source: CitationView) -> str:
@@ -362,12 +376,45 @@ def _quoted(text: str, limit: int = 400) -> str:
     return shorten_message(" ".join(text.split()), limit)
 
 
-def to_markdown(title: str, turns: Sequence[AnswerView]) -> str:
+CONVERSATION_CONFIDENTIAL = "CONFIDENTIAL — contains text of the document."
+CONVERSATION_NOTICE = "Machine-generated: verify every answer against the pages it cites."
+
+
+def _when(iso: str) -> str:
+    """An ISO time as a reader writes it (``5 December 2026, 09:50 UTC``); "" when not known."""
+    try:
+        return generated_at(dt.datetime.fromisoformat(iso)) if iso else ""
+    except ValueError:
+        return ""
+
+
+def answered_by(turn: AnswerView) -> str:
+    """ "Answered by qwen2.5-1.5b, 5 December 2026, 09:50 UTC" (what is known of it)."""
+    parts = [f"by {turn.model}" if turn.model else "", _when(turn.asked_at)]
+    known = ", ".join(p for p in parts if p)
+    return f"Answered {known}" if known else ""
+
+
+def to_markdown(
+    title: str, turns: Sequence[AnswerView], *, header: bool = True, exported: dt.datetime | None = None
+) -> str:
     """A conversation as Markdown: each answer with its citations (page and the passage cited)
-    and the passages given to the model, so a reader can check it without the app."""
-    lines = [f"# {title}", ""]
+    and the passages given to the model, so a reader can check it without the app; ``header``:
+    under a confidentiality line, with the export's date, the models and a machine-generated
+    notice, as the review memo."""
+    lines = [f"**{CONVERSATION_CONFIDENTIAL}**", ""] if header else []
+    lines += [f"# {title}", ""]
+    if header:
+        models = sorted({t.model for t in turns if t.model})
+        lines.append(f"- exported {generated_at(exported)}")
+        if models:
+            lines.append(f"- answered by {', '.join(models)}")
+        lines += [f"- {CONVERSATION_NOTICE}", ""]
     for turn in turns:
-        lines += [f"## {turn.question}", "", turn.text, ""]
+        lines += [f"## {turn.question}", ""]
+        if by := answered_by(turn):
+            lines += [f"*{by}*", ""]
+        lines += [turn.text, ""]
         whole = turn.mode == "whole-document"
         given = "the pages read" if whole else "the passages given to the model"
         if turn.citations:

@@ -32,6 +32,7 @@ from summarizer.errors import SettingsError
 
 KV_CHOICES = ("auto", "f16", "q8_0", "q4_0")
 BACKGROUND_CHOICES = ("auto", "on", "off")
+APPEARANCE_CHOICES = ("auto", "light", "dark")
 CONTEXT_CHOICES = (0, 4096, 8192, 16384, 32768, 65536, 131072)  # 0 = the planner chooses
 
 
@@ -146,6 +147,11 @@ SCHEMA: tuple[Setting, ...] = (
             "battery power), on, or off. Questions never wait for it.",
             lambda v: None if v in BACKGROUND_CHOICES else f"Background summaries must be one of "
             f"{', '.join(BACKGROUND_CHOICES)}.", choices=BACKGROUND_CHOICES, kind="choice"),
+    Setting("appearance", "Appearance", str, "auto",
+            "Light or dark colours: auto follows the desktop; light or dark whatever it says (on Linux "
+            "without a desktop that reports dark mode, choose dark here).",
+            lambda v: None if v in APPEARANCE_CHOICES else f"Appearance must be one of "
+            f"{', '.join(APPEARANCE_CHOICES)}.", choices=APPEARANCE_CHOICES, kind="choice"),
     Setting("remote_url", "Remote server URL", str, "",
             "An OpenAI-compatible server (llama.cpp server, vLLM, Ollama) to use instead of a local model.",
             _check_url),

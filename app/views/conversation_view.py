@@ -128,9 +128,13 @@ class ConversationView(QWidget):
 
     # State
 
-    def set_document(self, title: str | None, turns: list[AnswerView] | None = None) -> None:
+    def set_document(
+        self, title: str | None, turns: list[AnswerView] | None = None, stopped: list[tuple[int, str]] | None = None
+    ) -> None:
+        """Show ``title``'s conversation: its ``turns`` and the answers ``stopped`` earlier in this
+        session (``stopped_answers()`` of when it was last shown)."""
         self.turns = list(turns or [])
-        self.interrupted: list[tuple[int, str]] = []  # (turns before it, its Markdown): stopped answers, shown
+        self.interrupted: list[tuple[int, str]] = list(stopped or [])  # (turns before it, its Markdown)
         self.pending_question = None
         self.pending_text = ""
         self.partial = None
@@ -181,6 +185,15 @@ class ConversationView(QWidget):
         self.copy_button.setEnabled(bool(self.turns))
         self.export_button.setEnabled(bool(self.turns))
         self.render_conversation()
+
+    def stopped_answers(self, with_pending: bool = True) -> list[tuple[int, str]]:
+        """The stopped answers in view (and the question not answered), each with the number of
+        turns before it, as ``set_document`` takes them back; ``with_pending=False`` leaves out
+        an answer still being written."""
+        kept = list(self.interrupted)
+        if with_pending and self.pending_question is not None:
+            kept.append((len(self.turns), self._pending_markdown(linked=False)))
+        return kept
 
     def not_asked(self, question: str, note: str) -> None:
         """``question`` was not put to the model (``note`` says why): shown with the note, and

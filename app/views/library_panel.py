@@ -89,6 +89,7 @@ class LibraryPanel(PdfDropTarget, QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setAcceptDrops(True)
+        self._places: dict[str, int] = {}  # a file's row while it is added again (its real path: row)
         self.list = QListWidget(self)
         self.list.setObjectName("library-list")
         self.list.setWordWrap(True)
@@ -132,7 +133,13 @@ class LibraryPanel(PdfDropTarget, QWidget):
         if item is None:
             item = QListWidgetItem()
             item.setData(KEY_ROLE, key)
-            self.list.addItem(item)
+            # A file added again takes the place its row had, and its document row takes it back
+            # (walk 2026-12-05: re-opening a file moved its row to the end of the list).
+            place = self._places.pop(file, None) if file else None
+            if place is not None and place < self.list.count():
+                self.list.insertItem(place, item)
+            else:
+                self.list.addItem(item)
         item.setText(f"{title}\n    {state}")
         item.setData(STATE_ROLE, state)
         item.setData(FILE_ROLE, file)
@@ -185,13 +192,25 @@ class LibraryPanel(PdfDropTarget, QWidget):
         """A row for a file not (yet) in the library: waiting, indexing or failed. It stands for
         the file's partial record in the library too, if there is one."""
         file = os.path.realpath(path)
-        self._set(f"path:{path}", Path(path).name, state, tooltip or path, file)
-        for item in self._rows_of_file(file, in_library=True):
-            self.list.takeItem(self.list.row(item))
+        in_library = self._rows_of_file(file, in_library=True)
+        if in_library and self._item(f"path:{path}") is None:
+            self._places[file] = self.list.row(in_library[0])
+        item = self._set(f"path:{path}", Path(path).name, state, tooltip or path, file)
+        for row in in_library:
+            self.list.takeItem(self.list.row(row))
+        if item is self.list.currentItem():  # the viewer says what the selected row says, as it changes
+            self._say_file_state(item)
+
+    def file_state(self, path: str) -> str | None:
+        """What the row of ``path`` (a file being added, or failed) says; None when it has none."""
+        rows = self._rows_of_file(os.path.realpath(path), in_library=False)
+        return str(rows[0].data(STATE_ROLE)) if rows else None
 
     def remove_key(self, key: str) -> None:
         item = self._item(key)
         if item is not None:
+            if key.startswith("path:"):  # its document's row (added next) goes where it was
+                self._places[str(item.data(FILE_ROLE))] = self.list.row(item)
             self.list.takeItem(self.list.row(item))
         self._refresh_empty()
 
@@ -211,9 +230,15 @@ class LibraryPanel(PdfDropTarget, QWidget):
     def _current_changed(self, current: QListWidgetItem | None, _previous: QListWidgetItem | None) -> None:
         key = None if current is None else str(current.data(KEY_ROLE))
         self.document_selected.emit(None if key is None or key.startswith("path:") else key)
-        if current is not None and key is not None and key.startswith("path:"):
-            state = str(current.data(STATE_ROLE))
-            reason = current.toolTip()
+        if current is not None:
+            self._say_file_state(current)
+
+    def _say_file_state(self, item: QListWidgetItem) -> None:
+        """``file_selected`` with what the row of a file not in the library says (none for a document's row)."""
+        key = str(item.data(KEY_ROLE))
+        if key.startswith("path:"):
+            state = str(item.data(STATE_ROLE))
+            reason = item.toolTip()
             self.file_selected.emit(f"{Path(key[5:]).name}: {state}" + (f"\n\n{reason}" if reason != key[5:] else ""))
 
     def retry_file(self, key: str) -> str | None:

@@ -120,6 +120,13 @@ class SettingsDialog(QDialog):
             download.clicked.connect(self._download)
             form.addRow("", download)
             self.download_button = download
+        # A failed download is said here, in the dialog the user is looking at (walk 2026-12-05:
+        # it was said only in a banner behind the dialog).
+        self.download_problem = QLabel("")
+        self.download_problem.setObjectName("download-problem")
+        self.download_problem.setWordWrap(True)
+        self.download_problem.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.download_problem.hide()  # under the plan, outside the scrolled settings: always in view
         self.plan_label = QLabel("")
         self.plan_label.setObjectName("plan-preview")
         self.plan_label.setWordWrap(True)
@@ -131,6 +138,7 @@ class SettingsDialog(QDialog):
         self.problem_label.setWordWrap(True)
         dark = self.palette().window().color().lightness() < 128
         self.problem_label.setStyleSheet(f"color: {'#ff7b72' if dark else '#c62828'};")  # readable on both
+        self.download_problem.setStyleSheet(self.problem_label.styleSheet())
         self.summaries_label = QLabel("")
         self.summaries_label.setObjectName("plan-summaries")
         self.summaries_label.setWordWrap(True)
@@ -144,6 +152,7 @@ class SettingsDialog(QDialog):
         plan_box.addWidget(self.memory_label)
         plan_box.addWidget(self.problem_label)
         plan_box.addWidget(self.summaries_label)
+        plan_box.addWidget(self.download_problem)
         # The settings scroll when the screen is short: their help lines are never squeezed away.
         fields = QWidget()
         fields.setLayout(form)
@@ -169,15 +178,19 @@ class SettingsDialog(QDialog):
         if self.download_button is not None:
             self.download_button.setEnabled(False)
             self.download_button.setText("Downloading the recommended model… (progress in the status bar)")
+        self.download_problem.hide()
         self.download_requested.emit()
 
-    def download_finished(self, path: str | None) -> None:
-        """The download ended: its model becomes this dialog's model file (``None``: it failed)."""
+    def download_finished(self, path: str | None, problem: str = "") -> None:
+        """The download ended: its model becomes this dialog's model file (``None``: it did not
+        finish, ``problem`` says why)."""
         if path:
             self.set_value("model_path", path)
         if self.download_button is not None:
             self.download_button.setEnabled(not path)
             self.download_button.setText("Downloaded" if path else "Download the recommended model again")
+        self.download_problem.setText(f"The download did not finish: {problem}" if problem and not path else "")
+        self.download_problem.setVisible(bool(problem) and not path)
 
     # Editors
 

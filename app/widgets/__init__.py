@@ -6,6 +6,7 @@
 - ``messages``: the one place that turns errors into (non-modal) messages
 - ``elided_label``, ``file_dialogs``: a label that elides between words; dialogs that remember
   their folder
+- ``appearance``: light or dark colours, as the desktop says or the setting asks
 - ``single_instance``: one window per library; a second start hands its files to the first
 - ``qt_wait``, ``pyside_refcount``: waiting while the event loop runs; a PySide6 workaround
 """

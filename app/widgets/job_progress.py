@@ -31,6 +31,16 @@ def format_eta(seconds: float | None) -> str:
     return f"~{hours} h {minutes:02d} min left"
 
 
+def stage_eta(progress: Progress) -> float | None:
+    """Seconds left in ``progress``'s stage (the summarizer's own estimate when it gives one);
+    None once the stage's work is all done: another stage may follow, and "almost done" after
+    reading a scan's pages came minutes before its OCR ended (walk 2026-12-05)."""
+    if progress.total and progress.done >= progress.total:
+        return None
+    eta = getattr(progress, "eta_s", None)
+    return eta if eta is not None else progress.eta_seconds()
+
+
 ROW_STAGES = {
     Stage.READ_PAGES: ("indexing", " pages"),
     Stage.RECOGNIZE_PAGES: ("recognizing", " pages"),
@@ -50,7 +60,7 @@ def row_state(progress: Progress, *, every_stage: bool = True) -> str | None:
     state = f"{word} {progress.done}/{progress.total}{unit}" if progress.total else word
     if progress.stage == Stage.RECOGNIZE_PAGES and progress.total:
         state = f"recognizing page {progress.done} of {progress.total}"
-    eta = format_eta(progress.eta_seconds())
+    eta = format_eta(stage_eta(progress))
     return state + (f" · {eta}" if eta else "")
 
 
@@ -132,8 +142,7 @@ class JobProgress(QWidget):
             self.bar.setValue(min(progress.done, progress.total))
         else:
             self.bar.setRange(0, 0)
-        eta = getattr(progress, "eta_s", None)  # the summarizer's own estimate, when it gives one
-        text = format_eta(eta if eta is not None else progress.eta_seconds())
+        text = format_eta(stage_eta(progress))
         self._has_eta = bool(text)
         self.eta.setText(text or self._elapsed())
 

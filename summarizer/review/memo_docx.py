@@ -64,6 +64,47 @@ def _repeat_as_header(row: object) -> None:
     properties.append(header)
 
 
+def _keep_whole(row: object) -> None:
+    """Word never splits this table row across two pages (walk 2026-12-05: "Competitive
+    Restriction" on one page, "Exception" on the next)."""
+    from docx.oxml import OxmlElement
+
+    row._tr.get_or_add_trPr().append(OxmlElement("w:cantSplit"))  # type: ignore[attr-defined]
+
+
+GRID_FONT_PT = 9
+ITEM_COLUMN_IN = 1.9
+"""The item names' column: wide enough for the longest word of a CUAD category ("Non-Disparagement")
+at ``GRID_FONT_PT``, which Word broke as "Disparageme-nt" in a narrower one."""
+LANDSCAPE_FROM = 4  # contracts: from this many the memo's pages are landscape, for the grid's columns
+
+
+def _lay_out_grid(document: object, table: object, contracts: int) -> None:
+    """Fixed column widths (the item names', then the contracts' share of the rest), small type,
+    rows kept whole; landscape pages for many contracts."""
+    from docx.enum.section import WD_ORIENT
+    from docx.shared import Inches, Pt
+
+    section = document.sections[0]  # type: ignore[attr-defined]
+    if contracts >= LANDSCAPE_FROM:
+        section.orientation = WD_ORIENT.LANDSCAPE
+        section.page_width, section.page_height = section.page_height, section.page_width
+    text_width = section.page_width - section.left_margin - section.right_margin
+    item_width = Inches(ITEM_COLUMN_IN)
+    widths = [item_width] + [int((text_width - item_width) / max(1, contracts))] * contracts
+    table.autofit = False  # type: ignore[attr-defined]
+    for column, width in zip(table.columns, widths, strict=True):  # type: ignore[attr-defined]
+        column.width = width
+        for cell in column.cells:
+            cell.width = width
+    for row in table.rows:  # type: ignore[attr-defined]
+        _keep_whole(row)
+        for cell in row.cells:
+            for paragraph in cell.paragraphs:
+                for run in paragraph.runs:
+                    run.font.size = Pt(GRID_FONT_PT)
+
+
 def write_docx(
     reviews: Sequence[DocumentReview],
     path: Path,
@@ -109,6 +150,7 @@ def write_docx(
             cell.text = _cell_text(result) + (f" [{flag}]" if flag else "")
             if flag in FLAG_COLOURS:
                 _shade(cell, FLAG_COLOURS[flag])
+    _lay_out_grid(document, table, len(reviews))
 
     for r in reviews:
         document.add_heading(r.title, level=2)

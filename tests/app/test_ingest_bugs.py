@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 import summarizer.library.ingest
-from app.jobs.ingest_process import IngestRequest, _child
+from app.jobs.ingest_process import IngestRequest, _run_batch
 from app.jobs.runner import IngestBug, IngestJob
 from summarizer.errors import DocumentError
 
@@ -22,7 +22,7 @@ def _run_child(monkeypatch: pytest.MonkeyPatch, error: BaseException, tmp_path: 
 
     monkeypatch.setattr(summarizer.library.ingest, "ingest_path", broken)
     sent: queue.Queue[tuple[Any, ...]] = queue.Queue()
-    _child([IngestRequest(str(tmp_path / "a.pdf"))], sent, threading.Event(), None, False, None)  # type: ignore[arg-type]
+    _run_batch([IngestRequest(str(tmp_path / "a.pdf"))], sent, threading.Event(), False, None)  # type: ignore[arg-type]
     return [sent.get_nowait() for _ in range(sent.qsize())]
 
 

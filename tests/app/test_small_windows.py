@@ -32,7 +32,8 @@ def test_a_small_window_keeps_each_part_usable(qtbot: Any, make_window: Any) -> 
 
     window.resize(640, 480)  # smaller than the window allows: it stays readable instead
     qtbot.waitUntil(lambda: window.width() < 900 or window.height() < 600, timeout=3000)
-    assert window.width() >= 900 and window.height() >= 560
+    free = window.screen().availableGeometry()  # a screen smaller than that lowers the minimum to fit
+    assert window.width() >= min(900, free.width() - 16) and window.height() >= min(560, free.height() - 48)
     assert window.library_panel.list.width() >= 150
     assert window.viewer.find_box.width() >= 120
 
@@ -69,3 +70,27 @@ def test_the_review_tab_has_room_at_the_default_size_and_scrolls_at_900x600(
         assert button.width() >= button.sizeHint().width()  # whole, not clipped
         scroll.ensureWidgetVisible(button)
         assert button.visibleRegion().boundingRect().width() >= button.sizeHint().width() - 4
+
+
+def test_the_review_tab_takes_half_a_narrow_window_and_the_window_fits_its_screen(
+    qtbot: Any, make_window: Any, tmp_path: Any
+) -> None:
+    """Walk 2026-12-05, finding 13: at 900×600 the Review tab kept ~30 % of the width (controls,
+    legend and names cut, one contract column); with QT_SCALE_FACTOR=2 on a 1920×1080 screen
+    the window opened taller than the screen, its status bar below it."""
+    window = make_window()
+    window.resize(900, 600)
+    qtbot.waitUntil(lambda: window.size().toTuple() == (900, 600), timeout=3000)
+    window.tabs.setCurrentWidget(window.review)
+    right = window.tabs.parentWidget()
+    qtbot.waitUntil(lambda: right.width() >= 0.5 * window.splitter.width(), timeout=3000)
+    assert window.viewer.width() >= window.viewer.minimumSizeHint().width()  # the viewer stays whole
+    window.tabs.setCurrentWidget(window.conversation)
+    qtbot.waitUntil(lambda: window.library_panel.width() >= 170, timeout=3000)  # and back
+
+    # The offscreen screen is 800×800: a 1360×860 window would not fit it.
+    window.window_state.remove("geometry")
+    window.restore_state()
+    free = window.screen().availableGeometry()
+    assert window.width() <= free.width() and window.height() + window.FRAME_ROOM[1] <= free.height()
+    assert window.minimumWidth() <= free.width() and window.minimumHeight() <= free.height()

@@ -73,3 +73,28 @@ def test_a_question_during_the_background_summary_is_answered_first_and_the_summ
     qtbot.waitUntil(lambda: window.background.job is not None and window.background.job is not summary_job,
                     timeout=10_000)  # fmt: skip
     qtbot.waitUntil(lambda: summary_stored(window, doc_id), timeout=120_000)  # resumed and finished
+
+
+def test_the_document_started_is_finished_before_the_selected_one(
+    qtbot: Any, make_window: Any, fake_engine: Any
+) -> None:
+    """Walk 2026-12-05, finding 18: the selected document went first at every pass, so selecting
+    another moved the work and long documents never finished. A pass that yielded to a question
+    now goes on with the document it started."""
+    fake_engine.first_piece_delay_s = 0.5  # each summary segment takes a while to read
+    window = make_window(settings={"background_summaries": "on"})
+    window.add_paths([CONTRACTS / "license-17p.pdf"])
+    started = wait_for_document(qtbot, window)
+    window.add_paths([CONTRACTS / "endorsement-8p.pdf"])
+    qtbot.waitUntil(lambda: len(window.library.documents()) == 2 and not window.runner.ingests, timeout=60_000)
+    other = next(r.doc_id for r in window.library.documents() if r.doc_id != started)
+    qtbot.waitUntil(lambda: "summarizing license-17p in the background, 0/" in window.status.background.text(),
+                    timeout=20_000)  # fmt: skip
+    summary_job = window.background.job
+    window.select_document(other)
+    fake_engine.queue("The endorsement fee is paid monthly.")
+    with qtbot.waitSignal(window.ask("Who pays the fee?").finished, timeout=20_000):
+        pass
+    assert summary_job.token.cancelled  # it yielded to the question
+    qtbot.waitUntil(lambda: summary_stored(window, started) or summary_stored(window, other), timeout=60_000)
+    assert summary_stored(window, started) and not summary_stored(window, other)

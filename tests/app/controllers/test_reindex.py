@@ -109,7 +109,7 @@ def test_a_new_embedding_model_is_reembedded_and_a_stopped_reembed_continues(
     assert said(window).count(f"Library re-indexed: re-embedded with {Path(model_b).name}.") == 1
 
 
-def test_the_notice_tells_an_older_format_from_a_half_cut_document() -> None:
+def test_the_notice_tells_an_older_format_from_an_interrupted_document() -> None:
     with Library.open() as library:
         old = add_document(library, numbered_pages(2, 40), title="Old")
         half = add_document(library, numbered_pages(2, 40), title="Half")
@@ -117,9 +117,9 @@ def test_the_notice_tells_an_older_format_from_a_half_cut_document() -> None:
         library.db.execute("UPDATE documents SET state = 'chunking' WHERE doc_id = ?", [half])
         notice = reindex_notice(library, None)
         assert notice is not None and "1 document was cut into passages by an older Pagewise" in notice
-        assert "1 document was left half cut" in notice
+        assert "1 document was interrupted while being added" in notice
         # While documents are being added, the ingest may be cutting that one right now.
-        assert "half cut" not in (reindex_notice(library, None, adding=True) or "")
+        assert "interrupted" not in (reindex_notice(library, None, adding=True) or "")
         library.db.execute("UPDATE documents SET passage_format = ? WHERE doc_id = ?", [PASSAGE_FORMAT, old])
         assert reindex_notice(library, None, adding=True) is None
 
@@ -147,3 +147,21 @@ def test_a_library_embedded_with_minilm_is_offered_the_clause_embedder() -> None
         assert notice is not None and "Pagewise now embeds passages with its clause embedder" in notice
         assert "embedded with all-MiniLM-L6-v2, which search uses until it is re-embedded" in notice
         assert "the settings name" not in notice  # the user changed nothing
+
+
+def test_the_words_for_an_interrupted_add_and_for_quitting_say_the_same_as_the_rest() -> None:
+    """Walk 2026-12-05, finding 24: "left half cut into passages" (jargon) beside a row that says
+    "add it again to finish"; "Nothing is lost" when quitting during an answer loses that answer."""
+    with Library.open() as library:
+        half = add_document(library, numbered_pages(2, 40), title="Half")
+        library.db.execute("UPDATE documents SET passage_format = ? WHERE doc_id = ?", [PASSAGE_FORMAT, half])
+        library.db.execute("UPDATE documents SET state = 'embedding' WHERE doc_id = ?", [half])
+        notice = reindex_notice(library, None) or ""
+    assert "cut into passages" not in notice
+    assert "1 document was interrupted while being added: Reindex finishes it, as adding it again does." in notice
+    from app.main_window import quit_question
+
+    answering = quit_question(["answering"])
+    assert "Nothing is lost" not in answering and "The answer being written is lost" in answering
+    assert quit_question(["adding 2 documents"]).startswith("Pagewise is adding 2 documents. Quit anyway?")
+    assert "Nothing is lost" in quit_question(["adding 2 documents"])

@@ -221,3 +221,34 @@ def test_a_contract_dropped_on_the_tab_is_added_then_reviewed(qtbot: Any, make_w
     (doc_id,) = panel.checked_doc_ids()
     assert window.library.document(doc_id).path.endswith("dropped.pdf")
     assert panel.grid.item(2, 0).text() == "p. 3"
+
+
+def test_we_represent_is_kept_across_a_restart(qtbot: Any, make_window: Any) -> None:
+    """Walk 2026-12-05, finding 14: the side typed in "We represent" was gone after a restart,
+    and the side-dependent items lost their flags."""
+    window = make_window()
+    window.tabs.setCurrentWidget(window.review)
+    window.review.side.setText("Distributor")
+    window.review.side.editingFinished.emit()
+    window.close()
+    again = make_window()
+    assert again.review.side_text() == "Distributor"
+    assert again.reviews.panel.side_text() == "Distributor"
+
+
+def test_a_contract_being_added_is_not_called_interrupted(qtbot: Any, make_window: Any) -> None:
+    """Walk 2026-12-05, finding 12: the Review tab's contract list said "interrupted · add it
+    again to finish" for a document whose add was under way (the library said "embedding …")."""
+    from tests.conftest import CONTRACTS
+
+    window = make_window()
+    job = window.add_paths([CONTRACTS / "collaboration-154p.pdf"])
+    qtbot.waitUntil(lambda: any(r.state != "ready" for r in window.library.documents()), timeout=60_000)
+    window.tabs.setCurrentWidget(window.review)
+    (row,) = [window.review.contracts.item(n).text() for n in range(window.review.contracts.count())]
+    assert "being added" in row and "interrupted" not in row
+    with qtbot.waitSignal(job.finished, timeout=15_000):
+        job.cancel()
+    window.reviews.refresh_documents()
+    (row,) = [window.review.contracts.item(n).text() for n in range(window.review.contracts.count())]
+    assert "interrupted" in row  # stopped part-way: now it is

@@ -95,3 +95,34 @@ def test_a_new_stage_right_after_a_finished_one_is_not_dropped() -> None:
     job.report(Progress(Stage.SUMMARIZE_SEGMENTS, 0, 7, "reading the whole document first"))
     job.report(Progress(Stage.SUMMARIZE_SEGMENTS, 0, 7, "segment 1"))  # same stage within the interval: held back
     assert [(p.stage, p.done) for p in sent] == [(Stage.COUNT_TOKENS, 72), (Stage.SUMMARIZE_SEGMENTS, 0)]
+
+
+def test_adds_one_after_another_share_one_ingest_worker(qtbot: Any, make_window: Any) -> None:
+    """Walk 2026-12-05, finding 26: every add started a new process, which loaded the embedding
+    model again (15-30 s before page 1). The worker stays between adds, with what it loaded."""
+    window = make_window()
+    first = window.add_paths([CONTRACTS / "endorsement-8p.pdf"])
+    wait_for_document(qtbot, window)
+    assert first.batch_over and window.runner.idle_ingest_workers == [first.worker]
+    second = window.add_paths([CONTRACTS / "license-17p.pdf"])
+    with qtbot.waitSignal(second.finished, timeout=60_000):
+        pass
+    assert second.worker is first.worker and second.worker.pid == first.worker.pid
+    with Library.open() as library:
+        assert sorted(d.state for d in library.documents()) == ["ready", "ready"]
+    # a cancelled add leaves the worker able to take the next one
+    third = window.add_paths([LONG_PDF])
+    seen: list[Any] = []
+    third.file_progress.connect(lambda path, progress: seen.append(progress))
+    qtbot.waitUntil(lambda: bool(seen), timeout=60_000)
+    with qtbot.waitSignal(third.finished, timeout=15_000):
+        third.cancel()
+    assert third.worker is first.worker and third.was_cancelled
+    fourth = window.add_paths([CONTRACTS / "supply-16p.pdf"])
+    with qtbot.waitSignal(fourth.finished, timeout=60_000):
+        pass
+    assert fourth.worker is first.worker and not fourth.was_cancelled
+    with Library.open() as library:
+        assert [d.state for d in library.documents()].count("ready") == 3
+    window.close()
+    assert not first.worker.alive  # the window's close ends it

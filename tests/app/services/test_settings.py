@@ -225,3 +225,48 @@ def test_the_window_counts_the_summaries_a_new_context_makes_again(make_window: 
     assert count({"model_path": str(tmp_path / "never-hashed.gguf")}, 4096) == 0
     dialog = window.open_settings()
     assert dialog.stale_summaries == count  # what the dialog asks
+
+
+def test_a_failed_download_is_said_in_the_settings_dialog(qtbot: Any, make_window: Any) -> None:
+    """Walk 2026-12-05, finding 27: Settings' Download showed its failure only in a banner behind
+    the dialog; the button just became "Download the recommended model again"."""
+    from inference.errors import ModelError
+
+    window = make_window()
+    dialog = window.model_setup.open_settings()
+    qtbot.addWidget(dialog)
+
+    def failing(_job: Any) -> None:
+        raise ModelError("Could not download the model: [Errno -2] Name or service not known.")
+
+    def download() -> Any:  # the real job's failure path, without a network
+        job = window.runner.submit_llm("download", failing)
+        return window.model_setup._on_activity_line(job, "downloading the model", "download")
+
+    window.model_setup.download_recommended = download
+    assert dialog.download_button is not None
+    dialog.download_button.click()
+    qtbot.waitUntil(lambda: dialog.download_button.isEnabled(), timeout=10_000)
+    assert dialog.isVisible() and dialog.download_problem.isVisible()
+    assert "Name or service not known" in dialog.download_problem.text()
+    assert dialog.download_problem.text().startswith("The download did not finish:")
+
+
+def test_dark_colours_can_be_asked_for_in_the_settings(qtbot: Any, make_window: Any) -> None:
+    """Walk 2026-12-05, finding 28: dark mode had no setting and no documented way to ask for it
+    on Linux without a desktop that reports dark (the offscreen platform here reports none)."""
+    from PySide6.QtWidgets import QApplication
+
+    from app.widgets.appearance import apply_appearance, is_dark
+
+    app = QApplication.instance()
+    assert isinstance(app, QApplication)
+    try:
+        window = make_window(settings={"appearance": "dark"})
+        assert is_dark(app)
+        assert window.model_setup.apply_settings({"appearance": "light"})
+        assert not is_dark(app)
+        assert window.model_setup.apply_settings({"appearance": "dark"}) and is_dark(app)
+        assert window.model_setup.apply_settings({"appearance": "auto"}) and not is_dark(app)  # this desktop's
+    finally:
+        apply_appearance(app, "auto")

@@ -430,3 +430,63 @@ def test_a_citation_on_a_scanned_page_highlights_the_words_ocr_read(
     for rect in highlights[0].rects:  # on the page (595 x 842 points), one box per line of text
         assert 0 <= rect.left() < rect.right() <= 596 and 0 <= rect.top() < rect.bottom() <= 843
         assert rect.height() < 30
+
+
+def test_a_stopped_answer_stays_after_switching_documents_and_back(
+    qtbot: Any, make_window: Any, fake_engine: FakeEngine
+) -> None:
+    """Walk 2026-12-05, finding 16: a stopped answer vanished with its question when the user
+    switched to another document and back; one stopped while another document was shown too."""
+    fake_engine.piece_delay_s = 0.03
+    fake_engine.queue("The fee is paid monthly. " + prose(400), "The term is five years. " + prose(400))
+    window = make_window()
+    first = ingest(qtbot, window)
+    ingest(qtbot, window, "endorsement-8p.pdf")
+    second = next(r.doc_id for r in window.library.documents() if r.doc_id != first)
+    window.select_document(first)
+    job = window.ask(QUESTION)
+    qtbot.waitUntil(lambda: "paid monthly" in window.conversation.pending_text, timeout=20_000)
+    with qtbot.waitSignal(job.cancelled, timeout=5000):
+        window.answers.cancel()
+    qtbot.waitUntil(lambda: window.answer_job is None, timeout=5000)
+    window.select_document(second)
+    assert QUESTION not in window.conversation.markdown()
+    window.select_document(first)
+    shown = window.conversation.markdown()
+    assert QUESTION in shown and "paid monthly" in shown and "Stopped." in shown
+    # an answer stopped while another document is shown is there when its document is shown again
+    job = window.ask("How long is the term?")
+    qtbot.waitUntil(lambda: "five years" in window.conversation.pending_text, timeout=20_000)
+    window.select_document(second)
+    with qtbot.waitSignal(job.cancelled, timeout=5000):
+        window.answers.cancel()
+    qtbot.waitUntil(lambda: window.answer_job is None, timeout=5000)
+    window.select_document(first)
+    shown = window.conversation.markdown()
+    assert shown.index(QUESTION) < shown.index("How long is the term?") < shown.index("five years")
+    assert shown.count("Stopped.") == 2
+
+
+def test_the_conversation_export_says_when_by_which_model_and_that_it_is_machine_generated(
+    qtbot: Any, make_window: Any, fake_engine: FakeEngine, tmp_path: Path
+) -> None:
+    """Walk 2026-12-05, finding 17: the conversation export had no date, no model, no
+    "machine-generated" line and no confidentiality header, unlike the review memo; the model
+    and time of each answer are stored with it, so an export after a restart has them too."""
+    window = make_window()
+    ingest(qtbot, window)
+    fake_engine.queue("The fee is paid monthly [p. 1].")
+    with qtbot.waitSignal(window.ask(QUESTION).finished, timeout=20_000):
+        pass
+    window.close()
+    again = make_window()
+    again.export.choose_path = lambda suggested: str(tmp_path / suggested)
+    again.conversation.export_button.click()
+    (exported,) = tmp_path.glob("*.md")
+    text = exported.read_text()
+    assert text.startswith("**CONFIDENTIAL")
+    assert re.search(r"- exported \d{1,2} \w+ 20\d\d, \d\d:\d\d UTC", text)
+    assert "- answered by fake-model" in text
+    assert "Machine-generated: verify every answer" in text
+    stamp = r"\d{1,2} \w+ 20\d\d, \d\d:\d\d UTC"
+    assert re.search(rf"## {re.escape(QUESTION)}\n\n\*Answered by fake-model, {stamp}\*", text)

@@ -82,3 +82,21 @@ def test_no_estimate_before_a_tenth_of_the_work_and_the_time_so_far_meanwhile(qt
     progress._started = clock.monotonic() - 75  # started 75 s ago, no segment finished yet
     progress.update_progress(Progress(Stage.SUMMARIZE_SEGMENTS, 0, 12))
     assert progress.eta.text() == "1 min 15 s so far"
+
+
+def test_a_finished_stage_is_not_called_almost_done(qtbot: QtBot) -> None:
+    """Walk 2026-12-05, finding 15: "Reading pages 8/8 · almost done" stayed ~25 s on a scan,
+    then "Recognizing page 2 of 8 · ~3 min 24 s left": a stage's end is not the job's."""
+    from app.widgets.job_progress import row_state
+
+    bar = JobProgress("Stop adding documents")
+    qtbot.addWidget(bar)
+    bar.start("Adding scan.pdf")
+    read = Progress(Stage.READ_PAGES, 8, 8, rate=20.0)
+    bar.update_progress(read)
+    assert "almost done" not in bar.eta.text() and "left" not in bar.eta.text()
+    assert row_state(read) == "indexing 8/8 pages"
+    halfway = Progress(Stage.RECOGNIZE_PAGES, 4, 8, rate=0.05)
+    bar.update_progress(halfway)
+    assert bar.eta.text() == "~1 min 20 s left"
+    assert row_state(halfway) == "recognizing page 4 of 8 · ~1 min 20 s left"

@@ -205,3 +205,29 @@ def test_the_progress_counts_the_grid_cells_beside_the_readings(library: tuple[L
     seen: list[Progress] = []
     review_with_model(lib, engine, [doc_id], CHECKLIST, seen.append, fresh=True)
     assert "3/3 cells done" in seen[-1].message
+
+
+def test_the_docx_grid_keeps_rows_and_item_names_whole(library: tuple[Library, str], tmp_path: Path) -> None:
+    """Walk 2026-12-05, finding 25: the DOCX grid split rows across pages ("Competitive
+    Restriction" / "Exception") and broke words in a narrow item column ("Disparageme-nt")."""
+    import docx
+    from docx.shared import Pt
+
+    from summarizer.review.memo_docx import GRID_FONT_PT, write_docx
+
+    lib, doc_id = library
+    cuad = {item.category: item for item in load_checklist("cuad").items}
+    names = ("Non-Disparagement", "Competitive Restriction Exception", "Unlimited/All-You-Can-Eat-License")
+    checklist = Checklist("three", "abc", tuple(cuad[name] for name in names))
+    engine = FakeEngine(n_ctx=65536, default_reply=reply(False))
+    reviews = review_with_model(lib, engine, [doc_id], checklist, fresh=True)
+    write_docx(reviews, tmp_path / "memo.docx", model="model.gguf")
+    grid = docx.Document(str(tmp_path / "memo.docx")).tables[0]
+    assert len(grid.rows) == 4
+    assert all(row._tr.xpath("./w:trPr/w:cantSplit") for row in grid.rows)
+    # the longest stretch Word cannot break: words, with lines allowed after a hyphen or a slash
+    longest = max((word for item in load_checklist("cuad").items for word in re.split(r"[\s/-]+", item.category)),
+                  key=len)  # fmt: skip
+    # Calibri's letters average about half an em; 0.6 em leaves room, with the cell's 2 x 0.08" margins
+    needed = Pt(len(longest) * 0.6 * GRID_FONT_PT + 2 * 0.08 * 72)
+    assert all(row.cells[0].width is not None and row.cells[0].width >= needed for row in grid.rows)
