@@ -151,7 +151,8 @@ class MainWindow(PdfDropTarget, QMainWindow):
             layout.addWidget(widget)
         layout.addWidget(self.splitter, 1)
         self.setCentralWidget(central)
-        self.message_bar = MessageBar(self.messages, central)  # floats over the panes: nothing moves
+        # floats over the bottom of the document pane: nothing moves, no button is covered
+        self.message_bar = MessageBar(self.messages, central, area=self.viewer)
         self.setMinimumSize(900, 560)  # three panes side by side, none of them cut
         self.status = StatusBar(
             gpu.latest if gpu is not None else None,
