@@ -41,6 +41,8 @@ from summarizer.review.export import (
     count_unverified,
     detail_line,
     flag_word,
+    missed_candidate,
+    not_found_label,
     page_label,
     reviewer_line,
     status_word,
@@ -65,7 +67,7 @@ def cell_text(item: ItemResult | None) -> str:
         value = item.shown_value or "—"
         text = f"{value} ({pages})" if pages else value
     else:
-        text = status_word(item)
+        text = not_found_label(item)
     if item.unverified:
         text += " · unverified"
     marks = ("✎" if item.corrected else "") + ("✓" if item.correction and item.correction.accepted else "")
@@ -115,6 +117,8 @@ def panel_text(result: ItemResult) -> str:
     if result.status == "evidence":
         pages = page_label(result)
         return f"{result.category} — evidence only: {'the passage on ' + pages if pages else 'no passage found'}"
+    if candidate := missed_candidate(result):
+        return f"{result.category} — {candidate}"
     if result.status in ("pending", "not_found"):
         return f"{result.category} — {status_word(result)}"
     if result.status == "error":

@@ -16,6 +16,7 @@ import datetime as dt
 import io
 from collections.abc import Sequence
 
+from summarizer.review.absence import absence_model
 from summarizer.review.evidence import EVIDENCE_ONLY, DocumentReview, ItemResult
 
 NOTICE = "Machine-generated: verify every entry against the contract."
@@ -51,6 +52,22 @@ def absent_label(item: ItemResult) -> str:
     page to check, never a likelihood (summarizer/review/absence.py says why)."""
     pages = page_label(item)
     return f"probably absent — closest: {pages}" if pages else "probably absent — no candidate passage"
+
+
+def missed_candidate(item: ItemResult) -> str:
+    """For a cell the model answered "not found" although its best passage reads like the clause
+    (the evidence-only review would not call it absent): which page to check; "" otherwise."""
+    if item.status != "not_found" or item.corrected or not item.evidence or item.clause_score is None:
+        return ""
+    if absence_model().is_absent(item.clause_score, item.category):
+        return ""
+    return f"the model found no answer, but the passage on {page_label(item)} reads like this clause: check it"
+
+
+def not_found_label(item: ItemResult) -> str:
+    """A "not found" cell as the grid and the exports show it: with the page to check when the
+    search found a passage that reads like the clause."""
+    return f"not found — check {page_label(item)}" if missed_candidate(item) else status_word(item)
 
 
 def status_word(item: ItemResult) -> str:
@@ -100,7 +117,7 @@ def _cell(item: ItemResult) -> str:
     if item.status == "evidence" and not item.corrected:
         return (page_label(item) or "—") + review_marks(item)
     value = item.shown_value if item.status == "answered" or item.corrected else None
-    text = (f"{value} ({page_label(item)})" if item.evidence else value) if value else status_word(item)
+    text = (f"{value} ({page_label(item)})" if item.evidence else value) if value else not_found_label(item)
     flag = flag_word(item)
     return text + review_marks(item) + (f" **{flag}**" if flag else "")
 
@@ -111,7 +128,10 @@ def detail_line(item: ItemResult) -> str:
         return f"{UNVERIFIED}: {UNVERIFIED_REASON}" + (f" (playbook: {item.flag})" if item.flag else "")
     if item.status == "error":
         return f"error: {item.reason or 'no reason was recorded'}"
-    return f"{item.flag}: {item.reason}" if item.flag else ""
+    playbook = f"{item.flag}: {item.reason}" if item.flag else ""
+    if candidate := missed_candidate(item):
+        return candidate + (f" (playbook: {playbook})" if playbook else "")
+    return playbook
 
 
 def generated_at(when: dt.datetime | None = None) -> str:
@@ -157,6 +177,12 @@ def to_markdown(reviews: Sequence[DocumentReview], *, generated: dt.datetime | N
     return "\n".join(out) + "\n"
 
 
+def _csv_reason(item: ItemResult) -> str:
+    if item.unverified or item.status == "error":
+        return detail_line(item).partition(": ")[2]
+    return detail_line(item) if missed_candidate(item) else item.reason
+
+
 def to_csv(reviews: Sequence[DocumentReview]) -> str:
     buffer = io.StringIO()
     writer = csv.writer(buffer)
@@ -186,7 +212,7 @@ def to_csv(reviews: Sequence[DocumentReview]) -> str:
                     best.passage_id if best else "",
                     _snippet(best.text, 1000) if best else "",
                     "yes" if item.unverified else "",
-                    detail_line(item).partition(": ")[2] if item.unverified or item.status == "error" else item.reason,
+                    _csv_reason(item),
                 ]
             )
     return buffer.getvalue()

@@ -18,11 +18,11 @@ from summarizer.review.export import (
     detail_line,
     flag_word,
     generated_at,
+    not_found_label,
     page_label,
     review_marks,
     reviewer_line,
     side_of,
-    status_word,
 )
 
 # Excel's good/bad/neutral; unverified: grey, not a playbook colour (nothing supports the value)
@@ -35,7 +35,7 @@ def _cell_text(item: ItemResult) -> str:
     if item.status == "evidence" and not item.corrected:
         return (page_label(item) or "—") + review_marks(item)
     value = item.shown_value if item.status == "answered" or item.corrected else None
-    value = value or status_word(item)
+    value = value or not_found_label(item)
     pages = page_label(item)
     shown = f"{value} ({pages})" if pages and (item.status == "answered" or item.corrected) else value
     return shown + review_marks(item)
