@@ -6,7 +6,10 @@ the value); an ``error`` cell says why.
 
 A cell the reviewer corrected shows the reviewer's value (marked ``corrected``); the model's
 value stays beside it in the details and the CSV's ``model_value`` column. The CSV's ``side`` is
-the party the review was for (``--side``; empty when none was given).
+the party the review was for (``--side``; empty when none was given). The CSV's ``flag`` is the
+cell's mark as the grid shows it: ``unverified`` rather than the playbook's flag of a value
+nothing supports (its ``reason`` keeps the playbook's word). Quoted passages are cut between
+words, with "…".
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ import datetime as dt
 import io
 from collections.abc import Sequence
 
+from inference.errors import shorten_message
 from summarizer.review.absence import absence_model
 from summarizer.review.evidence import EVIDENCE_ONLY, DocumentReview, ItemResult
 
@@ -140,9 +144,13 @@ def generated_at(when: dt.datetime | None = None) -> str:
     return f"{moment.day} {moment:%B %Y, %H:%M} UTC"
 
 
-def _snippet(text: str, limit: int = 300) -> str:
-    flat = " ".join(text.split())
-    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+QUOTE_CHARS = 800  # of a passage quoted in the exports: a clause whole, as a rule
+
+
+def quote_snippet(text: str, limit: int = QUOTE_CHARS) -> str:
+    """A passage on one line for the exports; a longer one is cut between words and ends in "…"
+    (never mid-word: "…year periods u" read as the clause's last word)."""
+    return shorten_message(" ".join(text.split()), limit)
 
 
 def to_markdown(reviews: Sequence[DocumentReview], *, generated: dt.datetime | None = None) -> str:
@@ -168,7 +176,7 @@ def to_markdown(reviews: Sequence[DocumentReview], *, generated: dt.datetime | N
             best = item.evidence[0] if item.evidence else None
             line = f"- **{item.category}** ({page_label(item) or 'no evidence'})"
             if best is not None:
-                line += f": {_snippet(best.text)}"
+                line += f": {quote_snippet(best.text)}"
             out.append(line)
             if detail := detail_line(item):
                 out.append(f"  - {detail}")
@@ -207,10 +215,10 @@ def to_csv(reviews: Sequence[DocumentReview]) -> str:
                     item.value or "",
                     "yes" if item.correction and item.correction.accepted else "",
                     item.correction.note if item.correction else "",
-                    item.flag or "",
+                    flag_word(item),  # "unverified", never the flag of a value nothing supports
                     page_label(item),
                     best.passage_id if best else "",
-                    _snippet(best.text, 1000) if best else "",
+                    quote_snippet(best.text, 1000) if best else "",
                     "yes" if item.unverified else "",
                     _csv_reason(item),
                 ]

@@ -241,3 +241,29 @@ def test_not_found_beside_a_passage_that_reads_like_the_clause_names_the_page_to
     memo = docx.Document(str(tmp_path / "memo.docx"))
     assert memo.tables[0].rows[1].cells[1].text == "not found — check p. 14 [missing]"
     assert check in "\n".join(p.text for p in memo.paragraphs)
+
+
+def test_the_exports_mark_an_unverified_value_in_the_csv_flag_and_cut_quotes_between_words(
+    library: tuple[Library, str], tmp_path: Path
+) -> None:
+    """Walk 2026-12-05, finding 10: the CSV's ``flag`` said "match" for an unverified "90 days",
+    and the memo cut its quote mid-word ("…successive five (5) year periods u")."""
+    import csv
+    import io
+
+    from summarizer.review.export import quote_snippet, to_csv
+
+    lib, doc_id = library
+    engine = FakeEngine(n_ctx=32768)
+    invented = "the parties agree on the laws of New York in every respect whatsoever"
+    engine.queue(reply(True, "New York law", invented, [14]), reply(False), reply(False))
+    reviews = review_with_model(lib, engine, [doc_id], CHECKLIST, fresh=True)
+    assert reviews[0].items[0].unverified and reviews[0].items[0].flag == "match"
+    rows = {row["item_id"]: row for row in csv.DictReader(io.StringIO(to_csv(reviews)))}
+    assert rows["law"]["flag"] == "unverified" and "(playbook: match)" in rows["law"]["reason"]
+    assert rows["escrow"]["flag"] == "missing"
+
+    clause = "renew for successive five (5) year periods unless either party gives at least one hundred twenty"
+    cut = quote_snippet(clause, 48)
+    assert cut == "renew for successive five (5) year periods…" and len(cut) <= 48
+    assert quote_snippet(clause) == clause  # a clause of usual length is quoted whole
