@@ -7,5 +7,6 @@
 - ``elided_label``, ``file_dialogs``: a label that elides between words; dialogs that remember
   their folder
 - ``single_instance``: one window per library; a second start hands its files to the first
+- ``focus_wheel``: a combo box that takes the mouse wheel only when focused (forms scroll)
 - ``qt_wait``, ``pyside_refcount``: waiting while the event loop runs; a PySide6 workaround
 """
