@@ -213,6 +213,7 @@ class MainWindow(PdfDropTarget, QMainWindow):
         self.ingest.added.connect(self._document_added)
         self.ingest.documents_changed.connect(self.documents.refresh)
         self.ingest.idle.connect(self.answers.warm_up_search)
+        self.ingest.idle.connect(self.reindexer.clear_if_done)  # a resumed add ends "left half cut"
         self.ingest.added.connect(self.reviews.document_added)
         self.ingest.documents_changed.connect(self.reviews.refresh_documents)
         self.ingest.idle.connect(self.reviews.ingest_idle)
