@@ -58,6 +58,7 @@ from app.widgets.pdf_viewer import PdfViewer
 from app.widgets.status_bar import StatusBar
 from inference.engines.llama_build import cpu_floor_problem
 from inference.planning.gpu_budget import gpu_unavailable_notice
+from summarizer.library.reading.ocr_pages import find_in_ocr_pages
 from summarizer.library.storage.paths import data_home
 from summarizer.library.storage.store import DocumentRecord, Library
 
@@ -173,7 +174,12 @@ class MainWindow(PdfDropTarget, QMainWindow):
         self.model_setup = ModelSetupController(
             context, self.settings, self.welcome, self.activity, self.recommended, self
         )
-        self.opener = OpenDocumentController(self.viewer, passwords, ask_password)
+        self.opener = OpenDocumentController(
+            self.viewer,
+            passwords,
+            ask_password,
+            lambda doc_id, text: find_in_ocr_pages(self.library, doc_id, text),  # Find on scanned pages
+        )
         self.documents = DocumentsController(
             context, self.library_panel, self.opener, lambda title: self.confirm_remove(title), self
         )

@@ -10,7 +10,7 @@ runs in Custom zoom mode; "fit width" computes a zoom factor, so that formula ho
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -152,6 +152,11 @@ class PdfViewer(QWidget):
         self.path: Path | None = None
         self.needs_password = False  # the last open() failed for a missing or wrong password
         self._find_pending = False  # Enter came before the (asynchronous) search had results
+        # Pages without a text layer (scans read by OCR): the caller's search of their OCR text,
+        # ``text -> [(page 1-based, [(x0, y0, x1, y1) in points from the top left])]``.
+        self.find_in_images: Callable[[str], list[tuple[int, list[tuple[float, float, float, float]]]]] = lambda _text: []
+        self._image_matches: tuple[str, list[Highlight]] | None = None
+        self._image_index = -1
         self.search_model.rowsInserted.connect(self._results_arrived)
         self.search_model.modelReset.connect(self._results_arrived)
 
@@ -222,6 +227,8 @@ class PdfViewer(QWidget):
         """Show ``path``; False when QtPdf cannot load it (``needs_password`` tells whether the
         file is encrypted and the password was missing or wrong)."""
         self.clear_highlights()
+        self.find_in_images = lambda _text: []  # the caller sets the new document's own
+        self._image_matches = None
         self.find_box.clear()  # each document starts without the last one's search...
         self.find_status.setText("")
         # QtPdf drops a password set while another file is open: close it first.
@@ -341,10 +348,34 @@ class PdfViewer(QWidget):
             self._find_pending = False
             self.find_status.setText("no match")
 
+    def _matches_in_images(self, text: str) -> list[Highlight]:
+        """The find box's text on the pages read by OCR (``find_in_images``), asked once per text."""
+        if self._image_matches is None or self._image_matches[0] != text:
+            found = [
+                Highlight(page - 1, tuple(QRectF(x0, y0, x1 - x0, y1 - y0) for x0, y0, x1, y1 in boxes), True)
+                for page, boxes in self.find_in_images(text)
+                if 0 <= page - 1 < self.document.pageCount()
+            ]
+            self._image_matches, self._image_index = (text, found), -1
+        return self._image_matches[1]
+
+    def _next_in_images(self, matches: list[Highlight]) -> None:
+        self._image_index = (self._image_index + 1) % len(matches)
+        match = matches[self._image_index]
+        self.view.highlights = [match]
+        self.view.scroll_to(match.page, min(r.top() for r in match.rects))
+        self.view.viewport().update()
+        self.find_status.setText(f"{self._image_index + 1} of {len(matches)}")
+
     def find_next(self) -> None:
         count = self.search_model.rowCount(QModelIndex())
         if not self.find_box.text():
             self.find_status.setText("")
+            return
+        in_images = self._matches_in_images(self.find_box.text()) if count == 0 else []
+        if in_images:  # a scanned page: QtPdf has no text there, its OCR text is searched
+            self._find_pending = False
+            self._next_in_images(in_images)
             return
         if count == 0:  # QtPdf searches in the background: wait a moment for its first results
             self._find_pending = True

@@ -430,3 +430,31 @@ def test_a_citation_on_a_scanned_page_highlights_the_words_ocr_read(
     for rect in highlights[0].rects:  # on the page (595 x 842 points), one box per line of text
         assert 0 <= rect.left() < rect.right() <= 596 and 0 <= rect.top() < rect.bottom() <= 843
         assert rect.height() < 30
+
+
+def test_find_in_document_finds_the_words_ocr_read_on_a_scanned_page(
+    qtbot: Any, make_window: Any, tmp_path: Path
+) -> None:
+    """Walk 2026-12-05, finding 8: on a scan, Ctrl+F "Commencement" said "no match" although the
+    word is on page 1 and was read by OCR (QtPdf searches only a text layer)."""
+    import re
+
+    scan = scanned_copy(CONTRACTS / "supply-16p.pdf", [2], tmp_path / "scan.pdf", dpi=150)
+    window = make_window()
+    window.add_paths([scan])
+    doc_id = wait_for_document(qtbot, window, timeout=180_000)
+    page_text = window.library.page_text(doc_id, 1)
+    long_words = [w for w in re.findall(r"[A-Za-z]{9,}", page_text)]
+    word = long_words[len(long_words) // 2]
+    expected = len(re.findall(re.escape(word), page_text, re.IGNORECASE))
+    viewer = window.viewer
+    viewer.find_box.setText(word.upper())  # case is ignored, as QtPdf's own find does
+    viewer.find_next()
+    assert viewer.find_status.text() == f"1 of {expected}"
+    (highlight,) = viewer.view.highlights
+    assert highlight.page == 0 and highlight.rects
+    for rect in highlight.rects:  # on the page (595 x 842 points)
+        assert 0 <= rect.left() < rect.right() <= 596 and 0 <= rect.top() < rect.bottom() <= 843
+    viewer.find_box.setText("zzqx nowhere in this contract")
+    viewer.find_next()
+    qtbot.waitUntil(lambda: viewer.find_status.text() == "no match", timeout=5000)
