@@ -226,9 +226,11 @@ class MessageBar(QWidget):
         self.hide()
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
-        if watched in (self.parentWidget(), self._area) and event.type() in (QEvent.Type.Resize, QEvent.Type.Move):
+        if event.type() in (QEvent.Type.Resize, QEvent.Type.Move) and (
+            watched is self.parentWidget() or watched is self._area
+        ):
             self.place()
-        return super().eventFilter(watched, event)
+        return False
 
     def _room(self, parent: QWidget) -> QRect:
         """Where the messages may go, in ``parent``'s coordinates."""
