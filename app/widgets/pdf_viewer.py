@@ -37,6 +37,8 @@ HIGHLIGHT_EDGE = QColor(230, 140, 0, 200)
 
 FIND_WAIT_MS = 2000
 """How long Enter waits for QtPdf's background search before saying "no match"."""
+FindInImages = Callable[[str], list[tuple[int, list[tuple[float, float, float, float]]]]]
+"""text -> [(page 1-based, [(x0, y0, x1, y1) in points from the top left])] on pages without text."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -154,7 +156,7 @@ class PdfViewer(QWidget):
         self._find_pending = False  # Enter came before the (asynchronous) search had results
         # Pages without a text layer (scans read by OCR): the caller's search of their OCR text,
         # ``text -> [(page 1-based, [(x0, y0, x1, y1) in points from the top left])]``.
-        self.find_in_images: Callable[[str], list[tuple[int, list[tuple[float, float, float, float]]]]] = lambda _text: []
+        self.find_in_images: FindInImages = lambda _text: []
         self._image_matches: tuple[str, list[Highlight]] | None = None
         self._image_index = -1
         self.search_model.rowsInserted.connect(self._results_arrived)

@@ -4,6 +4,7 @@ that variable nothing of the kind is shown."""
 
 from __future__ import annotations
 
+import itertools
 from typing import Any
 
 import pytest
@@ -58,7 +59,7 @@ def test_the_status_pieces_are_set_apart(qtbot: Any) -> None:
     qtbot.wait(20)
     pieces = [status.background, status.speed_label, status.no_gpu]
     assert all(piece.isVisible() for piece in pieces)
-    for left, right in zip(pieces, pieces[1:], strict=False):
+    for left, right in itertools.pairwise(pieces):
         text_end = left.mapTo(status, left.contentsRect().topLeft()).x() + left.fontMetrics().horizontalAdvance(
             left.text()
         )
