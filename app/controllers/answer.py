@@ -54,7 +54,9 @@ class AnswerController(UsesJobContext, QObject):
         if record is None:
             self.conversation.set_document(None)
             return
-        self.conversation.set_document(title_of(record), answering.load_turns(self.library, record.doc_id))
+        self.conversation.set_document(
+            title_of(record), answering.load_turns(self.library, record.doc_id), record.pages
+        )
         if self.job is not None and self.doc_id == record.doc_id:
             self.conversation.begin_answer(self.conversation.pending_question or "")
         self.conversation.set_busy(self.job is not None)

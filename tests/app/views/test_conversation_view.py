@@ -337,18 +337,27 @@ def test_a_scanned_pdf_gets_a_notice_instead_of_an_answer(
 def test_an_answer_without_a_valid_citation_says_so_above_its_sources(
     qtbot: Any, make_window: Any, fake_engine: FakeEngine
 ) -> None:
+    """Walk 2026-12-05, finding 20: "This answer cites no page" under an answer that cited 14
+    pages, and "Not supported by the passages given: p. 18, 19, … 31" for a 17-page document."""
     window = make_window()
-    ingest(qtbot, window)
+    doc_id = ingest(qtbot, window)
+    pages = window.library.document(doc_id).pages
     fake_engine.queue("The licensee pays the fee [p. 999].")  # a page outside the passages given
     with qtbot.waitSignal(window.ask(QUESTION).finished, timeout=20_000):
         pass
     markdown = window.conversation.markdown()
-    warning = markdown.index("This answer cites no page")
+    warning = markdown.index("None of the pages this answer cites is among the passages given to the model")
     assert warning < markdown.index("Passages given to the model")
+    assert f"p. 999 is not in the document: it has {pages} pages." in markdown
+    assert "cites no page" not in markdown and "Not supported" not in markdown
     fake_engine.queue(lambda prompt: f"It is in the fee clause [p. {first_passage_page(prompt)}].")
     with qtbot.waitSignal(window.ask(QUESTION).finished, timeout=20_000):
         pass
-    assert window.conversation.markdown().count("This answer cites no page") == 1  # the cited one has none
+    assert window.conversation.markdown().count("None of the pages this answer cites") == 1  # the cited one has none
+    fake_engine.queue("The fee is due in advance.")  # no page at all
+    with qtbot.waitSignal(window.ask(QUESTION).finished, timeout=20_000):
+        pass
+    assert window.conversation.markdown().count("This answer cites no page") == 1
 
 
 def test_a_whole_document_answer_without_a_valid_page_says_so_and_shows_what_was_read(
@@ -380,12 +389,14 @@ def test_a_whole_document_answer_without_a_valid_page_says_so_and_shows_what_was
     with qtbot.waitSignal(window.ask("When does the agreement start?").finished, timeout=20_000):
         pass
     markdown = window.conversation.markdown()
-    assert markdown.count("This answer cites no page") == 2  # the valid [p. 1] has none
-    assert "Not supported by the pages read: p. 99." in markdown
+    assert markdown.count("This answer cites no page") == 1  # the valid [p. 1] has none
+    assert markdown.count("None of the pages this answer cites is among the pages read") == 1  # [p. 99]
+    assert "p. 99 is not in the document: it has 8 pages." in markdown
     window.select_document(None)  # kept with the stored conversation
     window.select_document(doc_id)
     assert [(s.page, s.page_end) for s in window.conversation.turns[0].sources] == [(1, 8)]
-    assert window.conversation.markdown().count("This answer cites no page") == 2
+    assert window.conversation.markdown().count("This answer cites no page") == 1
+    assert "p. 99 is not in the document: it has 8 pages." in window.conversation.markdown()
 
 
 def test_the_conversation_export_keeps_the_cited_passages_and_the_passages_given(
