@@ -46,6 +46,7 @@ from summarizer.review.export import (
     page_label,
     reviewer_line,
     status_word,
+    value_pages,
 )
 
 # as the DOCX memo's; an unverified value is grey and italic, never a playbook colour
@@ -65,6 +66,7 @@ def cell_text(item: ItemResult | None) -> str:
         text = pages or "no passage"
     elif item.status in ("answered", "evidence") or item.corrected:
         value = item.shown_value or "—"
+        pages = value_pages(item)  # none beside "none found" on a probably absent cell
         text = f"{value} ({pages})" if pages else value
     else:
         text = not_found_label(item)

@@ -17,6 +17,7 @@ from __future__ import annotations
 import csv
 import datetime as dt
 import io
+import re
 from collections.abc import Sequence
 
 from inference.errors import shorten_message
@@ -56,6 +57,18 @@ def absent_label(item: ItemResult) -> str:
     page to check, never a likelihood (summarizer/review/absence.py says why)."""
     pages = page_label(item)
     return f"probably absent — closest: {pages}" if pages else "probably absent — no candidate passage"
+
+
+NOTHING_FOUND = re.compile(r"^\s*(?:none|no|nothing|not found|absent|n/?a)\b", re.IGNORECASE)
+
+
+def value_pages(item: ItemResult) -> str:
+    """The pages shown beside a cell's value: its evidence's, except beside a reviewer's value on
+    a cell that was "probably absent" or one saying nothing is there ("none found"), where the
+    page was only the closest candidate and would read as the clause's place."""
+    if item.corrected and (item.status == "absent" or NOTHING_FOUND.match(item.shown_value or "")):
+        return ""
+    return page_label(item)
 
 
 def missed_candidate(item: ItemResult) -> str:
@@ -121,7 +134,8 @@ def _cell(item: ItemResult) -> str:
     if item.status == "evidence" and not item.corrected:
         return (page_label(item) or "—") + review_marks(item)
     value = item.shown_value if item.status == "answered" or item.corrected else None
-    text = (f"{value} ({page_label(item)})" if item.evidence else value) if value else not_found_label(item)
+    pages = value_pages(item)
+    text = (f"{value} ({pages})" if pages else value) if value else not_found_label(item)
     flag = flag_word(item)
     return text + review_marks(item) + (f" **{flag}**" if flag else "")
 

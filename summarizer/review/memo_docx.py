@@ -24,6 +24,7 @@ from summarizer.review.export import (
     review_marks,
     reviewer_line,
     side_of,
+    value_pages,
 )
 
 # Excel's good/bad/neutral; unverified: grey, not a playbook colour (nothing supports the value)
@@ -37,7 +38,7 @@ def _cell_text(item: ItemResult) -> str:
         return (page_label(item) or "—") + review_marks(item)
     value = item.shown_value if item.status == "answered" or item.corrected else None
     value = value or not_found_label(item)
-    pages = page_label(item)
+    pages = value_pages(item)
     shown = f"{value} ({pages})" if pages and (item.status == "answered" or item.corrected) else value
     return shown + review_marks(item)
 
