@@ -167,7 +167,7 @@ class PdfViewer(QWidget):
         zoom_out, zoom_in = QKeySequence.StandardKey.ZoomOut, QKeySequence.StandardKey.ZoomIn
         self.zoom_out = self._button("−", "Zoom out (Ctrl+-)", lambda: self.zoom_by(-1), zoom_out)
         self.zoom_in = self._button("+", "Zoom in (Ctrl++)", lambda: self.zoom_by(1), zoom_in)
-        self.fit = self._button("Fit width", "Fit the page width to the window", self.fit_to_width)
+        self.fit = self._button("Fit", "Fit the page width to the window", self.fit_to_width)
         self.zoom_label = QLabel("100%")
         self.zoom_label.setMinimumWidth(44)
         self.page_box = QSpinBox()
@@ -179,10 +179,18 @@ class PdfViewer(QWidget):
         self.find_box = QLineEdit()
         self.find_box.setPlaceholderText("Find in document (Ctrl+F)")
         self.find_box.setClearButtonEnabled(True)
-        self.find_box.setMinimumWidth(120)  # room for a word or two in a narrow window
+        self.find_box.setMinimumWidth(80)  # room for a word in a narrow window (it grows when there is room)
         self.find_box.returnPressed.connect(self.find_next)
         self.find_box.textChanged.connect(self._search_changed)
         self.find_status = QLabel("")
+        # Room reserved for the longest texts these two show: at the viewer's narrowest (the Review
+        # tab open) a longer text than the layout was sized for pushed the find box over the page
+        # count ("/ 8mmencement", walk 2026-12-05 finding 22).
+        metrics = self.find_status.fontMetrics()
+        self.find_status.setMinimumWidth(
+            max(metrics.horizontalAdvance(t) for t in ("searching…", "no match", "999 of 999"))
+        )
+        self.page_count.setMinimumWidth(self.page_count.fontMetrics().horizontalAdvance("/ 999"))
         for widget in (self.zoom_out, self.zoom_label, self.zoom_in, self.fit):
             bar.addWidget(widget)
         bar.addSpacing(12)
