@@ -140,6 +140,45 @@ class HighlightView(QPdfView):
 PLACEHOLDER = "Drop PDF files or folders here, or use File → Open (Ctrl+O)."
 
 
+class FindStatus(QLabel):
+    """The find box's status, drawn inside the box at its right end (it takes no toolbar room)."""
+
+    def setText(self, text: str) -> None:
+        super().setText(text)
+        box = self.parentWidget()
+        if isinstance(box, FindBox):
+            box.place_status()
+
+
+class FindBox(QLineEdit):
+    """The find field, its status ("1 of 3", "no match") shown inside it, as browsers do: beside the
+    text in a separate label it needed room the toolbar of a narrow viewer did not have, and the
+    find box was drawn over the page count (walk 2026-12-05, finding 22)."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.status = FindStatus("", self)
+        self.status.setObjectName("find-status")
+        self.status.setAttribute(Qt.WidgetAttribute.WA_TransparentForMouseEvents)
+        self.status.setEnabled(False)  # drawn in the disabled text colour: beside the text, not of it
+        self.textChanged.connect(lambda _text: self.place_status())  # the clear button comes and goes
+        self.place_status()
+
+    def place_status(self) -> None:
+        """Put the status at the box's right end, left of the clear button, and keep the text
+        typed out of its way."""
+        text = self.status.text()
+        width = self.status.fontMetrics().horizontalAdvance(text) + 6 if text else 0
+        clear = self.height() if self.text() else 0  # the clear button: a square at the right end
+        self.status.setGeometry(max(0, self.width() - clear - width - 2), 0, width, self.height())
+        self.status.setVisible(bool(text))
+        self.setTextMargins(0, 0, width, 0)
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        self.place_status()
+
+
 class PdfViewer(QWidget):
     """Toolbar (zoom, page, find) above a ``HighlightView``."""
 
@@ -167,7 +206,7 @@ class PdfViewer(QWidget):
         zoom_out, zoom_in = QKeySequence.StandardKey.ZoomOut, QKeySequence.StandardKey.ZoomIn
         self.zoom_out = self._button("−", "Zoom out (Ctrl+-)", lambda: self.zoom_by(-1), zoom_out)
         self.zoom_in = self._button("+", "Zoom in (Ctrl++)", lambda: self.zoom_by(1), zoom_in)
-        self.fit = self._button("Fit", "Fit the page width to the window", self.fit_to_width)
+        self.fit = self._button("Fit width", "Fit the page width to the window", self.fit_to_width)
         self.zoom_label = QLabel("100%")
         self.zoom_label.setMinimumWidth(44)
         self.page_box = QSpinBox()
@@ -176,20 +215,16 @@ class PdfViewer(QWidget):
         self.page_box.setToolTip("Go to page")
         self.page_box.valueChanged.connect(lambda page: self.go_to_page(page))
         self.page_count = QLabel("/ 0")
-        self.find_box = QLineEdit()
+        self.find_box = FindBox()
         self.find_box.setPlaceholderText("Find in document (Ctrl+F)")
         self.find_box.setClearButtonEnabled(True)
-        self.find_box.setMinimumWidth(80)  # room for a word in a narrow window (it grows when there is room)
+        self.find_box.setMinimumWidth(120)  # room for a word or two in a narrow window
         self.find_box.returnPressed.connect(self.find_next)
         self.find_box.textChanged.connect(self._search_changed)
-        self.find_status = QLabel("")
-        # Room reserved for the longest texts these two show: at the viewer's narrowest (the Review
-        # tab open) a longer text than the layout was sized for pushed the find box over the page
-        # count ("/ 8mmencement", walk 2026-12-05 finding 22).
-        metrics = self.find_status.fontMetrics()
-        self.find_status.setMinimumWidth(
-            max(metrics.horizontalAdvance(t) for t in ("searching…", "no match", "999 of 999"))
-        )
+        self.find_status = self.find_box.status  # "1 of 3", "no match": inside the box, at its end
+        # Room for the page count of a long document: at the viewer's narrowest (the Review tab
+        # open) a text wider than the layout was sized for pushed the find box over it
+        # ("/ 8mmencement", walk 2026-12-05 finding 22).
         self.page_count.setMinimumWidth(self.page_count.fontMetrics().horizontalAdvance("/ 999"))
         for widget in (self.zoom_out, self.zoom_label, self.zoom_in, self.fit):
             bar.addWidget(widget)
@@ -199,7 +234,6 @@ class PdfViewer(QWidget):
         bar.addWidget(self.page_count)
         bar.addStretch(1)
         bar.addWidget(self.find_box, 2)
-        bar.addWidget(self.find_status)
 
         self.placeholder = QLabel(PLACEHOLDER)
         self.placeholder.setAlignment(Qt.AlignmentFlag.AlignCenter)

@@ -73,13 +73,18 @@ def test_the_viewer_toolbar_never_overlaps_when_the_review_tab_narrows_it(qtbot:
         qtbot.wait(50)
         for status in ("searching…", "no match", "999 of 999"):
             viewer.page_count.setText("/ 154")
+            viewer.find_box.setText("Commencement")
             viewer.find_status.setText(status)
             viewer.layout().activate()
-            row = [viewer.page_box, viewer.page_count, viewer.find_box, viewer.find_status]
+            row = [viewer.page_box, viewer.page_count, viewer.find_box]
             for left, right in itertools.pairwise(row):
                 assert left.geometry().right() < right.geometry().left(), (width, status)
-            for label in (viewer.page_count, viewer.find_status):
-                assert label.width() >= label.fontMetrics().horizontalAdvance(label.text()), (width, label.text())
-            assert viewer.find_status.geometry().right() < viewer.width()
+            label = viewer.page_count
+            assert label.width() >= label.fontMetrics().horizontalAdvance(label.text()), width
+            assert viewer.find_box.geometry().right() < viewer.width()
+            inside = viewer.find_status.geometry()  # the status, inside the find box at its end
+            assert viewer.find_status.isVisible() and inside.left() >= 0 and inside.right() < viewer.find_box.width()
+            assert inside.width() >= viewer.find_status.fontMetrics().horizontalAdvance(status)
+            assert viewer.find_box.textMargins().right() >= inside.width()  # the typed text stops before it
         window.tabs.setCurrentIndex(0)
         qtbot.wait(50)
