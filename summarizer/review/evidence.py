@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -306,6 +307,7 @@ def review_evidence(
     total = len(doc_ids) * len(checklist.items)
     reviews = []
     absence = absence_model()
+    started = time.perf_counter()  # the rate of cells found, so the progress line has a time left
     for n_doc, doc_id in enumerate(doc_ids):
         record = library.document(doc_id)
         items = []
@@ -321,6 +323,8 @@ def review_evidence(
             items.append(result)
             on_item(item_done(doc_id, n_item, items[-1]))
             done = n_doc * len(checklist.items) + n_item + 1
-            progress(Progress(Stage.FIND_CLAUSES, done, total, f"{record.title}: {item.category}"))
+            elapsed = time.perf_counter() - started
+            rate = done / elapsed if elapsed > 0 else None
+            progress(Progress(Stage.FIND_CLAUSES, done, total, f"{record.title}: {item.category}", rate))
         reviews.append(DocumentReview.of(record, checklist, items, side))
     return reviews
