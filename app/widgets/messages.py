@@ -210,6 +210,7 @@ class MessageBar(QWidget):
     WIDTH = 640
     MIN_AREA_WIDTH = 360  # narrower than this, the messages use the whole window's width
     MARGIN = 10
+    SIDE_MARGIN = 24  # clear of the document pane's scroll bar on the right
 
     def __init__(self, center: MessageCenter, parent: QWidget | None = None, area: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -247,7 +248,7 @@ class MessageBar(QWidget):
         if parent is None or not items:
             return
         room = self._room(parent)
-        width = max(1, min(self.WIDTH, room.width() - 2 * self.MARGIN))
+        width = max(1, min(self.WIDTH, room.width() - 2 * self.SIDE_MARGIN))
         heights = [item.fit(width) for item in items]
         for item, item_height in zip(items, heights, strict=True):
             item.setFixedHeight(item_height)
