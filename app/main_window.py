@@ -60,6 +60,7 @@ from app.widgets.pdf_viewer import PdfViewer
 from app.widgets.status_bar import StatusBar
 from inference.engines.llama_build import cpu_floor_problem
 from inference.planning.gpu_budget import gpu_unavailable_notice
+from summarizer.library.reading.ocr_pages import find_in_ocr_pages
 from summarizer.library.storage.paths import data_home
 from summarizer.library.storage.store import DocumentRecord, Library
 
@@ -157,7 +158,8 @@ class MainWindow(PdfDropTarget, QMainWindow):
         for widget in (self.ingest_progress, self.activity, self.reindex_progress):
             layout.addWidget(widget)
         self.setCentralWidget(central)
-        self.message_bar = MessageBar(self.messages, central)  # floats over the panes: nothing moves
+        # floats over the bottom of the document pane: nothing moves, no button is covered
+        self.message_bar = MessageBar(self.messages, central, area=self.viewer)
         self.setMinimumSize(*self.MINIMUM_SIZE)  # three panes side by side, none of them cut (fit_screen)
         self.status = StatusBar(
             gpu.latest if gpu is not None else None,
@@ -178,7 +180,12 @@ class MainWindow(PdfDropTarget, QMainWindow):
         self.model_setup = ModelSetupController(
             context, self.settings, self.welcome, self.activity, self.recommended, self
         )
-        self.opener = OpenDocumentController(self.viewer, passwords, ask_password)
+        self.opener = OpenDocumentController(
+            self.viewer,
+            passwords,
+            ask_password,
+            lambda doc_id, text: find_in_ocr_pages(self.library, doc_id, text),  # Find on scanned pages
+        )
         self.documents = DocumentsController(
             context, self.library_panel, self.opener, lambda title: self.confirm_remove(title), self
         )
@@ -219,6 +226,7 @@ class MainWindow(PdfDropTarget, QMainWindow):
         self.ingest.added.connect(self._document_added)
         self.ingest.documents_changed.connect(self.documents.refresh)
         self.ingest.idle.connect(self.answers.warm_up_search)
+        self.ingest.idle.connect(self.reindexer.clear_if_done)  # a resumed add ends "left half cut"
         self.ingest.added.connect(self.reviews.document_added)
         self.ingest.documents_changed.connect(self.reviews.refresh_documents)
         self.ingest.idle.connect(self.reviews.ingest_idle)

@@ -147,6 +147,64 @@ FIXES = (
         "test_the_exports_say_probably_absent_and_where_to_check_without_a_percentage",
         "tests/app/controllers/test_review_cells.py::"
         "test_an_absent_cell_says_why_and_where_to_check_without_a_percentage")),
+    Fix("walk 2026-12-05, 4: banners clipped, see-through and sitting on controls", "fb2a9f6", (
+        "tests/app/widgets/test_messages.py::"
+        "test_a_banner_shows_its_text_whole_and_opaque_without_overlapping",
+    )),
+    Fix("walk 2026-12-05, 5: the mouse wheel over Settings changes values", "9b119a7", (
+        "tests/app/services/test_settings.py::"
+        "test_the_mouse_wheel_over_the_form_scrolls_it_and_changes_no_setting",
+    )),
+    Fix("walk 2026-12-05, 6: 'Add again to finish' moves the selection and leaves a stale banner", "aec3f28", (
+        "tests/app/views/test_library_panel.py::"
+        "test_adding_an_interrupted_document_again_keeps_it_selected_and_ends_the_reindex_banner",
+    )),
+    Fix("walk 2026-12-05, 7: a cut-off answer looks complete; a killed worker stops background summaries", "45b79c4", (
+        "tests/summarizer/answers/test_answer.py::"
+        "test_an_answer_cut_by_its_token_limit_says_so",
+        "tests/app/controllers/test_background_summary.py::"
+        "test_a_model_worker_killed_during_a_background_summary_is_loaded_again_and_the_summary_finishes",
+        "tests/app/controllers/test_background_summary.py::"
+        "test_background_summaries_that_keep_failing_rest_and_say_so",
+    )),
+    Fix("walk 2026-12-05, 8: Find in document does not search OCR text", "14979cf", (
+        "tests/app/views/test_conversation_view.py::"
+        "test_find_in_document_finds_the_words_ocr_read_on_a_scanned_page",
+    )),
+    Fix("walk 2026-12-05, 9: 'not found' next to the app's own evidence that holds the clause", "6cbcf36", (
+        "tests/summarizer/review/test_item_answers.py::"
+        "test_not_found_beside_a_passage_that_reads_like_the_clause_names_the_page_to_check",
+        "tests/app/views/test_review_view.py::"
+        "test_a_not_found_cell_beside_a_passage_that_reads_like_the_clause_says_which_page_to_check",
+    )),
+    Fix("walk 2026-12-05, 10: exports disagree with the grid or cut the decisive words", "6445c1e", (
+        "tests/summarizer/review/test_evidence.py::"
+        "test_evidence_leaves_out_the_running_footers_and_page_numbers_inside_a_passage",
+        "tests/summarizer/review/test_item_answers.py::"
+        "test_the_exports_mark_an_unverified_value_in_the_csv_flag_and_cut_quotes_between_words",
+    )),
+    Fix("walk 2026-12-05, 11: review progress gives no time left (evidence only)", "81bc4d4", (
+        "tests/summarizer/review/test_evidence.py::"
+        "test_the_evidence_review_reports_a_rate_so_its_progress_has_a_time_left",
+    )),
+    Fix("walk 2026-12-05, 19: status-bar pieces run together", "b2af7ef", (
+        "tests/app/widgets/test_status_bar.py::"
+        "test_the_status_pieces_are_set_apart",
+    )),
+    Fix("walk 2026-12-05, 20: wrong wording for citations", "ea0dd9f", (
+        "tests/app/views/test_conversation_view.py::"
+        "test_an_answer_without_a_valid_citation_says_so_above_its_sources",
+        "tests/app/views/test_conversation_view.py::"
+        "test_a_whole_document_answer_without_a_valid_page_says_so_and_shows_what_was_read",
+    )),
+    Fix("walk 2026-12-05, 21: the absent-cell panel speaks engine", "2588c20", (
+        "tests/app/views/test_review_view.py::"
+        "test_an_absent_cell_speaks_to_a_reader_and_a_none_found_correction_names_no_page",
+    )),
+    Fix("walk 2026-12-05, 22: the viewer toolbar overlaps when the Review tab widens", "de4bf25", (
+        "tests/app/widgets/test_pdf_viewer.py::"
+        "test_the_viewer_toolbar_never_overlaps_when_the_review_tab_narrows_it",
+    )),
 )  # fmt: skip
 
 

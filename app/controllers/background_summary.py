@@ -13,7 +13,9 @@ finishes the document a pass started before (one that yielded to a question), el
 the selected document first, then the others, newest first: selecting another document does not
 move the work (walk 2026-12-05: the summaries hopped from document to document, so long ones
 never finished). A pass that finds every document summarized rests until a document is added or
-the model changes.
+the model changes. A pass whose model worker died (killed, out of memory) is tried again with the
+model loaded afresh, up to ``CRASHES_IN_A_ROW`` times; a pass that fails otherwise rests, and the
+status bar says so.
 """
 
 from __future__ import annotations
@@ -30,9 +32,14 @@ from app.services import answering
 from app.services.power import on_battery
 from app.widgets.job_progress import format_eta
 from inference.cancel import Cancelled
+from inference.errors import EngineError
 from inference.progress import Progress, Stage
 
 NOTHING_LEFT = ""
+CRASHES_IN_A_ROW = 2  # worker deaths retried before the summaries rest (no loop of reloads)
+STOPPED_AFTER_ERROR = (
+    "background summaries stopped after an error: they start again when a document is added or the settings change"
+)
 
 
 class BackgroundSummaries(UsesJobContext, QObject):
@@ -53,7 +60,8 @@ class BackgroundSummaries(UsesJobContext, QObject):
         self.selected = selected
         self.on_battery: Callable[[], bool | None] = on_battery
         self.job: Job | None = None
-        self.resting = False  # the last pass found nothing to summarize
+        self.resting = False  # the last pass found nothing to summarize, or failed
+        self.crashes = 0  # passes in a row whose model worker died
         self.paused_reason = ""
         self.started_doc: str | None = None  # the document being summarized until its summary is stored
         context.runner.llm_idle.connect(self.schedule)
@@ -61,6 +69,7 @@ class BackgroundSummaries(UsesJobContext, QObject):
     def wake(self) -> None:
         """Something changed (a document added, another model): look again."""
         self.resting = False
+        self.crashes = 0
         self.schedule()
 
     def why_not(self) -> str:
@@ -129,6 +138,7 @@ class BackgroundSummaries(UsesJobContext, QObject):
             self.status.set_background(f"summarizing {progress.title} in the background")
 
     def _done(self, doc_id: str) -> None:
+        self.crashes = 0
         if doc_id == NOTHING_LEFT:
             self.resting = True
             self.status.set_background("")
@@ -136,9 +146,15 @@ class BackgroundSummaries(UsesJobContext, QObject):
             self.summarized.emit(doc_id)
 
     def _failed(self, error: BaseException) -> None:
-        self.resting = True  # not again until something changes: no loop of the same error
-        self.status.set_background("")
         self.messages.report(error, "summarizing in the background", key="background-summary")
+        if isinstance(error, EngineError) and self.session.crashed() and self.crashes < CRASHES_IN_A_ROW:
+            # The worker died under it (killed, out of memory): the next pass loads the model
+            # again and continues where this one stopped (its finished segments are stored).
+            self.crashes += 1
+            self.status.set_background("background summary: the model stopped; it is loaded again to continue")
+            return
+        self.resting = True  # not again until something changes: no loop of the same error
+        self.status.set_background(STOPPED_AFTER_ERROR)
 
     def _finished(self) -> None:
         job, self.job = self.job, None

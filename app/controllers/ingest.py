@@ -73,7 +73,7 @@ class IngestController(UsesJobContext, QObject):
         self.library_panel.set_file(path, row_state(progress) or "")
 
     def _done(self, path: str, result: dict[str, Any]) -> None:
-        self.library_panel.remove_key(f"path:{path}")
+        self.library_panel.finish_file(path, result["doc_id"])
         self.messages.resolve(f"ingest:{path}")
         self.documents_changed.emit()
         for warning in result.get("warnings", []):

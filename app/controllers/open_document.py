@@ -7,18 +7,29 @@ restores the last selection before it is even shown.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 from app.controllers.ingest import AskPassword
 from app.widgets.pdf_viewer import PdfViewer
 from summarizer.library.storage.store import DocumentRecord
 
+FindInImages = Callable[[str, str], list[tuple[int, list[tuple[float, float, float, float]]]]]
+"""(doc_id, text) → where the text is on the document's pages read by OCR (``find_in_ocr_pages``)."""
+
 
 class OpenDocumentController:
-    def __init__(self, viewer: PdfViewer, passwords: dict[str, str], ask_password: AskPassword) -> None:
+    def __init__(
+        self,
+        viewer: PdfViewer,
+        passwords: dict[str, str],
+        ask_password: AskPassword,
+        find_in_images: FindInImages = lambda _doc_id, _text: [],
+    ) -> None:
         self.viewer = viewer
         self.passwords = passwords
         self.ask_password = ask_password
+        self.find_in_images = find_in_images  # Find in document on scanned pages (their OCR text)
         self.restoring = False  # no password dialog before the window is shown
 
     @property
@@ -35,6 +46,9 @@ class OpenDocumentController:
         problem = self._open(record)
         if problem:
             self.viewer.close_document(problem)
+        else:
+            doc_id = record.doc_id
+            self.viewer.find_in_images = lambda text: self.find_in_images(doc_id, text)
         if self.viewer.needs_password:
             # No red banner, at start or after a cancelled prompt: the viewer says calmly what to do
             # (walk 2026-12-05: Cancel gave an error banner that repeated the viewer's words).

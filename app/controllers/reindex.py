@@ -110,6 +110,12 @@ class ReindexController(UsesJobContext, QObject):
             self.messages.warning(notice, key=KEY, action="Reindex", on_action=self.reindex)
         return notice
 
+    def clear_if_done(self) -> None:
+        """Documents were added: the banner goes if nothing needs re-indexing now (adding a half-cut
+        document again finishes it); one still needed stays as it is (closed stays closed)."""
+        if self.job is None and reindex_notice(self.library, self.embedding_model()) is None:
+            self.messages.resolve(KEY)
+
     def reindex(self) -> Job | None:
         """Re-cut what needs it, then re-embed if the model differs (a no-op when up to date).
         None while documents are being added: the ingest process may be cutting one of them."""

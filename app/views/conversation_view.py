@@ -56,18 +56,26 @@ def source_chips(turn: int, sources: list[CitationView], mode: str = "") -> str:
     return "*Passages given to the model:* " + " · ".join(chips)
 
 
-def checks(index: int, turn: AnswerView) -> list[str]:
+def checks(index: int, turn: AnswerView, pages: int | None = None) -> list[str]:
     """The lines under an answer that say what its citations rest on, the same in every mode:
-    pages cited that the model was not given, "cites no page" when none is valid, and links to
-    what it was given."""
+    pages cited that the model was not given (those past the document's ``pages`` said to be
+    pages it does not have), "cites no page" when it cites none, "none of the pages it cites…"
+    when it cites only pages it was not given, and links to what it was given."""
     given = "the pages read" if turn.mode == "whole-document" else "the passages given to the model"
     lines = []
-    invalid = [c for c in turn.citations if not c.valid]
-    if invalid:
-        pages = ", ".join(str(c.page) for c in invalid)
-        lines.append(f"*⚠ Not supported by {given}: p. {pages}.*")
-    if turn.sources and not any(c.valid for c in turn.citations):
+    invalid = list(dict.fromkeys(c.page for c in turn.citations if not c.valid))
+    missing = [page for page in invalid if pages is not None and page > pages]
+    unsupported = [page for page in invalid if page not in missing]
+    if unsupported:
+        lines.append(f"*⚠ Not supported by {given}: p. {', '.join(map(str, unsupported))}.*")
+    if missing:
+        named = ", ".join(map(str, missing))
+        verb = "is" if len(missing) == 1 else "are"
+        lines.append(f"*⚠ p. {named} {verb} not in the document: it has {pages} pages.*")
+    if turn.sources and not turn.citations:
         lines.append(f"*⚠ This answer cites no page: check it against {given} below.*")
+    elif turn.sources and not any(c.valid for c in turn.citations):
+        lines.append(f"*⚠ None of the pages this answer cites is among {given}: check it against them below.*")
     if turn.sources:
         lines.append(source_chips(index, turn.sources, turn.mode))
     return lines
@@ -82,6 +90,7 @@ class ConversationView(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.turns: list[AnswerView] = []
+        self.pages: int | None = None  # the document's page count: a citation past it names no page
         self.pending_question: str | None = None
         self.pending_text = ""
         self.note = ""
@@ -129,10 +138,16 @@ class ConversationView(QWidget):
     # State
 
     def set_document(
-        self, title: str | None, turns: list[AnswerView] | None = None, stopped: list[tuple[int, str]] | None = None
+        self,
+        title: str | None,
+        turns: list[AnswerView] | None = None,
+        stopped: list[tuple[int, str]] | None = None,
+        pages: int | None = None,
     ) -> None:
-        """Show ``title``'s conversation: its ``turns`` and the answers ``stopped`` earlier in this
-        session (``stopped_answers()`` of when it was last shown)."""
+        """Show ``title``'s conversation (None: no document selected; ``pages`` pages): its
+        ``turns`` and the answers ``stopped`` earlier in this session (``stopped_answers()`` of
+        when it was last shown)."""
+        self.pages = pages
         self.turns = list(turns or [])
         self.interrupted: list[tuple[int, str]] = list(stopped or [])  # (turns before it, its Markdown)
         self.pending_question = None
@@ -214,7 +229,7 @@ class ConversationView(QWidget):
             block = [f"**You:** {turn.question}", linkify(turn.text, index, turn.citations)]
             if turn.mode in MODE_NOTES:
                 block.append(f"*{MODE_NOTES[turn.mode]}*")
-            block += checks(index, turn)
+            block += checks(index, turn, self.pages)
             parts.append("\n\n".join(block))
         parts += [markdown for _, markdown in interrupted]
         if self.pending_question is not None:

@@ -12,7 +12,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QPoint, Qt, Signal
+from PySide6.QtCore import QPoint, QSignalBlocker, Qt, Signal
 from PySide6.QtGui import QAction, QDragEnterEvent, QDragMoveEvent, QDropEvent, QKeySequence
 from PySide6.QtWidgets import QLabel, QListWidget, QListWidgetItem, QMenu, QVBoxLayout, QWidget
 
@@ -92,6 +92,7 @@ class LibraryPanel(PdfDropTarget, QWidget):
         self._places: dict[str, int] = {}  # a file's row while it is added again (its real path: row)
         self.list = QListWidget(self)
         self.list.setObjectName("library-list")
+        self._select_when_listed: str | None = None  # a document whose add the user was watching
         self.list.setWordWrap(True)
         self.list.setAlternatingRowColors(True)
         self.list.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
@@ -165,7 +166,7 @@ class LibraryPanel(PdfDropTarget, QWidget):
 
     def set_documents(self, records: list[DocumentRecord]) -> None:
         """Show the library's documents (rows of waiting or failed files are kept)."""
-        current = self.selected_key()
+        current = self._select_when_listed or self.selected_key()
         being_added = {r.path for r in records if self._rows_of_file(r.path, in_library=False)}
         wanted = {r.doc_id for r in records if r.path not in being_added}
         for row in reversed(range(self.list.count())):
@@ -177,8 +178,8 @@ class LibraryPanel(PdfDropTarget, QWidget):
                 self._set(record.doc_id, record.title or Path(record.path).name, record_state(record),
                           f"{record.path}\n{plural(record.pages, 'page')} · {plural(record.passages, 'passage')}"
                           + "".join(f"\n{w}" for w in record.warnings), record.path)  # fmt: skip
-        if current:
-            self.select(current)
+        if current and self.select(current) and current == self._select_when_listed:
+            self._select_when_listed = None
         self._refresh_empty()
 
     def set_state(self, key: str, state: str) -> None:
@@ -197,7 +198,7 @@ class LibraryPanel(PdfDropTarget, QWidget):
             self._places[file] = self.list.row(in_library[0])
         item = self._set(f"path:{path}", Path(path).name, state, tooltip or path, file)
         for row in in_library:
-            self.list.takeItem(self.list.row(row))
+            self._take(row, successor=item)
         if item is self.list.currentItem():  # the viewer says what the selected row says, as it changes
             self._say_file_state(item)
 
@@ -213,6 +214,32 @@ class LibraryPanel(PdfDropTarget, QWidget):
                 self._places[str(item.data(FILE_ROLE))] = self.list.row(item)
             self.list.takeItem(self.list.row(item))
         self._refresh_empty()
+
+    def finish_file(self, path: str, doc_id: str) -> None:
+        """``path`` was added as ``doc_id``: its row goes, and if it was the selected one, the
+        document's row is selected when the library lists it (``set_documents``), not a neighbour."""
+        item = self._item(f"path:{path}")
+        if item is None:
+            return
+        if item is self.list.currentItem():
+            self._select_when_listed = doc_id
+        self._places[str(item.data(FILE_ROLE))] = self.list.row(item)  # its document's row goes there
+        self._take(item)
+        self._refresh_empty()
+
+    def _take(self, item: QListWidgetItem, successor: QListWidgetItem | None = None) -> None:
+        """Remove ``item``'s row. When it is the selected one, Qt would select a neighbour, and a
+        neighbour selected by no one opens its document (an encrypted one asked for its password,
+        walk 2026-12-05 finding 6): the selection moves to ``successor`` (the same file's new
+        row) or to none, silently, as the document shown stays the same."""
+        if item is self.list.currentItem():
+            blocker = QSignalBlocker(self.list)
+            if successor is not None:
+                self.list.setCurrentItem(successor)
+            else:
+                self.list.setCurrentRow(-1)
+            blocker.unblock()
+        self.list.takeItem(self.list.row(item))
 
     # Selection
 

@@ -41,9 +41,12 @@ from summarizer.review.export import (
     count_unverified,
     detail_line,
     flag_word,
+    missed_candidate,
+    not_found_label,
     page_label,
     reviewer_line,
     status_word,
+    value_pages,
 )
 
 # as the DOCX memo's; an unverified value is grey and italic, never a playbook colour
@@ -63,9 +66,10 @@ def cell_text(item: ItemResult | None) -> str:
         text = pages or "no passage"
     elif item.status in ("answered", "evidence") or item.corrected:
         value = item.shown_value or "—"
+        pages = value_pages(item)  # none beside "none found" on a probably absent cell
         text = f"{value} ({pages})" if pages else value
     else:
-        text = status_word(item)
+        text = not_found_label(item)
     if item.unverified:
         text += " · unverified"
     marks = ("✎" if item.corrected else "") + ("✓" if item.correction and item.correction.accepted else "")
@@ -115,6 +119,8 @@ def panel_text(result: ItemResult) -> str:
     if result.status == "evidence":
         pages = page_label(result)
         return f"{result.category} — evidence only: {'the passage on ' + pages if pages else 'no passage found'}"
+    if candidate := missed_candidate(result):
+        return f"{result.category} — {candidate}"
     if result.status in ("pending", "not_found"):
         return f"{result.category} — {status_word(result)}"
     if result.status == "error":

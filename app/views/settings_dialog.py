@@ -38,6 +38,7 @@ from app.services.api_key import ENV_API_KEY, KeySource, key_source
 from app.services.load_planning import PlanPreview, preview
 from app.services.settings import ENVIRONMENT, SCHEMA, Setting, validate
 from app.widgets import file_dialogs
+from app.widgets.focus_wheel import FocusWheelComboBox
 
 BUDGET_CHOICES = ("auto", "8GiB", "11.5GiB", "12GiB", "16GiB", "24GiB")
 LAYER_CHOICES = ("auto", "0")
@@ -209,7 +210,7 @@ class SettingsDialog(QDialog):
             self.editors[setting.key] = line
             return box
         if setting.kind in ("budget", "layers", "choice"):
-            combo = QComboBox()
+            combo = FocusWheelComboBox()  # a wheel over the form scrolls it, never changes a value
             combo.setObjectName(setting.key)
             if setting.kind == "budget":
                 combo.setEditable(True)

@@ -8,5 +8,6 @@
   their folder
 - ``appearance``: light or dark colours, as the desktop says or the setting asks
 - ``single_instance``: one window per library; a second start hands its files to the first
+- ``focus_wheel``: a combo box that takes the mouse wheel only when focused (forms scroll)
 - ``qt_wait``, ``pyside_refcount``: waiting while the event loop runs; a PySide6 workaround
 """

@@ -6,9 +6,10 @@ anything else is a bug: shown as "Unexpected error", logged with its traceback, 
 re-raised when ``raise_unexpected`` is on (the test suite turns it on, so bugs fail tests
 instead of becoming a message nobody reads).
 
-``MessageBar`` shows the messages floating over the bottom of the window's content (nothing
-under the pointer moves when one comes or goes), each with a close button: at most
-``MAX_SHOWN`` at once (the newest), the same text once; a text longer than ``MAX_LINES``
+``MessageBar`` shows the messages floating over the bottom of the document pane (nothing under
+the pointer moves when one comes or goes, and no button is covered: the pane's bottom is only
+page), each opaque, with a close button, sized to its text and stacked one above the other: at
+most ``MAX_SHOWN`` at once (the newest), the same text once; a text longer than ``MAX_LINES``
 wrapped lines ends in "…" at a word boundary (never mid-word), whole in its tooltip.
 Information fades after a few seconds; warnings and errors stay until closed, or until the
 condition they describe ends: a message posted with a ``key`` ("model", "viewer") is replaced by
@@ -127,16 +128,22 @@ class _BannerText(QLabel):
         self.setTextFormat(Qt.TextFormat.PlainText)  # an error's words are never markup
         self.setWordWrap(True)
         self.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop)
-        self.setMaximumHeight(self.fontMetrics().lineSpacing() * MAX_LINES + 4)
         self.setToolTip(text)
         self.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.setText(text)
 
-    def resizeEvent(self, event: QResizeEvent) -> None:
-        super().resizeEvent(event)
-        fitted = fit_lines(self.full_text, self.fontMetrics(), self.contentsRect().width(), MAX_LINES)
+    def fit(self, width: int) -> int:
+        """Show as much of the text as ``MAX_LINES`` lines of ``width`` pixels hold; the height
+        that takes."""
+        fitted = fit_lines(self.full_text, self.fontMetrics(), width, MAX_LINES)
         if fitted != self.text():
             self.setText(fitted)
+        flags = int(Qt.TextFlag.TextWordWrap)
+        return self.fontMetrics().boundingRect(QRect(0, 0, max(1, width), 1 << 20), flags, fitted).height() + 2
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        self.fit(self.contentsRect().width())
 
 
 class _MessageItem(QFrame):
@@ -146,13 +153,16 @@ class _MessageItem(QFrame):
         self.dismissed = False
         self.setObjectName(f"message-{message.level}")
         self.setFrameShape(QFrame.Shape.StyledPanel)
-        self.setAutoFillBackground(True)  # opaque over the content it floats on
+        # Opaque over the page it floats on: a style sheet's frame paints no background of its own
+        # (autoFillBackground is ignored once a style sheet styles the widget), so it names one.
         colors = {"info": "#2e7d32", "warning": "#ef6c00", "error": "#c62828"}
         self.setStyleSheet(
-            f"QFrame#{self.objectName()} {{ border-left: 4px solid {colors[message.level]}; border-radius: 3px; }}"
+            f"QFrame#{self.objectName()} {{ background-color: palette(window); border: 1px solid palette(mid);"
+            f" border-left: 4px solid {colors[message.level]}; border-radius: 3px; }}"
         )
         layout = QHBoxLayout(self)
         layout.setContentsMargins(8, 4, 4, 4)
+        self._layout = layout
         self.label = _BannerText(message.text)
         layout.addWidget(self.label, 1)
         self.action_button: QPushButton | None = None
@@ -169,6 +179,18 @@ class _MessageItem(QFrame):
         if message.level == "info" and self.action_button is None:
             QTimer.singleShot(INFO_TIMEOUT_MS, self, self.dismiss)
 
+    def fit(self, width: int) -> int:
+        """Fit the text to a banner ``width`` pixels wide; the banner's height (its text whole up
+        to ``MAX_LINES`` lines, never a line cut in half)."""
+        margins = self._layout.contentsMargins()
+        buttons: list[QWidget] = [*self.findChildren(QPushButton), *self.findChildren(QToolButton)]
+        taken = sum(w.sizeHint().width() for w in buttons) + self._layout.spacing() * len(buttons)
+        frame = 2 * self.frameWidth() + 4  # the style sheet's borders
+        text_width = width - margins.left() - margins.right() - taken - frame
+        text_height = self.label.fit(text_width)
+        tallest_button = max((w.sizeHint().height() for w in buttons), default=0)
+        return max(text_height, tallest_button) + margins.top() + margins.bottom() + frame
+
     def _act(self) -> None:
         self.dismiss()
         if self.message.on_action is not None:
@@ -181,41 +203,58 @@ class _MessageItem(QFrame):
 
 
 class MessageBar(QWidget):
-    """Non-modal messages floating over the bottom of ``parent`` (the window's content), centred,
-    at most ``WIDTH`` wide: they take no room in the layout, so nothing moves when one comes or
-    goes."""
+    """Non-modal messages floating over the bottom of ``area`` (the document pane; ``parent`` when
+    none is given or it is too narrow), centred, at most ``WIDTH`` wide: they take no room in the
+    layout, so nothing moves when one comes or goes, and cover no button."""
 
     WIDTH = 640
+    MIN_AREA_WIDTH = 360  # narrower than this, the messages use the whole window's width
     MARGIN = 10
+    SIDE_MARGIN = 24  # clear of the document pane's scroll bar on the right
 
-    def __init__(self, center: MessageCenter, parent: QWidget | None = None) -> None:
+    def __init__(self, center: MessageCenter, parent: QWidget | None = None, area: QWidget | None = None) -> None:
         super().__init__(parent)
         self._layout = QVBoxLayout(self)
         self._layout.setContentsMargins(0, 0, 0, 0)
         self._layout.setSpacing(3)
         self._items: list[_MessageItem] = []
+        self._area = area
         center.posted.connect(self.show_message)
         center.resolved.connect(self.resolve)
-        if parent is not None:
-            parent.installEventFilter(self)
+        for watched in (parent, area):
+            if watched is not None:
+                watched.installEventFilter(self)
         self.hide()
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
-        if watched is self.parentWidget() and event.type() == QEvent.Type.Resize:
+        if event.type() in (QEvent.Type.Resize, QEvent.Type.Move) and (
+            watched is self.parentWidget() or watched is self._area
+        ):
             self.place()
-        return super().eventFilter(watched, event)
+        return False
+
+    def _room(self, parent: QWidget) -> QRect:
+        """Where the messages may go, in ``parent``'s coordinates."""
+        area = self._area
+        if area is not None and area.isVisible() and area.width() >= self.MIN_AREA_WIDTH:
+            return QRect(area.mapTo(parent, area.rect().topLeft()), area.size())
+        return parent.rect()
 
     def place(self) -> None:
-        """Fit the messages shown and float them over the bottom of the parent."""
+        """Fit the messages shown to their text and float them over the bottom of the room."""
         items = self.items()
         self.setVisible(bool(items))
         parent = self.parentWidget()
         if parent is None or not items:
             return
-        width = min(self.WIDTH, parent.width() - 2 * self.MARGIN)
-        height = self._layout.heightForWidth(width) if self._layout.hasHeightForWidth() else self.sizeHint().height()
-        height = max(height, self.sizeHint().height())
-        self.setGeometry((parent.width() - width) // 2, parent.height() - height - self.MARGIN, width, height)
+        room = self._room(parent)
+        width = max(1, min(self.WIDTH, room.width() - 2 * self.SIDE_MARGIN))
+        heights = [item.fit(width) for item in items]
+        for item, item_height in zip(items, heights, strict=True):
+            item.setFixedHeight(item_height)
+        height = sum(heights) + self._layout.spacing() * (len(items) - 1)
+        left = room.left() + (room.width() - width) // 2
+        self.setGeometry(left, room.bottom() + 1 - height - self.MARGIN, width, height)
         self.raise_()
 
     def items(self) -> list[_MessageItem]:

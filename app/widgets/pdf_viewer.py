@@ -10,7 +10,7 @@ runs in Custom zoom mode; "fit width" computes a zoom factor, so that formula ho
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -37,6 +37,8 @@ HIGHLIGHT_EDGE = QColor(230, 140, 0, 200)
 
 FIND_WAIT_MS = 2000
 """How long Enter waits for QtPdf's background search before saying "no match"."""
+FindInImages = Callable[[str], list[tuple[int, list[tuple[float, float, float, float]]]]]
+"""text -> [(page 1-based, [(x0, y0, x1, y1) in points from the top left])] on pages without text."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -138,6 +140,45 @@ class HighlightView(QPdfView):
 PLACEHOLDER = "Drop PDF files or folders here, or use File → Open (Ctrl+O)."
 
 
+class FindStatus(QLabel):
+    """The find box's status, drawn inside the box at its right end (it takes no toolbar room)."""
+
+    def setText(self, text: str) -> None:
+        super().setText(text)
+        box = self.parentWidget()
+        if isinstance(box, FindBox):
+            box.place_status()
+
+
+class FindBox(QLineEdit):
+    """The find field, its status ("1 of 3", "no match") shown inside it, as browsers do: beside the
+    text in a separate label it needed room the toolbar of a narrow viewer did not have, and the
+    find box was drawn over the page count (walk 2026-12-05, finding 22)."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.status = FindStatus("", self)
+        self.status.setObjectName("find-status")
+        self.status.setAttribute(Qt.WidgetAttribute.WA_TransparentForMouseEvents)
+        self.status.setEnabled(False)  # drawn in the disabled text colour: beside the text, not of it
+        self.textChanged.connect(lambda _text: self.place_status())  # the clear button comes and goes
+        self.place_status()
+
+    def place_status(self) -> None:
+        """Put the status at the box's right end, left of the clear button, and keep the text
+        typed out of its way."""
+        text = self.status.text()
+        width = self.status.fontMetrics().horizontalAdvance(text) + 6 if text else 0
+        clear = self.height() if self.text() else 0  # the clear button: a square at the right end
+        self.status.setGeometry(max(0, self.width() - clear - width - 2), 0, width, self.height())
+        self.status.setVisible(bool(text))
+        self.setTextMargins(0, 0, width, 0)
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        self.place_status()
+
+
 class PdfViewer(QWidget):
     """Toolbar (zoom, page, find) above a ``HighlightView``."""
 
@@ -152,6 +193,11 @@ class PdfViewer(QWidget):
         self.path: Path | None = None
         self.needs_password = False  # the last open() failed for a missing or wrong password
         self._find_pending = False  # Enter came before the (asynchronous) search had results
+        # Pages without a text layer (scans read by OCR): the caller's search of their OCR text,
+        # ``text -> [(page 1-based, [(x0, y0, x1, y1) in points from the top left])]``.
+        self.find_in_images: FindInImages = lambda _text: []
+        self._image_matches: tuple[str, list[Highlight]] | None = None
+        self._image_index = -1
         self.search_model.rowsInserted.connect(self._results_arrived)
         self.search_model.modelReset.connect(self._results_arrived)
 
@@ -169,13 +215,17 @@ class PdfViewer(QWidget):
         self.page_box.setToolTip("Go to page")
         self.page_box.valueChanged.connect(lambda page: self.go_to_page(page))
         self.page_count = QLabel("/ 0")
-        self.find_box = QLineEdit()
+        self.find_box = FindBox()
         self.find_box.setPlaceholderText("Find in document (Ctrl+F)")
         self.find_box.setClearButtonEnabled(True)
         self.find_box.setMinimumWidth(120)  # room for a word or two in a narrow window
         self.find_box.returnPressed.connect(self.find_next)
         self.find_box.textChanged.connect(self._search_changed)
-        self.find_status = QLabel("")
+        self.find_status = self.find_box.status  # "1 of 3", "no match": inside the box, at its end
+        # Room for the page count of a long document: at the viewer's narrowest (the Review tab
+        # open) a text wider than the layout was sized for pushed the find box over it
+        # ("/ 8mmencement", walk 2026-12-05 finding 22).
+        self.page_count.setMinimumWidth(self.page_count.fontMetrics().horizontalAdvance("/ 999"))
         for widget in (self.zoom_out, self.zoom_label, self.zoom_in, self.fit):
             bar.addWidget(widget)
         bar.addSpacing(12)
@@ -184,7 +234,6 @@ class PdfViewer(QWidget):
         bar.addWidget(self.page_count)
         bar.addStretch(1)
         bar.addWidget(self.find_box, 2)
-        bar.addWidget(self.find_status)
 
         self.placeholder = QLabel(PLACEHOLDER)
         self.placeholder.setAlignment(Qt.AlignmentFlag.AlignCenter)
@@ -222,6 +271,8 @@ class PdfViewer(QWidget):
         """Show ``path``; False when QtPdf cannot load it (``needs_password`` tells whether the
         file is encrypted and the password was missing or wrong)."""
         self.clear_highlights()
+        self.find_in_images = lambda _text: []  # the caller sets the new document's own
+        self._image_matches = None
         self.find_box.clear()  # each document starts without the last one's search...
         self.find_status.setText("")
         # QtPdf drops a password set while another file is open: close it first.
@@ -341,10 +392,34 @@ class PdfViewer(QWidget):
             self._find_pending = False
             self.find_status.setText("no match")
 
+    def _matches_in_images(self, text: str) -> list[Highlight]:
+        """The find box's text on the pages read by OCR (``find_in_images``), asked once per text."""
+        if self._image_matches is None or self._image_matches[0] != text:
+            found = [
+                Highlight(page - 1, tuple(QRectF(x0, y0, x1 - x0, y1 - y0) for x0, y0, x1, y1 in boxes), True)
+                for page, boxes in self.find_in_images(text)
+                if 0 <= page - 1 < self.document.pageCount()
+            ]
+            self._image_matches, self._image_index = (text, found), -1
+        return self._image_matches[1]
+
+    def _next_in_images(self, matches: list[Highlight]) -> None:
+        self._image_index = (self._image_index + 1) % len(matches)
+        match = matches[self._image_index]
+        self.view.highlights = [match]
+        self.view.scroll_to(match.page, min(r.top() for r in match.rects))
+        self.view.viewport().update()
+        self.find_status.setText(f"{self._image_index + 1} of {len(matches)}")
+
     def find_next(self) -> None:
         count = self.search_model.rowCount(QModelIndex())
         if not self.find_box.text():
             self.find_status.setText("")
+            return
+        in_images = self._matches_in_images(self.find_box.text()) if count == 0 else []
+        if in_images:  # a scanned page: QtPdf has no text there, its OCR text is searched
+            self._find_pending = False
+            self._next_in_images(in_images)
             return
         if count == 0:  # QtPdf searches in the background: wait a moment for its first results
             self._find_pending = True

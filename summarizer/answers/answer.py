@@ -37,7 +37,7 @@ from summarizer.answers.answer_prompt import (
     pick_diverse,
     whole_document_prompt,
 )
-from summarizer.answers.answer_wording import LOOP_NOTICE
+from summarizer.answers.answer_wording import LENGTH_NOTICE, LOOP_NOTICE
 from summarizer.answers.citations import CitableSource, Citation, find_citations
 from summarizer.answers.conversations import HistoryTurn
 from summarizer.errors import DocumentNotFound, NoText
@@ -147,6 +147,11 @@ class AnswerStream:
             # The engine ended a reply that fell into a loop: keep its first turn and say so.
             text = (cut_loop(text) or text) + "\n\n" + LOOP_NOTICE
             yield "\n\n" + LOOP_NOTICE
+        elif stats is not None and stats.stop_reason == "length" and text:
+            # Ended by the token limit, not by the model: say the text is cut, or it reads as whole.
+            notice = LENGTH_NOTICE.format(tokens=self._options.answer_tokens)
+            text += "\n\n" + notice
+            yield "\n\n" + notice
         self._answer = Answer(
             text=text,
             mode=self.prompt.mode,

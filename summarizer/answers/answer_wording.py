@@ -21,6 +21,9 @@ from summarizer.summaries.table_layout import aligned_table
 NOT_IN_DOCUMENT = "The document does not say."
 # Shown under a reply the engine ended because it fell into a loop (inference.engines.loop_guard).
 LOOP_NOTICE = "(Cut here: the model began repeating itself.)"
+# Shown under a reply that reached the answer's token limit: it ends mid-thought, not where the
+# model chose to stop, so the reader must not take it as complete.
+LENGTH_NOTICE = "(Cut here: the answer reached its length limit of {tokens} tokens and may be incomplete.)"
 
 
 @dataclass(frozen=True, slots=True)

@@ -56,17 +56,13 @@ class AbsenceModel:
         return score < self.score_only_below if p is None else p >= self.threshold
 
     def reason(self, score: float, category: str) -> str:
-        """Why a cell is "probably absent", with no percentage (see the module's docstring)."""
+        """Why a cell is "probably absent", in a reader's words: no score, no percentage (see the
+        module's docstring; the walk of 2026-12-05 read "the clause ranker's best passage scores
+        -4.2" as engine talk). ``score`` is what decided it and stays in the stored result."""
         if self.share(category) is None:
-            why = (
-                f"the clause ranker scores no passage as this clause "
-                f"(best {score:.1f}, threshold {self.score_only_below})"
-            )
+            why = "no passage reads like this clause"
         else:
-            why = (
-                f"no passage reads like this clause (the clause ranker's best scores {score:.1f}), "
-                f"weighed with how often contracts have one"
-            )
+            why = "no passage reads like this clause, judged with how often contracts have one"
         return f"probably absent: {why}{CHECK_CANDIDATE}"
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -20,7 +21,8 @@ from typing import Any
 from inference.cancel import NEVER_CANCELLED, CancelToken
 from inference.progress import Progress, ProgressCallback, Stage, no_progress
 from summarizer.errors import LibraryError
-from summarizer.library.storage.queries import passages_matching
+from summarizer.library.reading.page_furniture import NEIGHBOUR_PAGES, body_span
+from summarizer.library.storage.queries import passages_by_id, passages_matching
 from summarizer.library.storage.store import DocumentRecord, Library
 from summarizer.review.absence import absence_model
 from summarizer.review.checklist import Checklist, ChecklistItem
@@ -227,7 +229,42 @@ def scored_evidence(library: Library, doc_id: str, item: ChecklistItem) -> tuple
     # item: each query's search above leaves it out), which also says how likely the clause is there.
     ranked, ranker_scores = rerank(library, item.question, fused, RERANK_TOP, DEFAULT_PARAMS.rerank_weight)
     best = [pid for pid, _ in ranked[:EVIDENCE]]
-    return [found[pid] for pid in best], len(found), max(ranker_scores.values(), default=None)
+    evidence = without_page_furniture(library, doc_id, [found[pid] for pid in best])
+    return evidence, len(found), max(ranker_scores.values(), default=None)
+
+
+def without_page_furniture(library: Library, doc_id: str, evidence: list[Evidence]) -> list[Evidence]:
+    """``evidence`` with the running headers, footers and page numbers inside its passages left
+    out. A contract's passages keep them (only a filing's are cut without them, at ingest), so a
+    clause across a page break read "Products shall be 5 Source: WATER NOW, INC., 10-Q, 11/20/2019
+    delivered…" in the panel and the exports; the citation highlight leaves them out the same way."""
+    stored = passages_by_id(library, [e.passage_id for e in evidence])
+    pages: dict[int, str | None] = {}
+
+    def page_text(page: int) -> str | None:
+        if page not in pages:
+            try:
+                pages[page] = library.page_text(doc_id, page) if page >= 1 else None
+            except LibraryError:
+                pages[page] = None
+        return pages[page]
+
+    cleaned = []
+    for item in evidence:
+        passage = stored.get(item.passage_id)
+        pieces: list[str] = []
+        for page, start, end in passage.spans if passage is not None else ():
+            raw = page_text(page)
+            if raw is None:
+                continue
+            near = range(page - NEIGHBOUR_PAGES, page + NEIGHBOUR_PAGES + 1)
+            neighbours = [text for n in near if n != page and (text := page_text(n)) is not None]
+            body = body_span(raw, start, end, neighbours)
+            if body is not None:
+                pieces.append(raw[body[0] : body[1]])
+        text = "\n".join(pieces)
+        cleaned.append(dataclasses.replace(item, text=text) if text.strip() else item)
+    return cleaned
 
 
 def headed_by(library: Library, category: str, passage_ids: Sequence[int]) -> list[int]:
@@ -270,6 +307,7 @@ def review_evidence(
     total = len(doc_ids) * len(checklist.items)
     reviews = []
     absence = absence_model()
+    started = time.perf_counter()  # the rate of cells found, so the progress line has a time left
     for n_doc, doc_id in enumerate(doc_ids):
         record = library.document(doc_id)
         items = []
@@ -285,6 +323,8 @@ def review_evidence(
             items.append(result)
             on_item(item_done(doc_id, n_item, items[-1]))
             done = n_doc * len(checklist.items) + n_item + 1
-            progress(Progress(Stage.FIND_CLAUSES, done, total, f"{record.title}: {item.category}"))
+            elapsed = time.perf_counter() - started
+            rate = done / elapsed if elapsed > 0 else None
+            progress(Progress(Stage.FIND_CLAUSES, done, total, f"{record.title}: {item.category}", rate))
         reviews.append(DocumentReview.of(record, checklist, items, side))
     return reviews

@@ -6,7 +6,10 @@ the value); an ``error`` cell says why.
 
 A cell the reviewer corrected shows the reviewer's value (marked ``corrected``); the model's
 value stays beside it in the details and the CSV's ``model_value`` column. The CSV's ``side`` is
-the party the review was for (``--side``; empty when none was given).
+the party the review was for (``--side``; empty when none was given). The CSV's ``flag`` is the
+cell's mark as the grid shows it: ``unverified`` rather than the playbook's flag of a value
+nothing supports (its ``reason`` keeps the playbook's word). Quoted passages are cut between
+words, with "…".
 """
 
 from __future__ import annotations
@@ -14,8 +17,11 @@ from __future__ import annotations
 import csv
 import datetime as dt
 import io
+import re
 from collections.abc import Sequence
 
+from inference.errors import shorten_message
+from summarizer.review.absence import absence_model
 from summarizer.review.evidence import EVIDENCE_ONLY, DocumentReview, ItemResult
 
 NOTICE = "Machine-generated: verify every entry against the contract."
@@ -51,6 +57,34 @@ def absent_label(item: ItemResult) -> str:
     page to check, never a likelihood (summarizer/review/absence.py says why)."""
     pages = page_label(item)
     return f"probably absent — closest: {pages}" if pages else "probably absent — no candidate passage"
+
+
+NOTHING_FOUND = re.compile(r"^\s*(?:none|no|nothing|not found|absent|n/?a)\b", re.IGNORECASE)
+
+
+def value_pages(item: ItemResult) -> str:
+    """The pages shown beside a cell's value: its evidence's, except beside a reviewer's value on
+    a cell that was "probably absent" or one saying nothing is there ("none found"), where the
+    page was only the closest candidate and would read as the clause's place."""
+    if item.corrected and (item.status == "absent" or NOTHING_FOUND.match(item.shown_value or "")):
+        return ""
+    return page_label(item)
+
+
+def missed_candidate(item: ItemResult) -> str:
+    """For a cell the model answered "not found" although its best passage reads like the clause
+    (the evidence-only review would not call it absent): which page to check; "" otherwise."""
+    if item.status != "not_found" or item.corrected or not item.evidence or item.clause_score is None:
+        return ""
+    if absence_model().is_absent(item.clause_score, item.category):
+        return ""
+    return f"the model found no answer, but the passage on {page_label(item)} reads like this clause: check it"
+
+
+def not_found_label(item: ItemResult) -> str:
+    """A "not found" cell as the grid and the exports show it: with the page to check when the
+    search found a passage that reads like the clause."""
+    return f"not found — check {page_label(item)}" if missed_candidate(item) else status_word(item)
 
 
 def status_word(item: ItemResult) -> str:
@@ -100,7 +134,8 @@ def _cell(item: ItemResult) -> str:
     if item.status == "evidence" and not item.corrected:
         return (page_label(item) or "—") + review_marks(item)
     value = item.shown_value if item.status == "answered" or item.corrected else None
-    text = (f"{value} ({page_label(item)})" if item.evidence else value) if value else status_word(item)
+    pages = value_pages(item)
+    text = (f"{value} ({pages})" if pages else value) if value else not_found_label(item)
     flag = flag_word(item)
     return text + review_marks(item) + (f" **{flag}**" if flag else "")
 
@@ -111,7 +146,10 @@ def detail_line(item: ItemResult) -> str:
         return f"{UNVERIFIED}: {UNVERIFIED_REASON}" + (f" (playbook: {item.flag})" if item.flag else "")
     if item.status == "error":
         return f"error: {item.reason or 'no reason was recorded'}"
-    return f"{item.flag}: {item.reason}" if item.flag else ""
+    playbook = f"{item.flag}: {item.reason}" if item.flag else ""
+    if candidate := missed_candidate(item):
+        return candidate + (f" (playbook: {playbook})" if playbook else "")
+    return playbook
 
 
 def generated_at(when: dt.datetime | None = None) -> str:
@@ -120,9 +158,13 @@ def generated_at(when: dt.datetime | None = None) -> str:
     return f"{moment.day} {moment:%B %Y, %H:%M} UTC"
 
 
-def _snippet(text: str, limit: int = 300) -> str:
-    flat = " ".join(text.split())
-    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+QUOTE_CHARS = 800  # of a passage quoted in the exports: a clause whole, as a rule
+
+
+def quote_snippet(text: str, limit: int = QUOTE_CHARS) -> str:
+    """A passage on one line for the exports; a longer one is cut between words and ends in "…"
+    (never mid-word: "…year periods u" read as the clause's last word)."""
+    return shorten_message(" ".join(text.split()), limit)
 
 
 def to_markdown(reviews: Sequence[DocumentReview], *, generated: dt.datetime | None = None) -> str:
@@ -148,13 +190,19 @@ def to_markdown(reviews: Sequence[DocumentReview], *, generated: dt.datetime | N
             best = item.evidence[0] if item.evidence else None
             line = f"- **{item.category}** ({page_label(item) or 'no evidence'})"
             if best is not None:
-                line += f": {_snippet(best.text)}"
+                line += f": {quote_snippet(best.text)}"
             out.append(line)
             if detail := detail_line(item):
                 out.append(f"  - {detail}")
             if item.correction is not None:
                 out.append(f"  - {reviewer_line(item)}")
     return "\n".join(out) + "\n"
+
+
+def _csv_reason(item: ItemResult) -> str:
+    if item.unverified or item.status == "error":
+        return detail_line(item).partition(": ")[2]
+    return detail_line(item) if missed_candidate(item) else item.reason
 
 
 def to_csv(reviews: Sequence[DocumentReview]) -> str:
@@ -181,12 +229,12 @@ def to_csv(reviews: Sequence[DocumentReview]) -> str:
                     item.value or "",
                     "yes" if item.correction and item.correction.accepted else "",
                     item.correction.note if item.correction else "",
-                    item.flag or "",
+                    flag_word(item),  # "unverified", never the flag of a value nothing supports
                     page_label(item),
                     best.passage_id if best else "",
-                    _snippet(best.text, 1000) if best else "",
+                    quote_snippet(best.text, 1000) if best else "",
                     "yes" if item.unverified else "",
-                    detail_line(item).partition(": ")[2] if item.unverified or item.status == "error" else item.reason,
+                    _csv_reason(item),
                 ]
             )
     return buffer.getvalue()

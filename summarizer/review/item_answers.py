@@ -37,8 +37,8 @@ from summarizer.review.evidence import (
     ItemResult,
     check_reviewable,
     item_done,
-    item_evidence,
     no_items,
+    scored_evidence,
 )
 from summarizer.review.playbook import flag_results
 from summarizer.review.store import (
@@ -284,8 +284,12 @@ def _read(
         cancel.raise_if_cancelled()
         item = checklist.items[index]
         meter.advance(0, f"{run.record.title}: finding {item.category}")
-        evidence, _ = item_evidence(library, run.key.doc_id, item)
-        run.results[index] = ItemResult(item.id, item.category, item.question, item.type, "not_found", evidence)
+        # With the clause ranker's best score, so a "not found" whose best passage reads like the
+        # clause can say which page to check (summarizer.review.export.missed_candidate).
+        evidence, _, score = scored_evidence(library, run.key.doc_id, item)
+        result = ItemResult(item.id, item.category, item.question, item.type, "not_found", evidence)
+        result.clause_score = score
+        run.results[index] = result
     for n_unit, unit in enumerate(run.units):
         if not open_items:
             break

@@ -18,11 +18,13 @@ from summarizer.review.export import (
     detail_line,
     flag_word,
     generated_at,
+    not_found_label,
     page_label,
+    quote_snippet,
     review_marks,
     reviewer_line,
     side_of,
-    status_word,
+    value_pages,
 )
 
 # Excel's good/bad/neutral; unverified: grey, not a playbook colour (nothing supports the value)
@@ -35,8 +37,8 @@ def _cell_text(item: ItemResult) -> str:
     if item.status == "evidence" and not item.corrected:
         return (page_label(item) or "—") + review_marks(item)
     value = item.shown_value if item.status == "answered" or item.corrected else None
-    value = value or status_word(item)
-    pages = page_label(item)
+    value = value or not_found_label(item)
+    pages = value_pages(item)
     shown = f"{value} ({pages})" if pages and (item.status == "answered" or item.corrected) else value
     return shown + review_marks(item)
 
@@ -160,7 +162,7 @@ def write_docx(
             paragraph.add_run(_cell_text(result))
             if detail := detail_line(result):
                 paragraph.add_run(f" — {detail}").italic = True
-            support = result.quote or (" ".join(result.evidence[0].text.split())[:400] if result.evidence else "")
+            support = result.quote or (quote_snippet(result.evidence[0].text) if result.evidence else "")
             if support:
                 quote = document.add_paragraph(f"“{support}” ({page_label(result) or 'no page'})")
                 quote.paragraph_format.left_indent = Pt(18)

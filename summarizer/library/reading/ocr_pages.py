@@ -229,3 +229,30 @@ def highlight_boxes(words: list[list[float]], start: int, end: int) -> list[tupl
         else:
             boxes.append([x0, y0, x1, y1])
     return [(b[0], b[1], b[2], b[3]) for b in boxes]
+
+
+Box = tuple[float, float, float, float]  # x0, y0, x1, y1 in points from the page's top left
+
+
+def find_in_ocr_pages(library: Library, doc_id: str, text: str) -> list[tuple[int, list[Box]]]:
+    """Where ``text`` occurs on the pages of ``doc_id`` read by OCR, in page order: ``(page,
+    boxes of the matching words, one per line)`` for each occurrence. Case is ignored and any
+    run of spaces or line breaks matches a space. The viewer's find uses it on scanned pages,
+    which have no text layer for QtPdf to search."""
+    words_of_text = text.split()
+    if not words_of_text:
+        return []
+    pattern = re.compile(r"\s+".join(re.escape(word) for word in words_of_text), re.IGNORECASE)
+    rows = library.db.execute(
+        "SELECT o.page, p.text, o.words FROM page_ocr o JOIN pages p ON p.doc_id = o.doc_id AND p.page = o.page "
+        "WHERE o.doc_id = ? AND o.status = 'read' ORDER BY o.page",
+        [doc_id],
+    ).fetchall()
+    found = []
+    for page, page_text, words in rows:
+        boxes_of_words = json.loads(words)
+        for match in pattern.finditer(str(page_text)):
+            boxes = highlight_boxes(boxes_of_words, match.start(), match.end())
+            if boxes:
+                found.append((int(page), boxes))
+    return found

@@ -6,8 +6,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from app.controllers.background_summary import CRASHES_IN_A_ROW, STOPPED_AFTER_ERROR
 from app.services import answering
 from tests.app.conftest import wait_for_document
+from tests.app.views.test_conversation_view import crashing_engine
 from tests.conftest import CONTRACTS
 
 
@@ -98,3 +100,39 @@ def test_the_document_started_is_finished_before_the_selected_one(
     assert summary_job.token.cancelled  # it yielded to the question
     qtbot.waitUntil(lambda: summary_stored(window, started) or summary_stored(window, other), timeout=60_000)
     assert summary_stored(window, started) and not summary_stored(window, other)
+
+
+def test_a_model_worker_killed_during_a_background_summary_is_loaded_again_and_the_summary_finishes(
+    qtbot: Any, make_window: Any
+) -> None:
+    """Walk 2026-12-05, finding 7: after the worker was killed under a background summary, no
+    summary started again until the window was restarted, and nothing said so."""
+    engine = crashing_engine()
+    engine.crash_next = True  # the first call of the background pass: the worker dies under it
+    window = make_window(engine, settings={"background_summaries": "on"})
+    window.add_paths([CONTRACTS / "license-17p.pdf"])
+    doc_id = wait_for_document(qtbot, window)
+    qtbot.waitUntil(lambda: any("stopped while working" in m.text for m in window.messages.history), timeout=30_000)
+    qtbot.waitUntil(lambda: summary_stored(window, doc_id), timeout=60_000)
+    assert not engine.crash_next and window.session.engine.loaded
+    qtbot.waitUntil(lambda: window.background.resting and window.background.crashes == 0, timeout=10_000)
+
+
+def test_background_summaries_that_keep_failing_rest_and_say_so(qtbot: Any, make_window: Any) -> None:
+    engine = crashing_engine()
+    generate = engine.generate
+
+    def always_crash(prompt: Any, **kwargs: Any) -> Any:
+        engine.crash_next = True
+        return generate(prompt, **kwargs)
+
+    engine.generate = always_crash
+    window = make_window(engine, settings={"background_summaries": "on"})
+    window.add_paths([CONTRACTS / "license-17p.pdf"])
+    wait_for_document(qtbot, window)
+    qtbot.waitUntil(lambda: window.background.resting, timeout=30_000)
+    crashes = [m for m in window.messages.history if "stopped while working" in m.text]
+    assert len(crashes) == CRASHES_IN_A_ROW + 1  # tried again, then no loop of reloads
+    assert window.status.background.text() == STOPPED_AFTER_ERROR and window.status.background.isVisible()
+    window.background.wake()  # a document added or the settings changed: it tries again
+    assert window.background.job is not None

@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from PySide6.QtCore import Qt
 
 from app.services.load_planning import preview
 from app.services.settings import SCHEMA, Settings, validate
@@ -270,3 +271,41 @@ def test_dark_colours_can_be_asked_for_in_the_settings(qtbot: Any, make_window: 
         assert window.model_setup.apply_settings({"appearance": "auto"}) and not is_dark(app)  # this desktop's
     finally:
         apply_appearance(app, "auto")
+
+
+def test_the_mouse_wheel_over_the_form_scrolls_it_and_changes_no_setting(qtbot: Any) -> None:
+    """Walk 2026-12-05, finding 5: scrolling Settings with the pointer over the fields turned
+    "Background summaries" from auto to off and "GPU layers" from auto to 0."""
+    from PySide6.QtCore import QPoint, QPointF
+    from PySide6.QtGui import QWheelEvent
+    from PySide6.QtWidgets import QApplication, QScrollArea
+
+    dialog = SettingsDialog({s.key: s.default for s in SCHEMA})
+    qtbot.addWidget(dialog)
+    dialog.resize(700, 420)  # short: the form scrolls
+    dialog.show()
+    qtbot.waitExposed(dialog)
+    bar = dialog.findChild(QScrollArea).verticalScrollBar()
+    assert bar.maximum() > 0
+    before = dialog.values()
+
+    def wheel_down(widget: Any) -> bool:
+        """A wheel turn over ``widget``; whether it took it (an ignored one goes on to the scroll
+        area, as the window system's own wheel events do)."""
+        centre = QPointF(widget.rect().center())
+        event = QWheelEvent(centre, QPointF(widget.mapToGlobal(centre.toPoint())), QPoint(0, 0), QPoint(0, -120),
+                            Qt.MouseButton.NoButton, Qt.KeyboardModifier.NoModifier, Qt.ScrollPhase.NoScrollPhase,
+                            False)  # fmt: skip
+        QApplication.sendEvent(widget, event)
+        return event.isAccepted()
+
+    dialog.buttons.setFocus()
+    for key in ("background_summaries", "gpu_layers", "context_size", "kv_type"):
+        assert not wheel_down(dialog.editors[key]), key  # left to the form's scroll area
+        assert dialog.values()[key] == before[key], key
+        assert not dialog.editors[key].hasFocus()
+    editor = dialog.editors["background_summaries"]
+    editor.setFocus()  # clicked or tabbed to: the wheel moves its choice as usual
+    qtbot.waitUntil(editor.hasFocus)
+    assert wheel_down(editor)
+    assert dialog.values()["background_summaries"] != before["background_summaries"]

@@ -337,18 +337,27 @@ def test_a_scanned_pdf_gets_a_notice_instead_of_an_answer(
 def test_an_answer_without_a_valid_citation_says_so_above_its_sources(
     qtbot: Any, make_window: Any, fake_engine: FakeEngine
 ) -> None:
+    """Walk 2026-12-05, finding 20: "This answer cites no page" under an answer that cited 14
+    pages, and "Not supported by the passages given: p. 18, 19, … 31" for a 17-page document."""
     window = make_window()
-    ingest(qtbot, window)
+    doc_id = ingest(qtbot, window)
+    pages = window.library.document(doc_id).pages
     fake_engine.queue("The licensee pays the fee [p. 999].")  # a page outside the passages given
     with qtbot.waitSignal(window.ask(QUESTION).finished, timeout=20_000):
         pass
     markdown = window.conversation.markdown()
-    warning = markdown.index("This answer cites no page")
+    warning = markdown.index("None of the pages this answer cites is among the passages given to the model")
     assert warning < markdown.index("Passages given to the model")
+    assert f"p. 999 is not in the document: it has {pages} pages." in markdown
+    assert "cites no page" not in markdown and "Not supported" not in markdown
     fake_engine.queue(lambda prompt: f"It is in the fee clause [p. {first_passage_page(prompt)}].")
     with qtbot.waitSignal(window.ask(QUESTION).finished, timeout=20_000):
         pass
-    assert window.conversation.markdown().count("This answer cites no page") == 1  # the cited one has none
+    assert window.conversation.markdown().count("None of the pages this answer cites") == 1  # the cited one has none
+    fake_engine.queue("The fee is due in advance.")  # no page at all
+    with qtbot.waitSignal(window.ask(QUESTION).finished, timeout=20_000):
+        pass
+    assert window.conversation.markdown().count("This answer cites no page") == 1
 
 
 def test_a_whole_document_answer_without_a_valid_page_says_so_and_shows_what_was_read(
@@ -380,12 +389,14 @@ def test_a_whole_document_answer_without_a_valid_page_says_so_and_shows_what_was
     with qtbot.waitSignal(window.ask("When does the agreement start?").finished, timeout=20_000):
         pass
     markdown = window.conversation.markdown()
-    assert markdown.count("This answer cites no page") == 2  # the valid [p. 1] has none
-    assert "Not supported by the pages read: p. 99." in markdown
+    assert markdown.count("This answer cites no page") == 1  # the valid [p. 1] has none
+    assert markdown.count("None of the pages this answer cites is among the pages read") == 1  # [p. 99]
+    assert "p. 99 is not in the document: it has 8 pages." in markdown
     window.select_document(None)  # kept with the stored conversation
     window.select_document(doc_id)
     assert [(s.page, s.page_end) for s in window.conversation.turns[0].sources] == [(1, 8)]
-    assert window.conversation.markdown().count("This answer cites no page") == 2
+    assert window.conversation.markdown().count("This answer cites no page") == 1
+    assert "p. 99 is not in the document: it has 8 pages." in window.conversation.markdown()
 
 
 def test_the_conversation_export_keeps_the_cited_passages_and_the_passages_given(
@@ -490,3 +501,31 @@ def test_the_conversation_export_says_when_by_which_model_and_that_it_is_machine
     assert "Machine-generated: verify every answer" in text
     stamp = r"\d{1,2} \w+ 20\d\d, \d\d:\d\d UTC"
     assert re.search(rf"## {re.escape(QUESTION)}\n\n\*Answered by fake-model, {stamp}\*", text)
+
+
+def test_find_in_document_finds_the_words_ocr_read_on_a_scanned_page(
+    qtbot: Any, make_window: Any, tmp_path: Path
+) -> None:
+    """Walk 2026-12-05, finding 8: on a scan, Ctrl+F "Commencement" said "no match" although the
+    word is on page 1 and was read by OCR (QtPdf searches only a text layer)."""
+    import re
+
+    scan = scanned_copy(CONTRACTS / "supply-16p.pdf", [2], tmp_path / "scan.pdf", dpi=150)
+    window = make_window()
+    window.add_paths([scan])
+    doc_id = wait_for_document(qtbot, window, timeout=180_000)
+    page_text = window.library.page_text(doc_id, 1)
+    long_words = [w for w in re.findall(r"[A-Za-z]{9,}", page_text)]
+    word = long_words[len(long_words) // 2]
+    expected = len(re.findall(re.escape(word), page_text, re.IGNORECASE))
+    viewer = window.viewer
+    viewer.find_box.setText(word.upper())  # case is ignored, as QtPdf's own find does
+    viewer.find_next()
+    assert viewer.find_status.text() == f"1 of {expected}"
+    (highlight,) = viewer.view.highlights
+    assert highlight.page == 0 and highlight.rects
+    for rect in highlight.rects:  # on the page (595 x 842 points)
+        assert 0 <= rect.left() < rect.right() <= 596 and 0 <= rect.top() < rect.bottom() <= 843
+    viewer.find_box.setText("zzqx nowhere in this contract")
+    viewer.find_next()
+    qtbot.waitUntil(lambda: viewer.find_status.text() == "no match", timeout=5000)

@@ -274,3 +274,32 @@ def test_a_cancelled_password_prompt_gives_no_red_banner(qtbot: Any, make_window
     assert again.viewer.document.pageCount() == 0
     assert "locked.pdf is encrypted" in again.viewer.placeholder.text()
     assert not [m.text for m in again.messages.history if m.level in ("error", "warning")]
+
+
+def test_adding_an_interrupted_document_again_keeps_it_selected_and_ends_the_reindex_banner(
+    qtbot: Any, make_window: Any
+) -> None:
+    """Walk 2026-12-05, finding 6: after "Add again to finish" the row above was selected (an
+    encrypted document, whose password prompt opened and held the add), and "1 document was left
+    half cut into passages [Reindex]" stayed for a document that was ready."""
+    window = make_window()
+    panel = window.library_panel
+    window.add_paths([CONTRACTS / "endorsement-8p.pdf"])
+    above = wait_for_document(qtbot, window)
+    window.add_paths([CONTRACTS / "supply-16p.pdf"])
+    qtbot.waitUntil(lambda: len(window.library.documents()) == 2 and not window.runner.ingests, timeout=90_000)
+    (doc_id,) = [d.doc_id for d in window.library.documents() if d.doc_id != above]
+    with window.library.db.conn:  # committed: the ingest process writes next
+        window.library.db.execute("UPDATE documents SET state = 'chunking' WHERE doc_id = ?", [doc_id])
+    window.documents.refresh()
+    assert panel.row_keys() == [above, doc_id] and panel.select(doc_id)
+    assert "interrupted while being added" in (window.reindexer.check() or "")
+    selected: list[str | None] = []
+    panel.document_selected.connect(selected.append)
+    panel.retry_action.trigger()
+    assert panel.selected_key() == f"path:{CONTRACTS / 'supply-16p.pdf'}"  # the same file's row, not the one above
+    qtbot.waitUntil(lambda: not window.runner.ingests and window.library.document(doc_id).state == "ready",
+                    timeout=60_000)  # fmt: skip
+    assert panel.selected_key() == doc_id and window.doc_id == doc_id
+    assert above not in selected  # the document above was never opened (nor asked its password)
+    assert not [item for item in window.message_bar.items() if item.message.key == "reindex"]

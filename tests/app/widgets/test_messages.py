@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QRect, Qt
 
 from tests.app.conftest import wait_for_document
 from tests.conftest import CONTRACTS
@@ -78,3 +78,47 @@ def test_a_long_banner_ends_in_an_ellipsis_between_words(qtbot: Any) -> None:
     assert label.toolTip() == text
     bar.resize(4000, 200)  # wider: more of it is shown again
     qtbot.waitUntil(lambda: len(label.text()) > len(shown), timeout=3000)
+
+
+def _two_errors_over_a_page(qtbot: Any, make_window: Any) -> Any:
+    window = make_window()
+    window.resize(1360, 860)
+    window.show()
+    qtbot.waitExposed(window)
+    window.messages.error(
+        "/tmp/walk/docs/bad/meeting-notes.pdf is not a PDF (it does not start with %PDF). "
+        "Open it and export it as PDF first."
+    )
+    window.messages.error(
+        "/tmp/walk/docs/bad/truncated-supply.pdf is damaged or incomplete and cannot be opened (it may "
+        "have been cut off while downloading). Download or copy it again, then add it."
+    )
+    qtbot.wait(50)
+    return window
+
+
+def test_a_banner_shows_its_text_whole_and_opaque_without_overlapping(qtbot: Any, make_window: Any) -> None:
+    """Walk 2026-12-05, finding 4: two-line banners showed one and a half lines, had no background
+    (their text was printed over the contract's), overlapped each other, and their ✕ sat on
+    "Copy answer"."""
+    window = _two_errors_over_a_page(qtbot, make_window)
+    items = window.message_bar.items()
+    assert len(items) == 2
+    for item in items:
+        label = item.label
+        assert label.text() == label.full_text  # two lines of text at this width: none cut off
+        needed = label.fontMetrics().boundingRect(
+            0, 0, label.contentsRect().width(), 10_000, int(Qt.TextFlag.TextWordWrap), label.text()
+        )
+        assert label.contentsRect().height() >= needed.height()
+        assert label.mapTo(item, label.contentsRect().bottomLeft()).y() <= item.contentsRect().bottom()
+        # Opaque: the corner under the text, where no letter is, is painted, not see-through.
+        image = item.grab().toImage()
+        corner = image.pixelColor(image.width() - 30, image.height() - 4)
+        assert corner.alpha() == 255 and corner != Qt.GlobalColor.black
+    first, second = (item.geometry() for item in items)
+    assert not first.intersects(second)
+    bar = window.message_bar.geometry()
+    central = window.centralWidget()
+    for button in (window.conversation.copy_button, window.conversation.ask_button):
+        assert not bar.intersects(QRect(button.mapTo(central, button.rect().topLeft()), button.size()))

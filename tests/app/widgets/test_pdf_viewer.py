@@ -3,6 +3,7 @@ without the last one's search; Enter right after typing finds the match."""
 
 from __future__ import annotations
 
+import itertools
 from typing import Any
 
 from PySide6.QtCore import QModelIndex
@@ -57,3 +58,33 @@ def test_after_a_restart_the_page_box_names_the_page_shown(qtbot: Any, make_wind
     assert again.viewer.path is not None
     assert again.viewer.view.verticalScrollBar().value() < 60  # the first page is at the top
     assert again.viewer.page_box.value() == again.viewer.current_page() == 1
+
+
+def test_the_viewer_toolbar_never_overlaps_when_the_review_tab_narrows_it(qtbot: Any, make_window: Any) -> None:
+    """Walk 2026-12-05, finding 22: with the Review tab open (the viewer at its narrowest) the find
+    box covered the page count: "/ 8mmencement"."""
+    window = make_window()
+    window.show()
+    qtbot.waitExposed(window)
+    viewer = window.viewer
+    for width in (1360, 900):
+        window.resize(width, 700)
+        window.tabs.setCurrentWidget(window.review)
+        qtbot.wait(50)
+        for status in ("searching…", "no match", "999 of 999"):
+            viewer.page_count.setText("/ 154")
+            viewer.find_box.setText("Commencement")
+            viewer.find_status.setText(status)
+            viewer.layout().activate()
+            row = [viewer.page_box, viewer.page_count, viewer.find_box]
+            for left, right in itertools.pairwise(row):
+                assert left.geometry().right() < right.geometry().left(), (width, status)
+            label = viewer.page_count
+            assert label.width() >= label.fontMetrics().horizontalAdvance(label.text()), width
+            assert viewer.find_box.geometry().right() < viewer.width()
+            inside = viewer.find_status.geometry()  # the status, inside the find box at its end
+            assert viewer.find_status.isVisible() and inside.left() >= 0 and inside.right() < viewer.find_box.width()
+            assert inside.width() >= viewer.find_status.fontMetrics().horizontalAdvance(status)
+            assert viewer.find_box.textMargins().right() >= inside.width()  # the typed text stops before it
+        window.tabs.setCurrentIndex(0)
+        qtbot.wait(50)

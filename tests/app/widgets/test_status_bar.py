@@ -4,6 +4,7 @@ that variable nothing of the kind is shown."""
 
 from __future__ import annotations
 
+import itertools
 from typing import Any
 
 import pytest
@@ -40,3 +41,28 @@ def test_nothing_about_it_without_the_notice(qtbot: Any, make_window: Any, monke
     assert status.no_gpu.isVisible() and status.no_gpu.text() == "no NVIDIA GPU"
     assert status.plan_label.toolTip() == status.plan_label.text()
     assert "No NVIDIA GPU was found" in welcome_text(window) and "cannot be used" not in welcome_text(window)
+
+
+def test_the_status_pieces_are_set_apart(qtbot: Any) -> None:
+    """Walk 2026-12-05, finding 19: "…a question or review goes first generating 13.8 tok/s" and
+    "…0/2 last 22.4 tok/s": the pieces of the status bar ran together."""
+    from app.widgets.status_bar import StatusBar
+
+    status = StatusBar(None)
+    qtbot.addWidget(status)
+    status.resize(1360, 30)
+    status.show()
+    qtbot.waitExposed(status)
+    assert not status.speed_label.isVisible()  # nothing to say yet: no empty piece with its mark
+    status.set_background("background summary paused: a question or review goes first")
+    status.set_running_rate(13.8)
+    qtbot.wait(20)
+    pieces = [status.background, status.speed_label, status.no_gpu]
+    assert all(piece.isVisible() for piece in pieces)
+    for left, right in itertools.pairwise(pieces):
+        text_end = left.mapTo(status, left.contentsRect().topLeft()).x() + left.fontMetrics().horizontalAdvance(
+            left.text()
+        )
+        text_start = right.mapTo(status, right.contentsRect().topLeft()).x()
+        assert text_start - text_end >= 12, (left.text(), right.text())  # a separator and room around it
+        assert right.frameShape() == right.Shape.NoFrame and "border-left" in right.styleSheet()

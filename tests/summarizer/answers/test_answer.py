@@ -10,7 +10,7 @@ from inference.engines.fake import FakeEngine
 from inference.errors import EngineError
 from summarizer.answers.answer import AnswerOptions, answer_question, ask
 from summarizer.answers.answer_prompt import PreparedPrompt, pick_diverse
-from summarizer.answers.answer_wording import ANSWER_REMINDER, LOOP_NOTICE, NOT_IN_DOCUMENT
+from summarizer.answers.answer_wording import ANSWER_REMINDER, LENGTH_NOTICE, LOOP_NOTICE, NOT_IN_DOCUMENT
 from summarizer.answers.conversations import HistoryTurn
 from summarizer.library.storage.store import Library
 from summarizer.search.retrieval import SearchResult
@@ -358,6 +358,25 @@ def test_a_looping_answer_is_stopped_and_trimmed(library: Library, long_doc: str
     assert answer.text.endswith(LOOP_NOTICE) and pieces[-1].strip() == LOOP_NOTICE  # the reader is told
     assert answer.stats.stop_reason == "loop" and answer.stats.completion_tokens > 0 and answer.stats.prompt_tokens > 0
     assert [c.page for c in answer.citations] == [7]
+
+
+def test_an_answer_cut_by_its_token_limit_says_so(library: Library, long_doc: str) -> None:
+    """Walk 2026-12-05, finding 7: an answer that ended at the token limit ("…to use the rights
+    of the other party") read as complete, in the window and in the export."""
+    words = ["notice", "party", "breach", "cure", "period", "written", "default", "material", "either", "may"]
+    prose = " ".join(f"{words[n % 10]}{words[(n * 7) % 10]}{words[(n * 3 + n // 10) % 10]}" for n in range(300))
+    long_reply = "The termination rights are in Article 9 [p. 7]. " + prose
+    engine = FakeEngine([long_reply, "Payment is due in 30 days [p. 7]."], n_ctx=4096)
+    stream = ask(library, engine, "clause7", doc_ids=[long_doc], super_summaries={long_doc: SUPER}, options=OPTIONS)
+    pieces = list(stream)
+    answer = stream.answer
+    notice = LENGTH_NOTICE.format(tokens=OPTIONS.answer_tokens)
+    assert answer.stats.stop_reason == "length"
+    assert answer.text.endswith("\n\n" + notice) and pieces[-1].strip() == notice
+    assert [c.page for c in answer.citations] == [7]
+    whole = ask(library, engine, "clause7", doc_ids=[long_doc], super_summaries={long_doc: SUPER}, options=OPTIONS)
+    whole.run()
+    assert whole.answer.stats.stop_reason == "eos" and "Cut here" not in whole.answer.text  # whole: no notice
 
 
 def test_a_numbered_loop_is_cut_too(library: Library, long_doc: str) -> None:

@@ -195,3 +195,39 @@ def test_the_shipped_absence_model_covers_every_bundled_category() -> None:
     assert all(0.0 < model.presence[item.category.lower()] < 1.0 for item in checklist.items)
     assert 0.5 < model.threshold < 1.0
     assert isinstance(model, AbsenceModel)
+
+
+def test_evidence_leaves_out_the_running_footers_and_page_numbers_inside_a_passage(
+    library: tuple[Library, str],
+) -> None:
+    """Walk 2026-12-05, finding 10: the exports quoted "Products shall be 5 Source: WATER NOW, INC.,
+    10-Q, 11/20/2019 delivered…": a contract's passages keep the page furniture they run across."""
+    from summarizer.library.storage.queries import passages_by_id
+    from summarizer.review.checklist import Checklist
+
+    lib, doc_id = library
+    items = tuple(load_checklist("cuad").items[:12])
+    (review,) = review_evidence(lib, [doc_id], Checklist("twelve", "v", items))
+    evidence = [e for item in review.items for e in item.evidence]
+    stored = passages_by_id(lib, [e.passage_id for e in evidence])
+    with_footer = [e for e in evidence if "Source: LEJU" in stored[e.passage_id].text]
+    assert with_footer  # passages the review quotes that run across a page's footer
+    for e in evidence:
+        flat, whole = " ".join(e.text.split()), " ".join(stored[e.passage_id].text.split())
+        assert "Source: LEJU" not in flat
+        assert flat and set(flat.split()) <= set(whole.split())  # the passage's own words, nothing added
+
+
+def test_the_evidence_review_reports_a_rate_so_its_progress_has_a_time_left(library: tuple[Library, str]) -> None:
+    """Walk 2026-12-05, finding 11: "Finding the clauses 95/164 … 5 min 28 s so far", never a time
+    left: the evidence review's progress carried no rate."""
+    from inference.progress import Progress
+    from summarizer.review.checklist import Checklist
+
+    lib, doc_id = library
+    items = tuple(load_checklist("cuad").items[:10])
+    seen: list[Progress] = []
+    review_evidence(lib, [doc_id], Checklist("ten", "v", items), progress=seen.append)
+    assert [p.done for p in seen] == list(range(1, 11)) and {p.total for p in seen} == {10}
+    assert all(p.rate is not None and p.rate > 0 for p in seen)
+    assert seen[4].eta_seconds() is not None  # half done: the line says how long the rest takes

@@ -231,3 +231,65 @@ def test_the_docx_grid_keeps_rows_and_item_names_whole(library: tuple[Library, s
     # Calibri's letters average about half an em; 0.6 em leaves room, with the cell's 2 x 0.08" margins
     needed = Pt(len(longest) * 0.6 * GRID_FONT_PT + 2 * 0.08 * 72)
     assert all(row.cells[0].width is not None and row.cells[0].width >= needed for row in grid.rows)
+
+
+def test_not_found_beside_a_passage_that_reads_like_the_clause_names_the_page_to_check(
+    library: tuple[Library, str], tmp_path: Path
+) -> None:
+    """Walk 2026-12-05, finding 9: the model said "not found" for Governing Law while the memo
+    quoted the clause ("…GOVERNED BY … THE LAWS OF THE STATE OF TEXAS"), and the grid, the panel
+    and the memo said only "missing: not found"."""
+    import csv
+    import io
+
+    import docx
+
+    from summarizer.review.export import missed_candidate, to_csv, to_markdown
+    from summarizer.review.memo_docx import write_docx
+
+    lib, doc_id = library
+    engine = FakeEngine(n_ctx=32768, default_reply=reply(False))
+    reviews = review_with_model(lib, engine, [doc_id], CHECKLIST, fresh=True)
+    law, escrow, _term = reviews[0].items
+    assert law.status == "not_found" and escrow.status == "not_found"
+    check = "the model found no answer, but the passage on p. 14 reads like this clause: check it"
+    assert law.clause_score is not None and missed_candidate(law) == check  # license-17p's §15.1 on p. 14
+    assert missed_candidate(escrow) == ""  # no passage reads like a source code escrow: plain "not found"
+
+    markdown = to_markdown(reviews)
+    grid = {line.split(" | ")[0].strip("| "): line for line in markdown.splitlines() if line.startswith("| ")}
+    assert "not found — check p. 14 **missing**" in grid["Governing Law"]
+    assert "check" not in grid["Source Code Escrow"]
+    assert f"  - {check} (playbook: missing: not found (expected Delaware or New York))" in markdown
+    rows = {row["item_id"]: row for row in csv.DictReader(io.StringIO(to_csv(reviews)))}
+    assert rows["law"]["reason"].startswith(check) and rows["escrow"]["reason"] == "required but not found"
+    write_docx(reviews, tmp_path / "memo.docx", model="model.gguf")
+    memo = docx.Document(str(tmp_path / "memo.docx"))
+    assert memo.tables[0].rows[1].cells[1].text == "not found — check p. 14 [missing]"
+    assert check in "\n".join(p.text for p in memo.paragraphs)
+
+
+def test_the_exports_mark_an_unverified_value_in_the_csv_flag_and_cut_quotes_between_words(
+    library: tuple[Library, str], tmp_path: Path
+) -> None:
+    """Walk 2026-12-05, finding 10: the CSV's ``flag`` said "match" for an unverified "90 days",
+    and the memo cut its quote mid-word ("…successive five (5) year periods u")."""
+    import csv
+    import io
+
+    from summarizer.review.export import quote_snippet, to_csv
+
+    lib, doc_id = library
+    engine = FakeEngine(n_ctx=32768)
+    invented = "the parties agree on the laws of New York in every respect whatsoever"
+    engine.queue(reply(True, "New York law", invented, [14]), reply(False), reply(False))
+    reviews = review_with_model(lib, engine, [doc_id], CHECKLIST, fresh=True)
+    assert reviews[0].items[0].unverified and reviews[0].items[0].flag == "match"
+    rows = {row["item_id"]: row for row in csv.DictReader(io.StringIO(to_csv(reviews)))}
+    assert rows["law"]["flag"] == "unverified" and "(playbook: match)" in rows["law"]["reason"]
+    assert rows["escrow"]["flag"] == "missing"
+
+    clause = "renew for successive five (5) year periods unless either party gives at least one hundred twenty"
+    cut = quote_snippet(clause, 48)
+    assert cut == "renew for successive five (5) year periods…" and len(cut) <= 48
+    assert quote_snippet(clause) == clause  # a clause of usual length is quoted whole
