@@ -86,7 +86,7 @@ def read_whole_file(path: Path) -> dict[str, Any]:
     size = 0
     started = time.perf_counter()
     with path.open("rb", buffering=0) as file:
-        while count := file.readinto(buffer):  # type: ignore[attr-defined]
+        while count := file.readinto(buffer):
             size += count
     seconds = time.perf_counter() - started
     return {"seconds": round(seconds, 3), "mb_per_s": round(size / MB / seconds, 1) if seconds else None}
