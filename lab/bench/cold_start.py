@@ -220,7 +220,7 @@ def probe_app(args: argparse.Namespace) -> dict[str, Any]:
         budget = usable_budget(f"{args.budget_gib}GiB")[0]
         model = open_local_model(library, args.model, n_threads=args.threads, budget=budget, progress=record)
         loaded = time.perf_counter()
-        steps = [("start", began), *marks, ("loaded", loaded)]
+        steps = [("start", began), *marks, ("returned", loaded)]
         result["open_model_s"] = round(loaded - began, 3)
         result["open_model_steps"] = [
             {"until": name, "s": round(at - steps[i][1], 3)} for i, (name, at) in enumerate(steps[1:])
