@@ -1,8 +1,9 @@
 """The model: the status line's plan, the settings dialog, choosing or downloading a model
 file, loading it in the background when the window opens, and restarting a model whose worker
 died. Download and restart share the activity line; the background load has its own words in
-the status bar ("loading model… 33% · …"), and a question asked meanwhile queues behind it on the
-LLM thread (``AnswerController`` shows the load's progress in the conversation while it waits)."""
+the status bar ("loading model… step 2 of 3 · loading X.gguf · 12 s"), and a question asked
+meanwhile queues behind it on the LLM thread (``AnswerController`` shows the load's progress in
+the conversation while it waits)."""
 
 from __future__ import annotations
 
@@ -215,8 +216,9 @@ class ModelSetupController(UsesJobContext, QObject):
         return job if job is not None and not job.done else None
 
     def _load_progressed(self, progress: Progress) -> None:
-        percent = f" {round(100 * progress.fraction)}%" if progress.fraction is not None else ""
-        self._load_text = f"loading model…{percent}" + (f" · {progress.message}" if progress.message else "")
+        going = progress.total and progress.done < progress.total
+        steps = f" step {progress.done + 1} of {progress.total}" if going else ""
+        self._load_text = f"loading model…{steps}" + (f" · {progress.message}" if progress.message else "")
         self._show_load()
 
     def _show_load(self) -> None:

@@ -87,7 +87,7 @@ class StatusBar(QStatusBar):
         self.background.setVisible(bool(text))
 
     def set_model_loading(self, text: str) -> None:
-        """How far the model's load is ("loading model… 33% · loading llama-3.1-8b.gguf · 4 s");
+        """How far the model's load is ("loading model… step 2 of 3 · loading llama-3.1-8b.gguf · 4 s");
         "" hides it."""
         self.model_loading.setText(text)
         self.model_loading.setVisible(bool(text))
