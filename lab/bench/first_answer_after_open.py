@@ -177,7 +177,8 @@ def main() -> int:
     parser.add_argument("--no-embed", action="store_true", help="no passage vectors (where the embedder cannot run)")
     parser.add_argument("--tokenizer-dir", type=Path, help="all-MiniLM-L6-v2's tokenizer files (with --no-embed)")
     parser.add_argument("--timeout", type=float, default=300)
-    parser.add_argument("--out", type=Path, required=True, help="a folder: first-answer-after-open.json")
+    parser.add_argument("--out", type=Path, required=True, help="a folder: first-answer-after-open[-TAG].json")
+    parser.add_argument("--tag", default="", help="added to the file's name (cpu, gpu)")
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--doc-id", help=argparse.SUPPRESS)
     parser.add_argument("--launched-at", type=float, help=argparse.SUPPRESS)
@@ -199,8 +200,9 @@ def main() -> int:
         "runs": runs,
     }
     args.out.mkdir(parents=True, exist_ok=True)
-    (args.out / "first-answer-after-open.json").write_text(json.dumps(result, indent=2) + "\n")
-    print(f"wrote {args.out / 'first-answer-after-open.json'}", flush=True)
+    target = args.out / f"first-answer-after-open{'-' + args.tag if args.tag else ''}.json"
+    target.write_text(json.dumps(result, indent=2) + "\n")
+    print(f"wrote {target}", flush=True)
     return 0
 
 

@@ -17,7 +17,7 @@ python3 -m lab.bench.cold_start --model "$MODEL" --budget-gib 12 --threads 8 --n
   --tokenizer-dir .device/minilm --out "$OUT/cold-start-gpu-llama-3.1-8b.json"
 if python3 -c "import PySide6.QtWidgets" 2>/dev/null; then
   QT_QPA_PLATFORM=offscreen python3 -m lab.bench.first_answer_after_open --model "$MODEL" --budget 12GiB \
-    --wait 5 --threads 8 --no-embed --tokenizer-dir .device/minilm --out "$OUT"
+    --wait 5 --threads 8 --no-embed --tokenizer-dir .device/minilm --tag gpu --out "$OUT"
 else
   echo "PySide6 cannot be imported here: the window run (first_answer_after_open) was skipped"
 fi
