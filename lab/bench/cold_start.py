@@ -126,22 +126,27 @@ def probe_imports(args: argparse.Namespace) -> dict[str, Any]:
     return {"python_start_s": started, "import_s": steps, "imports_total_s": round(sum(steps.values()), 3)}
 
 
-def _cuda_context_s() -> float | None:
-    """Create the CUDA primary context (``cudaFree(0)``) through the runtime llama.cpp loaded;
-    None when it loaded none (a CPU build)."""
+def _cuda_context_s() -> float | str | None:
+    """Create the CUDA primary context (``cudaFree(0)``) through the runtime llama.cpp loaded (or
+    any: the primary context is the driver's, one per device and process); None without one, the
+    error's words where it fails."""
     import ctypes
 
     with open("/proc/self/maps") as maps:
         found = sorted({line.split()[-1] for line in maps if "libcudart.so" in line})
-    if not found:
+    runtime = None
+    for name in [*found, "libcudart.so.12", "libcudart.so"]:  # a static cudart: the driver's primary context is shared
+        try:
+            runtime = ctypes.CDLL(name)
+            break
+        except OSError:
+            continue
+    if runtime is None:
         return None
-    runtime = ctypes.CDLL(found[0])
     began = time.perf_counter()
     status = runtime.cudaFree(ctypes.c_void_p(0))
     seconds = time.perf_counter() - began
-    if status != 0:
-        raise RuntimeError(f"cudaFree(0) returned CUDA error {status}")
-    return round(seconds, 3)
+    return round(seconds, 3) if status == 0 else f"cudaFree(0) returned CUDA error {status}"
 
 
 def probe_llama(args: argparse.Namespace) -> dict[str, Any]:
