@@ -13,7 +13,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QByteArray, QSettings, Qt, QTimer, Signal
+from PySide6.QtCore import QByteArray, QEvent, QObject, QSettings, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QCloseEvent, QKeySequence, QResizeEvent, QShortcut
 from PySide6.QtWidgets import (
     QApplication,
@@ -104,7 +104,25 @@ class MainWindow(PdfDropTarget, QMainWindow):
         self.reindexer.check()
         self.restore_state()
         QTimer.singleShot(0, self.answers.warm_up_search)
-        QTimer.singleShot(0, self.background.wake)  # after the warm-up: the runner's idle signal follows it
+        self.first_painted = False
+        self.status.installEventFilter(self)  # its first paint: the window is drawn (_after_first_paint)
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if watched is self.status and event.type() == QEvent.Type.Paint and not self.first_painted:
+            self.first_painted = True
+            self.status.removeEventFilter(self)
+            QTimer.singleShot(0, self._after_first_paint)  # runs once this paint has been drawn
+        return super().eventFilter(watched, event)
+
+    def _after_first_paint(self) -> None:
+        """The model's background load, then background summaries (they wait for the LLM thread to
+        be idle, so a summary never starts the load that a question would then cancel). Not before:
+        a job started at once ran before the window's first paint (QTimer.singleShot(0) fires
+        before it), and the model's planning and worker start compete with it for the CPU."""
+        if self.runner.stopped:
+            return
+        self.model_setup.load_in_background()
+        self.background.wake()
 
     def _build_views(self, telemetry: Any | None) -> None:
         self.library_panel = LibraryPanel()
@@ -195,7 +213,9 @@ class MainWindow(PdfDropTarget, QMainWindow):
             return self.documents.doc_id
 
         missing = self.model_setup.model_missing
-        self.answers = AnswerController(context, self.conversation, current_doc, missing, self)
+        self.answers = AnswerController(
+            context, self.conversation, current_doc, missing, self, model_loading=self.model_setup.model_loading
+        )
         self.summaries = SummaryController(
             context, self.summary, self.library_panel.set_state, self.documents.current, missing, self
         )

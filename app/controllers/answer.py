@@ -1,6 +1,8 @@
 """Asking about the selected document: one answer at a time, streamed into the conversation,
-stopped with Esc; a model that crashed mid-answer is restarted. Also loads the search index
-and query encoder in the LLM thread before the first question needs them."""
+stopped with Esc; a model that crashed mid-answer is restarted. A question asked while the
+model loads in the background (``ModelSetupController.load_in_background``) waits for the load
+behind it on the LLM thread, showing the load's progress, then answers. Also loads the search
+index and query encoder in the LLM thread before the first question needs them."""
 
 from __future__ import annotations
 
@@ -33,8 +35,10 @@ class AnswerController(UsesJobContext, QObject):
         current_doc: Callable[[], str | None],
         model_missing: Callable[[str], str],
         parent: QObject | None = None,
+        model_loading: Callable[[], Job | None] = lambda: None,
     ) -> None:
         super().__init__(parent)
+        self.model_loading = model_loading
         self.context = context
         self.conversation = conversation
         self.current_doc = current_doc
@@ -113,8 +117,16 @@ class AnswerController(UsesJobContext, QObject):
             answering.save_turn(library, doc_id, answer)
             return answer
 
-        job = self.runner.submit_llm("answer", run, on_cancel=self.session.cancel)
+        def stop_model() -> None:  # only this answer's own generation: never a load it waits for
+            if self.runner.current_llm_job is job:
+                self.session.cancel()
+
+        job = self.runner.submit_llm("answer", run, on_cancel=stop_model)
         self.job = job
+        loading = self.model_loading()
+        if loading is not None:
+            self.conversation.progress.label.setText("Waiting for the model to load…")
+            loading.progressed.connect(lambda progress: self._progressed(progress) if self.job is job else None)
         job.progressed.connect(self._progressed)
         job.piece.connect(self._piece)
         job.succeeded.connect(lambda answer: self._done(doc_id, answer))

@@ -1,14 +1,19 @@
 """The model: the status line's plan, the settings dialog, choosing or downloading a model
-file, and restarting a model whose worker died. Download and restart share the activity line."""
+file, loading it in the background when the window opens, and restarting a model whose worker
+died. Download and restart share the activity line; the background load has its own words in
+the status bar ("loading model… step 2 of 3 · loading X.gguf · 12 s"), and a question asked
+meanwhile queues behind it on the LLM thread (``AnswerController`` shows the load's progress in
+the conversation while it waits)."""
 
 from __future__ import annotations
 
 import os
+import time
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QObject, Signal
+from PySide6.QtCore import QObject, QTimer, Signal
 from PySide6.QtWidgets import QWidget
 
 from app.controllers.context import JobContext, UsesJobContext
@@ -21,6 +26,7 @@ from app.widgets import file_dialogs
 from app.widgets.job_progress import JobProgress
 from inference.engines.engine import LoadReport
 from inference.errors import PagewiseError
+from inference.progress import Progress
 
 MODEL_KEYS = ("model_path", "remote_url", "vram_budget", "context_size", "kv_type", "gpu_layers")
 """The settings that choose the model and its plan."""
@@ -47,6 +53,12 @@ class ModelSetupController(UsesJobContext, QObject):
         self.window = parent
         self.activity_job: Job | None = None
         self._replaced: LoadReport | None = None  # the load that the settings have replaced since
+        self.load_job: Job | None = None  # the background load started when the window opened
+        self._load_text = ""
+        self._load_started = 0.0
+        self._load_clock = QTimer(self)  # the seconds so far tick while a load step takes long
+        self._load_clock.setInterval(1000)
+        self._load_clock.timeout.connect(self._show_load)
         welcome.choose_file.connect(self.choose_model_file)
         welcome.download.connect(self.download_recommended)
         activity.cancel_requested.connect(self.cancel_activity)
@@ -166,6 +178,59 @@ class ModelSetupController(UsesJobContext, QObject):
         path = file_dialogs.open_file(self.window, "model", "Choose a GGUF model", "GGUF models (*.gguf)")
         if path:
             self.apply_settings({"model_path": path})
+
+    # Loading when the window opens
+
+    def load_in_background(self) -> Job | None:
+        """Start loading the configured local model on the LLM thread, so that the first question
+        finds it loaded. Only where the setting ``load_model_at_start`` is on, a model file is
+        configured (a server is not: connecting is quick), its plan is sound and nothing has
+        loaded it yet. The window calls this after its first paint: the plan is read and the
+        worker started off the GUI thread, and nothing here delays the window."""
+        if self.runner.stopped or self.load_job is not None or self.session.loaded:
+            return None
+        if not self.settings.effective("load_model_at_start"):
+            return None
+        if not self.settings.effective("model_path") or self.settings.effective("remote_url"):
+            return None
+        if self.model_missing("Loading"):  # a plan problem: the status line says it already
+            return None
+
+        def run(job: Job) -> LoadReport | None:
+            self.session.ensure_loaded(job.report, job.token)
+            return self.session.report
+
+        job = self.runner.submit_llm("load-model", run, on_cancel=self.session.cancel)
+        self.load_job = job
+        self._load_started = time.monotonic()
+        self._load_text = "loading model…"
+        self._show_load()
+        self._load_clock.start()
+        job.progressed.connect(self._load_progressed)
+        job.failed.connect(lambda error: self.messages.report(error, "loading the model", key="model-load"))
+        job.finished.connect(self._load_finished)
+        return job
+
+    def model_loading(self) -> Job | None:
+        """The background load, while it has not finished (a question waits for it)."""
+        job = self.load_job
+        return job if job is not None and not job.done else None
+
+    def _load_progressed(self, progress: Progress) -> None:
+        going = progress.total and progress.done < progress.total
+        steps = f" step {progress.done + 1} of {progress.total}" if going else ""
+        self._load_text = f"loading model…{steps}" + (f" · {progress.message}" if progress.message else "")
+        self._show_load()
+
+    def _show_load(self) -> None:
+        seconds = round(time.monotonic() - self._load_started)
+        self.status.set_model_loading(self._load_text + (f" · {seconds} s" if seconds >= 2 else ""))
+
+    def _load_finished(self) -> None:
+        self.load_job = None
+        self._load_clock.stop()
+        self.status.set_model_loading("")
+        self.refresh_plan_line()
 
     # Jobs on the activity line
 

@@ -114,7 +114,7 @@ class Setting:
     description: str
     check: Callable[[Any], str | None] | None = None
     choices: tuple[Any, ...] = ()
-    kind: str = ""  # a hint for the dialog: "file", "folder", "budget", "choice"
+    kind: str = ""  # a hint for the dialog: "file", "folder", "budget", "choice", "check"
     affects_plan: bool = False
 
 
@@ -152,6 +152,10 @@ SCHEMA: tuple[Setting, ...] = (
             "without a desktop that reports dark mode, choose dark here).",
             lambda v: None if v in APPEARANCE_CHOICES else f"Appearance must be one of "
             f"{', '.join(APPEARANCE_CHOICES)}.", choices=APPEARANCE_CHOICES, kind="choice"),
+    Setting("load_model_at_start", "Load the model when the window opens", bool, True,
+            "Start loading the configured model file in the background as soon as the window is shown, so "
+            "the first question does not wait for it; a question asked meanwhile waits for the load.",
+            kind="check"),
     Setting("remote_url", "Remote server URL", str, "",
             "An OpenAI-compatible server (llama.cpp server, vLLM, Ollama) to use instead of a local model.",
             _check_url),
@@ -201,6 +205,10 @@ def _read(path: Path) -> tuple[dict[str, Any], str]:
     return {}, f"The settings file {path} could not be read: {reason}. Pagewise uses the defaults. {kept}"
 
 
+TRUE_WORDS = ("true", "on", "yes", "1")
+FALSE_WORDS = ("false", "off", "no", "0")
+
+
 def coerce(setting: Setting, value: Any) -> Any:
     if setting.type is int and not isinstance(value, int):
         try:
@@ -209,6 +217,13 @@ def coerce(setting: Setting, value: Any) -> Any:
             raise SettingsError(f"{setting.label} must be a whole number, not {value!r}.") from None
     if setting.type is str:
         return str(value).strip()
+    if setting.type is bool and not isinstance(value, bool):
+        word = str(value).strip().lower()
+        if word in TRUE_WORDS:
+            return True
+        if word in FALSE_WORDS:
+            return False
+        raise SettingsError(f"{setting.label} must be on or off (true or false), not {value!r}.")
     return value
 
 

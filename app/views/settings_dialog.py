@@ -20,6 +20,7 @@ from typing import Any
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QShowEvent
 from PySide6.QtWidgets import (
+    QCheckBox,
     QComboBox,
     QDialog,
     QDialogButtonBox,
@@ -196,6 +197,13 @@ class SettingsDialog(QDialog):
     # Editors
 
     def _editor(self, setting: Setting, value: Any) -> QWidget:
+        if setting.kind == "check":
+            check = QCheckBox()
+            check.setObjectName(setting.key)
+            check.setChecked(bool(value))
+            check.toggled.connect(self._changed)
+            self.editors[setting.key] = check
+            return check
         if setting.kind in ("file", "folder"):
             line = QLineEdit(str(value))
             line.setObjectName(setting.key)
@@ -332,6 +340,8 @@ class SettingsDialog(QDialog):
                     out[setting.key] = editor.currentText().strip()
             elif isinstance(editor, QLineEdit):
                 out[setting.key] = editor.text().strip()
+            elif isinstance(editor, QCheckBox):
+                out[setting.key] = editor.isChecked()
         return out
 
     def set_value(self, key: str, value: Any) -> None:
@@ -344,6 +354,8 @@ class SettingsDialog(QDialog):
                 editor.setCurrentText(str(value))
         elif isinstance(editor, QLineEdit):
             editor.setText(str(value))
+        elif isinstance(editor, QCheckBox):
+            editor.setChecked(bool(value))
         self.refresh()
 
     # Preview

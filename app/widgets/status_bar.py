@@ -50,6 +50,10 @@ class StatusBar(QStatusBar):
         self.cpu_only = QLabel("CPU only")
         self.cpu_only.setObjectName("cpu-only")
         self.cpu_only.setToolTip(f"Models run on the CPU: {gpu_notice}." if gpu_notice else "")
+        self.model_loading = QLabel("")
+        self.model_loading.setObjectName("model-loading")
+        self.model_loading.setToolTip("The model loads in the background; a question asked now waits for it")
+        self.model_loading.hide()
         self.background = QLabel("")
         self.background.setObjectName("background-work")
         self.background.setToolTip("Summaries are made while Pagewise is idle; questions never wait for them")
@@ -58,6 +62,7 @@ class StatusBar(QStatusBar):
             piece.setStyleSheet(PIECE_STYLE)
         self.speed_label.hide()  # until there is a rate to show
         self.addWidget(self.plan_label, 1)
+        self.addPermanentWidget(self.model_loading)
         self.addPermanentWidget(self.background)
         self.addPermanentWidget(self.speed_label)
         self.addPermanentWidget(self.vram)
@@ -86,6 +91,12 @@ class StatusBar(QStatusBar):
         ~4 min left"); "" hides it."""
         self.background.setText(text)
         self.background.setVisible(bool(text))
+
+    def set_model_loading(self, text: str) -> None:
+        """How far the model's load is ("loading model… step 2 of 3 · loading llama-3.1-8b.gguf · 4 s");
+        "" hides it."""
+        self.model_loading.setText(text)
+        self.model_loading.setVisible(bool(text))
 
     def set_running_rate(self, rate: float | None) -> None:
         self.running_rate = rate

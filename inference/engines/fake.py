@@ -108,6 +108,11 @@ class FakeEngine(Engine):
         self.plans: list[Plan | None] = []
         self.load_error: BaseException | None = None
         """Set to make the next ``load`` raise it."""
+        self.load_started = threading.Event()
+        """Set when a ``load`` begins (tests wait for it)."""
+        self.load_gate: threading.Event | None = None
+        """An unset event holds every ``load`` until it is set (a slow load; ``cancel()`` and its
+        token stop it)."""
 
     # Scripting
 
@@ -165,6 +170,13 @@ class FakeEngine(Engine):
             error, self.load_error = self.load_error, None
             raise error
         progress(Progress(Stage.LOAD, 0, 1, "loading fake model"))
+        self._cancel_event.clear()
+        self.load_started.set()
+        gate = self.load_gate
+        while gate is not None and not gate.wait(0.01):
+            cancel.raise_if_cancelled()
+        if self._cancel_event.is_set():  # as ``LocalEngine.cancel`` during a load stops its worker
+            raise Cancelled("Cancelled.")
         if plan is not None:
             self._n_ctx = plan.n_ctx
         self._loaded = True

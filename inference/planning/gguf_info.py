@@ -308,26 +308,21 @@ def read_gguf_info(path: str | os.PathLike[str], *, require_known_arch: bool = T
             path=p,
         )
 
-    from gguf import GGUFReader  # heavy-ish (numpy); only when needed
+    from inference.planning.gguf_header import LongArray, read_gguf_header  # imports gguf's constants (numpy)
 
     try:
-        reader = GGUFReader(p, "r")
+        header = read_gguf_header(p)  # not gguf.GGUFReader: it decodes the whole vocabulary (seconds)
     except (ValueError, IndexError, OSError, KeyError, OverflowError) as exc:
         raise ModelError(
             f"{where} is damaged or truncated ({type(exc).__name__}: {exc}). Download the model again.",
             path=p,
         ) from exc
 
-    fields = reader.fields
+    fields = header.fields
 
     def get(key: str, default: Any = None) -> Any:
-        f = fields.get(key)
-        if f is None:
-            return default
-        try:
-            return f.contents()
-        except (ValueError, IndexError, TypeError):
-            return default
+        value = fields.get(key)
+        return default if value is None or isinstance(value, LongArray) else value
 
     arch = get("general.architecture")
     if not isinstance(arch, str) or not arch:
@@ -367,7 +362,7 @@ def read_gguf_info(path: str | os.PathLike[str], *, require_known_arch: bool = T
     tokens = fields.get("tokenizer.ggml.tokens")
     n_vocab = int(get(f"{arch}.vocab_size", 0) or 0)
     if not n_vocab and tokens is not None:
-        n_vocab = len(tokens.data)
+        n_vocab = len(tokens)
 
     sliding_window = 0
     swa_layers: tuple[bool, ...] = (False,) * n_layers
@@ -386,18 +381,11 @@ def read_gguf_info(path: str | os.PathLike[str], *, require_known_arch: bool = T
 
     tensors: list[TensorInfo] = []
     data_end = 0
-    for t in reader.tensors:
+    for t in header.tensors:
         m = _LAYER_RE.match(t.name)
-        tensors.append(
-            TensorInfo(
-                name=t.name,
-                type_name=t.tensor_type.name,
-                shape=tuple(int(d) for d in t.shape),
-                n_bytes=int(t.n_bytes),
-                layer=int(m.group(1)) if m else None,
-            )
-        )
-        data_end = max(data_end, int(t.data_offset) + int(t.n_bytes))
+        layer = int(m.group(1)) if m else None
+        tensors.append(TensorInfo(name=t.name, type_name=t.type_name, shape=t.shape, n_bytes=t.n_bytes, layer=layer))
+        data_end = max(data_end, t.data_offset + t.n_bytes)
     if data_end > file_size:
         raise ModelError(
             f"{where} is truncated: its tensors need {data_end:,} bytes but the file has {file_size:,}. "

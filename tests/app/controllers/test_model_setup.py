@@ -93,3 +93,98 @@ def test_a_key_saved_in_the_settings_reaches_the_server_and_a_new_one_reconnects
         assert engine.complete([ChatMessage("user", "Hi")], max_tokens=8).text == "Hello there, friend."
         assert server.authorizations[-1] == "Bearer k2"
         session.close()
+
+
+# Loading the model when the window opens (issue 47)
+
+
+def _fake_model_file(tmp_path: Path) -> str:
+    path = tmp_path / "model.gguf"
+    path.write_bytes(b"GGUF")  # the fake planner never reads it
+    return str(path)
+
+
+def test_a_question_asked_while_the_model_loads_waits_for_it_and_then_answers(
+    qtbot: Any, make_window: Any, fake_engine: Any, tmp_path: Path
+) -> None:
+    import threading
+
+    fake_engine.load_gate = threading.Event()  # the load holds until the test lets it finish
+    fake_engine.queue("The endorser signs it (p. 1).")
+    window = make_window(settings={"model_path": _fake_model_file(tmp_path)})
+    qtbot.waitUntil(fake_engine.load_started.is_set, timeout=10_000)
+    assert window.status.model_loading.isVisibleTo(window)
+    assert window.status.model_loading.text().startswith("loading model…")
+    window.add_paths([CONTRACTS / "endorsement-8p.pdf"])
+    wait_for_document(qtbot, window)
+    job = window.ask("Who signs?")
+    assert job is not None
+    assert window.conversation.progress.label.text() == "Waiting for the model to load…"
+    assert not window.session.loaded
+    failures: list[BaseException] = []
+    job.failed.connect(failures.append)
+    with qtbot.waitSignal(job.finished, timeout=20_000):
+        fake_engine.load_gate.set()
+    assert not failures
+    assert window.conversation.turns[-1].text.startswith("The endorser signs it")
+    assert fake_engine.load_count == 1  # the answer used the load it waited for
+    assert window.status.model_loading.isHidden()
+    assert window.status.plan_label.text().startswith("fake-model")
+
+
+def test_escape_on_a_question_waiting_for_the_load_stops_the_question_not_the_load(
+    qtbot: Any, make_window: Any, fake_engine: Any, tmp_path: Path
+) -> None:
+    import threading
+
+    fake_engine.load_gate = threading.Event()
+    window = make_window(settings={"model_path": _fake_model_file(tmp_path)})
+    window.add_paths([CONTRACTS / "endorsement-8p.pdf"])
+    wait_for_document(qtbot, window)
+    qtbot.waitUntil(fake_engine.load_started.is_set, timeout=10_000)
+    load = window.model_setup.load_job
+    job = window.ask("Who signs?")
+    assert job is not None and load is not None
+    with qtbot.waitSignal(job.cancelled, timeout=20_000):
+        window.answers.cancel()
+        fake_engine.load_gate.set()
+    qtbot.waitUntil(lambda: window.model_setup.load_job is None, timeout=10_000)
+    assert window.session.loaded and fake_engine.load_count == 1
+
+
+def test_the_load_at_start_begins_after_the_first_paint(qtbot: Any, make_window: Any, tmp_path: Path) -> None:
+    from inference.engines.fake import FakeEngine
+
+    painted_when_loading: list[bool] = []
+
+    class Watched(FakeEngine):
+        def load(self, *args: Any, **kwargs: Any) -> Any:
+            painted_when_loading.append(window.first_painted)
+            return super().load(*args, **kwargs)
+
+    engine = Watched(autoload=False)
+    window = make_window(engine=engine, settings={"model_path": _fake_model_file(tmp_path)})
+    assert not window.first_painted and window.model_setup.load_job is None  # shown, not yet drawn
+    qtbot.waitUntil(lambda: window.session.loaded, timeout=10_000)
+    assert painted_when_loading == [True]
+
+
+def test_the_setting_off_loads_nothing_at_start(qtbot: Any, make_window: Any, tmp_path: Path) -> None:
+    from inference.engines.fake import FakeEngine
+
+    for setting in (True, False):  # the same steps: only the setting differs
+        engine = FakeEngine(autoload=False)
+        window = make_window(engine=engine, settings={"model_path": _fake_model_file(tmp_path),
+                                                      "load_model_at_start": setting})  # fmt: skip
+        qtbot.waitUntil(lambda window=window: window.first_painted, timeout=10_000)
+        qtbot.wait(200)  # the timer after the first paint has fired
+        assert (window.model_setup.load_job is not None or engine.load_count == 1) is setting
+        assert engine.load_started.is_set() is setting
+        window.close()
+
+
+def test_no_load_at_start_without_a_model_file(qtbot: Any, make_window: Any, fake_engine: Any) -> None:
+    window = make_window()  # no model configured
+    qtbot.waitUntil(lambda: window.first_painted, timeout=10_000)
+    qtbot.wait(200)
+    assert window.model_setup.load_job is None and not fake_engine.load_started.is_set()

@@ -68,6 +68,29 @@ def test_the_plan_has_room_for_batched_summaries_on_a_gpu_only(smollm2_path: Pat
     assert cpu.plan is not None and cpu.plan.n_seq_max == 1
 
 
+def test_load_at_start_is_on_by_default_and_takes_the_words_of_pagewise_config(tmp_path: Path) -> None:
+    settings = Settings(path=tmp_path / "settings.json")
+    assert settings["load_model_at_start"] is True
+    settings.update({"load_model_at_start": "off"})  # `pagewise config set load_model_at_start off`
+    assert settings["load_model_at_start"] is False
+    settings.update({"load_model_at_start": "yes"})
+    assert settings["load_model_at_start"] is True
+    with pytest.raises(SettingsError, match="Load the model when the window opens must be on or off"):
+        settings.update({"load_model_at_start": "sometimes"})
+
+
+def test_the_dialog_shows_load_at_start_as_a_check_box(qtbot: Any) -> None:
+    from PySide6.QtWidgets import QCheckBox
+
+    dialog = SettingsDialog({"load_model_at_start": False})
+    qtbot.addWidget(dialog)
+    box = dialog.editors["load_model_at_start"]
+    assert isinstance(box, QCheckBox) and not box.isChecked()
+    assert dialog.values()["load_model_at_start"] is False
+    box.setChecked(True)
+    assert dialog.values()["load_model_at_start"] is True
+
+
 def test_the_dialog_refuses_an_invalid_value(qtbot: Any) -> None:
     dialog = SettingsDialog({s.key: s.default for s in SCHEMA})
     qtbot.addWidget(dialog)
