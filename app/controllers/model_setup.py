@@ -27,6 +27,7 @@ from app.widgets.job_progress import JobProgress
 from inference.engines.engine import LoadReport
 from inference.errors import PagewiseError
 from inference.progress import Progress
+from summarizer.llm.model_identity import engine_identity
 
 MODEL_KEYS = ("model_path", "remote_url", "vram_budget", "context_size", "kv_type", "gpu_layers")
 """The settings that choose the model and its plan."""
@@ -197,7 +198,12 @@ class ModelSetupController(UsesJobContext, QObject):
             return None
 
         def run(job: Job) -> LoadReport | None:
-            self.session.ensure_loaded(job.report, job.token)
+            engine = self.session.ensure_loaded(job.report, job.token)
+            # The key of the summaries an answer reads: the model file's sha256, hashed once per
+            # file and then kept in the library. Hashed here, so that a model's first question
+            # does not (issue 47, on the GPU machine: a 4.9 GB file hashed inside the first
+            # question made its first token 5.2 s instead of 0.3 s).
+            engine_identity(self.worker_library(), engine, job.report, job.token)
             return self.session.report
 
         job = self.runner.submit_llm("load-model", run, on_cancel=self.session.cancel)
