@@ -185,7 +185,9 @@ def test_how_common_a_clause_is_moves_the_absent_call() -> None:
     assert model.is_absent(model.score_only_below - 0.1, "Data Protection")
     assert not model.is_absent(model.score_only_below + 0.1, "Data Protection")
     assert not model.is_absent(None, "Most Favored Nation")  # no ranker: nothing said
-    assert "threshold" in model.reason(model.score_only_below - 1, "Data Protection")
+    # a category without a share says why by the passages alone; one with a share says it weighed it
+    assert "how often" not in model.reason(model.score_only_below - 1, "Data Protection")
+    assert "how often contracts have one" in model.reason(-1.0, "Most Favored Nation")
 
 
 def test_the_shipped_absence_model_covers_every_bundled_category() -> None:
