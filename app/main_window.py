@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import QByteArray, QEvent, QObject, QSettings, Qt, QTimer, Signal
-from PySide6.QtGui import QAction, QCloseEvent, QKeySequence, QResizeEvent, QShortcut
+from PySide6.QtGui import QAction, QCloseEvent, QGuiApplication, QKeySequence, QResizeEvent, QShortcut
 from PySide6.QtWidgets import (
     QApplication,
     QInputDialog,
@@ -418,7 +418,8 @@ class MainWindow(PdfDropTarget, QMainWindow):
         """The minimum and the size within the screen's free area, frame included (walk
         2026-12-05: with QT_SCALE_FACTOR=2 on a 1920×1080 screen the window opened taller than
         the screen, its status bar below it)."""
-        screen = self.screen()
+        # The screen the window is on (a restored geometry may be on a second monitor), else its own.
+        screen = QGuiApplication.screenAt(self.frameGeometry().center()) or self.screen()
         if screen is None:
             return
         free = screen.availableGeometry()

@@ -49,8 +49,7 @@ def is_dark(app: QApplication) -> bool:
 def apply_appearance(app: QApplication, choice: str) -> None:
     """Colours for ``choice`` ("auto", "light" or "dark"), whatever the desktop reports."""
     app.styleHints().setColorScheme(SCHEMES.get(choice, Qt.ColorScheme.Unknown))
-    style = app.style()
-    app.setPalette(style.standardPalette())  # the scheme's own palette (it drops one set before)
+    app.setPalette(QPalette())  # an empty palette: the platform's for the scheme (drops one set before)
     if choice == "dark" and not is_dark(app):
         app.setPalette(dark_palette())
     elif choice == "light" and is_dark(app):
