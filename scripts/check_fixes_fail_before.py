@@ -205,6 +205,62 @@ FIXES = (
         "tests/app/widgets/test_pdf_viewer.py::"
         "test_the_viewer_toolbar_never_overlaps_when_the_review_tab_narrows_it",
     )),
+    Fix("walk 2026-12-05, 12: the Review list says 'interrupted' for a document being added", "1c11bc4", (
+        "tests/app/controllers/test_review.py::"
+        "test_a_contract_being_added_is_not_called_interrupted",
+    )),
+    Fix("walk 2026-12-05, 13: narrow and scaled windows", "184ff49", (
+        "tests/app/test_small_windows.py::"
+        "test_the_review_tab_takes_half_a_narrow_window_and_the_window_fits_its_screen",
+    )),
+    Fix("walk 2026-12-05, 14: 'We represent' is forgotten on restart", "4f347a2", (
+        "tests/app/controllers/test_review.py::"
+        "test_we_represent_is_kept_across_a_restart",
+    )),
+    Fix("walk 2026-12-05, 15: 'almost done' before minutes of OCR", "05140ed", (
+        "tests/app/widgets/test_job_progress.py::"
+        "test_a_finished_stage_is_not_called_almost_done",
+    )),
+    Fix("walk 2026-12-05, 16: a stopped answer vanishes after switching documents and back", "ab6cda3", (
+        "tests/app/views/test_conversation_view.py::"
+        "test_a_stopped_answer_stays_after_switching_documents_and_back",
+    )),
+    Fix("walk 2026-12-05, 17: the conversation export has no date, model or machine-generated line", "35ad9b0", (
+        "tests/app/views/test_conversation_view.py::"
+        "test_the_conversation_export_says_when_by_which_model_and_that_it_is_machine_generated",
+    )),
+    Fix("walk 2026-12-05, 18: background summaries hop between documents", "f620824", (
+        "tests/app/controllers/test_background_summary.py::"
+        "test_the_document_started_is_finished_before_the_selected_one",
+    )),
+    Fix("walk 2026-12-05, 23: library rows move", "6563490", (
+        "tests/app/views/test_library_panel.py::"
+        "test_library_rows_stay_in_place",
+    )),
+    Fix("walk 2026-12-05, 24: jargon and contradictory advice", "2fc848f", (
+        "tests/app/controllers/test_reindex.py::"
+        "test_the_words_for_an_interrupted_add_and_for_quitting_say_the_same_as_the_rest",
+    )),
+    Fix("walk 2026-12-05, 25: the DOCX grid splits rows and breaks words", "1a201ce", (
+        "tests/summarizer/review/test_item_answers.py::"
+        "test_the_docx_grid_keeps_rows_and_item_names_whole",
+    )),
+    Fix("walk 2026-12-05, 26: every add loads the embedding model again", "e89f625", (
+        "tests/app/jobs/test_runner.py::"
+        "test_adds_one_after_another_share_one_ingest_worker",
+    )),
+    Fix("walk 2026-12-05, 27: Settings' Download failure shown only behind the dialog", "47ea6d8", (
+        "tests/app/services/test_settings.py::"
+        "test_a_failed_download_is_said_in_the_settings_dialog",
+    )),
+    Fix("walk 2026-12-05, 28: no way to ask for dark mode", "1f2c093", (
+        "tests/app/services/test_settings.py::"
+        "test_dark_colours_can_be_asked_for_in_the_settings",
+    )),
+    Fix("walk 2026-12-05, 29: a cancelled password prompt gives a red banner", "0787922", (
+        "tests/app/views/test_library_panel.py::"
+        "test_a_cancelled_password_prompt_gives_no_red_banner",
+    )),
 )  # fmt: skip
 
 
