@@ -11,6 +11,7 @@ its paragraph range (``summarizer.library.reading.docx_locator`` names it for a 
 
 from __future__ import annotations
 
+import dataclasses
 import posixpath
 import re
 import zipfile
@@ -43,6 +44,7 @@ class DocxParagraph:
     heading_level: int | None = None  # 1-9 from the outline level or a "Heading N" style
     page: int | None = None  # from w:lastRenderedPageBreak; None when the file records none
     table_row: bool = False
+    list_level: int | None = None  # the numbering level (w:ilvl) its number was counted at
 
     @property
     def display_text(self) -> str:
@@ -213,7 +215,7 @@ class _Reader:
             yield style_id, style
             style_id = style.based_on
 
-    def _number(self, ppr: etree._Element | None, style_id: str | None) -> str | None:
+    def _number(self, ppr: etree._Element | None, style_id: str | None) -> tuple[str | None, int | None]:
         num_pr = ppr.find(w("numPr")) if ppr is not None else None
         own_num = w_val(num_pr.find(w("numId"))) if num_pr is not None else None
         own_ilvl = w_val(num_pr.find(w("ilvl"))) if num_pr is not None else None
@@ -227,7 +229,7 @@ class _Reader:
                 style_ilvl = style.ilvl
         num_id = own_num if own_num is not None else style_num
         if num_id is None or num_id == "0":
-            return None
+            return None, None
         if own_ilvl is not None and own_ilvl.isdigit():
             ilvl = int(own_ilvl)
         elif style_ilvl is not None:
@@ -241,7 +243,8 @@ class _Reader:
             if found is None and linked_style is not None:
                 found = self.numbering.level_of_style(num_id, linked_style)
             ilvl = found or 0
-        return self.counter.next_number(num_id, ilvl)
+        number = self.counter.next_number(num_id, ilvl)
+        return number, (ilvl if number is not None else None)
 
     def _heading_level(self, ppr: etree._Element | None, style_id: str | None) -> int | None:
         own = w_val(ppr.find(w("outlineLvl"))) if ppr is not None else None
@@ -268,7 +271,7 @@ class _Reader:
             elif child.tag == w("customXml"):
                 self.body(child)
 
-    def _paragraph_parts(self, p: etree._Element) -> tuple[str, str | None, str, int | None, _Run, bool]:
+    def _paragraph_parts(self, p: etree._Element) -> tuple[str, tuple[str | None, int | None], int | None, _Run, bool]:
         ppr = p.find(w("pPr"))
         style_id = w_val(ppr.find(w("pStyle"))) if ppr is not None else None
         style_id = style_id or self.default_style
@@ -279,12 +282,15 @@ class _Reader:
             run.changes.append(("format", _author(change), _date(change), ""))
         mark = ppr.find(w("rPr")) if ppr is not None else None
         mark_deleted = mark is not None and mark.find(w("del")) is not None
-        number = None if mark_deleted else self._number(ppr, style_id)
+        # An empty paragraph that only carries a section break shows no number in Word (it is drawn as
+        # the break), and LibreOffice drops it: neither counts it.
+        section_break_only = ppr is not None and ppr.find(w("sectPr")) is not None and not run.text.strip()
+        number = (None, None) if mark_deleted or section_break_only else self._number(ppr, style_id)
         style = self.styles[style_id].name if style_id in self.styles else (style_id or "")
-        return style, number, style_id or "", self._heading_level(ppr, style_id), run, mark_deleted
+        return style, number, self._heading_level(ppr, style_id), run, mark_deleted
 
     def _paragraph(self, p: etree._Element) -> None:
-        style, number, _, level, run, mark_deleted = self._paragraph_parts(p)
+        style, (number, list_level), level, run, mark_deleted = self._paragraph_parts(p)
         self.page += run.breaks_before_text
         text = _clean(self._carried + run.text)
         if mark_deleted:
@@ -303,6 +309,7 @@ class _Reader:
                     style=style,
                     heading_level=level,
                     page=self.page,
+                    list_level=list_level,
                 )
             )
         self._attach(run)
@@ -334,7 +341,7 @@ class _Reader:
                     continue
                 cell_texts: list[str] = []
                 for p in tc.iter(w("p")):
-                    _, number, _, _, run, _ = self._paragraph_parts(p)
+                    _, (number, _), _, run, _ = self._paragraph_parts(p)
                     breaks_before += run.breaks_before_text + run.breaks_after_text
                     runs.append(run)
                     text = _clean(run.text)
@@ -564,15 +571,7 @@ def read_docx(path: Path) -> DocxDocument:
 
 
 def _without_page(paragraph: DocxParagraph) -> DocxParagraph:
-    return DocxParagraph(
-        paragraph.index,
-        paragraph.text,
-        paragraph.number,
-        paragraph.style,
-        paragraph.heading_level,
-        None,
-        paragraph.table_row,
-    )
+    return dataclasses.replace(paragraph, page=None)
 
 
 class DocxPages:

@@ -47,6 +47,7 @@ class DocumentRecord:
     bad_pages: list[int]
     passage_format: int = 1
     kind: str | None = None  # summarizer.library.reading.document_kind; None until its passages are cut
+    file_type: str = "pdf"  # pdf | docx (summarizer.library.reading.file_type)
 
     @property
     def needs_reindex(self) -> bool:
@@ -63,13 +64,15 @@ class DocumentRecord:
             "path": self.path,
             "needs_reindex": self.needs_reindex,
             "kind": self.kind,
+            "file_type": self.file_type,
         }
 
 
 _DOC_COLUMNS = (
     "d.doc_id, d.path, d.title, d.pages, "
     "(SELECT COUNT(*) FROM passages p WHERE p.doc_id = d.doc_id), "
-    "d.content_sha256, d.status, d.state, d.warnings, d.ocr_pages, d.bad_pages, d.passage_format, d.kind"
+    "d.content_sha256, d.status, d.state, d.warnings, d.ocr_pages, d.bad_pages, d.passage_format, d.kind, "
+    "d.file_type"
 )
 
 
@@ -88,6 +91,7 @@ def _record(row: tuple[Any, ...]) -> DocumentRecord:
         bad_pages=json.loads(row[10]),
         passage_format=int(row[11]),
         kind=row[12],
+        file_type=str(row[13] or "pdf"),
     )
 
 

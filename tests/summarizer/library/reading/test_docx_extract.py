@@ -196,5 +196,9 @@ def test_a_shared_contract_numbers_its_styled_headings(name: str) -> None:
     path = SHARED_CONTRACTS / name  # shared/ lies beside the clone, for CI as for a session
     document = read_docx(path)
     numbered = {p.number: p.text for p in document.numbered}
-    assert len(document.numbered) == 121
-    assert numbered["9.1"].startswith("Liability Caps")
+    # 121 paragraphs take the numbering through their styles; one of them is empty and only carries a
+    # section break, which Word draws as the break, without a number (the text's own cross-references
+    # say "Section 9 (Indemnification)", as counted without it).
+    assert len(document.numbered) == 120
+    assert numbered["8.1"].startswith("Liability Caps")
+    assert numbered["9."] == "Indemnification"

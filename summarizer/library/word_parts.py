@@ -1,0 +1,123 @@
+"""What the library keeps of a Word document beyond its text: each paragraph's number, level, style
+and page, its tracked changes and its comments (tables of migration 8), and the locators made
+from them ("§ 9.1(a) Liability Caps, ¶ 95–97, p. 10")."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from summarizer.library.reading.docx_extract import Comment, DocxDocument, DocxParagraph, TrackedChange
+from summarizer.library.reading.docx_locator import Locator, locate
+from summarizer.library.storage.store import Library
+
+WORD = "docx"
+
+
+@dataclass(frozen=True, slots=True)
+class WordCounts:
+    changes: int
+    comments: int
+
+    def describe(self) -> str:
+        """ "12 tracked changes, 3 comments" (empty when there are none)."""
+        parts = []
+        if self.changes:
+            parts.append(f"{self.changes} tracked change{'s' if self.changes != 1 else ''}")
+        if self.comments:
+            parts.append(f"{self.comments} comment{'s' if self.comments != 1 else ''}")
+        return ", ".join(parts)
+
+
+def save_word_parts(library: Library, doc_id: str, document: DocxDocument) -> None:
+    """Replace the document's stored paragraphs, changes and comments (call inside a transaction)."""
+    db = library.db
+    for table in ("word_paragraphs", "word_changes", "word_comments"):
+        db.execute(f"DELETE FROM {table} WHERE doc_id = ?", [doc_id])
+    db.conn.executemany(
+        "INSERT INTO word_paragraphs (doc_id, paragraph, number, list_level, style, heading_level, page, table_row) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+        [
+            (doc_id, p.index, p.number, p.list_level, p.style, p.heading_level, p.page, int(p.table_row))
+            for p in document.paragraphs
+        ],
+    )
+    db.conn.executemany(
+        "INSERT INTO word_changes (doc_id, seq, paragraph, kind, author, date, text) VALUES (?, ?, ?, ?, ?, ?, ?)",
+        [(doc_id, seq, c.paragraph, c.kind, c.author, c.date, c.text) for seq, c in enumerate(document.changes)],
+    )
+    db.conn.executemany(
+        "INSERT INTO word_comments (doc_id, seq, paragraph, author, date, text) VALUES (?, ?, ?, ?, ?, ?)",
+        [(doc_id, seq, c.paragraph, c.author, c.date, c.text) for seq, c in enumerate(document.comments)],
+    )
+
+
+def file_types(library: Library, doc_ids: Iterable[str]) -> dict[str, str]:
+    ids = list(doc_ids)
+    if not ids:
+        return {}
+    marks = ",".join("?" * len(ids))
+    rows = library.db.execute(f"SELECT doc_id, file_type FROM documents WHERE doc_id IN ({marks})", ids)
+    return {str(r[0]): str(r[1]) for r in rows.fetchall()}
+
+
+def word_counts(library: Library, doc_ids: Iterable[str]) -> dict[str, WordCounts]:
+    """Tracked changes and comments of each Word document among ``doc_ids``."""
+    ids = [d for d, kind in file_types(library, doc_ids).items() if kind == WORD]
+    if not ids:
+        return {}
+    marks = ",".join("?" * len(ids))
+    changes = dict(
+        library.db.execute(
+            f"SELECT doc_id, COUNT(*) FROM word_changes WHERE doc_id IN ({marks}) GROUP BY doc_id",
+            ids,
+        ).fetchall()
+    )
+    comments = dict(
+        library.db.execute(
+            f"SELECT doc_id, COUNT(*) FROM word_comments WHERE doc_id IN ({marks}) GROUP BY doc_id",
+            ids,
+        ).fetchall()
+    )
+    return {d: WordCounts(int(changes.get(d, 0)), int(comments.get(d, 0))) for d in ids}
+
+
+def word_paragraphs(library: Library, doc_id: str) -> list[DocxParagraph]:
+    """A stored Word document's paragraphs, with their text as stored (the number stripped off)."""
+    rows = library.db.execute(
+        "SELECT w.paragraph, p.text, w.number, w.style, w.heading_level, w.page, w.table_row, w.list_level "
+        "FROM word_paragraphs w LEFT JOIN pages p ON p.doc_id = w.doc_id AND p.page = w.paragraph "
+        "WHERE w.doc_id = ? ORDER BY w.paragraph",
+        [doc_id],
+    ).fetchall()
+    out = []
+    for index, text, number, style, heading_level, page, table_row, list_level in rows:
+        text = str(text or "")
+        if number and text.startswith(str(number)):
+            text = text[len(str(number)) :].strip()
+        paragraph = DocxParagraph(int(index), text, number, str(style), heading_level, page, bool(table_row))
+        out.append(dataclasses.replace(paragraph, list_level=list_level))
+    return out
+
+
+def passage_locators(library: Library, doc_id: str, ranges: Iterable[tuple[int, int]]) -> list[Locator]:
+    """The locator of each (first, last) paragraph range of a stored Word document."""
+    paragraphs = word_paragraphs(library, doc_id)
+    return [locate(paragraphs, first, last) for first, last in ranges]
+
+
+def tracked_changes(library: Library, doc_id: str, first: int = 1, last: int | None = None) -> list[TrackedChange]:
+    rows = library.db.execute(
+        "SELECT kind, author, date, text, paragraph FROM word_changes WHERE doc_id = ? AND paragraph >= ? "
+        "AND paragraph <= ? ORDER BY seq",
+        [doc_id, first, last if last is not None else 1 << 62],
+    ).fetchall()
+    return [TrackedChange(str(k), str(a), str(d), str(t), int(p)) for k, a, d, t, p in rows]
+
+
+def comments(library: Library, doc_id: str) -> list[Comment]:
+    rows = library.db.execute(
+        "SELECT seq, author, date, text, paragraph FROM word_comments WHERE doc_id = ? ORDER BY seq", [doc_id]
+    ).fetchall()
+    return [Comment(str(s), str(a), str(d), str(t), p) for s, a, d, t, p in rows]
