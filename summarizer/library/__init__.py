@@ -22,8 +22,9 @@ Four groups, each a job, and the two steps that use them all at the top:
 
 ``ingest`` adds a PDF or Word document step by step (read, cut, store, embed, index); ``reindex``
 re-cuts the documents of a library made by an older version; ``word_parts`` keeps what Word shows
-of a Word document's paragraphs, its tracked changes and comments, and makes its locators. By rank: storage, reading, cutting, vectors, then
-ingest and reindex (scripts/architecture_graph.py: ``SUBGROUPS``). Callers use
-``storage.store.Library`` (``Library.open()``), ``ingest.ingest_path`` and ``summarizer.errors``.
+of a Word document's paragraphs, its tracked changes and comments, and makes its locators. By rank:
+storage, reading, cutting, vectors, then ingest, reindex and word_parts
+(scripts/architecture_graph.py: ``SUBGROUPS``). Callers use ``storage.store.Library``
+(``Library.open()``), ``ingest.ingest_path`` and ``summarizer.errors``.
 Nothing here imports the other groups of ``summarizer``.
 """
