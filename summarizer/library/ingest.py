@@ -96,6 +96,9 @@ class IngestResult:
     status: str  # indexed | unchanged | needs_ocr | partial
     warnings: list[str] = field(default_factory=list)
     path: str = ""
+    file_type: str = "pdf"  # pdf | docx: a Word document's pages are its paragraphs
+    tracked_changes: int = 0
+    comments: int = 0
 
     @classmethod
     def of(cls, record: DocumentRecord, status: str | None = None) -> IngestResult:
@@ -109,6 +112,9 @@ class IngestResult:
             status or record.status,
             [] if status else record.warnings,
             record.path,
+            record.file_type,
+            record.tracked_changes,
+            record.comments,
         )
 
     def to_json(self) -> dict[str, Any]:
@@ -120,6 +126,9 @@ class IngestResult:
             "passages": self.passages,
             "status": self.status,
             "warnings": list(self.warnings),
+            "file_type": self.file_type,
+            "tracked_changes": self.tracked_changes,
+            "comments": self.comments,
         }
 
 
