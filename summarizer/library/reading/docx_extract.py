@@ -33,6 +33,7 @@ _REL = "http://schemas.openxmlformats.org/package/2006/relationships"
 _PARSER = etree.XMLParser(resolve_entities=False, no_network=True, huge_tree=True)
 _HEADING_NAME = re.compile(r"^heading\s*([1-9])$", re.IGNORECASE)
 _SPACES = re.compile(r"[ \t\u00a0]+")
+PARAGRAPH_MARK = "¶"  # the text of a tracked change to a paragraph mark
 
 
 @dataclass(frozen=True, slots=True)
@@ -282,6 +283,12 @@ class _Reader:
             run.changes.append(("format", _author(change), _date(change), ""))
         mark = ppr.find(w("rPr")) if ppr is not None else None
         mark_deleted = mark is not None and mark.find(w("del")) is not None
+        # An inserted or deleted paragraph mark is a change of its own (a paragraph split or joined):
+        # Word lists it apart from the text's; it is kept as a change of the text "¶".
+        for kind, tag in (("insertion", "ins"), ("deletion", "del")):
+            marked = mark.find(w(tag)) if mark is not None else None
+            if marked is not None:
+                run.changes.append((kind, _author(marked), _date(marked), PARAGRAPH_MARK))
         # An empty paragraph that only carries a section break shows no number in Word (it is drawn as
         # the break), and LibreOffice drops it: neither counts it.
         section_break_only = ppr is not None and ppr.find(w("sectPr")) is not None and not run.text.strip()

@@ -137,6 +137,7 @@ def test_tracked_changes_read_as_accepted_and_kept(tmp_path: Path) -> None:
     assert [(c.kind, c.author, c.text, c.paragraph) for c in document.changes] == [
         ("deletion", "Bob", "net", 1),
         ("insertion", "Ann", "gross", 1),
+        ("deletion", "Bob", "¶", 2),  # the deleted paragraph mark, a change of its own
     ]
     assert document.changes[1].date == "2026-01-02T00:00:00Z"
 
