@@ -64,7 +64,8 @@ def test_ingest_list_search_remove(capsys: pytest.CaptureFixture[str], tmp_path:
     results = rows[0]["results"]
     assert isinstance(results, list) and len(results) == 2
     for r in results:
-        assert set(r) == {"passage_id", "doc_id", "heading", "text", "page_start", "page_end", "score"}
+        assert set(r) == {"passage_id", "doc_id", "heading", "text", "page_start", "page_end", "score", "locator"}
+        assert r["locator"] is None  # a PDF's pages say where a passage is
         assert isinstance(r["heading"], str)
         assert 1 <= r["page_start"] <= r["page_end"] <= 8
 
@@ -178,3 +179,5 @@ def test_a_folder_of_pdf_and_word_files_skips_word_lock_files(
     assert main(["list"]) == 0
     listed = capsys.readouterr().out
     assert "Word" in listed and "PDF" in listed and "2 ¶" in listed
+    code, rows = run_json(capsys, "search", by_type["docx"]["doc_id"], "time is of the essence", "-k", "1")
+    assert rows[0]["results"][0]["locator"] == "¶ 1–2"
