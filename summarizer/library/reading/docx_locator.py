@@ -19,6 +19,7 @@ from summarizer.library.reading.docx_extract import DocxParagraph
 _BARE_SUB_CLAUSE = re.compile(r"[a-z]{1,4}[.)]?|[A-Z][.)]")
 _RUN_IN_HEADING = re.compile(r"^(.{2,80}?)[.:](?:\s|$)")
 _MAX_HEADING_WORDS = 9
+_SMALL_WORDS = {"a", "an", "and", "as", "at", "by", "for", "in", "of", "on", "or", "the", "to", "with", "&"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,17 +48,27 @@ class Locator:
 
 
 def heading_of(paragraph: DocxParagraph) -> str:
-    """A clause's title: a short heading paragraph, or the run-in heading that opens its text
-    ("Access and Use. During the Subscription Period …" → "Access and Use")."""
+    """A clause's title: the run-in heading that opens its text ("Access and Use. During the
+    Subscription Period …" → "Access and Use"), or a short heading paragraph ("Definitions")."""
     text = paragraph.text.strip()
     if not text:
         return ""
-    if len(text.split()) <= _MAX_HEADING_WORDS and (paragraph.heading_level is not None or len(text) < 70):
-        return text.rstrip(".:").strip()
     match = _RUN_IN_HEADING.match(text)
-    if match and len(match.group(1).split()) <= _MAX_HEADING_WORDS and match.group(1)[:1].isupper():
+    if match and text[match.end() :].strip() and _title_like(match.group(1)):
         return match.group(1).strip()
+    short = text.rstrip(".:").strip()
+    if len(short.split()) <= _MAX_HEADING_WORDS and (paragraph.heading_level is not None or _title_like(short)):
+        return short
     return ""
+
+
+def _title_like(words: str) -> bool:
+    """Words set as a title: few, and most of those that are not small words capitalised."""
+    tokens = [t for t in words.split() if any(ch.isalpha() for ch in t)]
+    if not tokens or len(tokens) > _MAX_HEADING_WORDS:
+        return False
+    significant = [t.lstrip("“\"'(") for t in tokens if t.lower() not in _SMALL_WORDS]
+    return bool(significant) and sum(t[:1].isupper() for t in significant) >= 0.75 * len(significant)
 
 
 def clause_chain(paragraphs: Sequence[DocxParagraph], position: int) -> list[DocxParagraph]:
@@ -81,14 +92,19 @@ def clause_reference(chain: Sequence[DocxParagraph]) -> str:
     sub-clause ("(a)" → "9.1(a)"; "9.1" stays "9.1", not "9. 9.1")."""
     if not chain:
         return ""
-    reference = (chain[-1].number or "").rstrip(".")
+    reference = _as_part(chain[-1].number or "")
     for outer in reversed(chain[:-1]):
-        if _BARE_SUB_CLAUSE.fullmatch(reference):
-            reference = f"({reference.rstrip('.)')})"  # "a." under "3." is cited "3(a)"
         if not reference.startswith("("):
             break
-        reference = (outer.number or "").rstrip(".") + reference
+        reference = _as_part(outer.number or "") + reference
     return reference
+
+
+def _as_part(number: str) -> str:
+    """A number as part of a reference: "7.1." → "7.1", a bare "a." or "a)" → "(a)"."""
+    if _BARE_SUB_CLAUSE.fullmatch(number):
+        return f"({number.rstrip('.)')})"
+    return number.rstrip(".")
 
 
 def locate(paragraphs: Sequence[DocxParagraph], first: int, last: int) -> Locator:
