@@ -111,7 +111,9 @@ def locate(paragraphs: Sequence[DocxParagraph], first: int, last: int) -> Locato
     """The locator of paragraphs ``first``..``last`` (1-based ``DocxParagraph.index``) of a document
     whose paragraphs are ``paragraphs`` in order."""
     by_index = {p.index: position for position, p in enumerate(paragraphs)}
-    position = by_index.get(first, max(0, min(first - 1, len(paragraphs) - 1)))
+    position = by_index.get(first)
+    if position is None:  # not a paragraph of the document (a wrong citation): no clause to name
+        return Locator("", "", first, last, None, None)
     chain = clause_chain(paragraphs, position)
     heading = ""
     for paragraph in reversed(chain):
@@ -123,7 +125,7 @@ def locate(paragraphs: Sequence[DocxParagraph], first: int, last: int) -> Locato
             if paragraphs[index].heading_level is not None:
                 heading = heading_of(paragraphs[index])
                 break
-    first_page = paragraphs[position].page if paragraphs else None
+    first_page = paragraphs[position].page
     end = by_index.get(last)
     last_page = paragraphs[end].page if end is not None else first_page
     return Locator(clause_reference(chain), heading, first, last, first_page, last_page)
