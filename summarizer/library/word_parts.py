@@ -107,16 +107,19 @@ def passage_locators(library: Library, doc_id: str, ranges: Iterable[tuple[int, 
     return [locate(paragraphs, first, last) for first, last in ranges]
 
 
-def locators_of(library: Library, spans: Iterable[tuple[str, int, int]]) -> dict[tuple[str, int, int], str]:
+def locators_of(
+    library: Library, spans: Iterable[tuple[str, int, int]], *, short: bool = False
+) -> dict[tuple[str, int, int], str]:
     """The locator of each (doc_id, page_start, page_end) of a Word document among ``spans``, as
-    text; a PDF's spans are left out (their pages say where they are)."""
+    text (``short``: clause and paragraphs alone); a PDF's spans are left out (their pages say
+    where they are)."""
     wanted = list(spans)
     word = {d for d, kind in file_types(library, {d for d, _, _ in wanted}).items() if kind == WORD}
     out: dict[tuple[str, int, int], str] = {}
     for doc_id in sorted(word):
         ranges = sorted({(a, b) for d, a, b in wanted if d == doc_id})
         for (first, last), locator in zip(ranges, passage_locators(library, doc_id, ranges), strict=True):
-            out[(doc_id, first, last)] = str(locator)
+            out[(doc_id, first, last)] = locator.short if short else str(locator)
     return out
 
 

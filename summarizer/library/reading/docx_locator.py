@@ -31,6 +31,17 @@ class Locator:
     first_page: int | None
     last_page: int | None
 
+    @property
+    def short(self) -> str:
+        """The clause and paragraphs alone, for a link in running text: "§ 7.2(a), ¶ 51"."""
+        clause = f"§ {self.clause}" if self.clause[:1].isdigit() else self.clause
+        paragraphs = (
+            f"¶ {self.first_paragraph}"
+            if self.first_paragraph == self.last_paragraph
+            else f"¶ {self.first_paragraph}–{self.last_paragraph}"
+        )
+        return f"{clause}, {paragraphs}" if clause else paragraphs
+
     def __str__(self) -> str:
         parts: list[str] = []
         clause = f"§ {self.clause}" if self.clause[:1].isdigit() else self.clause

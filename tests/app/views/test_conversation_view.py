@@ -433,7 +433,7 @@ def test_a_citation_on_a_scanned_page_highlights_the_words_ocr_read(
 
 
 def test_a_citation_of_a_word_document_names_its_clause_and_copies_its_words(
-    qtbot: Any, make_window: Any, tmp_path: Path
+    qtbot: Any, make_window: Any, fake_engine: FakeEngine, tmp_path: Path
 ) -> None:
     from PySide6.QtGui import QGuiApplication
 
@@ -453,6 +453,11 @@ def test_a_citation_of_a_word_document_names_its_clause_and_copies_its_words(
     window = make_window()
     window.add_paths([path])
     doc_id = wait_for_document(qtbot, window)
+    fake_engine.queue("The buyer pays every month [p. 2].")
+    job = window.ask("When does the buyer pay?")
+    with qtbot.waitSignal(job.finished, timeout=20_000):
+        pass
+    assert "[§\u00a01.1,\u00a0¶\u00a02](cite:" in window.conversation.markdown()  # not "p. 2": a paragraph
     window.show_citation(CitationView(1, doc_id, 2, None, "[p. 2]", True))
     message = window.messages.history[-1]
     assert message.text.startswith("§ 1.1 Invoices, ¶ 2: “1.1 Invoices. The buyer pays every month by wire. …”")
