@@ -7,6 +7,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Any
 
 from summarizer.library.reading.docx_extract import Comment, DocxDocument, DocxParagraph, TrackedChange
 from summarizer.library.reading.docx_locator import Locator, locate
@@ -121,6 +122,46 @@ def locators_of(
         for (first, last), locator in zip(ranges, passage_locators(library, doc_id, ranges), strict=True):
             out[(doc_id, first, last)] = locator.short if short else str(locator)
     return out
+
+
+MAX_NOTES = 8  # tracked changes and comments listed under one passage
+NOTE_CHARS = 120
+
+
+def review_notes(library: Library, passages: Iterable[Any]) -> dict[int, str]:
+    """For each passage of a Word document (``passage_id``, ``doc_id``, ``page_start``,
+    ``page_end``) with tracked changes or comments in its paragraphs, the lines an answer prompt
+    shows under it: who changed what (the passage reads with the changes accepted) and the
+    comments, so that a question about them ("what did the other side change?") can be answered."""
+    out: dict[int, str] = {}
+    wanted = list(passages)
+    word = {d for d, kind in file_types(library, {p.doc_id for p in wanted}).items() if kind == WORD}
+    for passage in wanted:
+        if passage.doc_id not in word:
+            continue
+        lines = []
+        for change in tracked_changes(library, passage.doc_id, passage.page_start, passage.page_end):
+            if change.kind == "format" or change.text in ("", "¶"):
+                continue
+            verb = "inserted" if change.kind == "insertion" else "deleted"
+            lines.append(f"- {change.author or 'someone'} {verb} “{_cut(change.text)}” (p. {change.paragraph})")
+        for comment in comments(library, passage.doc_id):
+            if comment.paragraph is not None and passage.page_start <= comment.paragraph <= passage.page_end:
+                lines.append(
+                    f"- comment by {comment.author or 'someone'} on p. {comment.paragraph}: “{_cut(comment.text)}”"
+                )
+        if lines:
+            more = len(lines) - MAX_NOTES
+            shown = lines[:MAX_NOTES] + ([f"- and {more} more"] if more > 0 else [])
+            out[passage.passage_id] = (
+                "Tracked changes and comments here (the text above has the changes accepted):\n" + ("\n".join(shown))
+            )
+    return out
+
+
+def _cut(text: str) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= NOTE_CHARS else text[: NOTE_CHARS - 1] + "…"
 
 
 def tracked_changes(library: Library, doc_id: str, first: int = 1, last: int | None = None) -> list[TrackedChange]:

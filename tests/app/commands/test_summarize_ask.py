@@ -16,6 +16,7 @@ import pytest
 
 from app.cli import main
 from app.commands._model_args import OpenModel
+from inference.engines.engine import render_plain
 from inference.engines.fake import FakeEngine
 from inference.planning.plan import Plan
 from summarizer.library.storage.store import Library
@@ -166,6 +167,35 @@ def test_ask_about_a_word_document_names_its_clauses(
     assert data["citations"][0]["locator"] == "§ 1.1 Invoices, ¶ 2"
     assert main(["ask", doc_id, "When does the buyer pay?"]) == 0
     assert f"{doc_id} § 1.1 Invoices, ¶ 2" in capsys.readouterr().out
+
+
+def test_the_prompt_lists_the_tracked_changes_and_comments_of_a_word_passage(
+    capsys: pytest.CaptureFixture[str], library: Library, fake_model: FakeEngine, tmp_path: Path
+) -> None:
+    from summarizer.library.ingest import IngestOptions, ingest_path
+    from tests.docx_factory import comments, para, write_docx
+
+    filler = "".join(
+        para(f"Clause {n}. The parties agree on schedule item {n} of the services. " * 6) for n in range(40)
+    )
+    changed = (
+        '<w:p><w:commentRangeStart w:id="0"/><w:r><w:t xml:space="preserve">Indemnity. The Supplier indemnifies '
+        'the Customer against </w:t></w:r><w:ins w:id="1" w:author="Other Side" w:date="2026-02-01T00:00:00Z">'
+        '<w:r><w:t>direct </w:t></w:r></w:ins><w:del w:id="2" w:author="Other Side" w:date="2026-02-01T00:00:00Z">'
+        "<w:r><w:delText>all </w:delText></w:r></w:del><w:r><w:t>claims by third parties.</w:t></w:r></w:p>"
+    )
+    path = write_docx(tmp_path / "draft.docx", filler + changed, comments_xml=comments((0, "Counsel", "Push back.")))
+    doc_id = ingest_path(library, path, IngestOptions(embed=False)).doc_id
+    fake_model.default_reply = "The other side narrowed it to direct claims [p. 41]."
+    code, data = run_json(capsys, "ask", doc_id, "What did the other side change in the indemnity?")
+    assert code == 0 and data["mode"] == "passages"
+    prompt = (
+        render_plain(fake_model.last_prompt) if not isinstance(fake_model.last_prompt, str) else fake_model.last_prompt
+    )
+    assert "Indemnity. The Supplier indemnifies the Customer against direct claims by third parties." in prompt
+    assert "- Other Side inserted “direct” (p. 41)" in prompt
+    assert "- Other Side deleted “all” (p. 41)" in prompt
+    assert "- comment by Counsel on p. 41: “Push back.”" in prompt
 
 
 @pytest.mark.parametrize(
