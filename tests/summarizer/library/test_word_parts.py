@@ -95,3 +95,17 @@ def test_bad_word_input_leaves_the_library_untouched(tmp_path: Path) -> None:
         with pytest.raises(DocumentError, match=r"broken\.docx is damaged"):
             ingest_path(library, broken)
         assert library.documents() == []
+
+
+def test_a_document_that_is_one_table_is_read_row_by_row_into_passages(tmp_path: Path) -> None:
+    cell = "<w:tc><w:p><w:r><w:t>{}</w:t></w:r></w:p></w:tc>"
+    rows = "".join(
+        f"<w:tr>{cell.format(f'Item {i}')}{cell.format(f'{i * 10} USD per month')}</w:tr>" for i in range(600)
+    )
+    path = write_docx(tmp_path / "schedule.docx", f"<w:tbl>{rows}</w:tbl>")
+    with Library.open() as library:
+        result = ingest_path(library, path, IngestOptions(embed=False))
+        assert (result.status, result.pages) == ("indexed", 600)
+        assert result.passages > 5
+        texts = [r[0] for r in library.db.execute("SELECT text FROM passages WHERE doc_id = ?", [result.doc_id])]
+        assert "Item 599 | 5990 USD per month" in texts[-1]
