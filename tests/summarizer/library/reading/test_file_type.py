@@ -112,3 +112,10 @@ def test_strict_open_xml_is_read(tmp_path: Path) -> None:
         for name, blob in data.items():
             archive.writestr(name, blob)
     assert [p.text for p in read_docx(path).paragraphs] == ["Strict text."]
+
+
+def test_macro_enabled_and_template_word_files_are_read_as_word(tmp_path: Path) -> None:
+    for name in ("macros.docm", "template.dotx"):
+        path = write_docx(tmp_path / name, para("Terms."))
+        assert sniff(path) == WORD
+        assert [p.text for p in read_docx(path).paragraphs] == ["Terms."]
