@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Iterable
-from dataclasses import dataclass
 from typing import Any
 
 from summarizer.library.reading.docx_extract import Comment, DocxDocument, DocxParagraph, TrackedChange
@@ -14,21 +13,6 @@ from summarizer.library.reading.docx_locator import Locator, locate
 from summarizer.library.storage.store import Library
 
 WORD = "docx"
-
-
-@dataclass(frozen=True, slots=True)
-class WordCounts:
-    changes: int
-    comments: int
-
-    def describe(self) -> str:
-        """ "12 tracked changes, 3 comments" (empty when there are none)."""
-        parts = []
-        if self.changes:
-            parts.append(f"{self.changes} tracked change{'s' if self.changes != 1 else ''}")
-        if self.comments:
-            parts.append(f"{self.comments} comment{'s' if self.comments != 1 else ''}")
-        return ", ".join(parts)
 
 
 def save_word_parts(library: Library, doc_id: str, document: DocxDocument) -> None:
@@ -61,27 +45,6 @@ def file_types(library: Library, doc_ids: Iterable[str]) -> dict[str, str]:
     marks = ",".join("?" * len(ids))
     rows = library.db.execute(f"SELECT doc_id, file_type FROM documents WHERE doc_id IN ({marks})", ids)
     return {str(r[0]): str(r[1]) for r in rows.fetchall()}
-
-
-def word_counts(library: Library, doc_ids: Iterable[str]) -> dict[str, WordCounts]:
-    """Tracked changes and comments of each Word document among ``doc_ids``."""
-    ids = [d for d, kind in file_types(library, doc_ids).items() if kind == WORD]
-    if not ids:
-        return {}
-    marks = ",".join("?" * len(ids))
-    changes = dict(
-        library.db.execute(
-            f"SELECT doc_id, COUNT(*) FROM word_changes WHERE doc_id IN ({marks}) GROUP BY doc_id",
-            ids,
-        ).fetchall()
-    )
-    comments = dict(
-        library.db.execute(
-            f"SELECT doc_id, COUNT(*) FROM word_comments WHERE doc_id IN ({marks}) GROUP BY doc_id",
-            ids,
-        ).fetchall()
-    )
-    return {d: WordCounts(int(changes.get(d, 0)), int(comments.get(d, 0))) for d in ids}
 
 
 def word_paragraphs(library: Library, doc_id: str) -> list[DocxParagraph]:
