@@ -12,7 +12,7 @@ import zipfile
 from pathlib import Path
 from typing import Literal
 
-from summarizer.errors import DocumentError, PasswordRequired
+from summarizer.errors import DocumentError
 
 FileType = Literal["pdf", "docx"]
 PDF: FileType = "pdf"
@@ -93,7 +93,9 @@ def _ole_error(path: Path) -> None:
     with path.open("rb") as handle:
         data = handle.read(_OLE_SCAN_LIMIT)
     if _ENCRYPTION_INFO in data:
-        raise PasswordRequired(
+        # Not PasswordRequired: Pagewise cannot decrypt Office files, so asking for the password
+        # (as the window does for a PDF) would only ask again.
+        raise DocumentError(
             f"{path} is a password-protected Word document. Open it in Word with its password, remove the "
             "password (File > Info > Protect Document) or export it as PDF, and add that.",
             path=path,
