@@ -17,7 +17,7 @@ import json
 import os
 import sqlite3
 import time
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
@@ -353,7 +353,7 @@ class Ingestor:
         stored = self.db.execute("SELECT warnings FROM documents WHERE doc_id = ?", [doc_id]).fetchone()
         warnings = [w for w in json.loads(stored[0] or "[]") if isinstance(w, str)]
         readable = [(n, t) for n, t in pages if t.strip()]
-        kind = self.options.kind or document_kind(t for _, t in readable)
+        kind = self.options.kind or document_kind(_page_sized(t for _, t in readable))
         self._store_passages(doc_id, readable, tokenizer, kind, warnings, [], [])
 
     def _store_passages(
@@ -496,6 +496,25 @@ class Ingestor:
         if self.options.embed:
             self.progress(Progress(Stage.UPDATE_INDEX, 0, None))
             refresh_index(self.library)
+
+
+WORDS_PER_PAGE = 400
+
+
+def _page_sized(paragraphs: Iterable[str]) -> Iterator[str]:
+    """A Word document's paragraphs joined into runs of about a printed page's words: the kind is
+    decided from pages (its first 60, counting signals such as pages of numbers), and 60 paragraphs
+    of a cover page's table rows would make a contract look like a financial report."""
+    run: list[str] = []
+    words = 0
+    for text in paragraphs:
+        run.append(text)
+        words += len(text.split())
+        if words >= WORDS_PER_PAGE:
+            yield "\n".join(run)
+            run, words = [], 0
+    if run:
+        yield "\n".join(run)
 
 
 def _open_pdf(path: Path, password: str | None) -> PdfPages | PdfiumPages:

@@ -108,3 +108,23 @@ def test_a_document_that_is_one_table_is_read_row_by_row_into_passages(tmp_path:
         assert result.passages > 5
         texts = [r[0] for r in library.db.execute("SELECT text FROM passages WHERE doc_id = ?", [result.doc_id])]
         assert "Item 599 | 5990 USD per month" in texts[-1]
+
+
+def test_a_contract_with_a_cover_table_of_figures_is_a_contract(tmp_path: Path) -> None:
+    """The kind is decided from page-sized runs of paragraphs: 60 one-line rows of a cover page's
+    fee table, each its own "page", read as pages of numbers (a filing)."""
+    cell = "<w:tc><w:p><w:r><w:t>{}</w:t></w:r></w:p></w:tc>"
+    rows = "".join(
+        f"<w:tr>{cell.format(f'Fee {i}')}{cell.format(f'$ {i},250.00')}{cell.format(f'{i}.5%')}</w:tr>"
+        for i in range(70)
+    )
+    terms = "".join(
+        para(f"{n}. This Agreement binds the Parties. The Supplier shall deliver and the Customer shall pay. " * 3)
+        for n in range(1, 30)
+    )
+    body = para("WHEREAS the Parties wish to agree as follows:") + f"<w:tbl>{rows}</w:tbl>" + terms
+    body += para("IN WITNESS WHEREOF the Parties have signed this Agreement.")
+    path = write_docx(tmp_path / "order.docx", body)
+    with Library.open() as library:
+        result = ingest_path(library, path, IngestOptions(embed=False))
+        assert library.document(result.doc_id).kind == "contract"
