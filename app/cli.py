@@ -55,8 +55,10 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def wants_window(argv: Sequence[str]) -> bool:
-    """``pagewise`` alone, or ``pagewise FILE.pdf...``: open the desktop app."""
-    return all(arg.lower().endswith(".pdf") and not arg.startswith("-") for arg in argv)
+    """``pagewise`` alone, or ``pagewise FILE.pdf|FILE.docx...``: open the desktop app."""
+    from summarizer.library.reading.file_type import DOCUMENT_SUFFIXES
+
+    return all(arg.lower().endswith(DOCUMENT_SUFFIXES) and not arg.startswith("-") for arg in argv)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

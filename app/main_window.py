@@ -486,7 +486,9 @@ class MainWindow(PdfDropTarget, QMainWindow):
     # --- dialogs -------------------------------------------------------------------------
 
     def open_dialog(self) -> None:
-        files = file_dialogs.open_files(self, "pdf", "Add PDF files", "PDF files (*.pdf)")
+        files = file_dialogs.open_files(
+            self, "pdf", "Add PDF or Word files", "PDF and Word files (*.pdf *.docx *.docm *.dotx)"
+        )
         self.open_paths([Path(f) for f in files])
 
     def open_folder_dialog(self) -> None:

@@ -79,12 +79,14 @@ Section "Pagewise" SecMain
   CreateShortcut "$SMPROGRAMS\${APP}.lnk" "$INSTDIR\${EXE}" "" "$INSTDIR\${EXE}" 0
 
   ; "Open with" for PDF files, per user (HKCU\Software\Classes); the default PDF app is kept.
-  WriteRegStr HKCU "Software\Classes\${PROGID}" "" "PDF document (${APP})"
+  WriteRegStr HKCU "Software\Classes\${PROGID}" "" "Document (${APP})"
   WriteRegStr HKCU "Software\Classes\${PROGID}\DefaultIcon" "" "$INSTDIR\${EXE},0"
   WriteRegStr HKCU "Software\Classes\${PROGID}\shell\open\command" "" '"$INSTDIR\${EXE}" "%1"'
   WriteRegStr HKCU "Software\Classes\.pdf\OpenWithProgids" "${PROGID}" ""
+  WriteRegStr HKCU "Software\Classes\.docx\OpenWithProgids" "${PROGID}" ""
   WriteRegStr HKCU "Software\Classes\Applications\${EXE}" "FriendlyAppName" "${APP}"
   WriteRegStr HKCU "Software\Classes\Applications\${EXE}\SupportedTypes" ".pdf" ""
+  WriteRegStr HKCU "Software\Classes\Applications\${EXE}\SupportedTypes" ".docx" ""
   WriteRegStr HKCU "Software\Classes\Applications\${EXE}\shell\open\command" "" '"$INSTDIR\${EXE}" "%1"'
 
   WriteRegStr HKCU "${UNINSTALL_KEY}" "DisplayName" "${APP}"
@@ -106,6 +108,7 @@ Section "Uninstall"
   Delete "$SMPROGRAMS\${APP}.lnk"
   DeleteRegKey HKCU "Software\Classes\${PROGID}"
   DeleteRegValue HKCU "Software\Classes\.pdf\OpenWithProgids" "${PROGID}"
+  DeleteRegValue HKCU "Software\Classes\.docx\OpenWithProgids" "${PROGID}"
   DeleteRegKey HKCU "Software\Classes\Applications\${EXE}"
   DeleteRegKey HKCU "${UNINSTALL_KEY}"
   IfFileExists "$INSTDIR\${EXE}" 0 +2

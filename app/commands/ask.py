@@ -41,7 +41,7 @@ def _split(args: argparse.Namespace) -> tuple[list[str] | None, str] | str:
     return args.words[:-1], args.words[-1]
 
 
-def _print_citations(answer: object) -> None:
+def _print_citations(answer: object, locators: dict[tuple[str, int, int], str]) -> None:
     from summarizer.answers.answer import Answer
 
     assert isinstance(answer, Answer)
@@ -49,6 +49,8 @@ def _print_citations(answer: object) -> None:
         print("\nCitations:")
     for c in answer.citations:
         where = f"{c.doc_id} p. {c.page}" if c.doc_id else f"p. {c.page}"
+        if c.doc_id and (c.doc_id, c.page, c.page) in locators:  # a Word document's paragraph
+            where = f"{c.doc_id} {locators[(c.doc_id, c.page, c.page)]}"
         if c.valid:
             link = f"passage {c.passage_id}" if c.passage_id is not None else "the document"
             print(f"  {c.text:<12} {where}: {link}")
@@ -67,6 +69,7 @@ def run(args: argparse.Namespace) -> int:
     from app.services.output import fail
     from summarizer.answers.answer import AnswerOptions, answer_question, resolve_doc_ids
     from summarizer.library.storage.store import Library
+    from summarizer.library.word_parts import locators_of
 
     split = _split(args)
     if isinstance(split, str):
@@ -106,9 +109,20 @@ def run(args: argparse.Namespace) -> int:
                     sys.stdout.write(piece)
                     sys.stdout.flush()
             answer = stream.answer
+        # Where a citation or passage of a Word document is, as Word shows it (docs/word-documents.md).
+        locators = locators_of(
+            library,
+            [(c.doc_id, c.page, c.page) for c in answer.citations if c.doc_id]
+            + [(p.doc_id, p.page_start, p.page_end) for p in answer.passages],
+        )
     if args.json:
-        emit_json(answer.to_json())
+        data = answer.to_json()
+        for citation in data["citations"]:
+            citation["locator"] = locators.get((citation["doc_id"], citation["page"], citation["page"]))
+        for passage in data["passages"]:
+            passage["locator"] = locators.get((passage["doc_id"], passage["page_start"], passage["page_end"]))
+        emit_json(data)
     else:
         print()
-        _print_citations(answer)
+        _print_citations(answer, locators)
     return 0

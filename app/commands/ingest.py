@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 from app.services.output import TerminalProgress, add_json_flag, emit_json
+from summarizer.library.reading.file_type import is_document_name
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -30,7 +31,8 @@ def expand(paths: list[str]) -> list[Path]:
     for raw in paths:
         path = Path(raw).expanduser()
         if path.is_dir():
-            files.extend(sorted(p for p in path.rglob("*") if p.suffix.lower() == ".pdf" and p.is_file()))
+            # PDFs and Word documents; Word's lock files (~$name.docx) are skipped.
+            files.extend(sorted(p for p in path.rglob("*") if is_document_name(p.name) and p.is_file()))
         else:
             files.append(path)
     return files
@@ -63,9 +65,15 @@ def run(args: argparse.Namespace) -> int:
             if args.json:
                 emit_json(result.to_json())
             else:
+                unit = "paragraphs" if result.file_type == "docx" else "pages"
+                extra = "".join(
+                    f", {count} {name}{'s' if count != 1 else ''}"
+                    for count, name in ((result.tracked_changes, "tracked change"), (result.comments, "comment"))
+                    if count
+                )
                 line = (
                     f"{result.status:<9} {result.doc_id}  {result.title}  "
-                    f"({result.pages} pages, {result.passages} passages)"
+                    f"({result.pages} {unit}, {result.passages} passages{extra})"
                 )
                 print(line)
                 for warning in result.warnings:

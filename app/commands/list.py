@@ -23,8 +23,14 @@ def run(args: argparse.Namespace) -> int:
             emit_json(document.to_json())
         return 0
     if not documents:
-        print("The library is empty. Add PDFs with: pagewise ingest FILE.pdf")
+        print("The library is empty. Add PDF or Word files with: pagewise ingest FILE.pdf (or FILE.docx)")
         return 0
     for d in documents:
-        print(f"{d.doc_id}  {d.status:<9} {d.kind or '?':<8} {d.pages:>5} p {d.passages:>6} passages  {d.title}")
+        # A Word document's pages are its paragraphs (¶).
+        unit = "¶" if d.file_type == "docx" else "p"
+        file_type = "Word" if d.file_type == "docx" else "PDF"
+        print(
+            f"{d.doc_id}  {d.status:<9} {file_type:<4} {d.kind or '?':<8} {d.pages:>5} {unit} "
+            f"{d.passages:>6} passages  {d.title}"
+        )
     return 0

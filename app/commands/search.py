@@ -24,6 +24,7 @@ def run(args: argparse.Namespace) -> int:
     from app.services.output import fail
     from summarizer.library.storage.store import Library
     from summarizer.library.vectors.reembed import model_notice, reembed_status
+    from summarizer.library.word_parts import locators_of
     from summarizer.search.retrieval import search
 
     if args.all:
@@ -42,6 +43,8 @@ def run(args: argparse.Namespace) -> int:
         return fail(args, "-k must be at least 1", 2)
     with Library.open() as library:
         results = search(library, query, doc_ids=doc_ids, k=args.k)
+        # A Word passage is cited by clause number and paragraphs (docs/word-documents.md).
+        locators = locators_of(library, [(r.doc_id, r.page_start, r.page_end) for r in results])
         documents = library.documents()
         titles = {d.doc_id: d.title for d in documents}
         stale = [d.doc_id for d in documents if d.needs_reindex and (doc_ids is None or d.doc_id in doc_ids)]
@@ -57,7 +60,9 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         emit_json(
             {
-                "results": [r.to_json() for r in results],
+                "results": [
+                    {**r.to_json(), "locator": locators.get((r.doc_id, r.page_start, r.page_end))} for r in results
+                ],
                 "embedding_model": model,
                 "reembedding": reembedding.to_json() if reembedding else None,
             }
@@ -68,6 +73,7 @@ def run(args: argparse.Namespace) -> int:
         return 0
     for n, r in enumerate(results, start=1):
         pages = f"p. {r.page_start}" if r.page_start == r.page_end else f"pp. {r.page_start}-{r.page_end}"
+        pages = locators.get((r.doc_id, r.page_start, r.page_end), pages)
         print(f"[{n}] {titles.get(r.doc_id, r.doc_id)} ({r.doc_id}), {pages}  score {r.score:.4f}")
         body = " ".join(r.text.split())
         print(textwrap.indent(textwrap.fill(shorten_message(body, 600), 100), "    "))

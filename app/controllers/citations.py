@@ -27,6 +27,9 @@ class CitationController(UsesJobContext):
         self.select_doc = select_doc
 
     def show(self, citation: CitationView) -> None:
+        if self._is_word(citation.doc_id):
+            self._show_word_citation(citation)
+            return
         if not citation.valid:
             self.messages.warning(
                 f"Page {citation.page} was cited, but it is not in the passages the model was given: "
@@ -58,6 +61,35 @@ class CitationController(UsesJobContext):
         if not found:
             self.messages.info(f"Showing page {citation.page}; the passage could not be located on the page.")
 
+    def _is_word(self, doc_id: str) -> bool:
+        try:
+            return self.library.document(doc_id).file_type == "docx"
+        except PagewiseError:
+            return False
+
+    def _show_word_citation(self, citation: CitationView) -> None:
+        """The viewer draws PDFs only: a Word document's cited paragraph is named as Word shows it
+        (clause, paragraph, page) with its opening words, which one click copies, to find with
+        Ctrl+F in Word."""
+        from summarizer.library.word_parts import locators_of
+
+        if citation.doc_id != self.current_doc():
+            self.select_doc(citation.doc_id)
+        key = (citation.doc_id, citation.page, citation.page)
+        where = locators_of(self.library, [key]).get(key, f"¶ {citation.page}")
+        if not citation.valid:
+            self.messages.warning(
+                f"{where} was cited, but it is not in the passages the model was given: check it yourself in Word."
+            )
+            return
+        quote = " ".join((self._page_text(citation.doc_id, citation.page) or "").split()[:12])
+        self.messages.info(
+            f"{where}: “{quote} …”. Word documents are not drawn in the viewer yet: open it in Word and find "
+            "these words with Ctrl+F.",
+            action="Copy the words",
+            on_action=lambda: _copy(quote),
+        )
+
     def _ocr_words(self, doc_id: str, page: int) -> list[list[float]] | None:
         try:
             stored = page_words(self.library, doc_id, page)
@@ -81,3 +113,11 @@ class CitationController(UsesJobContext):
             if text:
                 texts.append(text)
         return texts
+
+
+def _copy(text: str) -> None:
+    from PySide6.QtGui import QGuiApplication
+
+    clipboard = QGuiApplication.clipboard()
+    if clipboard is not None:
+        clipboard.setText(text)

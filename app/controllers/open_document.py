@@ -63,6 +63,14 @@ class OpenDocumentController:
                 f"{record.path} cannot be shown: the file was moved or deleted. "
                 "Its text is still in the library; add the file again to view it."
             )
+        if record.file_type == "docx":
+            # The viewer draws PDFs (QtPdf); a Word document's clauses are cited by their numbers
+            # instead (summarizer/library/reading/docx_locator.py) until Word files have a view.
+            self.viewer.close_document(
+                f"{path.name} is a Word document: its text is in the library, searchable and cited by clause "
+                "number, but this viewer shows only PDFs so far. Open it in Word to read it."
+            )
+            return None
         password = self.passwords.get(record.path)
         if self.viewer.open(path, password):
             return None

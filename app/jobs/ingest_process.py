@@ -51,11 +51,14 @@ class IngestRequest:
 
 
 def expand_paths(paths: list[Path]) -> list[Path]:
-    """PDF files, with folders searched recursively (like ``pagewise ingest``)."""
+    """PDF and Word files, with folders searched recursively (like ``pagewise ingest``); Word's lock
+    files (``~$name.docx``) in a folder are skipped."""
+    from summarizer.library.reading.file_type import is_document_name
+
     files: list[Path] = []
     for path in paths:
         if path.is_dir():
-            files.extend(sorted(p for p in path.rglob("*") if p.suffix.lower() == ".pdf" and p.is_file()))
+            files.extend(sorted(p for p in path.rglob("*") if is_document_name(p.name) and p.is_file()))
         else:
             files.append(path)
     return files

@@ -52,6 +52,14 @@ class CitationView:
     reason: str = ""
     page_end: int = 0
     """The last page of a run of pages read whole (whole-document mode); 0: ``page`` alone."""
+    label: str = ""
+    """How to name it for a reader when not "p. N": a Word document's clause and paragraph
+    ("§ 7.2(a), ¶ 51", summarizer/library/reading/docx_locator.py)."""
+
+    @property
+    def where(self) -> str:
+        """ "p. 7" or the label, with no-break spaces (a link is not broken across lines)."""
+        return self.label.replace(" ", "\u00a0") if self.label else f"p.\u00a0{self.page}"
 
 
 @dataclass(slots=True)
@@ -166,7 +174,17 @@ def _views(
         else:
             spans = passage_spans(library, int(pid))
         views.append(_citation_view(number, data, doc_id, spans))
-    return views
+    return _with_word_labels(library, views)
+
+
+def _with_word_labels(library: Library, views: list[CitationView]) -> list[CitationView]:
+    """A Word document's citations named by clause and paragraph, its "pages" being paragraphs."""
+    from dataclasses import replace
+
+    from summarizer.library.word_parts import locators_of
+
+    labels = locators_of(library, [(v.doc_id, v.page, v.page) for v in views], short=True)
+    return [replace(v, label=labels.get((v.doc_id, v.page, v.page), v.label)) for v in views]
 
 
 def _source_views(library: Library, doc_id: str, passages: Sequence[dict[str, Any]]) -> list[CitationView]:
@@ -182,7 +200,7 @@ def _source_views(library: Library, doc_id: str, passages: Sequence[dict[str, An
         if page > 0:
             views.append(CitationView(number, str(data.get("doc_id") or doc_id), page, pid, str(data.get("text", "")),
                                       True, spans))  # fmt: skip
-    return views
+    return _with_word_labels(library, views)
 
 
 def _read_views(library: Library, doc_id: str, read: Sequence[dict[str, Any]] | None) -> list[CitationView]:

@@ -35,9 +35,7 @@ def linkify(text: str, turn: int, citations: list[CitationView]) -> str:
     for (start, end), group in sorted(groups.items()):
         if start < last:
             continue
-        links = [
-            f"[p.\u00a0{c.page}](cite:{turn}/{c.number})" if c.valid else f"~~p.\u00a0{c.page}~~\u00a0⚠" for c in group
-        ]
+        links = [f"[{c.where}](cite:{turn}/{c.number})" if c.valid else f"~~{c.where}~~\u00a0⚠" for c in group]
         out += [text[last:start], "[" + ", ".join(links) + "]"]
         last = end
     out.append(text[last:])
@@ -52,7 +50,7 @@ def source_chips(turn: int, sources: list[CitationView], mode: str = "") -> str:
     if mode == "whole-document":
         runs = [f"[{page_run_label(s)}](src:{turn}/{s.number})" for s in sources]
         return "*Read: the whole document,* " + ", ".join(runs)
-    chips = [f"[p.\u00a0{s.page}](src:{turn}/{s.number})" for s in sources]
+    chips = [f"[{s.where}](src:{turn}/{s.number})" for s in sources]
     return "*Passages given to the model:* " + " · ".join(chips)
 
 

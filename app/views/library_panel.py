@@ -17,6 +17,7 @@ from PySide6.QtGui import QAction, QDragEnterEvent, QDragMoveEvent, QDropEvent, 
 from PySide6.QtWidgets import QLabel, QListWidget, QListWidgetItem, QMenu, QVBoxLayout, QWidget
 
 from app.widgets.job_progress import plural
+from summarizer.library.reading.file_type import is_document_name
 from summarizer.library.storage.store import DocumentRecord
 
 KEY_ROLE = Qt.ItemDataRole.UserRole
@@ -38,9 +39,19 @@ KIND_TEXT = {"contract": "contract", "filing": "filing or report"}
 def record_state(record: DocumentRecord) -> str:
     if record.state != "ready":
         return "interrupted · add it again to finish"
-    state = f"{STATUS_TEXT.get(record.status, record.status)} · {plural(record.pages, 'page')}"
+    status = STATUS_TEXT.get(record.status, record.status)
+    if record.file_type == "docx":
+        # A Word document's "pages" are its paragraphs and table rows (summarizer/library/reading/docx_extract.py).
+        state = f"{status} · {plural(record.pages, 'paragraph')} · Word"
+    else:
+        state = f"{status} · {plural(record.pages, 'page')} · PDF"
     if record.kind in KIND_TEXT:
         state += f" · {KIND_TEXT[record.kind]}"
+    review = [plural(n, word) for n, word in ((record.tracked_changes, "tracked change"), (record.comments, "comment"))]
+    if record.tracked_changes or record.comments:
+        state += " · " + ", ".join(
+            r for r, n in zip(review, (record.tracked_changes, record.comments), strict=True) if n
+        )
     # "3 pages read by OCR: 1-3" (summarizer/library/reading/ocr_pages.py): the count shows in the row.
     read = next((w.split()[0] for w in record.warnings if " read by OCR" in w), None)
     if read is not None:
@@ -55,7 +66,7 @@ def local_pdf_paths(event: QDropEvent | QDragEnterEvent | QDragMoveEvent) -> lis
     if mime is None or not mime.hasUrls():
         return []
     paths = [Path(url.toLocalFile()) for url in mime.urls() if url.isLocalFile()]
-    return [p for p in paths if p.is_dir() or p.suffix.lower() == ".pdf"]
+    return [p for p in paths if p.is_dir() or is_document_name(p.name)]
 
 
 class PdfDropTarget:

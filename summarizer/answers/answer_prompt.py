@@ -39,6 +39,7 @@ from summarizer.answers.conversations import HistoryTurn
 from summarizer.library.storage.document_text import llm_text, read_pages
 from summarizer.library.storage.queries import passage_tokens_of
 from summarizer.library.storage.store import Library
+from summarizer.library.word_parts import review_notes
 from summarizer.search.retrieval import SearchResult
 from summarizer.summaries.summary_prompts import LabelledSummary, part_label_text
 
@@ -220,11 +221,14 @@ def passages_prompt(
         if found and doc_id in doc_ids and doc_id not in super_summaries
     }
     given = list(passages)
+    notes = review_notes(library, given)
     kept = recent_history(request.history, options, engine)
     room = engine.n_ctx - options.answer_tokens - MARGIN_TOKENS
     while True:
         system = answer_system_message(_summary_blocks(labels, super_summaries, parts), several, whole_document=False)
-        shown = [PassageForPrompt(p.doc_id, p.page_start, p.page_end, p.text) for p in given]
+        shown = [
+            PassageForPrompt(p.doc_id, p.page_start, p.page_end, p.text, notes.get(p.passage_id, "")) for p in given
+        ]
         messages = [system, *_history_messages(kept), question_message(question, passages_block(shown, several))]
         tokens = prompt_tokens(engine, messages)
         if tokens <= room:

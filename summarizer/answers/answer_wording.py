@@ -91,6 +91,7 @@ class PassageForPrompt:
     page_start: int
     page_end: int
     text: str
+    notes: str = ""  # a Word passage's tracked changes and comments (summarizer/library/word_parts.py)
 
 
 def passages_block(passages: Sequence[PassageForPrompt], several: bool) -> str:
@@ -101,7 +102,8 @@ def passages_block(passages: Sequence[PassageForPrompt], several: bool) -> str:
         where = page_range_label(passage.page_start, passage.page_end)
         source = f"DOC_ID {passage.doc_id}, {where}" if several else where
         text = llm_text(passage.text)
-        parts.append(f"Passage {number} ({source}):\n{aligned_table(text) or text}")
+        body = aligned_table(text) or text
+        parts.append(f"Passage {number} ({source}):\n{body}" + (f"\n{passage.notes}" if passage.notes else ""))
     return "Passages:\n\n" + "\n\n".join(parts)
 
 

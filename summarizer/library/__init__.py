@@ -1,12 +1,13 @@
-"""The library: PDFs in, passages and vectors out, kept in one SQLite database.
+"""The library: PDFs and Word documents in, passages and vectors out, kept in one SQLite database.
 
 Four groups, each a job, and the two steps that use them all at the top:
 
 - ``reading``: a PDF's pages as text: pypdf (``pdf_extract``), PDFium (``page_render``), OCR of
   scanned pages (``ocr_engine``, ``ocr_pages``), pages of figures read row by row
   (``table_pages``), running headers and footers (``page_furniture``), what kind of document it
-  is (``document_kind``) and what its pages came to (``page_status``). A new format (a Word
-  reader) is one more module here that yields pages of text with their locations.
+  is (``document_kind``) and what its pages came to (``page_status``); what a file really is
+  (``file_type``); a Word document's paragraphs with the numbers Word shows (``docx_extract``,
+  ``docx_numbering``) and the locators cited for them (``docx_locator``).
 - ``cutting``: pages into clauses with heading paths (``normalize``, ``clauses``,
   ``filing_headings``) and into passages with page spans (``passages``).
 - ``vectors``: embedding passages and questions: the model (``embedding_model``, ``embedder``,
@@ -19,9 +20,11 @@ Four groups, each a job, and the two steps that use them all at the top:
   (``document_text``), where the data lives (``paths``) and a full disk told apart from a damaged
   library (``disk_space``).
 
-``ingest`` adds a PDF step by step (read, cut, store, embed, index); ``reindex`` re-cuts the
-documents of a library made by an older version. By rank: storage, reading, cutting, vectors, then
-ingest and reindex (scripts/architecture_graph.py: ``SUBGROUPS``). Callers use
-``storage.store.Library`` (``Library.open()``), ``ingest.ingest_path`` and ``summarizer.errors``.
+``ingest`` adds a PDF or Word document step by step (read, cut, store, embed, index); ``reindex``
+re-cuts the documents of a library made by an older version; ``word_parts`` keeps what Word shows
+of a Word document's paragraphs, its tracked changes and comments, and makes its locators. By rank:
+storage, reading, cutting, vectors, then ingest, reindex and word_parts
+(scripts/architecture_graph.py: ``SUBGROUPS``). Callers use ``storage.store.Library``
+(``Library.open()``), ``ingest.ingest_path`` and ``summarizer.errors``.
 Nothing here imports the other groups of ``summarizer``.
 """

@@ -1,4 +1,8 @@
-"""Adding a PDF to the library: extract → passages → embeddings → vector index.
+"""Adding a PDF or a Word document to the library: extract → passages → embeddings → vector index.
+
+A Word document is read by ``summarizer.library.reading.docx_extract`` as one "page" per paragraph
+or table row, so its passages' page ranges are paragraph ranges; what Word shows of each paragraph
+(its number, page) and its tracked changes and comments are kept beside (``summarizer.library.word_parts``).
 
 Every step commits in small transactions and records how far it got in the document's
 ``state``, so a process killed at any moment leaves a consistent library, and running the
@@ -13,7 +17,7 @@ import json
 import os
 import sqlite3
 import time
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
@@ -28,6 +32,8 @@ from summarizer.library.cutting.passages import (
     split_passages,
 )
 from summarizer.library.reading.document_kind import FILING, document_kind
+from summarizer.library.reading.docx_extract import DocxPages
+from summarizer.library.reading.file_type import PDF, WORD, sniff
 from summarizer.library.reading.page_furniture import without_furniture
 from summarizer.library.reading.page_status import final_status, page_warnings
 from summarizer.library.reading.pdf_extract import PageText, PdfPages
@@ -35,6 +41,7 @@ from summarizer.library.reading.table_pages import TablePages, reread_table_page
 from summarizer.library.storage.disk_space import space_error
 from summarizer.library.storage.store import PASSAGE_FORMAT, DocumentRecord, Library, now_iso, transaction
 from summarizer.library.vectors.embed_passages import embed_missing
+from summarizer.library.word_parts import save_word_parts
 
 if TYPE_CHECKING:
     from summarizer.library.reading.page_render import PdfiumPages
@@ -89,6 +96,9 @@ class IngestResult:
     status: str  # indexed | unchanged | needs_ocr | partial
     warnings: list[str] = field(default_factory=list)
     path: str = ""
+    file_type: str = "pdf"  # pdf | docx: a Word document's pages are its paragraphs
+    tracked_changes: int = 0
+    comments: int = 0
 
     @classmethod
     def of(cls, record: DocumentRecord, status: str | None = None) -> IngestResult:
@@ -102,6 +112,9 @@ class IngestResult:
             status or record.status,
             [] if status else record.warnings,
             record.path,
+            record.file_type,
+            record.tracked_changes,
+            record.comments,
         )
 
     def to_json(self) -> dict[str, Any]:
@@ -113,6 +126,9 @@ class IngestResult:
             "passages": self.passages,
             "status": self.status,
             "warnings": list(self.warnings),
+            "file_type": self.file_type,
+            "tracked_changes": self.tracked_changes,
+            "comments": self.comments,
         }
 
 
@@ -160,8 +176,15 @@ class Ingestor:
         path = Path(path).expanduser()
         with contextlib.suppress(OSError):
             path = path.resolve()
-        pdf = _open_pdf(path, self.options.password)  # raises DocumentError for bad input
-        return self.ingest_pages(pdf, path)
+        # A .pdf goes to the PDF readers, whose messages say what is wrong with a PDF; any other name
+        # is told by its first bytes (raising DocumentError for what Pagewise cannot read).
+        if path.suffix.lower() != ".pdf" and sniff(path) == WORD:
+            return self.ingest_pages(DocxPages(path), path)
+        pdf = _open_pdf(path, self.options.password)
+        result = self.ingest_pages(pdf, path)
+        if path.suffix.lower() != ".pdf":
+            result.warnings.append(f"{path.name} is a PDF despite its name, so it was read as the PDF it is")
+        return result
 
     def ingest_pages(self, pdf: PageSource, path: Path) -> IngestResult:
         """Ingest an open page source stored under ``path`` (``ingest`` opens the PDF at ``path``)."""
@@ -178,7 +201,7 @@ class Ingestor:
                 )
             return result
         record = existing or self.library.find(path=str(path))
-        doc_id = self._start(record, pdf, path)
+        doc_id = self._start(record, pdf, path, WORD if isinstance(pdf, DocxPages) else PDF)
         self._extract(doc_id, pdf)
         self._recognize(doc_id, path)
         self._chunk(doc_id)
@@ -188,7 +211,7 @@ class Ingestor:
         return IngestResult.of(self.library.document(doc_id))
 
     # --- steps ----------------------------------------------------------------------
-    def _start(self, record: DocumentRecord | None, pdf: PageSource, path: Path) -> str:
+    def _start(self, record: DocumentRecord | None, pdf: PageSource, path: Path, file_type: str = PDF) -> str:
         """Create the document row, or reset a changed one; keep an unfinished one as it is."""
         now = now_iso()
         sha = pdf.content_sha256
@@ -199,8 +222,9 @@ class Ingestor:
                 doc_id = _new_doc_id(self.library, sha)
                 self.db.execute(
                     "INSERT INTO documents (doc_id, path, title, pages, content_sha256, status, state, "
-                    "pages_done, added_at, updated_at) VALUES (?, ?, ?, ?, ?, 'indexing', 'extracting', 0, ?, ?)",
-                    [doc_id, str(path), pdf.title, pdf.page_count, sha, now, now],
+                    "pages_done, added_at, updated_at, file_type) "
+                    "VALUES (?, ?, ?, ?, ?, 'indexing', 'extracting', 0, ?, ?, ?)",
+                    [doc_id, str(path), pdf.title, pdf.page_count, sha, now, now, file_type],
                 )
             else:
                 # A changed version of a file we have: re-index it under the same doc_id.
@@ -210,8 +234,8 @@ class Ingestor:
                 self.db.execute(
                     "UPDATE documents SET path = ?, title = ?, pages = ?, content_sha256 = ?, "
                     "status = 'indexing', state = 'extracting', pages_done = 0, warnings = '[]', "
-                    "ocr_pages = '[]', bad_pages = '[]', updated_at = ? WHERE doc_id = ?",
-                    [str(path), pdf.title, pdf.page_count, sha, now, doc_id],
+                    "ocr_pages = '[]', bad_pages = '[]', file_type = ?, updated_at = ? WHERE doc_id = ?",
+                    [str(path), pdf.title, pdf.page_count, sha, file_type, now, doc_id],
                 )
         return doc_id
 
@@ -257,6 +281,11 @@ class Ingestor:
         if batch:
             commit()
         with transaction(self.db):
+            if isinstance(pdf, DocxPages):
+                save_word_parts(self.library, doc_id, pdf.document)
+                self.db.execute(
+                    "UPDATE documents SET warnings = ? WHERE doc_id = ?", [json.dumps(pdf.document.warnings), doc_id]
+                )
             self.db.execute("UPDATE documents SET state = 'chunking' WHERE doc_id = ?", [doc_id])
 
     def _recognize(self, doc_id: str, path: Path, only_pages: set[int] | None = None) -> None:
@@ -264,7 +293,7 @@ class Ingestor:
         from summarizer.library.reading.ocr_pages import recognize_pages
 
         state, _ = self._state(doc_id)
-        if state != "chunking" or self.options.ocr == "never":
+        if state != "chunking" or self.options.ocr == "never" or self._file_type(doc_id) == WORD:
             return
         recognize_pages(
             self.library,
@@ -296,6 +325,9 @@ class Ingestor:
         pages = list(self._pages(doc_id))  # page texts of one document; passages stream below
         from summarizer.library.reading.ocr_pages import ocr_warnings, outcome, usable_text
 
+        if self._file_type(doc_id) == WORD:
+            self._chunk_word(doc_id, pages, tokenizer)
+            return
         read = outcome(self.library, doc_id)
         no_text = [n for n, text in pages if not usable_text(text) and n not in read.read]
         if len(no_text) < len(pages):
@@ -313,6 +345,27 @@ class Ingestor:
         kind = self.options.kind or document_kind(t for _, t in readable)
         if kind == FILING:
             readable = without_furniture(readable)  # running headers and footers stay out of passages
+        self._store_passages(doc_id, readable, tokenizer, kind, warnings, ocr_pages, bad_pages)
+
+    def _chunk_word(self, doc_id: str, pages: list[tuple[int, str]], tokenizer: Any) -> None:
+        """A Word document's paragraphs are its pages: each has text (none is a scan to OCR), and its
+        headers and footers were kept apart when it was read."""
+        stored = self.db.execute("SELECT warnings FROM documents WHERE doc_id = ?", [doc_id]).fetchone()
+        warnings = [w for w in json.loads(stored[0] or "[]") if isinstance(w, str)]
+        readable = [(n, t) for n, t in pages if t.strip()]
+        kind = self.options.kind or document_kind(_page_sized(t for _, t in readable))
+        self._store_passages(doc_id, readable, tokenizer, kind, warnings, [], [])
+
+    def _store_passages(
+        self,
+        doc_id: str,
+        readable: list[tuple[int, str]],
+        tokenizer: Any,
+        kind: str,
+        warnings: list[str],
+        ocr_pages: list[int],
+        bad_pages: list[int],
+    ) -> None:
         rows = [
             (
                 p.seq,
@@ -360,6 +413,10 @@ class Ingestor:
                     doc_id,
                 ],
             )
+
+    def _file_type(self, doc_id: str) -> str:
+        row = self.db.execute("SELECT file_type FROM documents WHERE doc_id = ?", [doc_id]).fetchone()
+        return str(row[0]) if row is not None else PDF
 
     def _stored_passages(self, doc_id: str) -> list[tuple[Any, ...]]:
         return [
@@ -439,6 +496,25 @@ class Ingestor:
         if self.options.embed:
             self.progress(Progress(Stage.UPDATE_INDEX, 0, None))
             refresh_index(self.library)
+
+
+WORDS_PER_PAGE = 400
+
+
+def _page_sized(paragraphs: Iterable[str]) -> Iterator[str]:
+    """A Word document's paragraphs joined into runs of about a printed page's words: the kind is
+    decided from pages (its first 60, counting signals such as pages of numbers), and 60 paragraphs
+    of a cover page's table rows would make a contract look like a financial report."""
+    run: list[str] = []
+    words = 0
+    for text in paragraphs:
+        run.append(text)
+        words += len(text.split())
+        if words >= WORDS_PER_PAGE:
+            yield "\n".join(run)
+            run, words = [], 0
+    if run:
+        yield "\n".join(run)
 
 
 def _open_pdf(path: Path, password: str | None) -> PdfPages | PdfiumPages:

@@ -24,6 +24,7 @@ from summarizer.errors import LibraryError
 from summarizer.library.reading.page_furniture import NEIGHBOUR_PAGES, body_span
 from summarizer.library.storage.queries import passages_by_id, passages_matching
 from summarizer.library.storage.store import DocumentRecord, Library
+from summarizer.library.word_parts import locators_of
 from summarizer.review.absence import absence_model
 from summarizer.review.checklist import Checklist, ChecklistItem
 from summarizer.search.fts_query import fts_string, fts_terms
@@ -52,15 +53,21 @@ class Evidence:
     page_end: int
     text: str
     heading: str = ""
+    # Where it is in a Word document, as Word shows it ("§ 8.1 Liability Caps, ¶ 95–97, p. 10";
+    # summarizer/library/reading/docx_locator.py); "" for a PDF, whose pages say where it is.
+    locator: str = ""
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        data = {
             "passage_id": self.passage_id,
             "page_start": self.page_start,
             "page_end": self.page_end,
             "heading": self.heading,
             "text": self.text,
         }
+        if self.locator:
+            data["locator"] = self.locator
+        return data
 
 
 @dataclass(frozen=True, slots=True)
@@ -228,9 +235,10 @@ def scored_evidence(library: Library, doc_id: str, item: ChecklistItem) -> tuple
     # The clause ranker reads the item's question against the item's best passages (once per
     # item: each query's search above leaves it out), which also says how likely the clause is there.
     ranked, ranker_scores = rerank(library, item.question, fused, RERANK_TOP, DEFAULT_PARAMS.rerank_weight)
-    best = [pid for pid, _ in ranked[:EVIDENCE]]
-    evidence = without_page_furniture(library, doc_id, [found[pid] for pid in best])
-    return evidence, len(found), max(ranker_scores.values(), default=None)
+    best = without_page_furniture(library, doc_id, [found[pid] for pid, _ in ranked[:EVIDENCE]])
+    locators = locators_of(library, [(doc_id, e.page_start, e.page_end) for e in best])
+    best = [dataclasses.replace(e, locator=locators.get((doc_id, e.page_start, e.page_end), "")) for e in best]
+    return best, len(found), max(ranker_scores.values(), default=None)
 
 
 def without_page_furniture(library: Library, doc_id: str, evidence: list[Evidence]) -> list[Evidence]:

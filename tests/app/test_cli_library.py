@@ -9,6 +9,7 @@ import pytest
 
 from app.cli import main
 from tests.conftest import CONTRACTS
+from tests.docx_factory import para, write_docx
 from tests.pdf_factory import make_pdf
 
 
@@ -22,7 +23,19 @@ def test_ingest_list_search_remove(capsys: pytest.CaptureFixture[str], tmp_path:
     code, rows = run_json(capsys, "ingest", str(CONTRACTS / "endorsement-8p.pdf"))
     assert code == 0
     (doc,) = rows
-    assert set(doc) == {"doc_id", "content_sha256", "title", "pages", "passages", "status", "warnings"}
+    assert set(doc) == {
+        "doc_id",
+        "content_sha256",
+        "title",
+        "pages",
+        "passages",
+        "status",
+        "warnings",
+        "file_type",
+        "tracked_changes",
+        "comments",
+    }
+    assert (doc["file_type"], doc["tracked_changes"], doc["comments"]) == ("pdf", 0, 0)
     assert doc["status"] == "indexed" and doc["pages"] == 8 and doc["warnings"] == []
 
     code, rows = run_json(capsys, "ingest", str(CONTRACTS / "endorsement-8p.pdf"))
@@ -40,6 +53,9 @@ def test_ingest_list_search_remove(capsys: pytest.CaptureFixture[str], tmp_path:
             "path": str((CONTRACTS / "endorsement-8p.pdf").resolve()),
             "needs_reindex": False,
             "kind": "contract",
+            "file_type": "pdf",
+            "tracked_changes": 0,
+            "comments": 0,
         }
     ]
 
@@ -48,7 +64,8 @@ def test_ingest_list_search_remove(capsys: pytest.CaptureFixture[str], tmp_path:
     results = rows[0]["results"]
     assert isinstance(results, list) and len(results) == 2
     for r in results:
-        assert set(r) == {"passage_id", "doc_id", "heading", "text", "page_start", "page_end", "score"}
+        assert set(r) == {"passage_id", "doc_id", "heading", "text", "page_start", "page_end", "score", "locator"}
+        assert r["locator"] is None  # a PDF's pages say where a passage is
         assert isinstance(r["heading"], str)
         assert 1 <= r["page_start"] <= r["page_end"] <= 8
 
@@ -136,3 +153,31 @@ def test_reindex_recuts_an_old_format_document(capsys: pytest.CaptureFixture[str
     assert [r["status"] for r in rows] == ["reindexed"]
     code, rows = run_json(capsys, "reindex", "no-such-doc")
     assert code != 0 and "error" in rows[0]
+
+
+def test_a_folder_of_pdf_and_word_files_skips_word_lock_files(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    folder = tmp_path / "deal"
+    folder.mkdir()
+    make_pdf(folder / "signed.pdf", [["This Agreement is signed by the parties below."]])
+    body = para("The Supplier shall deliver the goods.") + (
+        '<w:p><w:ins w:id="1" w:author="Buyer" w:date="2026-01-01T00:00:00Z"><w:r><w:t>Time is of the essence.'
+        "</w:t></w:r></w:ins></w:p>"
+    )
+    write_docx(folder / "draft.docx", body, title="Supply Draft")
+    (folder / "~$draft.docx").write_bytes(b"\x05alice" + b"\x00" * 150)  # Word's lock file: skipped
+    code, rows = run_json(capsys, "ingest", "--ocr", "never", str(folder))
+    assert code == 0
+    by_type = {row["file_type"]: row for row in rows}
+    assert sorted(by_type) == ["docx", "pdf"] and len(rows) == 2
+    assert (by_type["docx"]["title"], by_type["docx"]["pages"], by_type["docx"]["tracked_changes"]) == (
+        "Supply Draft",
+        2,
+        1,
+    )
+    assert main(["list"]) == 0
+    listed = capsys.readouterr().out
+    assert "Word" in listed and "PDF" in listed and "2 ¶" in listed
+    code, rows = run_json(capsys, "search", by_type["docx"]["doc_id"], "time is of the essence", "-k", "1")
+    assert rows[0]["results"][0]["locator"] == "¶ 1–2"

@@ -9,7 +9,8 @@ from app import cli
 
 @pytest.mark.parametrize(
     ("argv", "window"),
-    [([], True), (["contract.pdf"], True), (["a.PDF", "b.pdf"], True), (["ingest", "a.pdf"], False),
+    [([], True), (["contract.pdf"], True), (["a.PDF", "b.pdf"], True), (["draft.docx", "b.pdf"], True),
+     (["ingest", "a.pdf"], False),
      (["--selftest"], False), (["--help"], False), (["list"], False)],
 )  # fmt: skip
 def test_which_arguments_open_the_window(argv: list[str], window: bool) -> None:

@@ -47,6 +47,10 @@ class DocumentRecord:
     bad_pages: list[int]
     passage_format: int = 1
     kind: str | None = None  # summarizer.library.reading.document_kind; None until its passages are cut
+    file_type: str = "pdf"  # pdf | docx (summarizer.library.reading.file_type)
+    # A Word document's tracked changes and comments (word_changes, word_comments); 0 for a PDF.
+    tracked_changes: int = 0
+    comments: int = 0
 
     @property
     def needs_reindex(self) -> bool:
@@ -63,13 +67,18 @@ class DocumentRecord:
             "path": self.path,
             "needs_reindex": self.needs_reindex,
             "kind": self.kind,
+            "file_type": self.file_type,
+            "tracked_changes": self.tracked_changes,
+            "comments": self.comments,
         }
 
 
 _DOC_COLUMNS = (
     "d.doc_id, d.path, d.title, d.pages, "
     "(SELECT COUNT(*) FROM passages p WHERE p.doc_id = d.doc_id), "
-    "d.content_sha256, d.status, d.state, d.warnings, d.ocr_pages, d.bad_pages, d.passage_format, d.kind"
+    "d.content_sha256, d.status, d.state, d.warnings, d.ocr_pages, d.bad_pages, d.passage_format, d.kind, "
+    "d.file_type, (SELECT COUNT(*) FROM word_changes c WHERE c.doc_id = d.doc_id), "
+    "(SELECT COUNT(*) FROM word_comments m WHERE m.doc_id = d.doc_id)"
 )
 
 
@@ -88,6 +97,9 @@ def _record(row: tuple[Any, ...]) -> DocumentRecord:
         bad_pages=json.loads(row[10]),
         passage_format=int(row[11]),
         kind=row[12],
+        file_type=str(row[13] or "pdf"),
+        tracked_changes=int(row[14]),
+        comments=int(row[15]),
     )
 
 

@@ -16,6 +16,7 @@ import pytest
 
 from app.cli import main
 from app.commands._model_args import OpenModel
+from inference.engines.engine import render_plain
 from inference.engines.fake import FakeEngine
 from inference.planning.plan import Plan
 from summarizer.library.storage.store import Library
@@ -88,7 +89,8 @@ def test_ask_json_has_the_issue_keys(
     assert set(data) == {"answer", "mode", "citations", "passages", "sources", "stats"}
     assert data["mode"] == "passages" and data["answer"].startswith("The buyer pays")  # no summary stored
     assert [(c["page"], c["valid"]) for c in data["citations"]] == [(7, True), (99, False)]
-    assert {"doc_id", "page", "passage_id", "text", "valid"} <= set(data["citations"][0])
+    assert {"doc_id", "page", "passage_id", "text", "valid", "locator"} <= set(data["citations"][0])
+    assert data["citations"][0]["locator"] is None  # a PDF's page says where it is
     assert data["citations"][0]["passage_id"] is not None and data["citations"][1]["passage_id"] is None
     assert data["passages"] and set(data["passages"][0]) == {
         "passage_id",
@@ -98,6 +100,7 @@ def test_ask_json_has_the_issue_keys(
         "page_start",
         "page_end",
         "score",
+        "locator",
     }
     assert {"prompt_tokens", "completion_tokens", "ttft_s", "prefill_tok_s", "decode_tok_s"} <= set(data["stats"])
 
@@ -137,6 +140,62 @@ def test_ask_streams_text_and_lists_citations(
     assert main(["ask", doc_id, "How much?"]) == 0
     out = capsys.readouterr().out
     assert "The buyer pays monthly [p. 7]" in out and "NOT VALID" in out and "[whole-document]" in out
+
+
+def test_ask_about_a_word_document_names_its_clauses(
+    capsys: pytest.CaptureFixture[str], library: Library, fake_model: FakeEngine, tmp_path: Path
+) -> None:
+    from summarizer.library.ingest import IngestOptions, ingest_path
+    from tests.docx_factory import level, numbering, para, style, styles, write_docx
+
+    numbers = numbering(
+        {1: level(0, "decimal", "%1.", style="Heading1") + level(1, "decimal", "%1.%2")},
+        {1: '<w:abstractNumId w:val="1"/>'},
+    )
+    body = para("Payment", style="Heading1") + para("Invoices. The buyer pays monthly.", num=(1, 1))
+    body += para("Term", style="Heading1") + para("Renewal. The term renews each year.", num=(1, 1))
+    path = write_docx(
+        tmp_path / "supply.docx",
+        body,
+        numbering_xml=numbers,
+        styles_xml=styles(style("Heading1", "heading 1", num=(1, None))),
+    )
+    doc_id = ingest_path(library, path, IngestOptions(embed=False)).doc_id
+    fake_model.default_reply = "The buyer pays monthly [p. 2]."
+    code, data = run_json(capsys, "ask", doc_id, "When does the buyer pay?")
+    assert code == 0 and data["citations"][0]["valid"]
+    assert data["citations"][0]["locator"] == "§ 1.1 Invoices, ¶ 2"
+    assert main(["ask", doc_id, "When does the buyer pay?"]) == 0
+    assert f"{doc_id} § 1.1 Invoices, ¶ 2" in capsys.readouterr().out
+
+
+def test_the_prompt_lists_the_tracked_changes_and_comments_of_a_word_passage(
+    capsys: pytest.CaptureFixture[str], library: Library, fake_model: FakeEngine, tmp_path: Path
+) -> None:
+    from summarizer.library.ingest import IngestOptions, ingest_path
+    from tests.docx_factory import comments, para, write_docx
+
+    filler = "".join(
+        para(f"Clause {n}. The parties agree on schedule item {n} of the services. " * 6) for n in range(40)
+    )
+    changed = (
+        '<w:p><w:commentRangeStart w:id="0"/><w:r><w:t xml:space="preserve">Indemnity. The Supplier indemnifies '
+        'the Customer against </w:t></w:r><w:ins w:id="1" w:author="Other Side" w:date="2026-02-01T00:00:00Z">'
+        '<w:r><w:t>direct </w:t></w:r></w:ins><w:del w:id="2" w:author="Other Side" w:date="2026-02-01T00:00:00Z">'
+        "<w:r><w:delText>all </w:delText></w:r></w:del><w:r><w:t>claims by third parties.</w:t></w:r></w:p>"
+    )
+    path = write_docx(tmp_path / "draft.docx", filler + changed, comments_xml=comments((0, "Counsel", "Push back.")))
+    doc_id = ingest_path(library, path, IngestOptions(embed=False)).doc_id
+    fake_model.default_reply = "The other side narrowed it to direct claims [p. 41]."
+    code, data = run_json(capsys, "ask", doc_id, "What did the other side change in the indemnity?")
+    assert code == 0 and data["mode"] == "passages"
+    prompt = (
+        render_plain(fake_model.last_prompt) if not isinstance(fake_model.last_prompt, str) else fake_model.last_prompt
+    )
+    assert "Indemnity. The Supplier indemnifies the Customer against direct claims by third parties." in prompt
+    assert "- Other Side inserted “direct” (p. 41)" in prompt
+    assert "- Other Side deleted “all” (p. 41)" in prompt
+    assert "- comment by Counsel on p. 41: “Push back.”" in prompt
 
 
 @pytest.mark.parametrize(

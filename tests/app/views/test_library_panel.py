@@ -12,6 +12,7 @@ from PySide6.QtCore import QUrl
 from summarizer.library.storage.store import Library
 from tests.app.conftest import wait_for_document
 from tests.conftest import CONTRACTS
+from tests.docx_factory import comments, para, write_docx
 
 
 def drop_event(*paths: Path) -> MagicMock:
@@ -28,7 +29,7 @@ def test_dropping_a_pdf_indexes_it(qtbot: Any, make_window: Any) -> None:
     with qtbot.waitSignal(window.library_panel.files_dropped, timeout=2000):
         window.library_panel.dropEvent(drop_event(CONTRACTS / "endorsement-8p.pdf"))
     doc_id = wait_for_document(qtbot, window)
-    assert window.library_panel.state_of(doc_id) == "ready · 8 pages · contract"
+    assert window.library_panel.state_of(doc_id) == "ready · 8 pages · PDF · contract"
     assert window.viewer.document.pageCount() == 8
     with Library.open() as library:
         assert library.document(doc_id).pages == 8
@@ -39,7 +40,7 @@ def test_dropping_a_pdf_anywhere_in_the_window_indexes_it(qtbot: Any, make_windo
     with qtbot.waitSignal(window.files_dropped, timeout=2000):
         window.dropEvent(drop_event(CONTRACTS / "endorsement-8p.pdf"))
     doc_id = wait_for_document(qtbot, window)
-    assert window.library_panel.state_of(doc_id) == "ready · 8 pages · contract"
+    assert window.library_panel.state_of(doc_id) == "ready · 8 pages · PDF · contract"
 
 
 def test_a_broken_pdf_does_not_stop_the_others(qtbot: Any, make_window: Any, tmp_path: Path) -> None:
@@ -303,3 +304,22 @@ def test_adding_an_interrupted_document_again_keeps_it_selected_and_ends_the_rei
     assert panel.selected_key() == doc_id and window.doc_id == doc_id
     assert above not in selected  # the document above was never opened (nor asked its password)
     assert not [item for item in window.message_bar.items() if item.message.key == "reindex"]
+
+
+def test_dropping_a_word_document_indexes_it_and_says_what_it_holds(
+    qtbot: Any, make_window: Any, tmp_path: Path
+) -> None:
+    body = para("This Agreement is made between the Supplier and the Customer.") + (
+        '<w:p><w:commentRangeStart w:id="0"/><w:ins w:id="1" w:author="Buyer" w:date="2026-01-01T00:00:00Z">'
+        "<w:r><w:t>Time is of the essence.</w:t></w:r></w:ins></w:p>"
+    )
+    path = write_docx(tmp_path / "draft.docx", body, comments_xml=comments((0, "Counsel", "Agreed?")))
+    window = make_window()
+    with qtbot.waitSignal(window.library_panel.files_dropped, timeout=2000):
+        window.library_panel.dropEvent(drop_event(path, tmp_path / "~$draft.docx"))
+    doc_id = wait_for_document(qtbot, window)
+    assert (
+        window.library_panel.state_of(doc_id) == "ready · 2 paragraphs · Word · contract · 1 tracked change, 1 comment"
+    )
+    assert window.viewer.path is None
+    assert "draft.docx is a Word document" in window.viewer.placeholder.text()

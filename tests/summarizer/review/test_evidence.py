@@ -233,3 +233,34 @@ def test_the_evidence_review_reports_a_rate_so_its_progress_has_a_time_left(libr
     assert [p.done for p in seen] == list(range(1, 11)) and {p.total for p in seen} == {10}
     assert all(p.rate is not None and p.rate > 0 for p in seen)
     assert seen[4].eta_seconds() is not None  # half done: the line says how long the rest takes
+
+
+def test_evidence_in_a_word_document_names_its_clause_and_the_export_shows_it(tmp_path: Path) -> None:
+    from summarizer.library.ingest import IngestOptions
+    from summarizer.review.evidence import ItemResult
+    from tests.docx_factory import level, numbering, para, style, styles, write_docx
+
+    numbers = numbering(
+        {1: level(0, "decimal", "%1.", style="Heading1") + level(1, "decimal", "%1.%2")},
+        {1: '<w:abstractNumId w:val="1"/>'},
+    )
+    body = para("General", style="Heading1")
+    body += para("Notices. Notices are given in writing to the addresses on the cover page.", num=(1, 1))
+    body += para("Governing Law. This Agreement is governed by the laws of the State of New York.", num=(1, 1))
+    path = write_docx(
+        tmp_path / "terms.docx",
+        body,
+        numbering_xml=numbers,
+        styles_xml=styles(style("Heading1", "heading 1", num=(1, None))),
+    )
+    with Library.open() as lib:
+        doc_id = ingest_path(lib, path, IngestOptions(max_tokens=40)).doc_id
+        query = "governed by the laws of the State"
+        found, _ = item_evidence(lib, doc_id, ChecklistItem("x", "Governing Law", query, (query,), "excerpt"))
+    law = next(e for e in found if "New York" in e.text)
+    assert law.locator.startswith("§ 1.") and "¶" in law.locator
+    assert law.to_json()["locator"] == law.locator
+    item = ItemResult("x", "Governing Law", query, "excerpt", "evidence", [law], 1)
+    from summarizer.review.export import page_label
+
+    assert page_label(item) == law.locator

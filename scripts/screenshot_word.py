@@ -1,0 +1,67 @@
+"""A Word contract in the real window: added beside a PDF, its row (file type, tracked changes,
+comments), a question answered from it and the citation clicked, which names the clause as Word
+shows it.
+
+    QT_QPA_PLATFORM=xcb xvfb-run -a -s "-screen 0 1600x1000x24" \\
+        .venv/bin/python -m scripts.screenshot_word OUT_DIR [--docx FILE.docx]
+
+The default .docx is the Common Paper Cloud Service Agreement of ../shared/data/docx-contracts
+(CC BY 4.0). The model is the scripted fake engine (its answer cites the first passage's first
+paragraph); everything else is the real window and pipeline. Saves ``word-citation.png``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+DEFAULT_DOCX = ROOT.parent / "shared" / "data" / "docx-contracts" / "common-paper-cloud-service-agreement.docx"
+QUESTION = "What is the cap on each party's liability?"
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("out_dir", type=Path)
+    ap.add_argument("--docx", type=Path, default=DEFAULT_DOCX)
+    args = ap.parse_args()
+    args.out_dir.mkdir(parents=True, exist_ok=True)
+    home = tempfile.mkdtemp(prefix="pagewise-word-shot-")
+    os.environ["PAGEWISE_HOME"] = home
+
+    from PySide6.QtCore import QUrl
+
+    from app.widgets.qt_wait import wait_until
+    from scripts.scripted_window import scripted_window
+
+    app, w, engine = scripted_window(Path(home), context_size=4096)
+    w.add_paths([ROOT / "assets" / "sample-contract.pdf", args.docx])
+    wait_until(lambda: len(w.library.documents()) == 2 and not w.runner.ingests, 600)
+    for record in w.library.documents():
+        print("library row:", record.title, "|", w.library_panel.state_of(record.doc_id), flush=True)
+    word = next(r for r in w.library.documents() if r.file_type == "docx")
+    w.select_document(word.doc_id)
+
+    def reply(prompt: str) -> str:
+        found = re.search(r"Passage 1 \(pp?\. (\d+)", prompt)
+        page = int(found.group(1)) if found else 1
+        return f"Each party's liability is capped at the amounts set as the General Cap Amount [p. {page}]."
+
+    engine.queue(reply)
+    job = w.ask(QUESTION)
+    wait_until(lambda: job.done, 120)
+    turn = w.conversation.turns[-1]
+    w.conversation.browser.anchorClicked.emit(QUrl(f"cite:0/{turn.citations[0].number}"))
+    wait_until(lambda: False, 1.5)
+    print("message:", w.messages.history[-1].text, flush=True)
+    w.grab().save(str(args.out_dir / "word-citation.png"))
+    print("saved", args.out_dir / "word-citation.png")
+    w.close()
+    app.quit()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,149 @@
+"""What a file added to the library really is, told from its first bytes rather than its name:
+a PDF, a Word document (.docx/.docm/.dotx), or something Pagewise cannot read, with a message
+saying which and what to do.
+
+A ``.docx`` that is really a PDF is read as the PDF it is; a password-protected Word file (an OLE
+compound file holding an ``EncryptionInfo`` stream) is told apart from an old binary ``.doc``.
+"""
+
+from __future__ import annotations
+
+import zipfile
+from pathlib import Path
+from typing import Literal
+
+from summarizer.errors import DocumentError
+
+FileType = Literal["pdf", "docx"]
+PDF: FileType = "pdf"
+WORD: FileType = "docx"
+
+WORD_SUFFIXES = (".docx", ".docm", ".dotx", ".dotm")
+DOCUMENT_SUFFIXES = (".pdf", *WORD_SUFFIXES)
+# A file whose name starts so is Word's lock file beside an open document ("~$ntract.docx"), 162
+# bytes naming who has it open: never a document.
+WORD_LOCK_PREFIX = "~$"
+
+_OLE_MAGIC = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"
+_ZIP_MAGIC = b"PK\x03\x04"
+_RTF_MAGIC = b"{\\rtf"
+_HEAD = 1024
+# OLE directory entries name their streams in UTF-16LE.
+_ENCRYPTION_INFO = "EncryptionInfo".encode("utf-16-le")
+_WORD_STREAM = "WordDocument".encode("utf-16-le")
+_OLE_SCAN_LIMIT = 64 << 20
+
+
+def is_document_name(name: str) -> bool:
+    """Whether a folder's file is one to add: a PDF or a Word document, not Word's lock file."""
+    return name.lower().endswith(DOCUMENT_SUFFIXES) and not name.startswith(WORD_LOCK_PREFIX)
+
+
+def is_word_lock_file(path: Path) -> bool:
+    return path.name.startswith(WORD_LOCK_PREFIX)
+
+
+def sniff(path: Path) -> FileType:
+    """Whether ``path`` is to be read as a PDF or as a Word document; raises DocumentError, naming
+    the file, for anything else (a missing, empty or damaged file, an old .doc, an RTF, an
+    encrypted Word file, a spreadsheet...)."""
+    if not path.exists():
+        raise DocumentError(f"{path}: no such file. Check the path and try again.", path=path)
+    if path.is_dir():
+        raise DocumentError(f"{path} is a folder, not a PDF or Word file.", path=path)
+    try:
+        with path.open("rb") as handle:
+            head = handle.read(_HEAD)
+    except PermissionError:
+        raise DocumentError(
+            f"{path} cannot be read: permission denied. Check the file's permissions.", path=path
+        ) from None
+    except OSError as error:
+        raise DocumentError(f"{path} cannot be read: {error.strerror or error}.", path=path) from None
+    if b"%PDF-" in head:
+        return PDF
+    word_name = path.suffix.lower() in WORD_SUFFIXES or path.suffix.lower() in (".doc", ".rtf", ".dot")
+    if is_word_lock_file(path) and word_name:
+        raise DocumentError(
+            f"{path} is Word's lock file for a document open in Word, not a document: add "
+            f"{path.name[len(WORD_LOCK_PREFIX) :]} itself.",
+            path=path,
+        )
+    if not head:
+        raise DocumentError(f"{path} is empty (0 bytes). Re-export or re-download it.", path=path)
+    if head.startswith(_OLE_MAGIC):
+        _ole_error(path)
+    if head.lstrip().startswith(_RTF_MAGIC):
+        raise DocumentError(
+            f"{path} is a Rich Text (RTF) file, which Pagewise does not read. Open it in Word and save it "
+            "as a Word Document (.docx), or export it as PDF, then add that.",
+            path=path,
+        )
+    if head.startswith(_ZIP_MAGIC) or path.suffix.lower() in WORD_SUFFIXES:
+        _check_word_zip(path)
+        return WORD
+    raise DocumentError(
+        f"{path} is neither a PDF nor a Word document. Open it and export it as PDF or save it as .docx first.",
+        path=path,
+    )
+
+
+def _ole_error(path: Path) -> None:
+    """An OLE compound file: a password-protected Word file, or an old binary Word document."""
+    with path.open("rb") as handle:
+        data = handle.read(_OLE_SCAN_LIMIT)
+    if _ENCRYPTION_INFO in data:
+        # Not PasswordRequired: Pagewise cannot decrypt Office files, so asking for the password
+        # (as the window does for a PDF) would only ask again.
+        raise DocumentError(
+            f"{path} is a password-protected Word document. Open it in Word with its password, remove the "
+            "password (File > Info > Protect Document) or export it as PDF, and add that.",
+            path=path,
+        )
+    if _WORD_STREAM in data:
+        raise DocumentError(
+            f"{path} is an old Word 97–2003 document (.doc), which Pagewise does not read. Open it in Word and "
+            "save it as a Word Document (.docx), or export it as PDF, then add that.",
+            path=path,
+        )
+    raise DocumentError(
+        f"{path} is an Office file that is not a Word document (an old Excel or PowerPoint file?). "
+        "Export it as PDF first.",
+        path=path,
+    )
+
+
+def _check_word_zip(path: Path) -> None:
+    try:
+        with zipfile.ZipFile(path) as archive:
+            names = set(archive.namelist())
+            broken = archive.testzip()
+    except zipfile.BadZipFile:
+        raise DocumentError(
+            f"{path} is damaged: it is not a complete Word file (its zip container cannot be opened). "
+            "Re-download it, or open it in Word, which may repair it, and save it again.",
+            path=path,
+        ) from None
+    except (OSError, EOFError, ValueError, NotImplementedError) as error:
+        raise DocumentError(
+            f"{path} is damaged and cannot be opened ({error}). Re-download it or save it again from Word.",
+            path=path,
+        ) from None
+    if broken is not None:
+        raise DocumentError(
+            f"{path} is damaged: its part {broken} is corrupt. Re-download it, or open it in Word, which may "
+            "repair it, and save it again.",
+            path=path,
+        )
+    if "word/document.xml" not in names and not any(n.endswith("document.xml") for n in names):
+        what = (
+            "an Excel workbook"
+            if any(n.startswith("xl/") for n in names)
+            else "a PowerPoint presentation"
+            if any(n.startswith("ppt/") for n in names)
+            else "a zip archive"
+        )
+        raise DocumentError(
+            f"{path} is {what}, not a Word document. Export it as PDF first.",
+            path=path,
+        )
