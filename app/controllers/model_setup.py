@@ -7,7 +7,9 @@ the conversation while it waits)."""
 
 from __future__ import annotations
 
+import contextlib
 import os
+import threading
 import time
 from collections.abc import Mapping
 from pathlib import Path
@@ -24,10 +26,12 @@ from app.views.settings_dialog import SettingsDialog
 from app.views.welcome import WelcomePanel
 from app.widgets import file_dialogs
 from app.widgets.job_progress import JobProgress
+from inference.cancel import Cancelled, CancelToken
 from inference.engines.engine import LoadReport
 from inference.errors import PagewiseError
 from inference.progress import Progress
-from summarizer.llm.model_identity import engine_identity
+from summarizer.library.storage.store import Library
+from summarizer.llm.model_identity import engine_identity, model_sha256
 
 MODEL_KEYS = ("model_path", "remote_url", "vram_budget", "context_size", "kv_type", "gpu_layers")
 """The settings that choose the model and its plan."""
@@ -197,13 +201,24 @@ class ModelSetupController(UsesJobContext, QObject):
         if self.model_missing("Loading"):  # a plan problem: the status line says it already
             return None
 
+        library_file = self.library.path
+        model_file = str(self.settings.effective("model_path"))
+
+        def hash_model(token: CancelToken) -> None:
+            with contextlib.suppress(PagewiseError, OSError, Cancelled), Library.open(library_file) as library:
+                model_sha256(library, model_file, cancel=token)  # a problem here is the load's to say
+
         def run(job: Job) -> LoadReport | None:
+            # The key of the summaries an answer reads is the model file's sha256, hashed once per
+            # file and then kept in the library. It is hashed here, beside the load, so that a
+            # model's first question does not hash it (issue 47, on the GPU machine: the load was
+            # done 3.7 s after the window opened, and the first question hashed the 4.9 GB file
+            # before its first token, 5.2 s after it was asked).
+            hashing = threading.Thread(target=hash_model, args=(job.token,), name="model-hash", daemon=True)
+            hashing.start()
             engine = self.session.ensure_loaded(job.report, job.token)
-            # The key of the summaries an answer reads: the model file's sha256, hashed once per
-            # file and then kept in the library. Hashed here, so that a model's first question
-            # does not (issue 47, on the GPU machine: a 4.9 GB file hashed inside the first
-            # question made its first token 5.2 s instead of 0.3 s).
-            engine_identity(self.worker_library(), engine, job.report, job.token)
+            hashing.join()
+            engine_identity(self.worker_library(), engine, job.report, job.token)  # kept: no second read
             return self.session.report
 
         job = self.runner.submit_llm("load-model", run, on_cancel=self.session.cancel)
