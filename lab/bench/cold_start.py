@@ -134,15 +134,19 @@ def _cuda_context_s() -> float | str | None:
 
     with open("/proc/self/maps") as maps:
         found = sorted({line.split()[-1] for line in maps if "libcudart.so" in line})
+    # Only a runtime the process already holds: llama.cpp's CUDA build links cudart statically by
+    # default, and loading a second, shared libcudart beside it is the suspect of the probe's crash
+    # on the GPU machine (free(): invalid pointer after ggml_cuda_init). Without one, the context's
+    # cost stays inside the load phase.
     runtime = None
-    for name in [*found, "libcudart.so.12", "libcudart.so"]:  # a static cudart: the driver's primary context is shared
+    for name in found:
         try:
             runtime = ctypes.CDLL(name)
             break
         except OSError:
             continue
     if runtime is None:
-        return None
+        return "not separable: no shared libcudart in the process (the context is made inside the load)"
     began = time.perf_counter()
     status = runtime.cudaFree(ctypes.c_void_p(0))
     seconds = time.perf_counter() - began
