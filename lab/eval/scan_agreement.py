@@ -82,12 +82,8 @@ class CachedLinesEngine:
 
         page = assemble_page(self._lines(image), points_per_pixel)
         if page.words and page.confidence < TURN_OVER_BELOW:
-            height, width = image.shape[:2]
-            turned = [
-                [(t, c, (width - b[2], height - b[3], width - b[0], height - b[1])) for t, c, b in line]
-                for line in self._lines(image[::-1, ::-1].copy())
-            ]
-            over = assemble_page(turned, points_per_pixel)
+            # The boxes do not matter here: only the text is measured.
+            over = assemble_page(self._lines(image[::-1, ::-1].copy()), points_per_pixel)
             if over.confidence > page.confidence:
                 return over
         return page
