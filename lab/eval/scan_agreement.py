@@ -110,7 +110,9 @@ def questions_for(contract: str) -> list[str]:
     return [*plain, *checklist]
 
 
-def compare(contract: str, pages: int, dpis: list[int], engine: CachedLinesEngine) -> Iterator[dict[str, Any]]:
+def compare(
+    contract: str, pages: int, dpis: list[int], engine: CachedLinesEngine, fixtures: Path = CONTRACTS
+) -> Iterator[dict[str, Any]]:
     from summarizer.library.ingest import IngestOptions, ingest_path
     from summarizer.library.reading import ocr_pages
     from summarizer.library.storage.store import Library
@@ -121,7 +123,7 @@ def compare(contract: str, pages: int, dpis: list[int], engine: CachedLinesEngin
     questions = questions_for(contract)
     with tempfile.TemporaryDirectory() as tmp:
         os.environ["PAGEWISE_HOME"] = tmp
-        original_pdf = first_pages(CONTRACTS / f"{contract}.pdf", pages, Path(tmp) / "original.pdf")
+        original_pdf = first_pages(fixtures / f"{contract}.pdf", pages, Path(tmp) / "original.pdf")
         with Library.open() as library:
             original = ingest_path(library, original_pdf).doc_id
             count = library.document(original).pages
@@ -186,12 +188,13 @@ def main() -> None:
     parser.add_argument("--dpi", type=int, nargs="+", default=[200, 300], help="scan resolutions")
     parser.add_argument("--threads", type=int, default=2, help="ONNX Runtime threads for OCR")
     parser.add_argument("--cache", type=Path, default=DEFAULT_CACHE, help="OCR lines cache (default %(default)s)")
+    parser.add_argument("--fixtures", type=Path, default=CONTRACTS, help="the contracts' folder (%(default)s)")
     parser.add_argument("--out", type=Path, help="write the rows and the summary here as JSON")
     args = parser.parse_args()
     engine = CachedLinesEngine(args.threads, args.cache)
     rows = []
     for contract in args.contracts:
-        for row in compare(contract, args.pages, args.dpi, engine):
+        for row in compare(contract, args.pages, args.dpi, engine, args.fixtures):
             rows.append(row)
             brief = {k: v for k, v in row.items() if k != "differing"}
             print(json.dumps(brief), file=sys.stderr, flush=True)

@@ -142,6 +142,45 @@ def _line_pitch(rows: list[_Row]) -> float:
     return statistics.median(next_lines) if next_lines else 1.2 * height
 
 
+# Letters whose capital OCR cannot tell from the small one at a line's start ("c." read "C.").
+_LOOK_ALIKE_CAPITALS = frozenset("COSUVWXZ")
+_LIST_MARKER = re.compile(r"(\(?)([a-z]{1,4})([.)])$")
+_ROMANS = ("i", "ii", "iii", "iv", "v", "vi", "vii", "viii", "ix", "x", "xi", "xii")
+
+
+def _follows(marker: str, previous: str) -> bool:
+    """True when list marker ``marker`` comes next after ``previous`` ("c" after "b", "v" after "iv")."""
+    if len(previous) == 1 and previous.isalpha() and ord(marker) == ord(previous) + 1:
+        return True
+    return previous in _ROMANS[:-1] and _ROMANS[_ROMANS.index(previous) + 1] == marker
+
+
+def _small_list_markers(rows: list[list[RawWord]]) -> list[list[RawWord]]:
+    """Rows whose list marker was read as a capital ("C." after "b.", "V." after "iv.") with it
+    small again: the clause finder takes "c." for a sub-clause and "C." for a name's initial."""
+    previous: tuple[str, str, str] | None = None  # the last marker: opening bracket, letters, closing mark
+    out = []
+    for words in rows:
+        first = words[0][0].strip()
+        match = _LIST_MARKER.match(first.lower())
+        if match is not None and first[1 if match.group(1) else 0].isupper():
+            letter = match.group(2)
+            if not (
+                len(letter) == 1
+                and letter.upper() in _LOOK_ALIKE_CAPITALS
+                and previous is not None
+                and (previous[0], previous[2]) == (match.group(1), match.group(3))
+                and _follows(letter, previous[1])
+            ):
+                match = None
+            else:
+                words = [(first.lower(), words[0][1], words[0][2]), *words[1:]]
+        if match is not None:
+            previous = (match.group(1), match.group(2), match.group(3))
+        out.append(words)
+    return out
+
+
 def assemble_page(lines: Sequence[Sequence[RawWord]], points_per_pixel: float) -> OcrPage:
     """A page from recognized lines of words with pixel boxes, laid out as pypdf lays out a text
     layer: one line of text per printed line, in reading order, and a blank line (a paragraph
@@ -154,12 +193,13 @@ def assemble_page(lines: Sequence[Sequence[RawWord]], points_per_pixel: float) -
     weighted = 0.0
     rows = _printed_rows(lines)
     pitch = _line_pitch(rows) if rows else 0.0
-    for n, row in enumerate(rows):
+    row_words = _small_list_markers([_unglued(row.words) for row in rows])
+    for n, (row, line_words) in enumerate(zip(rows, row_words, strict=True)):
         if n:
             separator = "\n\n" if row.top - rows[n - 1].top >= EMPTY_LINE_PITCHES * pitch else "\n"
             parts.append(separator)
             length += len(separator)
-        for i, (text, confidence, box) in enumerate(_unglued(row.words)):
+        for i, (text, confidence, box) in enumerate(line_words):
             if i:
                 parts.append(" ")
                 length += 1

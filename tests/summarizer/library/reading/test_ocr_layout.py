@@ -114,3 +114,17 @@ def test_a_page_read_turned_over_keeps_its_reading_order_and_its_boxes_go_back_o
     page = turned_over(assemble_page(read_turned, 0.5), width=500.0, height=400.0)
     assert page.text == "First line.\nSecond line."
     assert page.words[0].box == (500.0 - 0.5 * 160, 400.0 - 0.5 * 130, 500.0 - 0.5 * 100, 400.0 - 0.5 * 100)  # "First"
+
+
+def test_a_list_letter_read_as_a_capital_is_small_again_after_the_letter_before_it() -> None:
+    rows = ["b. Company shall track sales.", "C. CSA may audit them.", "iv. Engages in conduct;", "V. Engages in more;"]
+    rows += ["C. Smith signs for the Company."]  # after "v.": an initial, not a list letter
+    page = assemble_page([_words(text, 100, 100 + 40 * n) for n, text in enumerate(rows)], 1.0)
+    assert page.text.splitlines() == [
+        "b. Company shall track sales.",
+        "c. CSA may audit them.",
+        "iv. Engages in conduct;",
+        "v. Engages in more;",
+        "C. Smith signs for the Company.",
+    ]
+    assert [c.label for c in clause_starts(normalize(page.text), page.text)] == ["b.", "c.", "v."]
