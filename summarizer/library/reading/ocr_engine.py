@@ -38,6 +38,8 @@ SAME_ROW_OVERLAP = 0.5
 # paragraph break, as pypdf gives an empty line of a text layer (the space a paragraph is set
 # apart by, 1.3-1.5 pitches on the fixture contracts, is none).
 EMPTY_LINE_PITCHES = 1.75
+# Words this many line heights apart on one line are set apart by a tab, not a space.
+WIDE_GAP_HEIGHTS = 1.5
 TURN_OVER_BELOW = 0.85  # a page read with less confidence is read again turned over (upside-down scans)
 
 
@@ -199,10 +201,14 @@ def assemble_page(lines: Sequence[Sequence[RawWord]], points_per_pixel: float) -
             separator = "\n\n" if row.top - rows[n - 1].top >= EMPTY_LINE_PITCHES * pitch else "\n"
             parts.append(separator)
             length += len(separator)
+        height = row.bottom - row.top
         for i, (text, confidence, box) in enumerate(line_words):
             if i:
-                parts.append(" ")
-                length += 1
+                # A wide gap (a tab, a table of contents' page number) as pypdf gives it: a run
+                # of spaces, which the clause finder reads a table of contents' line by.
+                space = "   " if box[0] - line_words[i - 1][2][2] > WIDE_GAP_HEIGHTS * height else " "
+                parts.append(space)
+                length += len(space)
             text = text.strip()
             parts.append(text)
             scaled = tuple(v * points_per_pixel for v in box)

@@ -60,7 +60,7 @@ def test_a_clause_number_in_a_box_of_its_own_starts_the_clause_on_its_line() -> 
         [("The", 0.99, (150, 140, 190, 170)), ("Parties", 0.99, (200, 140, 280, 170))],
     ]
     page = assemble_page(lines, points_per_pixel=1.0)
-    assert page.text == "4. Order and Priority.\nThe Parties"
+    assert page.text == "4.   Order and Priority.\nThe Parties"  # far apart: a run of spaces, as pypdf gives
     assert [page.text[w.start : w.end] for w in page.words] == ["4.", "Order", "and", "Priority.", "The", "Parties"]
     assert page.words[0].box == (150.0, 100.0, 170.0, 130.0)
     clauses = clause_starts(normalize(page.text), page.text)
@@ -128,3 +128,16 @@ def test_a_list_letter_read_as_a_capital_is_small_again_after_the_letter_before_
         "C. Smith signs for the Company.",
     ]
     assert [c.label for c in clause_starts(normalize(page.text), page.text)] == ["b.", "c.", "v."]
+
+
+def test_a_table_of_contents_read_by_ocr_starts_no_clause() -> None:
+    """Its page numbers stand far from their titles: a run of spaces, as in the text layer."""
+    entries = ["1. DEFINITIONS", "2. RESEARCH PROJECTS", "3. MANAGEMENT COMMITTEE", "4. EXCLUSIVITY", "5. TERM"]
+    lines = []
+    for n, entry in enumerate(entries):
+        top = 100 + 40 * n
+        lines += [_words(entry, 100, top), _words(str(n + 3), 1000, top)]
+    page = assemble_page(lines, 1.0)
+    assert page.text.splitlines()[0] == "1. DEFINITIONS   3"
+    assert clause_starts(normalize(page.text), page.text) == []
+    assert assemble_page([_words("1. Term of the Agreement", 100, 100)], 1.0).text == "1. Term of the Agreement"
