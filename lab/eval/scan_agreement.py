@@ -72,7 +72,7 @@ class CachedLinesEngine:
             from summarizer.library.reading.ocr_engine import RapidOcrEngine
 
             self._engine = RapidOcrEngine(self.threads)
-        lines = self._engine._lines(image)
+        lines: list[list[Any]] = self._engine._lines(image)
         self.read += 1
         path.write_text(json.dumps([[[t, c, list(b)] for t, c, b in line] for line in lines]))
         return lines
@@ -119,7 +119,7 @@ def compare(
     from summarizer.search.retrieval import search
     from tests.pdf_factory import scan_pdf
 
-    ocr_pages.load_ocr_engine = lambda threads: engine  # type: ignore[assignment]  # the cached lines
+    ocr_pages.load_ocr_engine = lambda threads: engine  # type: ignore[attr-defined,assignment]  # the cached lines
     questions = questions_for(contract)
     with tempfile.TemporaryDirectory() as tmp:
         os.environ["PAGEWISE_HOME"] = tmp
