@@ -12,7 +12,7 @@ from summarizer.library.reading.file_type import is_document_name
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     parser = sub.add_parser("ingest", help="add PDF files (or folders of them) to the library")
-    parser.add_argument("paths", nargs="+", metavar="PATH", help="PDF files or folders")
+    parser.add_argument("paths", nargs="+", metavar="PATH", help="PDF or Word (.docx) files, or folders")
     parser.add_argument("--password", help="password of encrypted PDFs")
     parser.add_argument("--max-tokens", type=int, default=None, help="passage size in embedding tokens")
     parser.add_argument(

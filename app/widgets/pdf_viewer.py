@@ -137,7 +137,7 @@ class HighlightView(QPdfView):
         painter.end()
 
 
-PLACEHOLDER = "Drop PDF files or folders here, or use File → Open (Ctrl+O)."
+PLACEHOLDER = "Drop PDF or Word files or folders here, or use File → Open (Ctrl+O)."
 
 
 class FindStatus(QLabel):
