@@ -110,7 +110,9 @@ class LibraryPanel(PdfDropTarget, QWidget):
         self.list.customContextMenuRequested.connect(self._menu)
         self.list.currentItemChanged.connect(self._current_changed)
         self.list.setAcceptDrops(False)  # drops go to the panel
-        self.empty = QLabel("No documents yet.\n\nDrop PDF or Word files or folders\nhere, or use File → Open (Ctrl+O).")
+        self.empty = QLabel(
+            "No documents yet.\n\nDrop PDF or Word files or folders\nhere, or use File → Open (Ctrl+O)."
+        )
         self.empty.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.empty.setWordWrap(True)
         self.empty.setObjectName("library-empty")
