@@ -184,7 +184,8 @@ def _with_word_labels(library: Library, views: list[CitationView]) -> list[Citat
     from summarizer.library.word_parts import locators_of
 
     labels = locators_of(library, [(v.doc_id, v.page, v.page) for v in views], short=True)
-    return [replace(v, label=labels.get((v.doc_id, v.page, v.page), v.label)) for v in views]
+    # page 0: a clause citation that matched no clause given; it is named as written.
+    return [replace(v, label=labels.get((v.doc_id, v.page, v.page), v.text if v.page == 0 else v.label)) for v in views]
 
 
 def _source_views(library: Library, doc_id: str, passages: Sequence[dict[str, Any]]) -> list[CitationView]:
