@@ -10,7 +10,7 @@ import html
 from collections.abc import Sequence
 from pathlib import Path
 
-from PySide6.QtCore import QUrl
+from PySide6.QtCore import QTimer, QUrl
 from PySide6.QtGui import QDesktopServices, QGuiApplication
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QTextBrowser, QToolButton, QVBoxLayout, QWidget
 
@@ -135,7 +135,21 @@ class WordView(QWidget):
         self.copy_words.setEnabled(bool(words))
         self.browser.setHtml(document_html)
         if focus is not None:
-            self.browser.scrollToAnchor(f"p{focus}")
+            self.scroll_to(focus)
+            # Again once the view has its size: a view just shown lays the text out later, and the
+            # first scroll then lands paragraphs away from the cited one.
+            QTimer.singleShot(0, lambda: self.scroll_to(focus))
+
+    def scroll_to(self, paragraph: int) -> None:
+        """Put paragraph ``paragraph`` at the top of the view (found by its "¶ N" tag)."""
+        document = self.browser.document()
+        tag = f"¶ {paragraph}\u00a0"
+        block = document.begin()
+        while block.isValid() and not block.text().startswith(tag):
+            block = block.next()
+        if block.isValid():
+            top = document.documentLayout().blockBoundingRect(block).top()
+            self.browser.verticalScrollBar().setValue(int(top) - 4)
 
     def open_in_word(self) -> bool:
         return self.path is not None and QDesktopServices.openUrl(QUrl.fromLocalFile(str(self.path)))

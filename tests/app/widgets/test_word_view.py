@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from PySide6.QtCore import QPoint
 from PySide6.QtGui import QGuiApplication
 
 from app.controllers.open_document import show_word_document
@@ -49,7 +50,12 @@ def test_a_word_document_opens_in_the_viewer_at_the_cited_paragraph(qtbot: Any, 
         show_word_document(library, viewer, doc_id, path, focus=100, words=(12, 23), reference="¶ 100")
     assert viewer.word.isVisible() and not viewer.view.isVisible() and not viewer.placeholder.isVisible()
     assert viewer.word.title.text() == "draft.docx — ¶ 100"
-    assert viewer.word.browser.verticalScrollBar().value() > 0  # scrolled down to ¶ 100
+    browser = viewer.word.browser
+
+    def top_block() -> str:
+        return browser.cursorForPosition(QPoint(5, 14)).block().text()
+
+    qtbot.waitUntil(lambda: top_block().startswith("¶ 100\u00a0"), timeout=5000)  # ¶ 100 at the top
     viewer.word.copy_words.click()
     assert QGuiApplication.clipboard().text() == "The parties"
     viewer.word.copy_reference.click()
