@@ -56,6 +56,11 @@ def main() -> None:
     turn = w.conversation.turns[-1]
     w.conversation.browser.anchorClicked.emit(QUrl(f"cite:0/{turn.citations[0].number}"))
     wait_until(lambda: False, 1.5)
+    from PySide6.QtCore import QPoint
+
+    browser = w.viewer.word.browser
+    top = browser.cursorForPosition(QPoint(5, 14)).block().text()[:40]
+    print("top of the Word view:", top, "| scroll", browser.verticalScrollBar().value(), flush=True)
     print("viewer:", w.viewer.word.title.text(), "| words:", w.viewer.word.words[:80], flush=True)
     w.grab().save(str(args.out_dir / "word-citation.png"))
     print("saved", args.out_dir / "word-citation.png")

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from PySide6.QtCore import QTimer, QUrl
-from PySide6.QtGui import QDesktopServices, QGuiApplication
+from PySide6.QtGui import QDesktopServices, QGuiApplication, QTextCursor
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QTextBrowser, QToolButton, QVBoxLayout, QWidget
 
 from summarizer.library.reading.docx_extract import Comment, DocxParagraph, TrackedChange
@@ -148,8 +148,12 @@ class WordView(QWidget):
         while block.isValid() and not block.text().startswith(tag):
             block = block.next()
         if block.isValid():
-            top = document.documentLayout().blockBoundingRect(block).top()
-            self.browser.verticalScrollBar().setValue(int(top) - 4)
+            # From the end, the smallest scroll that shows the block puts it at the top (the
+            # layout of a long text is made lazily: a block's rectangle is not known in advance).
+            bar = self.browser.verticalScrollBar()
+            bar.setValue(bar.maximum())
+            self.browser.setTextCursor(QTextCursor(block))
+            self.browser.ensureCursorVisible()
 
     def open_in_word(self) -> bool:
         return self.path is not None and QDesktopServices.openUrl(QUrl.fromLocalFile(str(self.path)))
