@@ -10,7 +10,7 @@ import html
 from collections.abc import Sequence
 from pathlib import Path
 
-from PySide6.QtCore import QTimer, QUrl
+from PySide6.QtCore import QEvent, QObject, QTimer, QUrl
 from PySide6.QtGui import QDesktopServices, QGuiApplication, QTextCursor
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QTextBrowser, QToolButton, QVBoxLayout, QWidget
 
@@ -111,6 +111,10 @@ class WordView(QWidget):
             bar.addWidget(button)
         self.browser = QTextBrowser(self)
         self.browser.setOpenLinks(False)
+        self.focus: int | None = None
+        # A new width reflows the text: the cited paragraph is put back at the top (the window
+        # lays a view just shown out after it was filled, and the paragraph drifted away).
+        self.browser.viewport().installEventFilter(self)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(0)
@@ -134,11 +138,18 @@ class WordView(QWidget):
         self.copy_reference.setEnabled(bool(reference))
         self.copy_words.setEnabled(bool(words))
         self.browser.setHtml(document_html)
+        self.focus = focus
         if focus is not None:
             self.scroll_to(focus)
             # Again once the view has its size: a view just shown lays the text out later, and the
             # first scroll then lands paragraphs away from the cited one.
             QTimer.singleShot(0, lambda: self.scroll_to(focus))
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if event.type() == QEvent.Type.Resize and self.focus is not None:
+            focus = self.focus
+            QTimer.singleShot(0, lambda: self.scroll_to(focus))
+        return super().eventFilter(watched, event)
 
     def scroll_to(self, paragraph: int) -> None:
         """Put paragraph ``paragraph`` at the top of the view (found by its "¶ N" tag)."""
