@@ -203,6 +203,7 @@ class MainWindow(PdfDropTarget, QMainWindow):
             passwords,
             ask_password,
             lambda doc_id, text: find_in_ocr_pages(self.library, doc_id, text),  # Find on scanned pages
+            lambda: self.library,
         )
         self.documents = DocumentsController(
             context, self.library_panel, self.opener, lambda title: self.confirm_remove(title), self

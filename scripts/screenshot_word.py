@@ -1,13 +1,13 @@
 """A Word contract in the real window: added beside a PDF, its row (file type, tracked changes,
-comments), a question answered from it and the citation clicked, which names the clause as Word
-shows it.
+comments), a question answered from it and the citation clicked, which shows the clause in the
+rich-text Word view, the cited words highlighted.
 
     QT_QPA_PLATFORM=xcb xvfb-run -a -s "-screen 0 1600x1000x24" \\
         .venv/bin/python -m scripts.screenshot_word OUT_DIR [--docx FILE.docx]
 
 The default .docx is the Common Paper Cloud Service Agreement of ../shared/data/docx-contracts
 (CC BY 4.0). The model is the scripted fake engine (its answer cites the first passage's first
-paragraph); everything else is the real window and pipeline. Saves ``word-citation.png``.
+paragraph, as [¶ N]); everything else is the real window and pipeline. Saves ``word-citation.png``.
 """
 
 from __future__ import annotations
@@ -46,9 +46,9 @@ def main() -> None:
     w.select_document(word.doc_id)
 
     def reply(prompt: str) -> str:
-        found = re.search(r"Passage 1 \(pp?\. (\d+)", prompt)
-        page = int(found.group(1)) if found else 1
-        return f"Each party's liability is capped at the amounts set as the General Cap Amount [p. {page}]."
+        found = re.search(r"Passage 1 \([^)]*?¶ (\d+)", prompt)
+        paragraph = int(found.group(1)) if found else 1
+        return f"Each party's liability is capped at the amounts set as the General Cap Amount [¶ {paragraph}]."
 
     engine.queue(reply)
     job = w.ask(QUESTION)
@@ -56,7 +56,12 @@ def main() -> None:
     turn = w.conversation.turns[-1]
     w.conversation.browser.anchorClicked.emit(QUrl(f"cite:0/{turn.citations[0].number}"))
     wait_until(lambda: False, 1.5)
-    print("message:", w.messages.history[-1].text, flush=True)
+    from PySide6.QtCore import QPoint
+
+    browser = w.viewer.word.browser
+    top = browser.cursorForPosition(QPoint(5, 14)).block().text()[:40]
+    print("top of the Word view:", top, "| scroll", browser.verticalScrollBar().value(), flush=True)
+    print("viewer:", w.viewer.word.title.text(), "| words:", w.viewer.word.words[:80], flush=True)
     w.grab().save(str(args.out_dir / "word-citation.png"))
     print("saved", args.out_dir / "word-citation.png")
     w.close()

@@ -49,6 +49,8 @@ def _print_citations(answer: object, locators: dict[tuple[str, int, int], str]) 
         print("\nCitations:")
     for c in answer.citations:
         where = f"{c.doc_id} p. {c.page}" if c.doc_id else f"p. {c.page}"
+        if c.page == 0:  # a clause citation that matches no clause given
+            where = c.doc_id or "-"
         if c.doc_id and (c.doc_id, c.page, c.page) in locators:  # a Word document's paragraph
             where = f"{c.doc_id} {locators[(c.doc_id, c.page, c.page)]}"
         if c.valid:
@@ -112,7 +114,7 @@ def run(args: argparse.Namespace) -> int:
         # Where a citation or passage of a Word document is, as Word shows it (docs/word-documents.md).
         locators = locators_of(
             library,
-            [(c.doc_id, c.page, c.page) for c in answer.citations if c.doc_id]
+            [(c.doc_id, c.page, c.page) for c in answer.citations if c.doc_id and c.page > 0]
             + [(p.doc_id, p.page_start, p.page_end) for p in answer.passages],
         )
     if args.json:

@@ -4,6 +4,7 @@ the running headers, footers and page numbers its spans cross at a page break.""
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 
 from app.controllers.context import JobContext, UsesJobContext
 from app.services.answering import CitationView
@@ -68,27 +69,24 @@ class CitationController(UsesJobContext):
             return False
 
     def _show_word_citation(self, citation: CitationView) -> None:
-        """The viewer draws PDFs only: a Word document's cited paragraph is named as Word shows it
-        (clause, paragraph, page) with its opening words, which one click copies, to find with
-        Ctrl+F in Word."""
+        """A Word document's cited paragraph shown in its rich-text view (app/widgets/word_view.py),
+        the cited words highlighted, with its clause reference and words one click from the
+        clipboard."""
+        from app.controllers.open_document import show_word_document
         from summarizer.library.word_parts import locators_of
 
         if citation.doc_id != self.current_doc():
             self.select_doc(citation.doc_id)
         key = (citation.doc_id, citation.page, citation.page)
-        where = locators_of(self.library, [key]).get(key, f"¶ {citation.page}")
+        where = locators_of(self.library, [key]).get(key, citation.text)
         if not citation.valid:
             self.messages.warning(
                 f"{where} was cited, but it is not in the passages the model was given: check it yourself in Word."
             )
             return
-        quote = " ".join((self._page_text(citation.doc_id, citation.page) or "").split()[:12])
-        self.messages.info(
-            f"{where}: “{quote} …”. Word documents are not drawn in the viewer yet: open it in Word and find "
-            "these words with Ctrl+F.",
-            action="Copy the words",
-            on_action=lambda: _copy(quote),
-        )
+        words = next(((start, end) for page, start, end in citation.spans if page == citation.page), None)
+        path = Path(self.library.document(citation.doc_id).path)
+        show_word_document(self.library, self.viewer, citation.doc_id, path, citation.page, words, where)
 
     def _ocr_words(self, doc_id: str, page: int) -> list[list[float]] | None:
         try:
@@ -113,11 +111,3 @@ class CitationController(UsesJobContext):
             if text:
                 texts.append(text)
         return texts
-
-
-def _copy(text: str) -> None:
-    from PySide6.QtGui import QGuiApplication
-
-    clipboard = QGuiApplication.clipboard()
-    if clipboard is not None:
-        clipboard.setText(text)

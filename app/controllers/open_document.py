@@ -12,7 +12,7 @@ from pathlib import Path
 
 from app.controllers.ingest import AskPassword
 from app.widgets.pdf_viewer import PdfViewer
-from summarizer.library.storage.store import DocumentRecord
+from summarizer.library.storage.store import DocumentRecord, Library
 
 FindInImages = Callable[[str, str], list[tuple[int, list[tuple[float, float, float, float]]]]]
 """(doc_id, text) → where the text is on the document's pages read by OCR (``find_in_ocr_pages``)."""
@@ -25,8 +25,10 @@ class OpenDocumentController:
         passwords: dict[str, str],
         ask_password: AskPassword,
         find_in_images: FindInImages = lambda _doc_id, _text: [],
+        library: Callable[[], Library | None] = lambda: None,
     ) -> None:
         self.viewer = viewer
+        self.library = library  # a Word document is shown from its stored paragraphs
         self.passwords = passwords
         self.ask_password = ask_password
         self.find_in_images = find_in_images  # Find in document on scanned pages (their OCR text)
@@ -64,12 +66,13 @@ class OpenDocumentController:
                 "Its text is still in the library; add the file again to view it."
             )
         if record.file_type == "docx":
-            # The viewer draws PDFs (QtPdf); a Word document's clauses are cited by their numbers
-            # instead (summarizer/library/reading/docx_locator.py) until Word files have a view.
-            self.viewer.close_document(
-                f"{path.name} is a Word document: its text is in the library, searchable and cited by clause "
-                "number, but this viewer shows only PDFs so far. Open it in Word to read it."
-            )
+            # Shown as rich text from the stored paragraphs (app/widgets/word_view.py): no Word or
+            # LibreOffice needed; "Open in Word" is one click away.
+            library = self.library()
+            if library is not None:
+                show_word_document(library, self.viewer, record.doc_id, path)
+                return None
+            self.viewer.close_document(f"{path.name} is a Word document: open it in Word to read it.")
             return None
         password = self.passwords.get(record.path)
         if self.viewer.open(path, password):
@@ -92,3 +95,28 @@ class OpenDocumentController:
             f"{record.path} cannot be shown: the file cannot be read as a PDF any more. "
             "Its text is still in the library; add the file again to view it."
         )
+
+
+def show_word_document(
+    library: Library,
+    viewer: PdfViewer,
+    doc_id: str,
+    path: Path,
+    focus: int | None = None,
+    words: tuple[int, int] | None = None,
+    reference: str = "",
+) -> None:
+    """Show a stored Word document in ``viewer``, scrolled to paragraph ``focus`` with ``words``
+    (offsets in its stored text) highlighted."""
+    from app.widgets.word_view import word_html
+    from summarizer.library.word_parts import comments, tracked_changes, word_paragraphs
+
+    paragraphs = word_paragraphs(library, doc_id)
+    document_html = word_html(paragraphs, tracked_changes(library, doc_id), comments(library, doc_id), focus, words)
+    quoted = ""
+    if focus is not None:
+        text = next((p for p in paragraphs if p.index == focus), None)
+        if text is not None:
+            full = f"{text.number} {text.text}".strip() if text.number else text.text
+            quoted = full[words[0] : words[1]] if words else full
+    viewer.show_word(path, document_html, focus, reference, " ".join(quoted.split()))

@@ -17,7 +17,7 @@ from __future__ import annotations
 import datetime as dt
 import threading
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -184,7 +184,8 @@ def _with_word_labels(library: Library, views: list[CitationView]) -> list[Citat
     from summarizer.library.word_parts import locators_of
 
     labels = locators_of(library, [(v.doc_id, v.page, v.page) for v in views], short=True)
-    return [replace(v, label=labels.get((v.doc_id, v.page, v.page), v.label)) for v in views]
+    # page 0: a clause citation that matched no clause given; it is named as written.
+    return [replace(v, label=labels.get((v.doc_id, v.page, v.page), v.text if v.page == 0 else v.label)) for v in views]
 
 
 def _source_views(library: Library, doc_id: str, passages: Sequence[dict[str, Any]]) -> list[CitationView]:
@@ -216,7 +217,14 @@ def _read_views(library: Library, doc_id: str, read: Sequence[dict[str, Any]] | 
         first = int(data["page_start"])
         last = int(data.get("page_end") or first)
         views.append(CitationView(number, str(data.get("doc_id") or doc_id), first, None, "", True, page_end=last))
-    return views
+    from summarizer.library.word_parts import WORD, file_types
+
+    word = {d for d, kind in file_types(library, {v.doc_id for v in views}).items() if kind == WORD}
+
+    def paragraphs(view: CitationView) -> str:  # a Word document's "pages" are its paragraphs
+        return f"¶ {view.page}" if view.page_end <= view.page else f"¶ {view.page}–{view.page_end}"
+
+    return [replace(v, label=paragraphs(v)) if v.doc_id in word else v for v in views]
 
 
 def _given_views(library: Library, doc_id: str, mode: str, data: dict[str, Any]) -> list[CitationView]:
@@ -380,7 +388,10 @@ def save_turn(library: Library, doc_id: str, turn: AnswerView) -> None:
 
 
 def page_run_label(source: CitationView) -> str:
-    """``p. 3`` or ``pp. 1–8`` (no-break spaces) for a run of pages read whole."""
+    """``p. 3`` or ``pp. 1–8`` (no-break spaces) for a run of pages read whole; a Word
+    document's paragraphs by their label (``¶ 1–40``)."""
+    if source.label:
+        return source.where
     last = max(source.page, source.page_end)
     return f"p.\u00a0{source.page}" if last == source.page else f"pp.\u00a0{source.page}–{last}"
 
@@ -438,10 +449,11 @@ def to_markdown(
         if turn.citations:
             lines.append("Citations:")
             for c in turn.citations:
+                where = c.label or f"p. {c.page}"  # a Word document's clause and paragraph
                 if c.valid:
-                    lines.append(f"- [{c.number}] p. {c.page}: “{_quoted(c.text)}”" if c.text else f"- p. {c.page}")
+                    lines.append(f"- [{c.number}] {where}: “{_quoted(c.text)}”" if c.text else f"- {where}")
                 else:
-                    lines.append(f"- p. {c.page} (not in {given})")
+                    lines.append(f"- {where} (not in {given})")
             lines.append("")
         if turn.sources and not any(c.valid for c in turn.citations):
             against = "the pages read" if whole else "the passages"
@@ -450,6 +462,6 @@ def to_markdown(
             lines += [f"Read: the whole document, {pages_label(turn.sources)}.", ""]
         elif turn.sources:
             lines.append("Passages given to the model:")
-            lines += [f"- p. {s.page}: “{_quoted(s.text, 300)}”" for s in turn.sources]
+            lines += [f"- {s.label or f'p. {s.page}'}: “{_quoted(s.text, 300)}”" for s in turn.sources]
             lines.append("")
     return "\n".join(lines)

@@ -29,6 +29,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.services.text_match import locate
+from app.widgets.word_view import WordView
 
 ZOOM_STEPS = (0.5, 0.67, 0.8, 1.0, 1.25, 1.5, 2.0, 3.0, 4.0)
 HIGHLIGHT = QColor(255, 200, 0, 90)
@@ -245,6 +246,10 @@ class PdfViewer(QWidget):
         layout.addLayout(bar)
         layout.addWidget(self.view, 1)
         layout.addWidget(self.placeholder, 1)
+        # A Word document is shown as rich text (app/widgets/word_view.py), in place of the pages.
+        self.word = WordView(self)
+        layout.addWidget(self.word, 1)
+        self.word.hide()
         self.view.hide()
         self.view.zoomFactorChanged.connect(lambda z: self.zoom_label.setText(f"{z * 100:.0f}%"))
         self.view.pageNavigator().currentPageChanged.connect(self._page_moved)
@@ -284,6 +289,7 @@ class PdfViewer(QWidget):
             self.close_document()
             return False
         self.path = path
+        self.word.hide()
         self.page_box.setMaximum(max(1, self.document.pageCount()))
         self.page_count.setText(f"/ {self.document.pageCount()}")
         self.placeholder.hide()
@@ -294,8 +300,18 @@ class PdfViewer(QWidget):
         self._page_moved(0)
         return True
 
+    def show_word(
+        self, path: Path, document_html: str, focus: int | None = None, reference: str = "", words: str = ""
+    ) -> None:
+        """Show a Word document as rich text (``word_view.word_html``), scrolled to ``focus``."""
+        self.close_document()
+        self.placeholder.hide()
+        self.word.show()
+        self.word.show_document(path, document_html, focus, reference, words)
+
     def close_document(self, notice: str = "") -> None:
         """Show no document: the drop hint, or ``notice`` (why the selected one is not shown)."""
+        self.word.hide()
         self.clear_highlights()
         self.document.close()
         self.path = None

@@ -18,6 +18,7 @@ documents; the past turns follow, oldest first; the passages and the question co
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
@@ -25,6 +26,7 @@ from typing import Literal
 from inference.engines.engine import ChatMessage, Engine, render_plain
 from inference.errors import PlanError
 from summarizer.answers.answer_wording import (
+    CiteForm,
     DocumentLabel,
     PassageForPrompt,
     answer_system_message,
@@ -34,12 +36,12 @@ from summarizer.answers.answer_wording import (
     summary_block,
     whole_document_block,
 )
-from summarizer.answers.citations import CitableSource
+from summarizer.answers.citations import CitableSource, clause_key
 from summarizer.answers.conversations import HistoryTurn
 from summarizer.library.storage.document_text import llm_text, read_pages
 from summarizer.library.storage.queries import passage_tokens_of
 from summarizer.library.storage.store import Library
-from summarizer.library.word_parts import review_notes
+from summarizer.library.word_parts import WORD, file_types, locators_of, paragraph_clauses, review_notes
 from summarizer.search.retrieval import SearchResult
 from summarizer.summaries.summary_prompts import LabelledSummary, part_label_text
 
@@ -132,6 +134,22 @@ def _labels(library: Library, doc_ids: Sequence[str]) -> list[DocumentLabel]:
     return labels
 
 
+def _word_documents(library: Library, doc_ids: Sequence[str]) -> set[str]:
+    return {doc_id for doc_id, kind in file_types(library, doc_ids).items() if kind == WORD}
+
+
+def _cite_form(doc_ids: Sequence[str], word: set[str]) -> CiteForm:
+    if not word:
+        return "pages"
+    return "paragraphs" if all(doc_id in word for doc_id in doc_ids) else "both"
+
+
+def _word_source(library: Library, source: CitableSource) -> CitableSource:
+    """``source`` of a Word document, marked so and with the clauses of its paragraphs."""
+    clauses = paragraph_clauses(library, source.doc_id, source.page_start, source.page_end)
+    return dataclasses.replace(source, word=True, clauses=tuple((clause_key(c), p) for c, p in clauses))
+
+
 def _document_tokens_estimate(library: Library, doc_ids: Sequence[str]) -> int:
     """A cheap lower bound of the documents' LLM tokens: half their passages' word pieces."""
     return passage_tokens_of(library, doc_ids) // 2
@@ -146,11 +164,13 @@ def whole_document_prompt(library: Library, engine: Engine, request: AnswerReque
     labels = _labels(library, doc_ids)
     several = len(labels) > 1
     pages = {label.doc_id: read_pages(library, label.doc_id) for label in labels}
-    blocks = [whole_document_block(label, pages[label.doc_id]) for label in labels]
-    system = answer_system_message(blocks, several, whole_document=True)
+    word = _word_documents(library, doc_ids)
+    form = _cite_form(doc_ids, word)
+    blocks = [whole_document_block(label, pages[label.doc_id], label.doc_id in word) for label in labels]
+    system = answer_system_message(blocks, several, whole_document=True, form=form)
     kept = recent_history(request.history, options, engine)
     while True:
-        messages = [system, *_history_messages(kept), question_message(question, None)]
+        messages = [system, *_history_messages(kept), question_message(question, None, form)]
         tokens = prompt_tokens(engine, messages)
         if tokens <= room:
             break
@@ -158,6 +178,7 @@ def whole_document_prompt(library: Library, engine: Engine, request: AnswerReque
             return None
         kept.pop(0)
     sources = [source for label in labels for source in pages_given(label.doc_id, pages[label.doc_id])]
+    sources = [_word_source(library, s) if s.doc_id in word else s for s in sources]
     return PreparedPrompt(messages, "whole-document", list(doc_ids), [], sources, kept, tokens)
 
 
@@ -222,14 +243,28 @@ def passages_prompt(
     }
     given = list(passages)
     notes = review_notes(library, given)
+    word = _word_documents(library, doc_ids)
+    form = _cite_form(doc_ids, word)
+    locators = locators_of(library, [(p.doc_id, p.page_start, p.page_end) for p in given], short=True)
     kept = recent_history(request.history, options, engine)
     room = engine.n_ctx - options.answer_tokens - MARGIN_TOKENS
     while True:
-        system = answer_system_message(_summary_blocks(labels, super_summaries, parts), several, whole_document=False)
+        system = answer_system_message(
+            _summary_blocks(labels, super_summaries, parts), several, whole_document=False, form=form
+        )
         shown = [
-            PassageForPrompt(p.doc_id, p.page_start, p.page_end, p.text, notes.get(p.passage_id, "")) for p in given
+            PassageForPrompt(
+                p.doc_id,
+                p.page_start,
+                p.page_end,
+                p.text,
+                notes.get(p.passage_id, ""),
+                locators.get((p.doc_id, p.page_start, p.page_end), ""),
+            )
+            for p in given
         ]
-        messages = [system, *_history_messages(kept), question_message(question, passages_block(shown, several))]
+        question_text = question_message(question, passages_block(shown, several), form)
+        messages = [system, *_history_messages(kept), question_text]
         tokens = prompt_tokens(engine, messages)
         if tokens <= room:
             break
@@ -247,4 +282,5 @@ def passages_prompt(
                 f"{engine.n_ctx} tokens. Ask about fewer documents, or load the model with a larger context."
             )
     sources = [CitableSource(p.doc_id, p.page_start, p.page_end, p.passage_id, tuple(p.spans)) for p in given]
+    sources = [_word_source(library, s) if s.doc_id in word else s for s in sources]
     return PreparedPrompt(messages, mode, list(doc_ids), given, sources, kept, tokens)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Literal
 
 from inference.engines.engine import ChatMessage
 from summarizer.library.storage.document_text import llm_text, page_range_label
@@ -33,16 +34,31 @@ class DocumentLabel:
     pages: int
 
 
-def _cite_instruction(several: bool) -> str:
-    if several:
-        return (
-            "After every fact, cite its document and page like [DOC_ID p. 12] or [DOC_ID pp. 3-4], "
-            "using the DOC_ID shown with the source."
-        )
-    return "After every fact, cite its page like [p. 12] or [pp. 3-4]."
+CiteForm = Literal["pages", "paragraphs", "both"]
+"""What the documents asked about are cited by: pages (PDFs), paragraphs and clauses (Word
+documents, whose "pages" are paragraphs: summarizer/library/word_parts.py), or both."""
 
 
-def answer_instructions(several: bool, whole_document: bool, summaries: bool = True) -> str:
+def _cite_instruction(several: bool, form: CiteForm = "pages") -> str:
+    if form == "paragraphs":
+        if several:
+            return (
+                "After every fact, cite its document and paragraph like [DOC_ID ¶ 12] or [DOC_ID ¶ 3-4], "
+                "using the DOC_ID shown with the source."
+            )
+        return "After every fact, cite its paragraph like [¶ 12] or [¶ 3-4]."
+    pages = (
+        "After every fact, cite its document and page like [DOC_ID p. 12] or [DOC_ID pp. 3-4], "
+        "using the DOC_ID shown with the source."
+        if several
+        else "After every fact, cite its page like [p. 12] or [pp. 3-4]."
+    )
+    if form == "both":
+        return pages + " A Word document has paragraphs (¶) instead of pages: cite them like [DOC_ID ¶ 12]."
+    return pages
+
+
+def answer_instructions(several: bool, whole_document: bool, summaries: bool = True, form: CiteForm = "pages") -> str:
     """``summaries=False``: the passages alone (no summary of any document is stored yet)."""
     sources = (
         "the full text of the document below"
@@ -53,9 +69,10 @@ def answer_instructions(several: bool, whole_document: bool, summaries: bool = T
         if summaries
         else "the passages quoted with the question"
     )
+    cited = "paragraphs" if form == "paragraphs" else "pages"
     return (
         f"You answer questions using only {sources}. Never use outside knowledge. "
-        f"{_cite_instruction(several)} Cite only pages of the text you were given. "
+        f"{_cite_instruction(several, form)} Cite only {cited} of the text you were given. "
         f'If the answer is not there, say plainly: "{NOT_IN_DOCUMENT}" Be brief and exact.'
     )
 
@@ -73,15 +90,21 @@ def segment_summaries_block(document: DocumentLabel, parts: Sequence[LabelledSum
     )
 
 
-def whole_document_block(document: DocumentLabel, pages: dict[int, str]) -> str:
+def whole_document_block(document: DocumentLabel, pages: dict[int, str], word: bool = False) -> str:
+    """``word``: a Word document, whose "pages" are its paragraphs, each labelled ``[¶ N]``."""
+    if word:
+        body = "\n".join(f"[¶ {page}] {llm_text(text)}" for page, text in sorted(pages.items()) if llm_text(text))
+        return f'Full text of "{document.title}" (DOC_ID {document.doc_id}, {document.pages} paragraphs):\n\n{body}'
     body = "\n\n".join(f"[Page {page}]\n{llm_text(text)}" for page, text in sorted(pages.items()))
     return f'Full text of "{document.title}" (DOC_ID {document.doc_id}, {document.pages} pages):\n\n{body}'
 
 
-def answer_system_message(blocks: Sequence[str], several: bool, whole_document: bool) -> ChatMessage:
+def answer_system_message(
+    blocks: Sequence[str], several: bool, whole_document: bool, form: CiteForm = "pages"
+) -> ChatMessage:
     """The stable prefix: instructions, then each document's summary (or full text); the
     instructions alone when there is no block (passages only)."""
-    instructions = answer_instructions(several, whole_document, summaries=bool(blocks))
+    instructions = answer_instructions(several, whole_document, summaries=bool(blocks), form=form)
     return ChatMessage("system", "\n\n".join([instructions, *blocks]))
 
 
@@ -92,6 +115,7 @@ class PassageForPrompt:
     page_end: int
     text: str
     notes: str = ""  # a Word passage's tracked changes and comments (summarizer/library/word_parts.py)
+    locator: str = ""  # a Word passage's clause and paragraphs, "§ 7.2(a), ¶ 51–53", in place of its pages
 
 
 def passages_block(passages: Sequence[PassageForPrompt], several: bool) -> str:
@@ -99,7 +123,7 @@ def passages_block(passages: Sequence[PassageForPrompt], several: bool) -> str:
         return "Passages: none found for this question."
     parts = []
     for number, passage in enumerate(passages, start=1):
-        where = page_range_label(passage.page_start, passage.page_end)
+        where = passage.locator or page_range_label(passage.page_start, passage.page_end)
         source = f"DOC_ID {passage.doc_id}, {where}" if several else where
         text = llm_text(passage.text)
         body = aligned_table(text) or text
@@ -110,8 +134,14 @@ def passages_block(passages: Sequence[PassageForPrompt], several: bool) -> str:
 ANSWER_REMINDER = "Answer in one to three sentences from the text above, citing the page of each fact like [p. 12]."
 
 
-def question_message(question: str, passages: str | None) -> ChatMessage:
+PARAGRAPH_REMINDER = (
+    "Answer in one to three sentences from the text above, citing the paragraph of each fact like [¶ 12]."
+)
+
+
+def question_message(question: str, passages: str | None, form: CiteForm = "pages") -> ChatMessage:
     """The last user message: the passages (retrieval and passages modes), the question, and a
     reminder of the rules (small models follow the last instruction best)."""
-    text = f"Question: {question.strip()}\n{ANSWER_REMINDER}"
+    reminder = PARAGRAPH_REMINDER if form == "paragraphs" else ANSWER_REMINDER
+    text = f"Question: {question.strip()}\n{reminder}"
     return ChatMessage("user", f"{passages}\n\n{text}" if passages else text)

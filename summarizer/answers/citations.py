@@ -5,6 +5,14 @@ Recognised forms (square brackets or parentheses, any case): ``[p. 12]``, ``[p.1
 ``[page 12]``, ``[pages 3 and 5]``, and with a document id first, ``[a062c0d4fdaa p. 12]``.
 A range gives one citation per page (capped at ``MAX_RANGE`` pages).
 
+A Word document is stored with one "page" per paragraph (``summarizer.library.word_parts``), and
+is cited by paragraph or by clause: ``[¶ 91]``, ``[¶¶ 91-93]``, ``[para. 91]``, ``[§ 7.2(a)]``,
+``[§ 7.2(a), ¶ 91]``, ``[Section 7.2]``. A paragraph citation is checked as a page of a Word
+source (and is invalid against a PDF: a PDF has no paragraph numbers); a clause citation alone is
+valid when a Word source given holds that clause or one of its sub-clauses (its
+``CitableSource.clauses``), and links to the clause's first paragraph there. ``[p. N]`` of a Word
+document still means its paragraph N (what older prompts asked for).
+
 A cited page is valid when it lies in the page range of a passage given to the model (of the
 named document, when one is named), or, in whole-document mode, on a page of the given
 document that has text (``answer_prompt.pages_given``: one source per run of such pages). A
@@ -30,6 +38,24 @@ _CITATION_RE = re.compile(
     re.IGNORECASE,
 )
 _NUMBER_RE = re.compile(r"(\d+)(?:\s*[-–—]\s*(\d+))?")
+_PARAGRAPH_WORD = r"(?:¶¶?|paras?\.?|paragraphs?)"
+_PARAGRAPHS = rf"{_NUMBERS}(?:\s*(?:,|;|&|\band\b)\s*(?:{_PARAGRAPH_WORD}\s*)?{_NUMBERS})*"
+# "7.2(a)", "7.2.", "12 (b)(ii)": digits first, so that words are never taken for clauses.
+_CLAUSE = r"\d+(?:\.\d+)*\.?(?:\s?\([A-Za-z0-9]{1,5}\))*"
+_DOC = r"(?:(?P<doc>[A-Za-z0-9_-]{1,64})[,:]?\s+)?"
+_WORD_CITATION_RE = re.compile(
+    rf"[\[(]\s*{_DOC}(?:"
+    rf"(?:§§?|sections?|clauses?|art(?:icle)?\.?)\s*(?P<clause>{_CLAUSE})"
+    rf"(?:\s*,?\s*{_PARAGRAPH_WORD}\s*(?P<after>{_PARAGRAPHS}))?"
+    rf"|{_PARAGRAPH_WORD}\s*(?P<paragraphs>{_PARAGRAPHS})"
+    rf")\s*[\])]",
+    re.IGNORECASE,
+)
+
+
+def clause_key(clause: str) -> str:
+    """A clause number as compared: "7.2 (a)" and "7.2(A)." → "7.2(a)"."""
+    return re.sub(r"\s+", "", clause).rstrip(".").lower()
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,6 +67,11 @@ class CitableSource:
     page_end: int
     passage_id: int | None = None
     spans: tuple[tuple[int, int, int], ...] = ()
+    word: bool = False
+    """A Word document's source: its pages are paragraphs, citable as ``[¶ N]``."""
+    clauses: tuple[tuple[str, int], ...] = ()
+    """A Word source's clauses: (``clause_key`` of the clause a paragraph sits in, paragraph), one
+    per paragraph given."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -128,21 +159,80 @@ def _check(
     return source.doc_id, source.passage_id, True, offsets, ""
 
 
+def _link_clause(clause: str, doc_id: str | None, sources: Sequence[CitableSource]) -> tuple[CitableSource, int] | None:
+    """The first source given that holds ``clause`` or a sub-clause of it, with the clause's
+    first paragraph there."""
+    key = clause_key(clause)
+    for source in sources:
+        if doc_id is not None and source.doc_id != doc_id:
+            continue
+        for held, paragraph in source.clauses:
+            if held == key or (held.startswith(key) and held[len(key) : len(key) + 1] in (".", "(")):
+                return source, paragraph
+    return None
+
+
+_Checked = tuple[str | None, int | None, bool, tuple[int | None, int | None], str]
+
+
+def _word_checks(
+    match: re.Match[str],
+    named: str | None,
+    unknown_name: str | None,
+    single_doc: str | None,
+    sources: Sequence[CitableSource],
+) -> list[tuple[int, _Checked]]:
+    """The checked paragraphs of a Word citation (``_WORD_CITATION_RE``)."""
+    word_sources = [source for source in sources if source.word]
+    numbers = match.group("paragraphs") or match.group("after")
+    if numbers:
+        paragraphs = _pages(numbers)
+        if paragraphs is None:
+            first = int(re.findall(r"\d+", numbers)[0])
+            return [(first, (named or single_doc, None, False, (None, None), "paragraph range reversed or too long"))]
+        checked = []
+        for paragraph in paragraphs:
+            result = _check(paragraph, named, unknown_name, single_doc, word_sources)
+            if not result[2] and not unknown_name:
+                reason = (
+                    "paragraph not in the text given" if word_sources else "paragraphs are cited only in Word documents"
+                )
+                result = (result[0], None, False, (None, None), reason)
+            checked.append((paragraph, result))
+        return checked
+    if unknown_name:
+        return [(0, (None, None, False, (None, None), f"unknown document {unknown_name!r}"))]
+    found = _link_clause(match.group("clause"), named, word_sources)
+    if found is None:
+        return [(0, (named or single_doc, None, False, (None, None), "clause not in the text given"))]
+    source, paragraph = found
+    offsets = _offsets(source, paragraph) if source.passage_id is not None else (None, None)
+    return [(paragraph, (source.doc_id, source.passage_id, True, offsets, ""))]
+
+
 def find_citations(answer: str, sources: Sequence[CitableSource]) -> list[Citation]:
-    """Every page citation in ``answer``, in order, each checked against ``sources``."""
+    """Every page, paragraph or clause citation in ``answer``, in order, each checked against
+    ``sources``. A clause citation that matches nothing has page 0."""
     doc_ids = list(dict.fromkeys(source.doc_id for source in sources))
     single_doc = doc_ids[0] if len(doc_ids) == 1 else None
     citations: list[Citation] = []
-    for match in _CITATION_RE.finditer(answer):
+    matches = sorted(
+        [(m, False) for m in _CITATION_RE.finditer(answer)] + [(m, True) for m in _WORD_CITATION_RE.finditer(answer)],
+        key=lambda pair: pair[0].start(),
+    )
+    for match, word in matches:
         named, unknown = _resolve_doc(match.group("doc"), doc_ids)
         unknown_name = match.group("doc") if unknown else None
-        pages = _pages(match.group("pages"))
-        checked: list[tuple[int, tuple[str | None, int | None, bool, tuple[int | None, int | None], str]]]
-        if pages is None:
-            first = int(re.findall(r"\d+", match.group("pages"))[0])
-            checked = [(first, (named or single_doc, None, False, (None, None), "page range reversed or too long"))]
+        checked: list[tuple[int, _Checked]]
+        if word:
+            checked = _word_checks(match, named, unknown_name, single_doc, sources)
         else:
-            checked = [(page, _check(page, named, unknown_name, single_doc, sources)) for page in pages]
+            pages = _pages(match.group("pages"))
+            if pages is None:
+                first = int(re.findall(r"\d+", match.group("pages"))[0])
+                checked = [(first, (named or single_doc, None, False, (None, None), "page range reversed or too long"))]
+            else:
+                checked = [(page, _check(page, named, unknown_name, single_doc, sources)) for page in pages]
         for page, (doc_id, passage_id, valid, (char_start, char_end), reason) in checked:
             citations.append(
                 Citation(

@@ -9,7 +9,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from summarizer.library.reading.docx_extract import Comment, DocxDocument, DocxParagraph, TrackedChange
-from summarizer.library.reading.docx_locator import Locator, locate
+from summarizer.library.reading.docx_locator import Locator, clause_chain, clause_reference, locate
 from summarizer.library.storage.store import Library
 
 WORD = "docx"
@@ -76,14 +76,29 @@ def locators_of(
 ) -> dict[tuple[str, int, int], str]:
     """The locator of each (doc_id, page_start, page_end) of a Word document among ``spans``, as
     text (``short``: clause and paragraphs alone); a PDF's spans are left out (their pages say
-    where they are)."""
-    wanted = list(spans)
+    where they are), and so is page 0 (a clause citation that matched no clause given)."""
+    wanted = [span for span in spans if span[1] >= 1]
     word = {d for d, kind in file_types(library, {d for d, _, _ in wanted}).items() if kind == WORD}
     out: dict[tuple[str, int, int], str] = {}
     for doc_id in sorted(word):
         ranges = sorted({(a, b) for d, a, b in wanted if d == doc_id})
         for (first, last), locator in zip(ranges, passage_locators(library, doc_id, ranges), strict=True):
             out[(doc_id, first, last)] = locator.short if short else str(locator)
+    return out
+
+
+def paragraph_clauses(library: Library, doc_id: str, first: int = 1, last: int | None = None) -> list[tuple[str, int]]:
+    """(clause reference, paragraph) for each paragraph ``first``..``last`` of a stored Word
+    document that sits in a numbered clause: what a clause citation ("[§ 7.2(a)]") of an answer
+    is checked against (``summarizer.answers.citations``)."""
+    paragraphs = word_paragraphs(library, doc_id)
+    out = []
+    for position, paragraph in enumerate(paragraphs):
+        if paragraph.index < first or (last is not None and paragraph.index > last):
+            continue
+        reference = clause_reference(clause_chain(paragraphs, position))
+        if reference:
+            out.append((reference, paragraph.index))
     return out
 
 
@@ -107,11 +122,11 @@ def review_notes(library: Library, passages: Iterable[Any]) -> dict[int, str]:
             if change.kind == "format" or change.text in ("", "¶"):
                 continue
             verb = "inserted" if change.kind == "insertion" else "deleted"
-            lines.append(f"- {change.author or 'someone'} {verb} “{_cut(change.text)}” (p. {change.paragraph})")
+            lines.append(f"- {change.author or 'someone'} {verb} “{_cut(change.text)}” (¶ {change.paragraph})")
         for comment in comments(library, passage.doc_id):
             if comment.paragraph is not None and passage.page_start <= comment.paragraph <= passage.page_end:
                 lines.append(
-                    f"- comment by {comment.author or 'someone'} on p. {comment.paragraph}: “{_cut(comment.text)}”"
+                    f"- comment by {comment.author or 'someone'} on ¶ {comment.paragraph}: “{_cut(comment.text)}”"
                 )
         if lines:
             more = len(lines) - MAX_NOTES

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -169,6 +170,56 @@ def test_ask_about_a_word_document_names_its_clauses(
     assert f"{doc_id} § 1.1 Invoices, ¶ 2" in capsys.readouterr().out
 
 
+@pytest.mark.parametrize(
+    ("reply", "valid", "locator"),
+    [
+        ("The buyer pays monthly [¶ 2].", True, "§ 1.1 Invoices, ¶ 2"),
+        ("The buyer pays monthly [§ 1.1].", True, "§ 1.1 Invoices, ¶ 2"),
+        ("The buyer pays monthly [§ 1.1, ¶ 2].", True, "§ 1.1 Invoices, ¶ 2"),
+        ("The term renews [§ 2.1].", True, "§ 2.1 Renewal, ¶ 4"),
+        ("The buyer pays monthly [§ 9.4].", False, None),
+        ("The buyer pays monthly [¶ 40].", False, "¶ 40"),
+    ],
+)
+def test_word_citations_by_clause_and_paragraph_are_checked_and_located(
+    capsys: pytest.CaptureFixture[str],
+    library: Library,
+    fake_model: FakeEngine,
+    tmp_path: Path,
+    reply: str,
+    valid: bool,
+    locator: str | None,
+) -> None:
+    """Whole-document mode: every paragraph was given, each labelled [¶ N]; a clause or paragraph
+    not in the document is invalid, with the reason in --json."""
+    from summarizer.library.ingest import IngestOptions, ingest_path
+    from tests.docx_factory import level, numbering, para, style, styles, write_docx
+
+    numbers = numbering(
+        {1: level(0, "decimal", "%1.", style="Heading1") + level(1, "decimal", "%1.%2")},
+        {1: '<w:abstractNumId w:val="1"/>'},
+    )
+    body = para("Payment", style="Heading1") + para("Invoices. The buyer pays monthly.", num=(1, 1))
+    body += para("Term", style="Heading1") + para("Renewal. The term renews each year.", num=(1, 1))
+    path = write_docx(
+        tmp_path / "supply.docx",
+        body,
+        numbering_xml=numbers,
+        styles_xml=styles(style("Heading1", "heading 1", num=(1, None))),
+    )
+    doc_id = ingest_path(library, path, IngestOptions(embed=False)).doc_id
+    fake_model.default_reply = reply
+    code, data = run_json(capsys, "ask", doc_id, "When does the buyer pay?")
+    (citation,) = data["citations"]
+    assert code == 0 and data["mode"] == "whole-document"
+    assert citation["valid"] is valid and citation["locator"] == locator
+    assert bool(citation["reason"]) is not valid
+    last = fake_model.last_prompt
+    prompt = last if isinstance(last, str) else render_plain(last)
+    assert "[¶ 2] 1.1 Invoices. The buyer pays monthly." in prompt and "[Page" not in prompt
+    assert "cite its paragraph like [¶ 12]" in prompt
+
+
 def test_the_prompt_lists_the_tracked_changes_and_comments_of_a_word_passage(
     capsys: pytest.CaptureFixture[str], library: Library, fake_model: FakeEngine, tmp_path: Path
 ) -> None:
@@ -193,9 +244,11 @@ def test_the_prompt_lists_the_tracked_changes_and_comments_of_a_word_passage(
         render_plain(fake_model.last_prompt) if not isinstance(fake_model.last_prompt, str) else fake_model.last_prompt
     )
     assert "Indemnity. The Supplier indemnifies the Customer against direct claims by third parties." in prompt
-    assert "- Other Side inserted “direct” (p. 41)" in prompt
-    assert "- Other Side deleted “all” (p. 41)" in prompt
-    assert "- comment by Counsel on p. 41: “Push back.”" in prompt
+    assert "- Other Side inserted “direct” (¶ 41)" in prompt
+    assert "- Other Side deleted “all” (¶ 41)" in prompt
+    assert "- comment by Counsel on ¶ 41: “Push back.”" in prompt
+    assert re.search(r"Passage 1 \(¶ \d+(–\d+)?\):", prompt) and "cite its paragraph like [¶ 12]" in prompt
+    assert "p. 41" not in prompt  # a Word document's paragraphs are not called pages
 
 
 @pytest.mark.parametrize(

@@ -531,7 +531,7 @@ def test_find_in_document_finds_the_words_ocr_read_on_a_scanned_page(
     qtbot.waitUntil(lambda: viewer.find_status.text() == "no match", timeout=5000)
 
 
-def test_a_citation_of_a_word_document_names_its_clause_and_copies_its_words(
+def test_a_citation_of_a_word_document_shows_its_clause_and_copies_its_words(
     qtbot: Any, make_window: Any, fake_engine: FakeEngine, tmp_path: Path
 ) -> None:
     from PySide6.QtGui import QGuiApplication
@@ -552,17 +552,20 @@ def test_a_citation_of_a_word_document_names_its_clause_and_copies_its_words(
     window = make_window()
     window.add_paths([path])
     doc_id = wait_for_document(qtbot, window)
-    fake_engine.queue("The buyer pays every month [p. 2].")
+    assert window.viewer.word.isVisible()  # selected: shown as rich text, not "PDFs only"
+    fake_engine.queue("The buyer pays every month [¶ 2].")
     job = window.ask("When does the buyer pay?")
     with qtbot.waitSignal(job.finished, timeout=20_000):
         pass
     assert "[§\u00a01.1,\u00a0¶\u00a02](cite:" in window.conversation.markdown()  # not "p. 2": a paragraph
-    window.show_citation(CitationView(1, doc_id, 2, None, "[p. 2]", True))
-    message = window.messages.history[-1]
-    assert message.text.startswith("§ 1.1 Invoices, ¶ 2: “1.1 Invoices. The buyer pays every month by wire. …”")
-    assert message.on_action is not None
-    message.on_action()
+    window.show_citation(CitationView(1, doc_id, 2, None, "[¶ 2]", True))
+    shown = window.viewer.word
+    assert shown.isVisible() and shown.title.text() == "supply.docx — § 1.1 Invoices, ¶ 2"
+    assert "1.1 Invoices. The buyer pays every month by wire." in shown.browser.toPlainText()
+    shown.copy_words.click()
     clipboard = QGuiApplication.clipboard()
     assert clipboard is not None and clipboard.text() == "1.1 Invoices. The buyer pays every month by wire."
+    shown.copy_reference.click()
+    assert clipboard.text() == "§ 1.1 Invoices, ¶ 2"
     window.show_citation(CitationView(2, doc_id, 9, None, "[p. 9]", False))
     assert window.messages.history[-1].text.startswith("¶ 9 was cited, but it is not in the passages")

@@ -83,3 +83,50 @@ def test_reversed_or_huge_ranges_are_invalid() -> None:
     huge = find_citations(f"[pp. 1-{MAX_RANGE + 5}]", SOURCES)
     assert [(c.page, c.valid) for c in reversed_range] == [(9, False)]
     assert [(c.page, c.valid) for c in huge] == [(1, False)]
+
+
+WORD_DOC = "5b0c7e11d2aa"
+WORD_SOURCES = [
+    CitableSource(
+        WORD_DOC,
+        90,
+        92,
+        passage_id=21,
+        spans=((91, 0, 80),),
+        word=True,
+        clauses=(("7.2", 90), ("7.2(a)", 91), ("7.2(b)", 92)),
+    ),
+    CitableSource(DOC, 3, 4, passage_id=11),
+]
+
+
+@pytest.mark.parametrize(
+    ("answer", "expected"),
+    [
+        ("Capped [¶ 91].", [(WORD_DOC, 91, True)]),
+        ("Capped [¶¶ 90-91].", [(WORD_DOC, 90, True), (WORD_DOC, 91, True)]),
+        ("Capped [para. 92].", [(WORD_DOC, 92, True)]),
+        ("Capped [§ 7.2(a)].", [(WORD_DOC, 91, True)]),
+        ("Capped (§ 7.2(a)).", [(WORD_DOC, 91, True)]),
+        ("Capped [Section 7.2 (b)].", [(WORD_DOC, 92, True)]),
+        ("Capped [§ 7].", [(WORD_DOC, 90, True)]),  # the article holding the clauses given
+        ("Capped [§ 7.2(a), ¶ 91].", [(WORD_DOC, 91, True)]),
+        (f"Capped [{WORD_DOC} ¶ 91].", [(WORD_DOC, 91, True)]),
+        ("Capped [§ 7.3].", [(None, 0, False)]),  # a clause not given
+        ("Capped [§ 7.21].", [(None, 0, False)]),  # 7.2 is no sub-clause of 7.21 (nor the reverse)
+        ("Capped [¶ 95].", [(None, 95, False)]),
+        (f"Term [{DOC} ¶ 3].", [(DOC, 3, False)]),  # a PDF has no paragraph numbers
+        ("Term [p. 3].", [(DOC, 3, True)]),  # pages still checked as before
+    ],
+)
+def test_word_paragraph_and_clause_citations(answer: str, expected: list[tuple[str | None, int, bool]]) -> None:
+    assert [(c.doc_id, c.page, c.valid) for c in find_citations(answer, WORD_SOURCES)] == expected
+
+
+def test_word_citation_links_the_clause_paragraph_offsets() -> None:
+    (citation,) = find_citations("Capped [§ 7.2(a)].", WORD_SOURCES)
+    assert (citation.passage_id, citation.char_start, citation.char_end) == (21, 0, 80)
+    (wrong,) = find_citations("Capped [§ 7.3].", WORD_SOURCES)
+    assert wrong.reason == "clause not in the text given"
+    (pdf,) = find_citations(f"Term [{DOC} ¶ 3].", WORD_SOURCES)
+    assert "not in the text given" in pdf.reason

@@ -1,0 +1,174 @@
+"""A Word document shown as rich text, built from what the library stored of it: each paragraph
+with the number Word displays, headings set as headings, tracked insertions and deletions
+coloured, comments beside their paragraph, the cited paragraph scrolled to with the cited words
+highlighted. Pagewise never needs Word or LibreOffice to show it; "Open in Word" hands the file to
+the program the system opens .docx files with."""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Sequence
+from pathlib import Path
+
+from PySide6.QtCore import QEvent, QObject, QTimer, QUrl
+from PySide6.QtGui import QDesktopServices, QGuiApplication, QTextCursor
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QTextBrowser, QToolButton, QVBoxLayout, QWidget
+
+from summarizer.library.reading.docx_extract import Comment, DocxParagraph, TrackedChange
+
+INSERTED = "#1f5fbf"
+DELETED = "#b3261e"
+HIGHLIGHT = "#fff1a8"
+
+
+def _marked(text: str, inserted: Sequence[str], words: tuple[int, int] | None) -> str:
+    """``text`` as HTML, its inserted pieces underlined in blue and ``words`` (offsets) highlighted."""
+    marks = [0] * (len(text) + 1)  # 1: inserted, 2: cited, per character
+    for piece in inserted:
+        start = text.find(piece) if piece.strip() else -1
+        if start >= 0:
+            for i in range(start, start + len(piece)):
+                marks[i] |= 1
+    if words is not None:
+        for i in range(max(0, words[0]), min(len(text), words[1])):
+            marks[i] |= 2
+    out: list[str] = []
+    run_start = 0
+    for i in range(1, len(text) + 1):
+        if i == len(text) or marks[i] != marks[run_start]:
+            piece = html.escape(text[run_start:i])
+            if marks[run_start] & 1:
+                piece = f'<u style="color:{INSERTED}">{piece}</u>'
+            if marks[run_start] & 2:
+                piece = f'<span style="background-color:{HIGHLIGHT}">{piece}</span>'
+            out.append(piece)
+            run_start = i
+    return "".join(out)
+
+
+def word_html(
+    paragraphs: Sequence[DocxParagraph],
+    changes: Sequence[TrackedChange],
+    comments: Sequence[Comment],
+    focus: int | None = None,
+    words: tuple[int, int] | None = None,
+) -> str:
+    """The document as HTML: one block per paragraph (anchor ``p<N>``); ``focus``: the cited
+    paragraph, with ``words`` (offsets in its text as stored, number included) highlighted."""
+    blocks: list[str] = []
+    for paragraph in paragraphs:
+        number = paragraph.number or ""
+        full = f"{number} {paragraph.text}".strip() if number else paragraph.text
+        inserted = [c.text for c in changes if c.paragraph == paragraph.index and c.kind == "insertion"]
+        deleted = [c for c in changes if c.paragraph == paragraph.index and c.kind == "deletion" and c.text.strip()]
+        cited = paragraph.index == focus
+        body = _marked(full, inserted, words if cited else None)
+        if paragraph.heading_level is not None and len(full) < 120:
+            body = f"<b>{body}</b>"
+        indent = 18 * (paragraph.list_level or 0)
+        style = f"margin-left:{indent}px;" + ("background-color:#fbf6da;" if cited else "")
+        extra = "".join(
+            f' <s style="color:{DELETED}">{html.escape(c.text)}</s>'
+            f' <span style="color:{DELETED}; font-size:small">(deleted by {html.escape(c.author or "someone")})</span>'
+            for c in deleted
+        )
+        notes = "".join(
+            f'<div style="margin-left:{indent + 24}px; color:#6b5900; font-size:small">'
+            f"💬 {html.escape(c.author or 'someone')}: {html.escape(c.text)}</div>"
+            for c in comments
+            if c.paragraph == paragraph.index
+        )
+        tag = "¶ " + str(paragraph.index)
+        blocks.append(
+            f'<a name="p{paragraph.index}"></a><p style="{style}">'
+            f'<span style="color:#8a8a8a; font-size:small">{tag}&nbsp;&nbsp;</span>{body}{extra}</p>{notes}'
+        )
+    return "<html><body>" + "\n".join(blocks) + "</body></html>"
+
+
+class WordView(QWidget):
+    """The rich-text view with its buttons: Open in Word, Copy clause reference, Copy the words."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.path: Path | None = None
+        self.reference = ""
+        self.words = ""
+        self.title = QLabel("")
+        self.open_button = self._button(
+            "Open in Word", "Open the file in the program that opens .docx files", self.open_in_word
+        )
+        self.copy_reference = self._button(
+            "Copy clause reference", "Copy where the cited words are", lambda: _copy(self.reference)
+        )
+        self.copy_words = self._button(
+            "Copy the words", "Copy the cited words, to find them with Ctrl+F in Word", lambda: _copy(self.words)
+        )
+        bar = QHBoxLayout()
+        bar.setContentsMargins(4, 2, 4, 2)
+        bar.addWidget(self.title, 1)
+        for button in (self.copy_reference, self.copy_words, self.open_button):
+            bar.addWidget(button)
+        self.browser = QTextBrowser(self)
+        self.browser.setOpenLinks(False)
+        self.focus: int | None = None
+        # A new width reflows the text: the cited paragraph is put back at the top (the window
+        # lays a view just shown out after it was filled, and the paragraph drifted away).
+        self.browser.viewport().installEventFilter(self)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(0)
+        layout.addLayout(bar)
+        layout.addWidget(self.browser, 1)
+
+    def _button(self, text: str, tip: str, slot: object) -> QToolButton:
+        button = QToolButton()
+        button.setText(text)
+        button.setToolTip(tip)
+        button.setAutoRaise(True)
+        button.clicked.connect(slot)
+        return button
+
+    def show_document(
+        self, path: Path, document_html: str, focus: int | None = None, reference: str = "", words: str = ""
+    ) -> None:
+        self.path = path
+        self.reference, self.words = reference, words
+        self.title.setText(f"{path.name} — {reference}" if reference else path.name)
+        self.copy_reference.setEnabled(bool(reference))
+        self.copy_words.setEnabled(bool(words))
+        self.browser.setHtml(document_html)
+        self.focus = focus
+        if focus is not None:
+            self.scroll_to(focus)
+            # Again once the view has its size: a view just shown lays the text out later, and the
+            # first scroll then lands paragraphs away from the cited one.
+            QTimer.singleShot(0, lambda: self.scroll_to(focus))
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if event.type() == QEvent.Type.Resize and self.focus is not None:
+            focus = self.focus
+            QTimer.singleShot(0, lambda: self.scroll_to(focus))
+        return super().eventFilter(watched, event)
+
+    def scroll_to(self, paragraph: int) -> None:
+        """Put paragraph ``paragraph`` at the top of the view (found by its "¶ N" tag)."""
+        document = self.browser.document()
+        tag = f"¶ {paragraph}\u00a0"
+        block = document.begin()
+        while block.isValid() and not block.text().startswith(tag):
+            block = block.next()
+        if block.isValid():
+            # From the end, the smallest scroll that shows the block puts it at the top (the
+            # layout of a long text is made lazily: a block's rectangle is not known in advance).
+            bar = self.browser.verticalScrollBar()
+            bar.setValue(bar.maximum())
+            self.browser.setTextCursor(QTextCursor(block))
+            self.browser.ensureCursorVisible()
+
+    def open_in_word(self) -> bool:
+        return self.path is not None and QDesktopServices.openUrl(QUrl.fromLocalFile(str(self.path)))
+
+
+def _copy(text: str) -> None:
+    QGuiApplication.clipboard().setText(text)
