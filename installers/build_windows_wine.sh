@@ -238,11 +238,17 @@ step_gate() {
     winpy -c "import ctypes, sys; print(sys.version); print('AVX2 (PF 40):', ctypes.windll.kernel32.IsProcessorFeaturePresent(40))"
     winpy -c "import torch, faiss, onnxruntime, numpy; print('torch', torch.__version__, 'faiss', faiss.__version__, 'onnxruntime', onnxruntime.__version__)"
     winpy -c "import llama_cpp; print('llama_cpp', llama_cpp.__version__); print(llama_cpp.llama_print_system_info().decode())"
-    QT_QPA_PLATFORM=offscreen winpy -c "from PySide6 import QtWidgets, QtPdf; app = QtWidgets.QApplication([]); print('Qt', QtWidgets.QApplication.platformName())"
     # Record what was built, under the Windows Python (its key holds platform.system() and the
     # DLL hashes), so pagewise doctor shows it, as build_windows.ps1 does.
     # --args stays the options file's (its key is compared with it); the MinGW flags are in README.
     winpy installers/llama_record.py write --variant "$VARIANT" --version "$LLAMA_VERSION" --args "$(llama_args)"
+    # Last, as the likeliest to fail: Qt 6.7+ links Windows' own ICU (Qt6Core.dll imports
+    # icuuc.dll), which Wine provides only from 11.5 (loot/loot#2232); Debian 12's Wine is 8.0.
+    if ! QT_QPA_PLATFORM=offscreen winpy -c "from PySide6 import QtWidgets, QtPdf; app = QtWidgets.QApplication([]); print('Qt', QtWidgets.QApplication.platformName())"; then
+        echo "PySide6 does not load under $(wine --version): see the log above (Library icuuc.dll ... not found"
+        echo "means this Wine lacks Windows' ICU, loot/loot#2232; Wine 11.5+ has it)"
+        return 1
+    fi
 }
 
 step_pyinstaller() {

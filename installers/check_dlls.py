@@ -119,9 +119,13 @@ def find_objdump() -> str | None:
     return None
 
 
-def read_imports(objdump: str, path: Path) -> list[str]:
+def read_imports(objdump: str, path: Path) -> list[str] | None:
+    """The DLLs ``path`` imports; None for a file this objdump cannot read (setuptools ships
+    ``cli-arm64.exe`` launchers, which an x86-64 Windows never runs)."""
     done = subprocess.run([objdump, "-p", str(path)], capture_output=True, text=True, check=False)
     if done.returncode != 0:
+        if "file format not recognized" in done.stderr:
+            return None
         raise RuntimeError(f"objdump could not read {path}: {done.stderr.strip()}")
     return parse_imports(done.stdout)
 
@@ -159,7 +163,13 @@ def main(argv: list[str] | None = None) -> int:
     if not pe_files:
         print(f"check_dlls.py: no .exe, .dll or .pyd in {options.bundle}", file=sys.stderr)
         return 2
-    imports = {str(path.relative_to(options.bundle)): read_imports(objdump, path) for path in pe_files}
+    imports: dict[str, list[str]] = {}
+    for path in pe_files:
+        found = read_imports(objdump, path)
+        if found is None:
+            print(f"  skipped {path.relative_to(options.bundle)}: not a PE file for x86-64 (objdump cannot read it)")
+        else:
+            imports[str(path.relative_to(options.bundle))] = found
     bundle_names = [path.name for path in options.bundle.rglob("*") if path.is_file()]
     patterns = read_system_list(options.system_list.read_text(encoding="utf-8"))
     result = check_imports(imports, bundle_names, patterns)

@@ -120,7 +120,9 @@ def test_the_written_list_leaves_out_what_wine_supplies_but_windows_lacks(dll: s
     assert not check_dlls.is_windows_dll(dll, patterns)
 
 
-@pytest.mark.parametrize("dll", ["KERNEL32.dll", "api-ms-win-crt-heap-l1-1-0.dll", "ucrtbase.dll", "WS2_32.dll"])
+@pytest.mark.parametrize(
+    "dll", ["KERNEL32.dll", "api-ms-win-crt-heap-l1-1-0.dll", "ucrtbase.dll", "WS2_32.dll", "icuuc.dll"]
+)
 def test_the_written_list_has_what_every_windows_10_has(dll: str) -> None:
     patterns = check_dlls.read_system_list(check_dlls.SYSTEM_LIST.read_text(encoding="utf-8"))
     assert check_dlls.is_windows_dll(dll, patterns)
@@ -160,6 +162,24 @@ def test_main_passes_then_fails_when_a_dll_is_removed(
     (bundle / "_internal" / "VCRUNTIME140.dll").unlink()
     assert check_dlls.main([str(bundle)]) == 1
     assert "MISSING VCRUNTIME140.dll (imported by pagewise-cli.exe)" in capsys.readouterr().out
+
+
+def test_main_skips_a_pe_file_objdump_cannot_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    bundle, objdump = _bundle_with_fake_objdump(tmp_path, {"app.exe": "\tDLL Name: KERNEL32.dll\n"})
+    (bundle / "cli-arm64.exe").write_bytes(b"MZ")
+    objdump.write_text(
+        objdump.read_text().replace(
+            "#!/bin/sh\n",
+            '#!/bin/sh\ncase "$2" in *arm64*) echo "$2: file format not recognized" >&2; exit 1;; esac\n',
+        )
+    )
+    monkeypatch.setattr(check_dlls, "find_objdump", lambda: str(objdump))
+    assert check_dlls.main([str(bundle)]) == 0
+    out = capsys.readouterr().out
+    assert "skipped cli-arm64.exe" in out
+    assert "1 PE files" in out
 
 
 def test_main_refuses_a_folder_without_pe_files(
