@@ -52,8 +52,11 @@ STEPS=(toolchain python lock sitepackages pagewise llama gate pyinstaller selfte
 
 log() { printf '\n== %s (%s)\n' "$*" "$(date -u +%H:%M:%S)"; }
 die() { echo "build_windows_wine.sh: $*" >&2; exit 1; }
-wine_run() { xvfb-run -a wine "$@"; }
-winpy() { xvfb-run -a wine "$PYDIR/python.exe" "$@"; }
+# Output through a pipe: with stdout on a regular file (the step's log) Wine 8.0 hands Python an
+# invalid handle and it stops in init_sys_streams ("[WinError 6] Invalid handle"). pipefail keeps
+# the program's exit status.
+wine_run() { xvfb-run -a wine "$@" < /dev/null 2>&1 | cat; }
+winpy() { xvfb-run -a wine "$PYDIR/python.exe" "$@" < /dev/null 2>&1 | cat; }
 to_windows_path() { echo "Z:${1//\//\\}"; }
 llama_args() { bash installers/llama_cmake_args.sh "$VARIANT"; }
 
