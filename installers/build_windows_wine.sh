@@ -48,6 +48,10 @@ export WINEPREFIX="${WINEPREFIX:-$W/wineprefix}" WINEARCH=win64 WINEDEBUG="${WIN
 # msvc-runtime wheel) before Wine's built-in one, which older MSVC-built code may not match.
 export WINEDLLOVERRIDES="mscoree,mshtml=;msvcp140,msvcp140_1,msvcp140_2,vcruntime140,vcruntime140_1,concrt140,vcomp140=n,b"
 
+# torch's Intel OpenMP (libiomp5md.dll) aborts under Wine 8.0 on GetNumaNodeProcessorMaskEx
+# ("OMP: Error #179", not implemented); without affinity it does not call it.
+export KMP_AFFINITY="${KMP_AFFINITY:-disabled}"
+
 STEPS=(toolchain python lock sitepackages pagewise llama gate pyinstaller selftest dllcheck nsis zip)
 
 log() { printf '\n== %s (%s)\n' "$*" "$(date -u +%H:%M:%S)"; }
