@@ -1,0 +1,120 @@
+"""Aligning two versions' clauses one to one (or to none).
+
+In order of trust: the same text (wherever it went: a renumbered or moved clause), the same
+number and heading path, then the most similar text among what is left. Each clause is paired
+at most once; a clause left over was added or removed, unless its words sit inside a clause of
+the other version (a split or a merge, said so).
+"""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from difflib import SequenceMatcher
+
+from summarizer.compare.clause_units import ClauseUnit
+
+SIMILAR_ENOUGH = 0.5  # word-sequence ratio above which two leftover clauses are one clause edited
+CONTAINED_SHARE = 0.8  # of a leftover clause's words found in order inside another: a split or merge
+MAX_CANDIDATES = 40  # leftover clauses compared with each other, best by shared words first
+_WORD = re.compile(r"\w+|[^\w\s]")
+_QUOTES = str.maketrans({"“": '"', "”": '"', "‘": "'", "’": "'", "–": "-", "—": "-"})
+
+
+def words(text: str) -> list[str]:
+    return _WORD.findall(text)
+
+
+def formatting_key(text: str) -> str:
+    """The text with quotes, dashes and spacing made uniform: equal keys differ only in form."""
+    return " ".join(words(text.translate(_QUOTES)))
+
+
+@dataclass(frozen=True, slots=True)
+class Pair:
+    old: ClauseUnit | None
+    new: ClauseUnit | None
+    how: str  # "same text", "same number", "similar text", "unpaired"
+
+
+def _word_ratio(a: Sequence[str], b: Sequence[str]) -> float:
+    return SequenceMatcher(None, a, b, autojunk=False).ratio()
+
+
+def contained_share(part: Sequence[str], whole: Sequence[str]) -> float:
+    """The share of ``part``'s words found, in order, in ``whole``."""
+    if not part:
+        return 0.0
+    matcher = SequenceMatcher(None, part, whole, autojunk=False)
+    return sum(block.size for block in matcher.get_matching_blocks()) / len(part)
+
+
+def align(old: Sequence[ClauseUnit], new: Sequence[ClauseUnit], check: Callable[[], None] = lambda: None) -> list[Pair]:
+    """Pairs covering every clause of both versions, in the new version's order (removed clauses
+    after the clause that preceded them in the old version)."""
+    old_of_new: dict[int, int] = {}
+    how: dict[int, str] = {}
+    free_old = set(range(len(old)))
+    free_new = set(range(len(new)))
+
+    def pair(i: int, j: int, reason: str) -> None:
+        old_of_new[j] = i
+        how[j] = reason
+        free_old.discard(i)
+        free_new.discard(j)
+
+    # 1. The same text, in order where it repeats.
+    by_text: dict[str, list[int]] = defaultdict(list)
+    for i, clause in enumerate(old):
+        by_text[formatting_key(clause.body)].append(i)
+    for j, clause in enumerate(new):
+        queue = by_text.get(formatting_key(clause.body))
+        if queue:
+            pair(queue.pop(0), j, "same text")
+    check()
+    # 2. The same heading path (number and heading).
+    by_path: dict[tuple[str, ...], list[int]] = defaultdict(list)
+    for i in sorted(free_old):
+        by_path[old[i].path].append(i)
+    for j in sorted(free_new):
+        queue = by_path.get(new[j].path)
+        while queue and queue[0] not in free_old:
+            queue.pop(0)
+        if queue and _word_ratio(words(old[queue[0]].body), words(new[j].body)) >= SIMILAR_ENOUGH / 2:
+            pair(queue.pop(0), j, "same number")
+    check()
+    # 3. The most similar text among the leftovers, best pairs first.
+    old_words = {i: words(old[i].body) for i in free_old}
+    new_words = {j: words(new[j].body) for j in free_new}
+    candidates: list[tuple[float, int, int]] = []
+    for j in sorted(free_new):
+        new_set = set(new_words[j])
+        if not new_set:
+            continue
+        shared = sorted(
+            ((len(new_set & set(old_words[i])) / len(new_set | set(old_words[i])), i) for i in free_old),
+            reverse=True,
+        )[:MAX_CANDIDATES]
+        for overlap, i in shared:
+            if overlap > 0.2:
+                candidates.append((_word_ratio(old_words[i], new_words[j]), i, j))
+        check()
+    for ratio, i, j in sorted(candidates, key=lambda c: (-c[0], c[1], c[2])):
+        if ratio >= SIMILAR_ENOUGH and i in free_old and j in free_new:
+            pair(i, j, "similar text")
+
+    pairs = [
+        Pair(old[old_of_new[j]] if j in old_of_new else None, new[j], how.get(j, "unpaired")) for j in range(len(new))
+    ]
+    # Removed clauses go after the new clause paired with their old predecessor.
+    for i in sorted(free_old, reverse=True):
+        at = 0
+        for k in range(i - 1, -1, -1):
+            position = next((n for n, p in enumerate(pairs) if p.old is not None and p.old.index == k), None)
+            if position is not None:
+                at = position + 1
+                break
+        pairs.insert(at, Pair(old[i], None, "unpaired"))
+    return pairs
