@@ -14,7 +14,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from difflib import SequenceMatcher
 
-from summarizer.compare.clause_units import ClauseUnit
+from summarizer.library.cutting.clause_units import ClauseUnit
 
 SIMILAR_ENOUGH = 0.5  # word-sequence ratio above which two leftover clauses are one clause edited
 CONTAINED_SHARE = 0.8  # of a leftover clause's words found in order inside another: a split or merge

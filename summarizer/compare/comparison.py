@@ -8,8 +8,8 @@ from dataclasses import dataclass
 from inference.cancel import CancelToken
 from inference.progress import Progress, ProgressCallback, Stage, no_progress
 from summarizer.compare.alignment import align
-from summarizer.compare.clause_units import ClauseUnit, document_clauses
 from summarizer.compare.differences import Change, classify
+from summarizer.library.cutting.clause_units import ClauseUnit, document_clauses
 
 IDENTICAL = "identical"
 DIFFERENT_DOCUMENTS = "different documents"

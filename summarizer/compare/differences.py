@@ -9,8 +9,8 @@ from dataclasses import dataclass, field
 from difflib import SequenceMatcher
 
 from summarizer.compare.alignment import CONTAINED_SHARE, Pair, contained_share, formatting_key, words
-from summarizer.compare.clause_units import ClauseUnit
 from summarizer.compare.material import material_reasons
+from summarizer.library.cutting.clause_units import ClauseUnit
 
 ADDED = "added"
 REMOVED = "removed"

@@ -6,7 +6,6 @@ import pytest
 
 from inference.cancel import Cancelled, CancelToken
 from inference.progress import Progress, Stage
-from summarizer.compare.clause_units import document_clauses
 from summarizer.compare.comparison import DIFFERENT_DOCUMENTS, IDENTICAL, VERSIONS, compare_pages
 from summarizer.compare.differences import (
     ADDED,
@@ -18,6 +17,7 @@ from summarizer.compare.differences import (
     RENUMBERED,
     SPLIT,
 )
+from summarizer.library.cutting.clause_units import document_clauses
 from tests.summarizer.compare.contract_text import ARTICLES, contract_pages, edited
 
 

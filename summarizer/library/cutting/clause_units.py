@@ -11,7 +11,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from summarizer.library.cutting.clauses import PREAMBLE, ClauseStart, HeadingTracker, clause_starts
+from summarizer.library.cutting.clauses import LEVEL_ARTICLE, PREAMBLE, ClauseStart, HeadingTracker, clause_starts
 from summarizer.library.cutting.normalize import normalize
 
 _SPACES = re.compile(r"\s+")
@@ -88,6 +88,21 @@ class _Open:
     end: int
 
 
+def _title_of_bare_article(item: _Open, start: ClauseStart, page: int) -> bool:
+    """True when ``start`` is the title line of an article marker standing alone on the page
+    before (a Word paragraph)."""
+    clause = item.clause
+    return (
+        clause is not None
+        and clause.level == LEVEL_ARTICLE
+        and not clause.title
+        and page != item.page_end
+        and start.start == 0
+        and not start.label
+        and collapse_spaces(" ".join(item.pieces)) == clause.label
+    )
+
+
 def document_clauses(pages: Iterable[tuple[int, str]]) -> list[ClauseUnit]:
     """The clauses of a document given as ``(page_number, raw_text)`` in page order."""
     units: list[ClauseUnit] = []
@@ -121,6 +136,13 @@ def document_clauses(pages: Iterable[tuple[int, str]]) -> list[ClauseUnit]:
         text = norm.text
         position = 0
         for start in clause_starts(norm, raw):
+            if current is not None and _title_of_bare_article(current, start, page):
+                # "ARTICLE VI" and "TERM AND TERMINATION" in two Word paragraphs: one heading, as
+                # on a PDF page (summarizer.library.cutting.clauses).
+                assert current.clause is not None
+                titled = ClauseStart(current.clause.start, LEVEL_ARTICLE, current.clause.label, start.title)
+                current.clause, current.path = titled, headings.enter(titled, current.page)
+                continue  # the title's text joins the article's with the text that follows
             if current is None:
                 current = _Open(None, headings.path(page) or (PREAMBLE,), page, 0, [], page, 0)
             current.pieces.append(text[position : start.start])
