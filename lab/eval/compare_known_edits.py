@@ -21,12 +21,13 @@ from __future__ import annotations
 import argparse
 import difflib
 import json
+import re
 import tempfile
 import textwrap
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from lab.eval.known_edits import EditedPair, apply_edits, clause_key
+from lab.eval.known_edits import EditedPair, apply_edits, clause_key, clause_key_full
 from summarizer.compare.comparison import compare_pages
 from summarizer.compare.differences import ADDED, CHANGED, MERGED, MOVED, REMOVED, SPLIT
 from summarizer.library.cutting.clause_units import ClauseUnit, document_clauses
@@ -51,13 +52,33 @@ def latin1(text: str) -> str:
     return text.translate(table).encode("latin-1", "replace").decode("latin-1")
 
 
+_ARTICLE_HEADING = re.compile(r"((?:ARTICLE|Article)\s+[IVXLC\d]+)\s+([A-Z][A-Z ,;&'-]+?)(?=\s+[A-Z]?[a-z(\"]|$)")
+
+
 def write_version(path: Path, clauses: list[str], width: int) -> Path:
+    """The clauses as paragraphs wrapped at ``width``; an article's marker and title on lines of
+    their own, as contracts set them."""
     lines: list[str] = []
     for clause in clauses:
         for paragraph in clause.split("\n\n"):
-            lines += textwrap.wrap(paragraph, width) + [""]
+            heading = _ARTICLE_HEADING.match(paragraph)
+            if heading:
+                lines += [heading.group(1), heading.group(2).strip()]
+                paragraph = paragraph[heading.end() :].strip()
+            lines += [*textwrap.wrap(paragraph, width, break_on_hyphens=False), ""]
     pages = [lines[k : k + LINES_PER_PAGE] for k in range(0, len(lines), LINES_PER_PAGE)]
     return make_pdf(path, pages)  # type: ignore[arg-type]
+
+
+def base_clauses(path: Path, workdir: Path) -> list[str]:
+    """The contract's clauses as Pagewise cuts the test PDF of them: cut the real PDF, write the
+    clauses as a test PDF and cut that again (twice), so the truth is kept on the clauses the
+    comparison sees."""
+    clauses = [latin1(c.text) for c in document_clauses(read_pages(path))]
+    for round_ in range(2):
+        written = write_version(workdir / f"{path.stem}-base{round_}.pdf", clauses, OLD_WIDTH)
+        clauses = [c.text for c in document_clauses(read_pages(written))]
+    return clauses
 
 
 @dataclass
@@ -89,6 +110,17 @@ def _key_of(clause: ClauseUnit | None) -> str:
     return clause_key(clause.text) if clause is not None else ""
 
 
+def _matching_truth(clauses: list[ClauseUnit | None], truth_keys: list[str]) -> str | None:
+    """The truth clause a reported change is about: the same key, or a truth clause's opening
+    words inside the reported clause (where the PDF's cut joined it to its neighbour)."""
+    keys = {_key_of(c) for c in clauses} - {""}
+    exact = next((k for k in truth_keys if k in keys), None)
+    if exact is not None:
+        return exact
+    texts = [clause_key_full(c.text) for c in clauses if c is not None]
+    return next((k for k in truth_keys if any(k in text for text in texts)), None)
+
+
 def score_pair(fixture: str, seed: int, pair: EditedPair, old_pdf: Path, new_pdf: Path) -> PairScore:
     score = PairScore(fixture, seed, fixture in HELD_APART, skipped_edits=pair.skipped)
     old_pages, new_pages = read_pages(old_pdf), read_pages(new_pdf)
@@ -104,7 +136,8 @@ def score_pair(fixture: str, seed: int, pair: EditedPair, old_pdf: Path, new_pdf
         if change.kind not in REPORTED_AS_CHANGED:
             continue
         keys = {_key_of(change.old), _key_of(change.new)} - {""}
-        matched = next((k for k in keys if k in truth_by_key), None)
+        matched = _matching_truth([change.old, change.new], [k for k in truth_by_key if k not in hits])
+        matched = matched or _matching_truth([change.old, change.new], list(truth_by_key))
         score.reported += 1
         if change.material:
             score.material_reported += 1
@@ -116,10 +149,9 @@ def score_pair(fixture: str, seed: int, pair: EditedPair, old_pdf: Path, new_pdf
             continue
         score.reported_true += 1
         hits.setdefault(matched, change.kind)
-        if change.material:
-            if truth_by_key[matched].material:
-                score.material_reported_true += 1
-                material_hits.add(matched)
+        if change.material and truth_by_key[matched].material:
+            score.material_reported_true += 1
+            material_hits.add(matched)
     for t in pair.truth:
         if t.key in hits:
             score.found[t.kind] = score.found.get(t.kind, 0) + 1
@@ -203,7 +235,7 @@ def summarize(scores: list[PairScore]) -> dict[str, object]:
 def run(fixtures: list[str], seeds: int, workdir: Path) -> list[PairScore]:
     scores = []
     for fixture in fixtures:
-        clauses = [latin1(c.text) for c in document_clauses(read_pages(FIXTURES / f"{fixture}.pdf"))]
+        clauses = base_clauses(FIXTURES / f"{fixture}.pdf", workdir)
         for seed in range(1, seeds + 1):
             pair = apply_edits(clauses, seed)
             old_pdf = write_version(workdir / f"{fixture}-{seed}-old.pdf", pair.old, OLD_WIDTH)

@@ -28,6 +28,11 @@ def clause_key(text: str) -> str:
     return " ".join(formatting_key(_MARKER.sub("", text, count=1)).lower().split()[:KEY_WORDS])
 
 
+def clause_key_full(text: str) -> str:
+    """All of a clause's words without its marker, as ``clause_key`` writes them."""
+    return " ".join(formatting_key(_MARKER.sub("", text, count=1)).lower().split())
+
+
 def roman_value(letters: str) -> int:
     total = 0
     for position, letter in enumerate(letters):

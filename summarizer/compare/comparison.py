@@ -9,6 +9,7 @@ from inference.cancel import CancelToken
 from inference.progress import Progress, ProgressCallback, Stage, no_progress
 from summarizer.compare.alignment import align
 from summarizer.compare.differences import Change, classify
+from summarizer.compare.segmentation import common_segmentation
 from summarizer.library.cutting.clause_units import ClauseUnit, document_clauses
 
 IDENTICAL = "identical"
@@ -47,6 +48,7 @@ def compare_clauses(
 ) -> Comparison:
     token = cancel or CancelToken()
     progress(Progress(Stage.COMPARE_CLAUSES, 0, 2, "Aligning the clauses"))
+    old, new = common_segmentation(old, new)
     pairs = align(old, new, token.raise_if_cancelled)
     token.raise_if_cancelled()
     progress(Progress(Stage.COMPARE_CLAUSES, 1, 2, "Classifying the differences"))

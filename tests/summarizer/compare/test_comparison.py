@@ -166,3 +166,11 @@ def test_versions_verdict_counts_material_changes() -> None:
     comparison = compare_pages(contract_pages(), contract_pages(edited({"$10,000": "$20,000"})))
     assert comparison.verdict == VERSIONS
     assert comparison.message == "1 changes, 1 marked material."
+
+
+def test_a_clause_start_made_by_a_line_break_in_one_version_only_is_not_a_change() -> None:
+    text = contract_pages()[0][1]
+    # A cross-reference brought to the start of a line by a reflow reads as a clause start.
+    old = [(1, text.replace("before the claim.", "before the claim under\nSection 2.1 of this Agreement."))]
+    new = [(1, text.replace("before the claim.", "before the claim under Section 2.1 of this Agreement."))]
+    assert compare_pages(old, new).verdict == IDENTICAL
