@@ -84,6 +84,18 @@ def align(old: Sequence[ClauseUnit], new: Sequence[ClauseUnit], check: Callable[
             queue.pop(0)
         if queue and _word_ratio(words(old[queue[0]].body), words(new[j].body)) >= SIMILAR_ENOUGH / 2:
             pair(queue.pop(0), j, "same number")
+    # 2b. The same title where the number changed, when no other leftover clause has that title.
+    old_titles: dict[str, list[int]] = defaultdict(list)
+    new_titles: dict[str, list[int]] = defaultdict(list)
+    for i in free_old:
+        if old[i].title:
+            old_titles[old[i].title.lower()].append(i)
+    for j in free_new:
+        if new[j].title:
+            new_titles[new[j].title.lower()].append(j)
+    for title, js in sorted(new_titles.items()):
+        if len(js) == 1 and len(old_titles.get(title, [])) == 1:
+            pair(old_titles[title][0], js[0], "same title")
     check()
     # 3. The most similar text among the leftovers, best pairs first.
     old_words = {i: words(old[i].body) for i in free_old}

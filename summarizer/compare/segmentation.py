@@ -47,4 +47,9 @@ def join_one_sided_starts(clauses: Sequence[ClauseUnit], other: Sequence[ClauseU
 def common_segmentation(
     old: Sequence[ClauseUnit], new: Sequence[ClauseUnit]
 ) -> tuple[list[ClauseUnit], list[ClauseUnit]]:
-    return join_one_sided_starts(old, new), join_one_sided_starts(new, old)
+    # Twice: a start joined on one side can uncover the words around a start on the other.
+    old_cut, new_cut = list(old), list(new)
+    for _ in range(2):
+        old_cut = join_one_sided_starts(old_cut, new_cut)
+        new_cut = join_one_sided_starts(new_cut, old_cut)
+    return old_cut, new_cut
