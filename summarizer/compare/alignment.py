@@ -18,6 +18,7 @@ from summarizer.library.cutting.clause_units import ClauseUnit
 
 SIMILAR_ENOUGH = 0.5  # word-sequence ratio above which two leftover clauses are one clause edited
 CONTAINED_SHARE = 0.8  # of a leftover clause's words found in order inside another: a split or merge
+LONG_DIFF_PAIRS = 1_000_000
 MAX_CANDIDATES = 40  # leftover clauses compared with each other, best by shared words first
 _WORD = re.compile(r"\w+|[^\w\s]")
 _QUOTES = str.maketrans({"“": '"', "”": '"', "‘": "'", "’": "'", "–": "-", "—": "-"})
@@ -39,8 +40,40 @@ class Pair:
     how: str  # "same text", "same number", "similar text", "unpaired"
 
 
+def word_opcodes(a: Sequence[str], b: Sequence[str]) -> list[tuple[str, int, int, int, int]]:
+    """``SequenceMatcher.get_opcodes`` of two word lists, the common head and tail set aside
+    first: an edit is local, and the matcher's time grows with the product of the lengths (a
+    definitions article of thousands of words took seconds)."""
+    head = 0
+    while head < len(a) and head < len(b) and a[head] == b[head]:
+        head += 1
+    tail = 0
+    while tail < len(a) - head and tail < len(b) - head and a[len(a) - 1 - tail] == b[len(b) - 1 - tail]:
+        tail += 1
+    a_middle, b_middle = a[head : len(a) - tail], b[head : len(b) - tail]
+    # Beyond a million word pairs the matcher's junk heuristic keeps it fast (frequent words are
+    # not anchors); the diff stays correct, only less tight.
+    middle = SequenceMatcher(None, a_middle, b_middle, autojunk=len(a_middle) * len(b_middle) > LONG_DIFF_PAIRS)
+    ops: list[tuple[str, int, int, int, int]] = [("equal", 0, head, 0, head)] if head else []
+    for op, i1, i2, j1, j2 in middle.get_opcodes():
+        if op == "equal" and ops and ops[-1][0] == "equal":
+            ops[-1] = ("equal", ops[-1][1], head + i2, ops[-1][3], head + j2)
+        else:
+            ops.append((op, head + i1, head + i2, head + j1, head + j2))
+    if tail:
+        end = ("equal", len(a) - tail, len(a), len(b) - tail, len(b))
+        if ops and ops[-1][0] == "equal":
+            ops[-1] = ("equal", ops[-1][1], len(a), ops[-1][3], len(b))
+        else:
+            ops.append(end)
+    return ops
+
+
 def _word_ratio(a: Sequence[str], b: Sequence[str]) -> float:
-    return SequenceMatcher(None, a, b, autojunk=False).ratio()
+    if not a and not b:
+        return 1.0
+    same = sum(i2 - i1 for op, i1, i2, _, _ in word_opcodes(a, b) if op == "equal")
+    return 2.0 * same / (len(a) + len(b))
 
 
 def contained_share(part: Sequence[str], whole: Sequence[str]) -> float:
@@ -100,13 +133,14 @@ def align(old: Sequence[ClauseUnit], new: Sequence[ClauseUnit], check: Callable[
     # 3. The most similar text among the leftovers, best pairs first.
     old_words = {i: words(old[i].body) for i in free_old}
     new_words = {j: words(new[j].body) for j in free_new}
+    old_sets = {i: set(old_words[i]) for i in free_old}
     candidates: list[tuple[float, int, int]] = []
     for j in sorted(free_new):
         new_set = set(new_words[j])
         if not new_set:
             continue
         shared = sorted(
-            ((len(new_set & set(old_words[i])) / len(new_set | set(old_words[i])), i) for i in free_old),
+            ((len(new_set & old_sets[i]) / len(new_set | old_sets[i]), i) for i in free_old),
             reverse=True,
         )[:MAX_CANDIDATES]
         for overlap, i in shared:

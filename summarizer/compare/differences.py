@@ -6,9 +6,8 @@ from __future__ import annotations
 import bisect
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from difflib import SequenceMatcher
 
-from summarizer.compare.alignment import CONTAINED_SHARE, Pair, contained_share, formatting_key, words
+from summarizer.compare.alignment import CONTAINED_SHARE, Pair, contained_share, formatting_key, word_opcodes, words
 from summarizer.compare.material import material_reasons
 from summarizer.library.cutting.clause_units import ClauseUnit
 
@@ -65,7 +64,7 @@ def word_edits(old_text: str, new_text: str) -> tuple[list[WordEdit], list[str],
     edits: list[WordEdit] = []
     removed: list[str] = []
     inserted: list[str] = []
-    for op, i1, i2, j1, j2 in SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
+    for op, i1, i2, j1, j2 in word_opcodes(a, b):
         edits.append(WordEdit(op, " ".join(a[i1:i2]), " ".join(b[j1:j2])))
         if op == "equal":
             continue
@@ -139,7 +138,12 @@ def _container(clause: ClauseUnit, others: Sequence[ClauseUnit], verb: str) -> s
     part = words(clause.content.lower())
     if len(part) < 3:
         return ""
+    part_set = set(part)
     for other in others:
-        if contained_share(part, words(other.content.lower())) >= CONTAINED_SHARE:
+        whole = words(other.content.lower())
+        # Most of the words must be there at all before their order is checked (cheap first).
+        if len(part_set & set(whole)) < CONTAINED_SHARE * len(part_set):
+            continue
+        if contained_share(part, whole) >= CONTAINED_SHARE:
             return f"{verb} {other.display_label}"
     return ""
