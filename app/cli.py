@@ -28,6 +28,7 @@ ORDER = (
     "summarize",
     "ask",
     "review",
+    "compare",
     "plan",
     "bench",
     "config",

@@ -39,6 +39,8 @@ class Stage(StrEnum):
     # answers
     READ_PASSAGES = "Reading the passages"
     READ_DOCUMENT = "Reading the document"
+    # summarizer: comparing two versions
+    COMPARE_CLAUSES = "Comparing clauses"
 
 
 ETA_MIN_FRACTION = 0.1  # of the work done before a time left is estimated

@@ -31,7 +31,7 @@ stand above it, and the product never imports them."""
 PRODUCT = ("app", "summarizer", "inference")
 
 LAYERS: dict[str, dict[str, int]] = {
-    "summarizer": {"": 0, "library": 1, "search": 2, "summaries": 2, "llm": 3, "answers": 4, "review": 4},
+    "summarizer": {"": 0, "library": 1, "search": 2, "summaries": 2, "compare": 2, "llm": 3, "answers": 4, "review": 4},
     "inference": {"": 0, "planning": 1, "models": 1, "engines": 2},
     # app/'s top level is its entry points and the window that composes the rest: above its groups.
     "app": {"services": 1, "jobs": 2, "widgets": 2, "commands": 2, "views": 3, "controllers": 4, "": 5},

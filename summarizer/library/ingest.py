@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from inference.cancel import NEVER_CANCELLED, CancelToken
 from inference.progress import Progress, ProgressCallback, Stage, no_progress
 from summarizer.errors import DocumentError, PasswordRequired
+from summarizer.library.cutting.clause_units import document_clauses
 from summarizer.library.cutting.passages import (
     DEFAULT_MAX_CHARS,
     DEFAULT_MAX_TOKENS,
@@ -386,7 +387,29 @@ class Ingestor:
                 kind=kind,
             )
         ]
+        clause_rows = [
+            (
+                doc_id,
+                c.index,
+                c.label,
+                ".".join(c.number),
+                c.title,
+                json.dumps(list(c.path)),
+                c.page_start,
+                c.start,
+                c.page_end,
+                c.end,
+                c.text,
+            )
+            for c in document_clauses(readable)
+        ]
         with transaction(self.db):
+            self.db.execute("DELETE FROM clauses WHERE doc_id = ?", [doc_id])
+            self.db.conn.executemany(
+                'INSERT INTO clauses (doc_id, seq, label, number, title, path, page_start, start, page_end, "end", '
+                "text) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                clause_rows,
+            )
             if rows != self._stored_passages(doc_id):
                 # The same passages are kept as they are (with their ids, vectors and the
                 # summaries made of them): an upgrade that cuts a document alike costs nothing.

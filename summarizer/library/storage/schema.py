@@ -413,6 +413,33 @@ def _word_documents(db: sqlite_utils.Database) -> None:
     )
 
 
+def _clauses(db: sqlite_utils.Database) -> None:
+    # Every clause of a document as a unit (summarizer.library.cutting.clause_units): its marker as
+    # written ("6.3", "ARTICLE VI", "(a)"; empty for a heading line or the preamble), its number
+    # ("6.3"), title, heading path (a JSON list, the clause's own heading last), its span from
+    # (page_start, start) to (page_end, end) in normalized page offsets (a Word document's pages are
+    # its paragraphs), and its text with whitespace made single spaces. Written with the passages,
+    # so documents cut before it get their clauses from a re-index (PASSAGE_FORMAT 4).
+    db.execute(
+        """
+        CREATE TABLE clauses (
+            doc_id TEXT NOT NULL REFERENCES documents(doc_id) ON DELETE CASCADE,
+            seq INTEGER NOT NULL,
+            label TEXT NOT NULL DEFAULT '',
+            number TEXT NOT NULL DEFAULT '',
+            title TEXT NOT NULL DEFAULT '',
+            path TEXT NOT NULL DEFAULT '[]',
+            page_start INTEGER NOT NULL,
+            start INTEGER NOT NULL,
+            page_end INTEGER NOT NULL,
+            "end" INTEGER NOT NULL,
+            text TEXT NOT NULL,
+            PRIMARY KEY (doc_id, seq)
+        )
+        """
+    )
+
+
 MIGRATIONS: list[tuple[int, str, Migration]] = [
     (1, "documents, pages, passages with FTS5, embeddings, meta", _initial),
     (2, "model file hashes, segments, summaries, conversation turns", _summaries_and_conversations),
@@ -422,6 +449,7 @@ MIGRATIONS: list[tuple[int, str, Migration]] = [
     (6, "OCR of scanned pages: text source, word boxes and confidence per page", _page_ocr),
     (7, "documents' kind: contract, filing or other", _document_kind),
     (8, "Word documents: file type, paragraphs' numbers and pages, tracked changes, comments", _word_documents),
+    (9, "clauses as units: number, heading path, span and text of every clause", _clauses),
 ]
 
 SCHEMA_VERSION = max(version for version, _, _ in MIGRATIONS)

@@ -1,0 +1,80 @@
+"""``pagewise compare OLD NEW``: two versions of a contract compared clause by clause."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from app.services.output import TerminalProgress, add_json_flag, emit_json
+
+if TYPE_CHECKING:
+    from summarizer.library.storage.store import Library
+
+
+def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    parser = sub.add_parser(
+        "compare",
+        help="compare two versions of a contract clause by clause",
+        description="Lines up the clauses of two versions (by number and heading, or by text where the "
+        "numbering changed) and lists what was added, removed, moved, changed or only renumbered, with a "
+        "word diff inside changed clauses and a mark, with its reason, on changes that usually matter. "
+        "No model is used. OLD and NEW are library ids or PDF/Word files (a file not in the library is "
+        "added first).",
+    )
+    parser.add_argument("old", metavar="OLD", help="the earlier version: a DOC_ID (see `pagewise list`) or a file")
+    parser.add_argument("new", metavar="NEW", help="the later version: a DOC_ID or a file")
+    parser.add_argument("--all", action="store_true", help="also list formatting-only changes (hidden by default)")
+    parser.add_argument("--format", choices=("md",), help="write the comparison as Markdown (with --out)")
+    parser.add_argument("--out", type=Path, help="the file to write with --format")
+    add_json_flag(parser)
+    parser.set_defaults(handler=run)
+
+
+def _document_id(library: Library, given: str, progress: TerminalProgress) -> str:
+    """A library id as it is, or a file's id (added to the library first when it is not there)."""
+    from summarizer.errors import DocumentNotFound
+    from summarizer.library.ingest import ingest_path
+
+    path = Path(given).expanduser()
+    if path.is_file():
+        result = ingest_path(library, path, progress=progress)
+        progress.close()
+        return result.doc_id
+    try:
+        return library.document(given).doc_id
+    except DocumentNotFound:
+        raise DocumentNotFound(
+            f"{given} is neither a document of the library nor a file. See `pagewise list`, or give the path "
+            "of a PDF or Word file."
+        ) from None
+
+
+def run(args: argparse.Namespace) -> int:
+    from app.services.output import fail
+    from summarizer.compare.library_versions import compare_documents
+    from summarizer.compare.report import comparison_json, comparison_markdown
+    from summarizer.library.storage.store import Library
+
+    if (args.format is None) != (args.out is None):
+        return fail(args, "--format and --out go together (e.g. --format md --out changes.md)", 2)
+    progress = TerminalProgress(enabled=not args.json)
+    with Library.open() as library:
+        old_id = _document_id(library, args.old, progress)
+        new_id = _document_id(library, args.new, progress)
+        comparison = compare_documents(library, old_id, new_id, progress=progress)
+        progress.close()
+        old, new = library.document(old_id), library.document(new_id)
+    units = tuple("¶" if d.file_type == "docx" else "p." for d in (old, new))
+    if args.format == "md":
+        args.out.write_text(
+            comparison_markdown(comparison, old.title, new.title, (units[0], units[1])), encoding="utf-8"
+        )
+    if args.json:
+        emit_json({"old": old_id, "new": new_id} | comparison_json(comparison, show_hidden=args.all))
+        return 0
+    if args.format is None:
+        print(comparison_markdown(comparison, old.title, new.title, (units[0], units[1])))
+    else:
+        print(f"{comparison.message} Written to {args.out}")
+    return 0

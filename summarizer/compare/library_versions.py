@@ -1,0 +1,58 @@
+"""Comparing two documents of the library: their stored clauses, or their pages cut again for a
+document stored before clauses were kept (until ``pagewise reindex`` stores them)."""
+
+from __future__ import annotations
+
+import json
+
+from inference.cancel import CancelToken
+from inference.progress import ProgressCallback, no_progress
+from summarizer.compare.comparison import Comparison, compare_clauses
+from summarizer.errors import LibraryError
+from summarizer.library.cutting.clause_units import ClauseUnit, document_clauses
+from summarizer.library.reading.ocr_pages import usable_text
+from summarizer.library.storage.document_text import read_pages
+from summarizer.library.storage.store import Library
+
+
+def stored_clauses(library: Library, doc_id: str) -> list[ClauseUnit]:
+    """The document's clauses in order; cut from its stored pages when none are stored."""
+    document = library.document(doc_id)  # DocumentNotFound: says which id
+    if document.state != "ready":
+        raise LibraryError(
+            f"{document.title} is still being added to the library ({document.state}). "
+            "Wait until it is ready, then compare again."
+        )
+    rows = library.db.execute(
+        'SELECT seq, label, number, title, path, page_start, start, page_end, "end", text FROM clauses '
+        "WHERE doc_id = ? ORDER BY seq",
+        [doc_id],
+    ).fetchall()
+    if rows:
+        return [
+            ClauseUnit(
+                index=int(r[0]),
+                label=str(r[1]),
+                number=tuple(str(r[2]).split(".")) if r[2] else (),
+                title=str(r[3]),
+                path=tuple(json.loads(r[4])),
+                page_start=int(r[5]),
+                start=int(r[6]),
+                page_end=int(r[7]),
+                end=int(r[8]),
+                text=str(r[9]),
+            )
+            for r in rows
+        ]
+    pages = read_pages(library, doc_id)
+    return document_clauses((n, t) for n, t in sorted(pages.items()) if usable_text(t))
+
+
+def compare_documents(
+    library: Library,
+    old_id: str,
+    new_id: str,
+    progress: ProgressCallback = no_progress,
+    cancel: CancelToken | None = None,
+) -> Comparison:
+    return compare_clauses(stored_clauses(library, old_id), stored_clauses(library, new_id), progress, cancel)

@@ -1,0 +1,95 @@
+"""A comparison as JSON and as a Markdown report grouped by article."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from summarizer.compare.comparison import VERSIONS, Comparison
+from summarizer.compare.differences import Change
+from summarizer.library.cutting.clause_units import PATH_SEPARATOR, ClauseUnit
+
+KIND_WORDS = {
+    "added": "Added",
+    "removed": "Removed",
+    "moved": "Moved",
+    "changed": "Changed",
+    "renumbered": "Renumbered only",
+    "formatting": "Formatting only",
+    "split": "Split",
+    "merged": "Merged",
+}
+
+
+def comparison_json(comparison: Comparison, *, show_hidden: bool = False) -> dict[str, Any]:
+    return {
+        "verdict": comparison.verdict,
+        "message": comparison.message,
+        "old_clauses": len(comparison.old_clauses),
+        "new_clauses": len(comparison.new_clauses),
+        "changes": [c.to_json() for c in comparison.changes if show_hidden or not c.hidden],
+    }
+
+
+def location(clause: ClauseUnit | None, unit: str = "p.") -> str:
+    if clause is None:
+        return "—"
+    pages = f"{clause.page_start}" if clause.page_start == clause.page_end else f"{clause.page_start}–{clause.page_end}"
+    return f"{clause.display_label} ({unit} {pages})"
+
+
+def _article(change: Change) -> str:
+    clause = change.new or change.old
+    return clause.path[0] if clause is not None and clause.path else "Preamble"
+
+
+def _word_diff(change: Change) -> str:
+    parts = []
+    for edit in change.edits:
+        if edit.op == "equal":
+            words = edit.old.split()
+            parts.append(" ".join([*words[:6], "…", *words[-6:]]) if len(words) > 14 else edit.old)
+        else:
+            if edit.old:
+                parts.append(f"~~{edit.old}~~")
+            if edit.new:
+                parts.append(f"**{edit.new}**")
+    return " ".join(parts)
+
+
+def comparison_markdown(
+    comparison: Comparison, old_title: str, new_title: str, units: tuple[str, str] = ("p.", "p.")
+) -> str:
+    lines = [f"# Comparison: {old_title} → {new_title}", "", comparison.message, ""]
+    if comparison.verdict != VERSIONS:
+        return "\n".join(lines)
+    lines += [
+        "Found by aligning the clauses of both versions and comparing their words; no model was used. "
+        "Material marks follow fixed rules (numbers, amounts, dates, periods, shall/may, not, names, "
+        "governing law, caps, exclusions, placeholders) and say which one fired.",
+        "",
+    ]
+    article = None
+    for change in comparison.changes:
+        if change.hidden:
+            continue
+        if _article(change) != article:
+            article = _article(change)
+            lines += [f"## {article}", ""]
+        mark = " — **material**: " + "; ".join(change.reasons) if change.material else ""
+        moved = " (also moved)" if change.moved else ""
+        note = f" ({change.note})" if change.note else ""
+        lines.append(
+            f"- **{KIND_WORDS.get(change.kind, change.kind)}**{moved}{note}: "
+            f"{location(change.old, units[0])} → {location(change.new, units[1])}{mark}"
+        )
+        if change.edits:
+            lines.append(f"  - {_word_diff(change)}")
+        elif change.kind == "added" and change.new is not None:
+            lines.append(f"  - {change.new.text[:300]}")
+        elif change.kind == "removed" and change.old is not None:
+            lines.append(f"  - ~~{change.old.text[:300]}~~")
+    lines.append("")
+    return "\n".join(lines)
+
+
+__all__ = ["PATH_SEPARATOR", "comparison_json", "comparison_markdown", "location"]

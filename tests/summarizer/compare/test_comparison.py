@@ -1,0 +1,176 @@
+"""Aligning two versions by clause, classifying their differences and marking material ones."""
+
+from __future__ import annotations
+
+import pytest
+
+from inference.cancel import Cancelled, CancelToken
+from inference.progress import Progress, Stage
+from summarizer.compare.comparison import DIFFERENT_DOCUMENTS, IDENTICAL, VERSIONS, compare_pages
+from summarizer.compare.differences import (
+    ADDED,
+    CHANGED,
+    FORMATTING,
+    MERGED,
+    MOVED,
+    REMOVED,
+    RENUMBERED,
+    SPLIT,
+)
+from summarizer.library.cutting.clause_units import document_clauses
+from tests.summarizer.compare.contract_text import ARTICLES, contract_pages, edited
+
+
+def _shown(old, new):  # type: ignore[no-untyped-def]
+    comparison = compare_pages(old, new)
+    return comparison, [c for c in comparison.changes if not c.hidden]
+
+
+def test_clause_units_keep_number_heading_and_span() -> None:
+    clauses = document_clauses(contract_pages())
+    by_label = {c.display_label: c for c in clauses}
+    fees = by_label["2.1 Fees"]
+    assert fees.number == ("2", "1")
+    assert fees.path == ("ARTICLE II PAYMENT", "2.1 Fees")
+    assert fees.body.startswith("Fees. Buyer shall pay")
+    page = contract_pages()[0][1]
+    assert page[fees.start : fees.end].startswith("2.1 Fees.")
+
+
+def test_the_same_text_twice_is_identical() -> None:
+    comparison = compare_pages(contract_pages(), contract_pages())
+    assert comparison.verdict == IDENTICAL
+    assert comparison.changes == ()
+
+
+def test_unrelated_documents_are_said_to_be_different() -> None:
+    other = [
+        (
+            1,
+            "\n".join(
+                f"{n}. Heading{n}. Completely unrelated words about gardening number {n}.\n" for n in range(1, 9)
+            ),
+        )
+    ]
+    comparison = compare_pages(contract_pages(), other)
+    assert comparison.verdict == DIFFERENT_DOCUMENTS
+    assert "different documents" in comparison.message
+
+
+def test_a_changed_period_is_changed_and_material_with_its_reason() -> None:
+    _, changes = _shown(contract_pages(), contract_pages(edited({"thirty (30)": "sixty (60)"})))
+    assert [(c.kind, c.new.display_label) for c in changes if c.new] == [(CHANGED, "2.1 Fees")]
+    assert changes[0].material
+    assert "a period changed" in changes[0].reasons
+    assert [(e.old, e.new) for e in changes[0].edits if e.op != "equal"] == [("thirty", "sixty"), ("30", "60")]
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "reason"),
+    [
+        ("$10,000", "$25,000", "an amount changed"),
+        ("1.5%", "2%", "a percentage changed"),
+        ("Buyer shall pay", "Buyer may pay", "an obligation's strength changed (shall / may / efforts)"),
+        ("shall not exceed", "shall exceed", 'a "not" or "no" added or removed'),
+        ("except for", "including", "an exclusion or exception changed"),
+        ("State of New York", "State of Delaware", "governing law or venue changed"),
+        ("Acme Corp.", "Gamma Inc.", "a party name or defined term changed"),
+    ],
+)
+def test_material_marks_say_why(old: str, new: str, reason: str) -> None:
+    _, changes = _shown(contract_pages(), contract_pages(edited({old: new})))
+    assert len(changes) == 1 and changes[0].kind == CHANGED
+    assert changes[0].material and reason in changes[0].reasons
+
+
+def test_a_filled_placeholder_is_material() -> None:
+    old = contract_pages(edited({"Acme Corp.": "{party_name}"}))
+    _, changes = _shown(old, contract_pages())
+    assert changes[0].material and "a placeholder filled in" in changes[0].reasons
+
+
+def test_a_small_wording_change_is_not_material() -> None:
+    _, changes = _shown(contract_pages(), contract_pages(edited({"arising out of or in connection with": "under"})))
+    assert [c.kind for c in changes] == [CHANGED]
+    assert not changes[0].material
+
+
+def test_reflowed_text_is_not_a_change_and_quote_style_is_formatting_only() -> None:
+    reflowed = [(1, contract_pages()[0][1].replace(" shall ", "\nshall "))]
+    assert compare_pages(contract_pages(), reflowed).verdict == IDENTICAL
+    curly = contract_pages(edited({'"Agreement"': "“Agreement”"}))
+    comparison, shown = _shown(contract_pages(), curly)
+    assert shown == [] and [c.kind for c in comparison.changes] == [FORMATTING]
+
+
+def test_an_added_and_a_removed_clause() -> None:
+    articles = edited({})
+    articles[1][2].insert(
+        3, ("2.4", "Audit", "Buyer may audit the records of Seller once a year on notice of ten days.")
+    )
+    del articles[2][2][1]
+    _, changes = _shown(contract_pages(), contract_pages(articles))
+    kinds = {(c.kind, (c.new or c.old).display_label) for c in changes}  # type: ignore[union-attr]
+    assert (ADDED, "2.4 Audit") in kinds and (REMOVED, "3.2 Exclusions") in kinds
+    assert all(c.material for c in changes if c.kind in {ADDED, REMOVED})
+
+
+def test_a_renumbered_article_is_renumbered_only() -> None:
+    articles = [("ARTICLE I", "DEFINITIONS", ARTICLES[0][2])]
+    articles.append(
+        ("ARTICLE II", "INTERIM", [("2.1", "Interim", "Nothing in this article changes the other articles of it.")])
+    )
+    for label, title, sections in ARTICLES[1:]:
+        number = {"ARTICLE II": "III", "ARTICLE III": "IV"}[label]
+        renumbered = [(str(int(n[0]) + 1) + n[1:], h, t) for n, h, t in sections]
+        articles.append((f"ARTICLE {number}", title, renumbered))
+    _, changes = _shown(contract_pages(), contract_pages(articles))
+    assert {c.kind for c in changes} == {ADDED, RENUMBERED}
+    assert sum(1 for c in changes if c.kind == ADDED) == 2  # the new article and its clause
+    assert not any(c.material for c in changes if c.kind == RENUMBERED)
+
+
+def test_a_moved_clause_is_moved() -> None:
+    articles = edited({})
+    taxes = articles[1][2].pop(2)
+    articles[2][2].append(("3.4", taxes[1], taxes[2]))
+    _, changes = _shown(contract_pages(), contract_pages(articles))
+    assert [(c.kind, c.old.display_label, c.new.display_label) for c in changes] == [  # type: ignore[union-attr]
+        (MOVED, "2.3 Taxes", "3.4 Taxes")
+    ]
+
+
+def test_a_split_clause_is_said_so() -> None:
+    articles = edited({})
+    number, heading, _ = articles[2][2][0]
+    articles[2][2][0] = (number, heading, "The liability of each party shall not exceed the fees paid.")
+    articles[2][2].append(("3.4", "Period", "Fees paid in the twelve months before the claim count."))
+    _, changes = _shown(contract_pages(), contract_pages(articles))
+    assert [(c.kind, c.note) for c in changes if c.kind in {SPLIT, ADDED}] == [(SPLIT, "split from 3.1 Cap")]
+    assert any(c.kind == CHANGED and c.old and c.old.display_label == "3.1 Cap" for c in changes)
+    assert MERGED not in {c.kind for c in changes}
+
+
+def test_progress_is_typed_and_cancel_stops_the_comparison() -> None:
+    events: list[Progress] = []
+    compare_pages(contract_pages(), contract_pages(edited({"$10,000": "$20,000"})), progress=events.append)
+    assert events and {e.stage for e in events} == {Stage.COMPARE_CLAUSES}
+    assert events[-1].done == events[-1].total
+    token = CancelToken()
+    token.cancel()
+    with pytest.raises(Cancelled):
+        compare_pages(contract_pages(), contract_pages(), cancel=token)
+
+
+def test_versions_verdict_counts_material_changes() -> None:
+    comparison = compare_pages(contract_pages(), contract_pages(edited({"$10,000": "$20,000"})))
+    assert comparison.verdict == VERSIONS
+    assert comparison.message == "1 changes, 1 marked material."
+
+
+def test_a_clause_start_made_by_a_line_break_in_one_version_only_is_not_a_change() -> None:
+    text = contract_pages()[0][1]
+    # A cross-reference brought to the start of a line by a reflow reads as a clause start.
+    old = [(1, text.replace("before the claim.", "before the claim under\nSection 2.1 of this Agreement."))]
+    new = [(1, text.replace("before the claim.", "before the claim under Section 2.1 of this Agreement."))]
+    assert compare_pages(old, new).verdict == IDENTICAL
