@@ -321,5 +321,7 @@ def test_dropping_a_word_document_indexes_it_and_says_what_it_holds(
     assert (
         window.library_panel.state_of(doc_id) == "ready · 2 paragraphs · Word · contract · 1 tracked change, 1 comment"
     )
-    assert window.viewer.path is None
-    assert "draft.docx is a Word document" in window.viewer.placeholder.text()
+    assert window.viewer.path is None  # no PDF: the Word view shows the stored paragraphs
+    assert window.viewer.word.isVisibleTo(window.viewer)
+    shown = window.viewer.word.browser.toPlainText()
+    assert "This Agreement is made between the Supplier" in shown and "Time is of the essence." in shown

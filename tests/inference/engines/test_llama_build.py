@@ -111,8 +111,10 @@ def test_every_build_reads_the_one_options_file() -> None:
             assert "installers/llama-cmake-options.txt" in "\n".join(code), path
             code = [line.replace("-DGGML_CUDA=on", "") for line in code]
         assert not any(re.search(r"-DGGML_\w+=|march=native", line) for line in code), path
-        if path.name not in ("install_llama_cpp.sh", "build_windows.ps1"):  # the two that build it
+        if path.name not in ("install_llama_cpp.sh", "build_windows.ps1", "build_windows_wine.sh"):  # they build it
             assert not any("no-binary" in line for line in code), path
+    # The Windows build from Linux cross-compiles llama.cpp with the one file's options.
+    assert "llama_cmake_args.sh" in (ROOT / "installers" / "build_windows_wine.sh").read_text()
     printed = subprocess.run(["bash", str(ROOT / "installers" / "llama_cmake_args.sh"), "cpu"], capture_output=True,
                              text=True, check=True).stdout.split()  # fmt: skip
     assert printed == options

@@ -11,7 +11,7 @@ from summarizer.library.reading.docx_extract import DocxPages, read_docx
 from summarizer.library.reading.docx_numbering import format_number
 from tests.docx_factory import comments, level, numbering, para, style, styles, write_docx
 
-SHARED_CONTRACTS = Path(__file__).resolve().parents[4].parent / "shared" / "data" / "docx-contracts"
+WORD_FIXTURES = Path(__file__).resolve().parents[3] / "fixtures" / "docx"  # a copy of the shared file (SOURCES.md)
 OUTLINE = numbering(
     {
         1: level(0, "upperRoman", "ARTICLE %1", style="Heading1")
@@ -194,7 +194,7 @@ def test_no_rendered_page_marks_means_no_pages(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("name", ["common-paper-cloud-service-agreement.docx"])
 def test_a_shared_contract_numbers_its_styled_headings(name: str) -> None:
-    path = SHARED_CONTRACTS / name  # shared/ lies beside the clone, for CI as for a session
+    path = WORD_FIXTURES / name
     document = read_docx(path)
     numbered = {p.number: p.text for p in document.numbered}
     # 121 paragraphs take the numbering through their styles; one of them is empty and only carries a
