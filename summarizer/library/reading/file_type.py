@@ -43,23 +43,29 @@ def is_word_lock_file(path: Path) -> bool:
     return path.name.startswith(WORD_LOCK_PREFIX)
 
 
-def sniff(path: Path) -> FileType:
-    """Whether ``path`` is to be read as a PDF or as a Word document; raises DocumentError, naming
-    the file, for anything else (a missing, empty or damaged file, an old .doc, an RTF, an
-    encrypted Word file, a spreadsheet...)."""
+def read_head(path: Path, kind: str) -> bytes:
+    """The first kilobyte of ``path``; DocumentError, naming the file, when it is missing, a folder
+    (not ``kind``) or unreadable. Shared by the PDF reader's check and ``sniff``."""
     if not path.exists():
         raise DocumentError(f"{path}: no such file. Check the path and try again.", path=path)
     if path.is_dir():
-        raise DocumentError(f"{path} is a folder, not a PDF or Word file.", path=path)
+        raise DocumentError(f"{path} is a folder, not {kind}.", path=path)
     try:
         with path.open("rb") as handle:
-            head = handle.read(_HEAD)
+            return handle.read(_HEAD)
     except PermissionError:
         raise DocumentError(
             f"{path} cannot be read: permission denied. Check the file's permissions.", path=path
         ) from None
     except OSError as error:
         raise DocumentError(f"{path} cannot be read: {error.strerror or error}.", path=path) from None
+
+
+def sniff(path: Path) -> FileType:
+    """Whether ``path`` is to be read as a PDF or as a Word document; raises DocumentError, naming
+    the file, for anything else (a missing, empty or damaged file, an old .doc, an RTF, an
+    encrypted Word file, a spreadsheet...)."""
+    head = read_head(path, "a PDF or Word file")
     if b"%PDF-" in head:
         return PDF
     word_name = path.suffix.lower() in WORD_SUFFIXES or path.suffix.lower() in (".doc", ".rtf", ".dot")

@@ -14,6 +14,7 @@ from typing import Any
 
 from inference.errors import error_cause, shorten_message
 from summarizer.errors import DocumentError, PasswordRequired
+from summarizer.library.reading.file_type import read_head
 from summarizer.library.storage.metadata_text import clean_metadata_text
 
 PDF_MAGIC = b"%PDF-"
@@ -38,19 +39,7 @@ def file_sha256(path: Path) -> str:
 
 def check_readable(path: Path) -> None:
     """Raise DocumentError unless ``path`` is a readable, non-empty file that starts like a PDF."""
-    if not path.exists():
-        raise DocumentError(f"{path}: no such file. Check the path and try again.", path=path)
-    if path.is_dir():
-        raise DocumentError(f"{path} is a folder, not a PDF file.", path=path)
-    try:
-        with path.open("rb") as handle:
-            head = handle.read(1024)
-    except PermissionError:
-        raise DocumentError(
-            f"{path} cannot be read: permission denied. Check the file's permissions.", path=path
-        ) from None
-    except OSError as error:
-        raise DocumentError(f"{path} cannot be read: {error.strerror or error}.", path=path) from None
+    head = read_head(path, "a PDF file")
     if not head:
         raise DocumentError(f"{path} is empty (0 bytes), not a PDF. Re-export or re-download it.", path=path)
     if PDF_MAGIC not in head:
