@@ -15,35 +15,19 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
-from lab.bench.filing_ingest import CHILD
+from lab.bench.filing_ingest import ingest_once
 from lab.eval.docx_numbering import FOLDER, render
 
 ROOT = Path(__file__).resolve().parents[2]
 NAMES = ("common-paper-cloud-service-agreement", "common-paper-business-associate-agreement", "common-paper-mutual-nda")
 
 
-def ingest_once(path: Path, embed: bool) -> dict[str, object]:
-    with tempfile.TemporaryDirectory(prefix="pagewise-bench-") as home:
-        env = {**os.environ, "PAGEWISE_HOME": home, "PYTHONPATH": str(ROOT)}
-        out = subprocess.run(
-            [sys.executable, "-c", CHILD, str(path), "1" if embed else "0"],
-            cwd=ROOT,
-            env=env,
-            capture_output=True,
-            text=True,
-            check=True,
-        )
-    result: dict[str, object] = json.loads(out.stdout.strip().splitlines()[-1])
-    return result
-
-
 def best(path: Path, embed: bool, runs: int) -> dict[str, object]:
-    results = [ingest_once(path, embed) for _ in range(runs)]
+    results = [ingest_once(ROOT, path, embed) for _ in range(runs)]  # this tree, in a fresh process
     return min(results, key=lambda r: float(str(r["seconds"])))
 
 
