@@ -23,6 +23,20 @@ def drop_event(*paths: Path) -> MagicMock:
     return event
 
 
+def locked_copy(tmp_path: Path) -> Path:
+    """endorsement-8p encrypted with the password "secret", as tmp_path/locked.pdf."""
+    from pypdf import PdfReader, PdfWriter
+
+    writer = PdfWriter()
+    for page in PdfReader(CONTRACTS / "endorsement-8p.pdf").pages:
+        writer.add_page(page)
+    writer.encrypt("secret", algorithm="AES-128")
+    locked = tmp_path / "locked.pdf"
+    with locked.open("wb") as handle:
+        writer.write(handle)
+    return locked
+
+
 def test_dropping_a_pdf_indexes_it(qtbot: Any, make_window: Any) -> None:
     window = make_window()
     assert window.library_panel.empty.isVisible()
@@ -61,15 +75,7 @@ def test_a_broken_pdf_does_not_stop_the_others(qtbot: Any, make_window: Any, tmp
 
 
 def test_an_encrypted_pdf_asks_for_its_password(qtbot: Any, make_window: Any, tmp_path: Path) -> None:
-    from pypdf import PdfReader, PdfWriter
-
-    writer = PdfWriter()
-    for page in PdfReader(CONTRACTS / "endorsement-8p.pdf").pages:
-        writer.add_page(page)
-    writer.encrypt("secret", algorithm="AES-128")
-    locked = tmp_path / "locked.pdf"
-    with locked.open("wb") as handle:
-        writer.write(handle)
+    locked = locked_copy(tmp_path)
     window = make_window()
     asked: list[tuple[str, bool]] = []
     answers = iter(["wrong", "secret"])
@@ -128,15 +134,7 @@ def test_an_encrypted_pdf_over_an_open_one_asks_once(qtbot: Any, make_window: An
     """Finding: with another PDF open, the right password added the file, then a second prompt
     said "That password is not right", and again on every switch back (QtPdf dropped a password
     set while another file was loaded)."""
-    from pypdf import PdfReader, PdfWriter
-
-    writer = PdfWriter()
-    for page in PdfReader(CONTRACTS / "endorsement-8p.pdf").pages:
-        writer.add_page(page)
-    writer.encrypt("secret", algorithm="AES-128")
-    locked = tmp_path / "locked.pdf"
-    with locked.open("wb") as handle:
-        writer.write(handle)
+    locked = locked_copy(tmp_path)
     window = make_window()
     window.add_paths([CONTRACTS / "supply-16p.pdf"])
     qtbot.waitUntil(lambda: window.doc_id is not None and not window.runner.ingests, timeout=90_000)
@@ -254,15 +252,7 @@ def test_library_rows_stay_in_place(qtbot: Any, make_window: Any) -> None:
 def test_a_cancelled_password_prompt_gives_no_red_banner(qtbot: Any, make_window: Any, tmp_path: Path) -> None:
     """Walk 2026-12-05, finding 29: Cancel on the password prompt of an encrypted document gave a
     red error banner, though the viewer already said the same thing calmly."""
-    from pypdf import PdfReader, PdfWriter
-
-    writer = PdfWriter()
-    for page in PdfReader(CONTRACTS / "endorsement-8p.pdf").pages:
-        writer.add_page(page)
-    writer.encrypt("secret", algorithm="AES-128")
-    locked = tmp_path / "locked.pdf"
-    with locked.open("wb") as handle:
-        writer.write(handle)
+    locked = locked_copy(tmp_path)
     window = make_window()
     window.ask_password = lambda path, wrong: "secret"
     window.add_paths([locked])
