@@ -4,13 +4,14 @@
 #   bash lab/bench/gpu_recheck.sh planner-prefill  # planner peak vs prediction (14B@32K, 32B@8K);
 #                                                  # offloaded prefill vs raw eval(), 32B@8K, 3 rounds
 #   bash lab/bench/gpu_recheck.sh summarize        # 1M tokens through `pagewise summarize`, both shapes
+#                                                  # (SHAPES=qwen2.5-7b for one)
 #   bash lab/bench/gpu_recheck.sh review           # the 41-item review (runs stopped at 60 s)
 #   bash lab/bench/gpu_recheck.sh first-answer     # step 1: the window's first answer 5 s after it
 #                                                  # opens (no Qt), then the cold-start breakdown
 # Needs carry [".device", "build/long-library.tgz", "build/review-library.tgz"] (made here by
 # `python -m lab.bench.long_library --no-embed …` and `python -m lab.bench.gpu_review prepare`).
 set -uo pipefail
-case "${1:-}" in -h|--help|"") sed -n '2,11p' "$0" | cut -c3-; exit 0 ;; esac
+case "${1:-}" in -h|--help|"") sed -n '2,12p' "$0" | cut -c3-; exit 0 ;; esac
 # llama-cpp-python with the product's CMake options for every build (installers/llama-cmake-options.txt,
 # variant "all": portable AVX2 CPU code, AVX-512 and AMX off, which the offloaded layers run on)
 # plus CUDA for the card; statically linked backends (the bundle's GGML_BACKEND_DL loading is
@@ -39,7 +40,7 @@ planner-prefill)
     --gen-tokens 16 --rounds 3 ;;
 summarize)
   python3 -m lab.bench.gpu_summarize --out "$OUT" --library build/long-library.tgz \
-    --shapes llama-3.1-8b,qwen2.5-7b ;;
+    --shapes "${SHAPES:-llama-3.1-8b,qwen2.5-7b}" ;;
 review)
   python3 -m lab.bench.gpu_review run --out "$OUT" --library build/review-library.tgz --limit-s 60 ;;
 first-answer)
