@@ -281,8 +281,11 @@ def ask(
     ``on_piece``. Never summarizes: a first question is answered in seconds, and the summary is
     made by its own job."""
     from summarizer.answers.answer import answer_question
+    from summarizer.llm.model_identity import lookup_identity
 
-    identity = model_identity(library, engine, progress, cancel)
+    # Not model_identity: a model never hashed, whose size no stored summary of this document was
+    # made at, is not read before the first token (its digest is made beside the load).
+    identity = known_identity(engine) or lookup_identity(library, engine, [doc_id], progress, cancel)
     stream = answer_question(
         library,
         engine,

@@ -153,6 +153,46 @@ def _cuda_context_s() -> float | str | None:
     return round(seconds, 3) if status == 0 else f"cudaFree(0) returned CUDA error {status}"
 
 
+PHASE = "cold-start phase: "
+
+
+def _phase(name: str) -> None:
+    """Mark on stderr the phase about to start (a probe that crashes is known by its last mark)."""
+    print(PHASE + name, file=sys.stderr, flush=True)
+
+
+def probe_llama_plain(args: argparse.Namespace) -> dict[str, Any]:
+    """llama.cpp as the product loads it, and nothing else: ``Llama(**plan)`` (backends, CUDA
+    context, file read, upload, context) then the first token; the load's split is llama.cpp's own
+    ``llama_perf_context`` (its t_load_ms)."""
+    result: dict[str, Any] = {"python_start_s": _since(args.launched_at)}
+    path = Path(args.model)
+    result["cached_at_start"] = cached_fraction(path)
+    _phase("import")
+    began = time.perf_counter()
+    import llama_cpp
+
+    result["import_llama_cpp_s"] = round(time.perf_counter() - began, 3)
+    _phase("plan")
+    plan = _plan(args)
+    _phase("load")
+    began = time.perf_counter()
+    llm = llama_cpp.Llama(**plan.llama_kwargs(), verbose=False)
+    result["load_s"] = round(time.perf_counter() - began, 3)
+    result["n_gpu_layers"] = plan.n_gpu_layers
+    result["cached_after_load"] = cached_fraction(path)
+    _phase("first token")
+    began = time.perf_counter()
+    llm.create_completion(SHORT_PROMPT, max_tokens=1, temperature=0.0)
+    result["first_token_s"] = round(time.perf_counter() - began, 3)
+    perf = llama_cpp.llama_perf_context(llm._ctx.ctx)
+    result["llama_perf_ms"] = {"t_start": perf.t_start_ms, "t_load": perf.t_load_ms, "t_p_eval": perf.t_p_eval_ms}
+    result["total_s"] = _since(args.launched_at)
+    _phase("close")
+    llm.close()
+    return result
+
+
 def probe_llama(args: argparse.Namespace) -> dict[str, Any]:
     """llama.cpp alone, phase by phase: import, backend init, CUDA context, metadata and
     vocabulary, the planner's load (file read + weights upload + context), the first token."""
@@ -163,21 +203,26 @@ def probe_llama(args: argparse.Namespace) -> dict[str, Any]:
     import llama_cpp
 
     result["import_llama_cpp_s"] = round(time.perf_counter() - began, 3)
+    _phase("backend init")
     began = time.perf_counter()
     llama_cpp.llama_backend_init()
     gpu = bool(llama_cpp.llama_supports_gpu_offload())  # loads the backends: CUDA's enumerates devices
     result["backend_init_s"] = round(time.perf_counter() - began, 3)
     result["gpu_offload"] = gpu
+    _phase("cuda context")
     result["cuda_context_s"] = _cuda_context_s() if gpu else None
+    _phase("plan")
     began = time.perf_counter()
     plan = _plan(args)
     result["plan_s"] = round(time.perf_counter() - began, 3)
     result["plan"] = {"n_gpu_layers": plan.n_gpu_layers, "n_ctx": plan.n_ctx, "n_batch": plan.n_batch,
                       "n_ubatch": plan.n_ubatch, "type_k": plan.type_k, "flash_attn": plan.flash_attn}  # fmt: skip
+    _phase("vocabulary only")
     began = time.perf_counter()
     vocab = llama_cpp.Llama(model_path=str(path), vocab_only=True, verbose=False)
     result["vocab_only_load_s"] = round(time.perf_counter() - began, 3)
     vocab.close()
+    _phase("load")
     began = time.perf_counter()
     llm = llama_cpp.Llama(**plan.llama_kwargs(), verbose=False)
     result["load_s"] = round(time.perf_counter() - began, 3)
@@ -255,6 +300,7 @@ def probe_app(args: argparse.Namespace) -> dict[str, Any]:
 PROBES: dict[str, Callable[[argparse.Namespace], dict[str, Any]]] = {
     "imports": probe_imports,
     "llama": probe_llama,
+    "llama_plain": probe_llama_plain,
     "app": probe_app,
 }
 
@@ -266,8 +312,12 @@ def run_probe(name: str, args: argparse.Namespace, extra: Sequence[str] = ()) ->
     began = time.perf_counter()
     done = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=args.timeout)
     wall = time.perf_counter() - began
-    if done.returncode != 0:
-        raise RuntimeError(f"probe {name} failed ({done.returncode}):\n{done.stderr[-4000:]}")
+    if done.returncode != 0:  # recorded with the last phase reached; the other probes still run
+        phases = [line[len(PHASE) :] for line in done.stderr.splitlines() if line.startswith(PHASE)]
+        failed = {"failed": done.returncode, "last_phase": phases[-1] if phases else None,
+                  "stderr_tail": done.stderr[-1500:], "process_wall_s": round(wall, 3)}  # fmt: skip
+        print(f"{name}: FAILED {json.dumps(failed)}", flush=True)
+        return failed
     result: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
     result["process_wall_s"] = round(wall, 3)
     print(f"{name}: {json.dumps(result)}", flush=True)
@@ -365,6 +415,9 @@ def measure(args: argparse.Namespace) -> dict[str, Any]:
     drop_from_page_cache(path)
     result["llama_cold_file"] = run_probe("llama", args)
     result["llama_warm_file"] = run_probe("llama", args)
+    drop_from_page_cache(path)
+    result["llama_plain_cold_file"] = run_probe("llama_plain", args)
+    result["llama_plain_warm_file"] = run_probe("llama_plain", args)
     if args.skip_app:
         return result
     doc_id = fresh_library(args)

@@ -132,6 +132,21 @@ def count_summaries(library: Library, doc_id: str, kind: SummaryKind | None = No
     return int(row[0])
 
 
+def summaries_possibly_by_model_of_size(library: Library, doc_ids: Sequence[str], size: int) -> bool:
+    """Whether any stored summary of ``doc_ids`` may have been made by a model file of ``size``
+    bytes: one whose model file was hashed at that size, or whose model file is not in the cache
+    (a server's, or a cache row since replaced) and so cannot be ruled out."""
+    if not doc_ids:
+        return False
+    marks = ", ".join("?" for _ in doc_ids)
+    row = library.db.execute(
+        f"SELECT 1 FROM summaries s LEFT JOIN model_files m ON m.sha256 = s.model_sha256 "
+        f"WHERE s.doc_id IN ({marks}) AND (m.sha256 IS NULL OR m.size = ?) LIMIT 1",
+        [*doc_ids, size],
+    ).fetchone()
+    return row is not None
+
+
 # --- summaries read whole, for reusing them in another context ------------------------------
 
 
