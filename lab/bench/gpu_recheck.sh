@@ -9,10 +9,11 @@
 #   bash lab/bench/gpu_recheck.sh first-answer     # step 1: the window's first answer 5 s after it
 #                                                  # opens (no Qt), then the cold-start breakdown
 #                                                  # (COLD_START=0: without it)
+#   bash lab/bench/gpu_recheck.sh cold-start       # the cold-start breakdown alone
 # Needs carry [".device", "build/long-library.tgz", "build/review-library.tgz"] (made here by
 # `python -m lab.bench.long_library --no-embed …` and `python -m lab.bench.gpu_review prepare`).
 set -uo pipefail
-case "${1:-}" in -h|--help|"") sed -n '2,13p' "$0" | cut -c3-; exit 0 ;; esac
+case "${1:-}" in -h|--help|"") sed -n '2,14p' "$0" | cut -c3-; exit 0 ;; esac
 # llama-cpp-python with the product's CMake options for every build (installers/llama-cmake-options.txt,
 # variant "all": portable AVX2 CPU code, AVX-512 and AMX off, which the offloaded layers run on)
 # plus CUDA for the card; statically linked backends (the bundle's GGML_BACKEND_DL loading is
@@ -48,7 +49,10 @@ first-answer)
   MODEL=$(python3 -c "from lab.bench.gpu_offload import model_file; print(model_file('llama-3.1-8b'))" | tail -1)
   timeout 240 python3 -m lab.bench.first_answer_core --model "$MODEL" --budget 12GiB --threads 8 --wait 5 \
     --rounds 1 --no-embed --tokenizer-dir .device/minilm --out "$OUT"
-  [ "${COLD_START:-1}" = 0 ] || timeout 200 python3 -m lab.bench.cold_start --model "$MODEL" --budget-gib 12 --threads 8 --no-embed \
+  [ "${COLD_START:-1}" = 0 ] || bash "$0" cold-start ;;
+cold-start)
+  MODEL=$(python3 -c "from lab.bench.gpu_offload import model_file; print(model_file('llama-3.1-8b'))" | tail -1)
+  timeout 200 python3 -m lab.bench.cold_start --model "$MODEL" --budget-gib 12 --threads 8 --no-embed \
     --tokenizer-dir .device/minilm --timeout 190 --out "$OUT/cold-start-gpu-llama-3.1-8b.json" ;;
 *) echo "unknown phase: $1 (see --help)" >&2; exit 2 ;;
 esac
