@@ -168,13 +168,13 @@ def probe_llama_plain(args: argparse.Namespace) -> dict[str, Any]:
     result: dict[str, Any] = {"python_start_s": _since(args.launched_at)}
     path = Path(args.model)
     result["cached_at_start"] = cached_fraction(path)
+    _phase("plan")  # before llama_cpp is imported, as in the product (its worker process loads it)
+    plan = _plan(args)
     _phase("import")
     began = time.perf_counter()
     import llama_cpp
 
     result["import_llama_cpp_s"] = round(time.perf_counter() - began, 3)
-    _phase("plan")
-    plan = _plan(args)
     _phase("load")
     began = time.perf_counter()
     llm = llama_cpp.Llama(**plan.llama_kwargs(), verbose=False)
