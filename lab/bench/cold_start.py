@@ -168,8 +168,16 @@ def probe_llama_plain(args: argparse.Namespace) -> dict[str, Any]:
     result: dict[str, Any] = {"python_start_s": _since(args.launched_at)}
     path = Path(args.model)
     result["cached_at_start"] = cached_fraction(path)
-    _phase("plan")  # before llama_cpp is imported, as in the product (its worker process loads it)
-    plan = _plan(args)
+    _phase("plan")  # in a process of its own, as in the product (the worker process loads the model):
+    # the planner's GPU query and llama.cpp's load in one process abort on CUDA (free(): invalid pointer)
+    began = time.perf_counter()
+    code = ("import json, sys; from lab.bench.cold_start import _plan, main; import argparse; "
+            "a = argparse.Namespace(model=sys.argv[1], budget_gib=float(sys.argv[2]), threads=int(sys.argv[3])); "
+            "p = _plan(a); print(json.dumps({'kwargs': p.llama_kwargs(), 'layers': p.n_gpu_layers}))")  # fmt: skip
+    planned = json.loads(subprocess.run([sys.executable, "-c", code, str(args.model), str(args.budget_gib),
+                                         str(args.threads)], cwd=ROOT, capture_output=True, text=True,
+                                        check=True).stdout.strip().splitlines()[-1])  # fmt: skip
+    result["plan_process_s"] = round(time.perf_counter() - began, 3)
     _phase("import")
     began = time.perf_counter()
     import llama_cpp
@@ -177,9 +185,9 @@ def probe_llama_plain(args: argparse.Namespace) -> dict[str, Any]:
     result["import_llama_cpp_s"] = round(time.perf_counter() - began, 3)
     _phase("load")
     began = time.perf_counter()
-    llm = llama_cpp.Llama(**plan.llama_kwargs(), verbose=False)
+    llm = llama_cpp.Llama(**planned["kwargs"], verbose=False)
     result["load_s"] = round(time.perf_counter() - began, 3)
-    result["n_gpu_layers"] = plan.n_gpu_layers
+    result["n_gpu_layers"] = planned["layers"]
     result["cached_after_load"] = cached_fraction(path)
     _phase("first token")
     began = time.perf_counter()
