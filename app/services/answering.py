@@ -92,6 +92,8 @@ class SegmentView:
 class SummaryView:
     super_summary: str
     segments: tuple[SegmentView, ...]
+    word: bool = False
+    """A Word document's: its segments are runs of paragraphs ("¶ 1–40"), not pages."""
 
 
 # --- the model's identity (summaries are stored per model file) ----------------------------
@@ -325,10 +327,13 @@ def _partial(library: Library, doc_id: str, question: str, text: str, stream: An
 # --- summaries ----------------------------------------------------------------------------
 
 
-def _summary_view(summary: Any) -> SummaryView:
+def _summary_view(library: Library, summary: Any) -> SummaryView:
+    from summarizer.library.word_parts import WORD, file_types
+
     return SummaryView(
         summary.super_summary.text,
         tuple(SegmentView(n.page_start, n.page_end, n.text) for n in summary.segments),
+        file_types(library, [summary.doc_id]).get(summary.doc_id) == WORD,
     )
 
 
@@ -341,7 +346,7 @@ def cached_summary(library: Library, doc_id: str, engine: Engine | None) -> Summ
         return None
     params = summary_params_for(library, doc_id, model_sha256=identity, n_ctx=engine.n_ctx)
     found = stored(library, doc_id, model_sha256=identity, params=params)
-    return _summary_view(found) if found is not None else None
+    return _summary_view(library, found) if found is not None else None
 
 
 def summarize(
@@ -356,7 +361,7 @@ def summarize(
     identity = model_identity(library, engine, progress, cancel)
     summary = compress(library, engine, doc_id, model_sha256=identity, parallel=engine.parallel, progress=progress,
                        cancel=cancel)  # fmt: skip
-    return _summary_view(summary)
+    return _summary_view(library, summary)
 
 
 # --- conversations ------------------------------------------------------------------------

@@ -251,6 +251,20 @@ def test_the_prompt_lists_the_tracked_changes_and_comments_of_a_word_passage(
     assert "p. 41" not in prompt  # a Word document's paragraphs are not called pages
 
 
+def test_summarize_names_a_word_documents_parts_by_paragraph(
+    capsys: pytest.CaptureFixture[str], library: Library, fake_model: FakeEngine, tmp_path: Path
+) -> None:
+    from summarizer.library.ingest import IngestOptions, ingest_path
+    from tests.docx_factory import para, write_docx
+
+    body = para("Payment. The buyer pays monthly.") + para("Term. The term renews each year.")
+    doc_id = ingest_path(library, write_docx(tmp_path / "supply.docx", body), IngestOptions(embed=False)).doc_id
+    fake_model.default_reply = "Monthly payments; yearly renewal."
+    assert main(["summarize", doc_id]) == 0
+    out = capsys.readouterr().out
+    assert "[¶ 1-2]" in out and "Summary (¶ 1-2):" in out and "p. " not in out
+
+
 def test_a_word_document_given_whole_brings_its_tracked_changes_and_comments(
     capsys: pytest.CaptureFixture[str], library: Library, fake_model: FakeEngine, tmp_path: Path
 ) -> None:

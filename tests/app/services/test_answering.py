@@ -78,3 +78,16 @@ def test_a_word_answer_citing_nothing_says_paragraphs_not_pages(library: Library
     assert "page" not in lines and "p. " not in lines
     pdf_lines = "\n".join(checks(0, uncited, pages=2))  # the same turn shown as a PDF's says pages
     assert "This answer cites no page: check it against the pages read below." in pdf_lines
+
+
+def test_a_word_documents_summary_names_its_parts_by_paragraph(library: Library, tmp_path: Path) -> None:
+    from app.views.summary_view import summary_markdown
+    from summarizer.library.ingest import IngestOptions, ingest_path
+    from tests.docx_factory import para, write_docx
+
+    body = para("Payment. The buyer pays monthly.") + para("Term. The term renews each year.")
+    doc_id = ingest_path(library, write_docx(tmp_path / "supply.docx", body), IngestOptions(embed=False)).doc_id
+    summary = answering.summarize(FakeEngine(default_reply="Monthly payments; yearly renewal."), library, doc_id)
+    assert summary.word
+    markdown = summary_markdown("Supply", summary, links=False)
+    assert "**¶ 1–2** — " in markdown and "p. " not in markdown and "pp. " not in markdown
