@@ -244,12 +244,17 @@ class PdfViewer(QWidget):
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(0)
         layout.addLayout(bar)
+        # A Word document is shown as rich text (app/widgets/word_view.py), or as the pages
+        # LibreOffice laid out (``show_word_pages``); its bar (Open in Word, copy) is above either.
+        self.word = WordView(self)
+        self.word_bar = self.word.bar
+        layout.addWidget(self.word_bar)
         layout.addWidget(self.view, 1)
         layout.addWidget(self.placeholder, 1)
-        # A Word document is shown as rich text (app/widgets/word_view.py), in place of the pages.
-        self.word = WordView(self)
         layout.addWidget(self.word, 1)
         self.word.hide()
+        self.word_bar.hide()
+        self.word_source: Path | None = None  # the Word file shown, as text or as pages
         self.view.hide()
         self.view.zoomFactorChanged.connect(lambda z: self.zoom_label.setText(f"{z * 100:.0f}%"))
         self.view.pageNavigator().currentPageChanged.connect(self._page_moved)
@@ -290,6 +295,9 @@ class PdfViewer(QWidget):
             return False
         self.path = path
         self.word.hide()
+        self.word_bar.hide()
+        self.word_source = None
+        self._word_mode(False)
         self.page_box.setMaximum(max(1, self.document.pageCount()))
         self.page_count.setText(f"/ {self.document.pageCount()}")
         self.placeholder.hide()
@@ -306,12 +314,46 @@ class PdfViewer(QWidget):
         """Show a Word document as rich text (``word_view.word_html``), scrolled to ``focus``."""
         self.close_document()
         self.placeholder.hide()
+        self.word_bar.show()
         self.word.show()
+        self.word_source = path
+        self._word_mode(True)
         self.word.show_document(path, document_html, focus, reference, words)
+
+    def show_word_pages(self, pdf: Path, source: Path) -> bool:
+        """Show the pages LibreOffice laid out of the Word file ``source`` (``pdf``), under the
+        Word bar as it is (title, reference, words); False when the PDF cannot be loaded (the
+        text view then stays)."""
+        bar = (self.word.title.text(), self.word.reference, self.word.words)
+        if not self.open(pdf):
+            return False
+        self.word_source = source
+        self.word.path = source
+        self.word.title.setText(bar[0])
+        self.word.reference, self.word.words = bar[1], bar[2]
+        self.word_bar.show()
+        return True
+
+    @property
+    def showing_word_text(self) -> bool:
+        """A Word document is shown as text (the toolbar's find and zoom act on it)."""
+        return self.word.isVisibleTo(self)
+
+    def _word_mode(self, text: bool) -> None:
+        """The page box means nothing in the text view of a Word document (it has no pages)."""
+        self.page_box.setEnabled(not text)
+        self.fit.setEnabled(not text)
+        if text:
+            self.page_count.setText("")
+            self.zoom_label.setText("")
 
     def close_document(self, notice: str = "") -> None:
         """Show no document: the drop hint, or ``notice`` (why the selected one is not shown)."""
         self.word.hide()
+        self.word_bar.hide()
+        self.word_source = None
+        self.word.status.setText("")
+        self._word_mode(False)
         self.clear_highlights()
         self.document.close()
         self.path = None
@@ -331,6 +373,12 @@ class PdfViewer(QWidget):
     # Zoom
 
     def zoom_by(self, direction: int) -> None:
+        if self.showing_word_text:  # the text view's font, a step at a time
+            if direction > 0:
+                self.word.browser.zoomIn(1)
+            else:
+                self.word.browser.zoomOut(1)
+            return
         self.view.fit_width = False
         current = self.view.zoomFactor()
         steps = [z for z in ZOOM_STEPS if (z > current + 0.01 if direction > 0 else z < current - 0.01)]
@@ -386,6 +434,27 @@ class PdfViewer(QWidget):
         self.view.viewport().update()
         return found
 
+    def highlight_words(self, words: str, hint: float | None = None) -> list[Highlight]:
+        """Highlight ``words`` wherever they are in the document (the nearest to ``hint``, 0..1
+        of the way through, when they are there more than once), across a page break too, and
+        scroll to them: a Word citation on the pages LibreOffice laid out, whose page the
+        library does not know."""
+        texts = [self.document.getAllText(index).text() for index in range(self.document.pageCount())]
+        starts = [0]
+        for text in texts:
+            starts.append(starts[-1] + len(text))
+        match = locate(words, "".join(texts), hint) if words.strip() else None
+        if match is None:
+            self.clear_highlights()
+            return []
+        pieces = []
+        for index, text in enumerate(texts):
+            first, last = max(match.start, starts[index]), min(match.end, starts[index + 1])
+            if first < last:
+                at = first - starts[index]
+                pieces.append((index + 1, text[at : last - starts[index]], at / max(1, len(text))))
+        return self.highlight_passage(pieces, focus_page=pieces[0][0] if pieces else None)
+
     # Find
 
     def focus_find(self) -> None:
@@ -393,6 +462,9 @@ class PdfViewer(QWidget):
         self.find_box.selectAll()
 
     def _search_changed(self, text: str) -> None:
+        if self.showing_word_text:
+            self.find_status.setText("")
+            return
         self.search_model.setSearchString(text)
         self.view.setCurrentSearchResultIndex(-1)
         self.find_status.setText("")
@@ -428,6 +500,10 @@ class PdfViewer(QWidget):
         self.find_status.setText(f"{self._image_index + 1} of {len(matches)}")
 
     def find_next(self) -> None:
+        if self.showing_word_text:  # Ctrl+F in a Word document shown as text: its text is searched
+            place, count = self.word.find_text(self.find_box.text())
+            self.find_status.setText(f"{place} of {count}" if count else "no match" if self.find_box.text() else "")
+            return
         count = self.search_model.rowCount(QModelIndex())
         if not self.find_box.text():
             self.find_status.setText("")

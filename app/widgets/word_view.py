@@ -104,9 +104,17 @@ class WordView(QWidget):
         self.copy_words = self._button(
             "Copy the words", "Copy the cited words, to find them with Ctrl+F in Word", lambda: _copy(self.words)
         )
-        bar = QHBoxLayout()
+        # What the view is waiting for or fell back from: "Laying out the pages with LibreOffice…"
+        self.status = QLabel("")
+        self.status.setObjectName("word-status")
+        self.status.setEnabled(False)  # drawn in the disabled text colour: a remark, not a title
+        # The bar stands apart from the text: the viewer puts it above whichever view shows the
+        # document, the text here or its pages as LibreOffice lays them out (pdf_viewer.py).
+        self.bar = QWidget()
+        bar = QHBoxLayout(self.bar)
         bar.setContentsMargins(4, 2, 4, 2)
         bar.addWidget(self.title, 1)
+        bar.addWidget(self.status)
         for button in (self.copy_reference, self.copy_words, self.open_button):
             bar.addWidget(button)
         self.browser = QTextBrowser(self)
@@ -118,7 +126,7 @@ class WordView(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(0)
-        layout.addLayout(bar)
+        layout.addWidget(self.bar)
         layout.addWidget(self.browser, 1)
 
     def _button(self, text: str, tip: str, slot: object) -> QToolButton:
@@ -165,6 +173,26 @@ class WordView(QWidget):
             bar.setValue(bar.maximum())
             self.browser.setTextCursor(QTextCursor(block))
             self.browser.ensureCursorVisible()
+
+    def find_text(self, text: str) -> tuple[int, int]:
+        """Select the next occurrence of ``text`` after the cursor, wrapping round (case
+        ignored): (its place among all of them, 1-based; how many there are), (0, 0) if none."""
+        if not text:
+            return 0, 0
+        document = self.browser.document()
+        matches = []
+        cursor = document.find(text, 0)
+        while not cursor.isNull():
+            matches.append(cursor)
+            cursor = document.find(text, cursor)
+        if not matches:
+            return 0, 0
+        current = self.browser.textCursor()
+        after = current.selectionStart() if current.hasSelection() else current.position() - 1
+        index = next((i for i, match in enumerate(matches) if match.selectionStart() > after), 0)
+        self.browser.setTextCursor(matches[index])
+        self.browser.ensureCursorVisible()
+        return index + 1, len(matches)
 
     def open_in_word(self) -> bool:
         return self.path is not None and QDesktopServices.openUrl(QUrl.fromLocalFile(str(self.path)))
