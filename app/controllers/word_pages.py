@@ -25,9 +25,9 @@ from summarizer.library.storage.paths import cache_dir
 Renderer = Callable[[Path, Path, ProgressCallback, CancelToken], Path]
 """(Word file, cache folder, progress, cancel) -> the PDF of its pages."""
 
-LAYING_OUT = "Laying out the pages with LibreOffice…"
-LAID_OUT = "Pages as LibreOffice lays them out"
-AS_TEXT = "Shown as text: LibreOffice could not lay it out"
+LAYING_OUT = "LibreOffice laying out pages…"
+LAID_OUT = "LibreOffice's pages"
+AS_TEXT = "Shown as text"
 
 
 def libreoffice_renderer() -> Renderer | None:
@@ -133,7 +133,8 @@ class WordPagesController(UsesJobContext):
             return  # the text view stays
         self.viewer.word.status.setText(LAID_OUT)
         self.viewer.word.status.setToolTip(
-            "LibreOffice's layout: Word may break the pages elsewhere. The ¶ numbers are Pagewise's."
+            "The pages as LibreOffice lays them out: Word may break them elsewhere. "
+            "Settings → Word documents → text shows the paragraphs Pagewise read instead."
         )
         if focus is not None and focus.words and not self.viewer.highlight_words(focus.words, focus.hint):
             self.messages.info(

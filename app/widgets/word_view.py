@@ -14,6 +14,7 @@ from PySide6.QtCore import QEvent, QObject, QTimer, QUrl
 from PySide6.QtGui import QDesktopServices, QGuiApplication, QTextCursor
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QTextBrowser, QToolButton, QVBoxLayout, QWidget
 
+from app.widgets.elided_label import ElidedLabel
 from summarizer.library.reading.docx_extract import Comment, DocxParagraph, TrackedChange
 
 INSERTED = "#1f5fbf"
@@ -94,7 +95,7 @@ class WordView(QWidget):
         self.path: Path | None = None
         self.reference = ""
         self.words = ""
-        self.title = QLabel("")
+        self.title = ElidedLabel("")  # the reference first: a narrow viewer cuts the file name, not it
         self.open_button = self._button(
             "Open in Word", "Open the file in the program that opens .docx files", self.open_in_word
         )
@@ -142,7 +143,7 @@ class WordView(QWidget):
     ) -> None:
         self.path = path
         self.reference, self.words = reference, words
-        self.title.setText(f"{path.name} — {reference}" if reference else path.name)
+        self.title.setText(f"{reference} — {path.name}" if reference else path.name)
         self.copy_reference.setEnabled(bool(reference))
         self.copy_words.setEnabled(bool(words))
         self.browser.setHtml(document_html)
