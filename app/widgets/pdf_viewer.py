@@ -248,6 +248,7 @@ class PdfViewer(QWidget):
         # LibreOffice laid out (``show_word_pages``); its bar (Open in Word, copy) is above either.
         self.word = WordView(self)
         self.word_bar = self.word.bar
+        self.word.switch_view.clicked.connect(self.switch_word_view)
         layout.addWidget(self.word_bar)
         layout.addWidget(self.view, 1)
         layout.addWidget(self.placeholder, 1)
@@ -317,6 +318,7 @@ class PdfViewer(QWidget):
         self.word_bar.show()
         self.word.show()
         self.word_source = path
+        self.word.switch_view.hide()  # until LibreOffice's pages are made
         self._word_mode(True)
         self.word.show_document(path, document_html, focus, reference, words)
 
@@ -332,7 +334,30 @@ class PdfViewer(QWidget):
         self.word.title.setText(bar[0])
         self.word.reference, self.word.words = bar[1], bar[2]
         self.word_bar.show()
+        self._set_switch(to_text=True)
         return True
+
+    def switch_word_view(self) -> None:
+        """Between a Word document's pages (as LibreOffice laid them out) and its text, both
+        already made: the text keeps its cited paragraph, the pages their highlight."""
+        to_text = not self.showing_word_text
+        self.view.setVisible(not to_text)
+        self.word.setVisible(to_text)
+        self._word_mode(to_text)
+        if not to_text:
+            self.page_count.setText(f"/ {self.document.pageCount()}")
+            self.zoom_label.setText(f"{self.view.zoomFactor() * 100:.0f}%")
+        self._set_switch(to_text=not to_text)
+
+    def _set_switch(self, to_text: bool) -> None:
+        switch = self.word.switch_view
+        switch.setText("Text" if to_text else "Pages")
+        switch.setToolTip(
+            "Show the paragraphs Pagewise read, with comments and ¶ numbers"
+            if to_text
+            else "Show the pages as LibreOffice lays them out"
+        )
+        switch.show()
 
     @property
     def showing_word_text(self) -> bool:

@@ -116,6 +116,12 @@ class WordView(QWidget):
         bar.setContentsMargins(4, 2, 4, 2)
         bar.addWidget(self.title, 1)
         bar.addWidget(self.status)
+        # Between LibreOffice's pages and the text (its comments, its ¶ numbers), once the pages
+        # are made: the viewer connects and shows it (pdf_viewer.PdfViewer.show_word_pages).
+        self.switch_view = QToolButton()
+        self.switch_view.setAutoRaise(True)
+        self.switch_view.hide()
+        bar.addWidget(self.switch_view)
         for button in (self.copy_reference, self.copy_words, self.open_button):
             bar.addWidget(button)
         self.browser = QTextBrowser(self)

@@ -126,3 +126,25 @@ def test_find_and_zoom_act_on_a_word_document_shown_as_text(qtbot: Any, make_win
     size = viewer.word.browser.font().pointSizeF()
     viewer.zoom_in.click()
     assert viewer.word.browser.font().pointSizeF() > size
+
+
+def test_the_word_bar_switches_between_the_pages_and_the_text(qtbot: Any, make_window: Any, tmp_path: Path) -> None:
+    window = make_window(settings={"word_view": "pages"})
+    window.word_pages.find_renderer = lambda: FakeRenderer()
+    doc_id, _path = add_word_document(qtbot, window, tmp_path)
+    viewer = window.viewer
+    qtbot.waitUntil(lambda: viewer.path is not None, timeout=10_000)
+    window.show_citation(CitationView(1, doc_id, 3, None, "[¶ 3]", True, ((3, 0, 26),)))
+    switch = viewer.word.switch_view
+    assert switch.isVisible() and switch.text() == "Text"
+    switch.click()  # the text, at the cited paragraph, with its comments
+    assert viewer.showing_word_text and not viewer.view.isVisible() and switch.text() == "Pages"
+    assert "Liability. Neither party" in viewer.word.browser.toPlainText()
+    switch.click()
+    assert not viewer.showing_word_text and viewer.view.isVisible() and len(viewer.view.highlights) == 1
+    assert viewer.page_count.text() == "/ 2" and switch.text() == "Text"
+    window.select_document(None)
+    window.word_pages.find_renderer = lambda: None
+    window.word_pages.made.clear()
+    window.select_document(doc_id)  # no pages: nothing to switch to
+    assert viewer.showing_word_text and not switch.isVisible()
