@@ -139,5 +139,5 @@ class WordPagesController(UsesJobContext):
         if focus is not None and focus.words and not self.viewer.highlight_words(focus.words, focus.hint):
             self.messages.info(
                 "The cited words were not found on LibreOffice's pages: "
-                "“Copy the words” and find them with Ctrl+F, or choose text in Settings → Word documents."
+                "“Copy words” and find them with Ctrl+F, or press “Text” to read the paragraphs Pagewise read."
             )

@@ -14,7 +14,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from PySide6.QtCore import QModelIndex, QPointF, QRect, QRectF, QSize, QSizeF, Qt, QTimer
+from PySide6.QtCore import QModelIndex, QPointF, QRect, QRectF, QSignalBlocker, QSize, QSizeF, Qt, QTimer
 from PySide6.QtGui import QColor, QGuiApplication, QKeySequence, QPainter, QPaintEvent, QResizeEvent
 from PySide6.QtPdf import QPdfDocument, QPdfSearchModel
 from PySide6.QtPdfWidgets import QPdfView
@@ -335,6 +335,14 @@ class PdfViewer(QWidget):
         self.word.reference, self.word.words = bar[1], bar[2]
         self.word_bar.show()
         self._set_switch(to_text=True)
+        # The view was hidden: lay it out now, so that its width, the zoom that fits it and the
+        # place a citation scrolls to are final (laid out later, the zoom changed under a
+        # highlight already scrolled to and left it at the bottom of the view).
+        layout = self.layout()
+        if layout is not None:
+            layout.activate()
+        self.view.apply_fit_width()
+        self.view.scroll_to(0, 0.0, above_px=0)
         return True
 
     def switch_word_view(self) -> None:
@@ -573,7 +581,12 @@ class PdfViewer(QWidget):
                     self.page_box.blockSignals(False)
                 navigator = self.view.pageNavigator()
                 if navigator.currentPage() != page:
+                    # Silently: told its page changed, QPdfView scrolls to that page's top, and a
+                    # highlight low on a tall page, scrolled to while QPdfView counted the page
+                    # at the middle of the view as current, was left below the view.
+                    blocker = QSignalBlocker(navigator)
                     navigator.update(page, QPointF(0, 0), self.view.zoomFactor())
+                    blocker.unblock()
                 break
 
     def _resync_page(self) -> None:

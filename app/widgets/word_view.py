@@ -88,7 +88,7 @@ def word_html(
 
 
 class WordView(QWidget):
-    """The rich-text view with its buttons: Open in Word, Copy clause reference, Copy the words."""
+    """The rich-text view with its buttons: Open in Word, Copy reference (the clause), Copy words."""
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -100,10 +100,10 @@ class WordView(QWidget):
             "Open in Word", "Open the file in the program that opens .docx files", self.open_in_word
         )
         self.copy_reference = self._button(
-            "Copy clause reference", "Copy where the cited words are", lambda: _copy(self.reference)
+            "Copy reference", "Copy the clause reference: where the cited words are", lambda: _copy(self.reference)
         )
         self.copy_words = self._button(
-            "Copy the words", "Copy the cited words, to find them with Ctrl+F in Word", lambda: _copy(self.words)
+            "Copy words", "Copy the cited words, to find them with Ctrl+F in Word", lambda: _copy(self.words)
         )
         # What the view is waiting for or fell back from: "Laying out the pages with LibreOffice…"
         self.status = QLabel("")
