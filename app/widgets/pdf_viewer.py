@@ -56,6 +56,7 @@ class HighlightView(QPdfView):
         super().__init__(parent)  # type: ignore[arg-type]  # the stubs omit QPdfView's default nullptr
         self.highlights: list[Highlight] = []
         self.asked_page: int | None = None  # 0-based: the page scroll_to was last asked for
+        self.scrolling_to = False  # inside scroll_to
         self.setPageMode(QPdfView.PageMode.MultiPage)
         self.setZoomMode(QPdfView.ZoomMode.Custom)
         self.fit_width = True
@@ -102,7 +103,11 @@ class HighlightView(QPdfView):
         self.pageNavigator().jump(page, QPointF(0, y_points), self.zoomFactor())
         scale = self._resolution() * self.zoomFactor()
         self.asked_page = page
-        self.verticalScrollBar().setValue(int(geometry.y() + y_points * scale - above_px))
+        self.scrolling_to = True  # PdfViewer._scrolled keeps QPdfView from undoing this scroll
+        try:
+            self.verticalScrollBar().setValue(int(geometry.y() + y_points * scale - above_px))
+        finally:
+            self.scrolling_to = False
 
     def apply_fit_width(self) -> None:
         document = self.document()
@@ -581,12 +586,14 @@ class PdfViewer(QWidget):
                     self.page_box.blockSignals(False)
                 navigator = self.view.pageNavigator()
                 if navigator.currentPage() != page:
-                    # Silently: told its page changed, QPdfView scrolls to that page's top, and a
-                    # highlight low on a tall page, scrolled to while QPdfView counted the page
-                    # at the middle of the view as current, was left below the view.
-                    blocker = QSignalBlocker(navigator)
+                    # Told its page changed, QPdfView scrolls to that page's top. Where that would
+                    # undo a scroll_to (a highlight low on a page taller than the view, which
+                    # QPdfView counts by the page at the middle of the view), it is told silently.
+                    undoes = self.view.scrolling_to and min(rect.top(), bar.maximum()) != value
+                    blocker = QSignalBlocker(navigator) if undoes else None
                     navigator.update(page, QPointF(0, 0), self.view.zoomFactor())
-                    blocker.unblock()
+                    if blocker is not None:
+                        blocker.unblock()
                 break
 
     def _resync_page(self) -> None:
