@@ -42,6 +42,7 @@ from app.controllers.open_document import OpenDocumentController
 from app.controllers.reindex import ReindexController
 from app.controllers.review import ReviewController
 from app.controllers.summary import SummaryController
+from app.controllers.word_pages import WordPagesController
 from app.jobs.runner import IngestJob, Job, JobRunner
 from app.services.answering import CitationView
 from app.services.model_session import ModelSession
@@ -221,6 +222,9 @@ class MainWindow(PdfDropTarget, QMainWindow):
             context, self.summary, self.library_panel.set_state, self.documents.current, missing, self
         )
         self.citations = CitationController(context, self.viewer, current_doc, self.library_panel.select)
+        self.word_pages = WordPagesController(context, self.viewer, lambda: str(self.settings["word_view"]))
+        self.opener.show_word_pages = lambda path: self.word_pages.show(path)
+        self.citations.word_pages = self.word_pages
         self.export = ExportController(
             self, self.conversation, self.summary, self.messages, self.documents.current_title
         )

@@ -41,6 +41,8 @@ class Stage(StrEnum):
     READ_DOCUMENT = "Reading the document"
     # summarizer: comparing two versions
     COMPARE_CLAUSES = "Comparing clauses"
+    # summarizer: a Word document laid out as pages by LibreOffice, for the viewer
+    RENDER_PAGES = "Laying out pages"
 
 
 ETA_MIN_FRACTION = 0.1  # of the work done before a time left is estimated

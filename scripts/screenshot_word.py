@@ -1,13 +1,17 @@
 """A Word contract in the real window: added beside a PDF, its row (file type, tracked changes,
-comments), a question answered from it and the citation clicked, which shows the clause in the
-rich-text Word view, the cited words highlighted.
+comments), a question answered from it and the citation clicked, which shows the clause with the
+cited words highlighted: on the pages LibreOffice lays out when ``soffice`` is on the PATH, else in
+the rich-text Word view.
 
     QT_QPA_PLATFORM=xcb xvfb-run -a -s "-screen 0 1600x1000x24" \\
         .venv/bin/python -m scripts.screenshot_word OUT_DIR [--docx FILE.docx]
+    # the same without LibreOffice: a PATH without soffice
+    PATH=/usr/local/sbin:/usr/sbin:/sbin QT_QPA_PLATFORM=xcb xvfb-run ... (as above)
 
 The default .docx is the Common Paper Cloud Service Agreement of ../shared/data/docx-contracts
 (CC BY 4.0). The model is the scripted fake engine (its answer cites the first passage's first
-paragraph, as [¶ N]); everything else is the real window and pipeline. Saves ``word-citation.png``.
+paragraph, as [¶ N]); everything else is the real window and pipeline. Saves
+``word-citation-libreoffice.png`` (pages) or ``word-citation.png`` (text).
 """
 
 from __future__ import annotations
@@ -55,6 +59,9 @@ def main() -> None:
     wait_until(lambda: job.done, 120)
     turn = w.conversation.turns[-1]
     w.conversation.browser.anchorClicked.emit(QUrl(f"cite:0/{turn.citations[0].number}"))
+    from app.controllers.word_pages import LAYING_OUT
+
+    wait_until(lambda: w.viewer.word.status.text() != LAYING_OUT, 300)  # LibreOffice, where it is installed
     wait_until(lambda: False, 1.5)
     from PySide6.QtCore import QPoint
 
@@ -62,8 +69,13 @@ def main() -> None:
     top = browser.cursorForPosition(QPoint(5, 14)).block().text()[:40]
     print("top of the Word view:", top, "| scroll", browser.verticalScrollBar().value(), flush=True)
     print("viewer:", w.viewer.word.title.text(), "| words:", w.viewer.word.words[:80], flush=True)
-    w.grab().save(str(args.out_dir / "word-citation.png"))
-    print("saved", args.out_dir / "word-citation.png")
+    pages = w.viewer.path is not None
+    print("shown as:", "LibreOffice's pages" if pages else "text", "|", w.viewer.word.status.text(), flush=True)
+    if pages:
+        print("highlights:", [(h.page + 1, len(h.rects)) for h in w.viewer.view.highlights], flush=True)
+    name = "word-citation-libreoffice.png" if pages else "word-citation.png"
+    w.grab().save(str(args.out_dir / name))
+    print("saved", args.out_dir / name)
     w.close()
     app.quit()
 

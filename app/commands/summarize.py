@@ -21,7 +21,10 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     parser.set_defaults(handler=run)
 
 
-def _pages(start: int, end: int) -> str:
+def _pages(start: int, end: int, word: bool = False) -> str:
+    """``p. 3``, ``pp. 1-8``; a Word document's paragraphs ``¶ 1-40``."""
+    if word:
+        return f"¶ {start}" if start == end else f"¶ {start}-{end}"
     return f"p. {start}" if start == end else f"pp. {start}-{end}"
 
 
@@ -74,11 +77,13 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         emit_json({**result.to_json(), "model_sha256": sha, "plan": plan_json, "parallel": parallel})
         return 0
+    with Library.open() as library:
+        word = library.document(args.doc_id).file_type == "docx"
     print(f"{result.title} ({result.doc_id}): {len(result.segments)} segments")
     for node in result.segments:
-        print(f"\n[{_pages(node.page_start, node.page_end)}]")
+        print(f"\n[{_pages(node.page_start, node.page_end, word)}]")
         print(textwrap.indent(textwrap.fill(node.text, 100), "    "))
-    print(f"\nSummary ({_pages(result.super_summary.page_start, result.super_summary.page_end)}):")
+    print(f"\nSummary ({_pages(result.super_summary.page_start, result.super_summary.page_end, word)}):")
     print(textwrap.indent(textwrap.fill(result.super_summary.text, 100), "    "))
     stats = result.stats
     print(f"\n{stats.model_calls} model calls, {stats.cached} from the store, {stats.seconds:.1f} s")

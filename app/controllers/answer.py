@@ -69,7 +69,8 @@ class AnswerController(UsesJobContext, QObject):
             self.conversation.set_document(None)
             return
         turns = answering.load_turns(self.library, record.doc_id)
-        self.conversation.set_document(title_of(record), turns, self.stopped.get(record.doc_id), record.pages)
+        word = record.file_type == "docx"
+        self.conversation.set_document(title_of(record), turns, self.stopped.get(record.doc_id), record.pages, word)
         if self.job is not None and self.doc_id == record.doc_id:
             self.conversation.begin_answer(self.question)
             if self.written:

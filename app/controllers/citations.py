@@ -7,6 +7,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from app.controllers.context import JobContext, UsesJobContext
+from app.controllers.word_pages import WordFocus, WordPagesController
 from app.services.answering import CitationView
 from app.widgets.pdf_viewer import PdfViewer
 from inference.errors import PagewiseError
@@ -26,6 +27,7 @@ class CitationController(UsesJobContext):
         self.viewer = viewer
         self.current_doc = current_doc
         self.select_doc = select_doc
+        self.word_pages: WordPagesController | None = None  # set by the window
 
     def show(self, citation: CitationView) -> None:
         if self._is_word(citation.doc_id):
@@ -85,8 +87,12 @@ class CitationController(UsesJobContext):
             )
             return
         words = next(((start, end) for page, start, end in citation.spans if page == citation.page), None)
-        path = Path(self.library.document(citation.doc_id).path)
+        record = self.library.document(citation.doc_id)
+        path = Path(record.path)
         show_word_document(self.library, self.viewer, citation.doc_id, path, citation.page, words, where)
+        if self.word_pages is not None:  # on LibreOffice's pages, where they are made
+            hint = (citation.page - 1) / max(1, record.pages)
+            self.word_pages.show(path, WordFocus(self.viewer.word.words, hint))
 
     def _ocr_words(self, doc_id: str, page: int) -> list[list[float]] | None:
         try:

@@ -66,6 +66,7 @@ class DocumentsController(UsesJobContext, QObject):
             return
         record = self.record(doc_id)
         self.doc_id = record.doc_id if record is not None else None
+        self.library_panel.mark_selected(self.doc_id)  # when not selected there (a script, a citation)
         if record is None:
             self.messages.resolve("viewer")
             self.opener.close()

@@ -38,15 +38,20 @@ class ExportController:
         if not self.conversation.turns:
             return
         title = self.document_title() or "Pagewise answer"
-        QGuiApplication.clipboard().setText(answering.to_markdown(title, self.conversation.turns[-1:], header=False))
-        self.messages.info("The answer was copied as Markdown, with its page citations.")
+        QGuiApplication.clipboard().setText(
+            answering.to_markdown(title, self.conversation.turns[-1:], header=False, word=self.conversation.word)
+        )
+        self.messages.info("The answer was copied as Markdown, with its citations.")
 
     def export_conversation(self) -> None:
         if not self.conversation.turns:
             self.messages.info("There is no conversation to export yet.")
             return
         title = self.document_title() or "Pagewise conversation"
-        self.save(answering.to_markdown(title, self.conversation.turns), f"{title} - questions.md")
+        self.save(
+            answering.to_markdown(title, self.conversation.turns, word=self.conversation.word),
+            f"{title} - questions.md",
+        )
 
     def export_summary(self) -> None:
         text = self.summary.markdown()

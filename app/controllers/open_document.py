@@ -33,6 +33,9 @@ class OpenDocumentController:
         self.ask_password = ask_password
         self.find_in_images = find_in_images  # Find in document on scanned pages (their OCR text)
         self.restoring = False  # no password dialog before the window is shown
+        # Once a Word document's text is shown: its pages, where LibreOffice lays them out
+        # (app/controllers/word_pages.py; set by the window).
+        self.show_word_pages: Callable[[Path], None] = lambda _path: None
 
     @property
     def locked(self) -> bool:
@@ -71,6 +74,7 @@ class OpenDocumentController:
             library = self.library()
             if library is not None:
                 show_word_document(library, self.viewer, record.doc_id, path)
+                self.show_word_pages(path)
                 return None
             self.viewer.close_document(f"{path.name} is a Word document: open it in Word to read it.")
             return None

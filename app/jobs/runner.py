@@ -7,6 +7,8 @@ Every long operation of the window goes through ``JobRunner``:
   ``inference.engines.local``); it reports with ``job.report(progress)`` (sent at a bounded
   rate), ``job.emit_piece(text)`` and ``job.emit_partial(value)`` (a part of the result, each
   one delivered), and checks ``job.token`` to stop early.
+* ``submit_side(name, fn)``: the same, in a thread of its own, for work that needs no model and
+  must not wait behind an answer (LibreOffice laying out a Word document's pages).
 * ``ingest(requests)``: PDF parsing in a spawned process (``app.jobs.ingest_process``); its queue
   is polled by a timer on the GUI thread, never waited on.
 
@@ -139,6 +141,7 @@ class JobRunner(QObject):
         self.ingests: list[IngestJob] = []
         self.idle_ingest_workers: list[IngestProcess] = []  # ingest workers between batches, models loaded
         self._background: list[Job] = []  # background jobs not finished (queued or running)
+        self._side: list[Job] = []  # side jobs running (submit_side)
         self.stopped = False  # shutdown() ran: the window is closing
         self.embed = True  # tests turn embedding off to stay fast
         self.embedding_model: str | None = None
@@ -240,20 +243,49 @@ class JobRunner(QObject):
                 return
             with self._lock:
                 self._current = job
-            job.started_at = time.monotonic()
             try:
-                job.token.raise_if_cancelled()
-                result = job.fn(job)
-            except Cancelled as stop:
-                self._post(job, "cancelled", stop)
-            except BaseException as error:  # reported on the GUI thread by app.widgets.messages
-                self._post(job, "failed", error)
-            else:
-                self._post(job, "cancelled" if job.token.cancelled else "succeeded", result)
+                self._execute(job)
             finally:
                 with self._lock:
                     self._current = None
                 self._post(job, "finished", None)
+
+    def _execute(self, job: Job) -> None:
+        """Run ``job.fn`` in this thread and post how it ended (not ``finished``)."""
+        job.started_at = time.monotonic()
+        try:
+            job.token.raise_if_cancelled()
+            result = job.fn(job)
+        except Cancelled as stop:
+            self._post(job, "cancelled", stop)
+        except BaseException as error:  # reported on the GUI thread by app.widgets.messages
+            self._post(job, "failed", error)
+        else:
+            self._post(job, "cancelled" if job.token.cancelled else "succeeded", result)
+
+    # Side lane: work that needs no model and must not wait behind an answer
+
+    def submit_side(self, name: str, fn: Callable[[Job], Any]) -> Job:
+        """Run ``fn`` in a thread of its own (LibreOffice laying out a Word document's pages):
+        it neither waits for nor holds up the LLM thread. Signals as for ``submit_llm``."""
+        job = Job(name, fn, self._post)
+        job.setParent(self)
+        self._side.append(job)
+        job.finished.connect(lambda: self._side_finished(job))
+
+        def run() -> None:
+            try:
+                self._execute(job)
+            finally:
+                self._post(job, "finished", None)
+
+        threading.Thread(target=run, name=f"pagewise-{name}", daemon=True).start()
+        return job
+
+    def _side_finished(self, job: Job) -> None:
+        if job in self._side:
+            self._side.remove(job)
+        job.deleteLater()
 
     # Ingest lane
 
@@ -302,6 +334,8 @@ class JobRunner(QObject):
             worker.close()
         self.idle_ingest_workers.clear()
         self.cancel_llm()
+        for side in self._side:
+            side.cancel()
         self._jobs.put(None)
         self._thread.join(timeout=timeout_s)
 

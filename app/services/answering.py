@@ -92,6 +92,8 @@ class SegmentView:
 class SummaryView:
     super_summary: str
     segments: tuple[SegmentView, ...]
+    word: bool = False
+    """A Word document's: its segments are runs of paragraphs ("¶ 1–40"), not pages."""
 
 
 # --- the model's identity (summaries are stored per model file) ----------------------------
@@ -328,10 +330,13 @@ def _partial(library: Library, doc_id: str, question: str, text: str, stream: An
 # --- summaries ----------------------------------------------------------------------------
 
 
-def _summary_view(summary: Any) -> SummaryView:
+def _summary_view(library: Library, summary: Any) -> SummaryView:
+    from summarizer.library.word_parts import WORD, file_types
+
     return SummaryView(
         summary.super_summary.text,
         tuple(SegmentView(n.page_start, n.page_end, n.text) for n in summary.segments),
+        file_types(library, [summary.doc_id]).get(summary.doc_id) == WORD,
     )
 
 
@@ -344,7 +349,7 @@ def cached_summary(library: Library, doc_id: str, engine: Engine | None) -> Summ
         return None
     params = summary_params_for(library, doc_id, model_sha256=identity, n_ctx=engine.n_ctx)
     found = stored(library, doc_id, model_sha256=identity, params=params)
-    return _summary_view(found) if found is not None else None
+    return _summary_view(library, found) if found is not None else None
 
 
 def summarize(
@@ -359,7 +364,7 @@ def summarize(
     identity = model_identity(library, engine, progress, cancel)
     summary = compress(library, engine, doc_id, model_sha256=identity, parallel=engine.parallel, progress=progress,
                        cancel=cancel)  # fmt: skip
-    return _summary_view(summary)
+    return _summary_view(library, summary)
 
 
 # --- conversations ------------------------------------------------------------------------
@@ -409,7 +414,33 @@ def _quoted(text: str, limit: int = 400) -> str:
 
 
 CONVERSATION_CONFIDENTIAL = "CONFIDENTIAL — contains text of the document."
-CONVERSATION_NOTICE = "Machine-generated: verify every answer against the pages it cites."
+CONVERSATION_NOTICE = "Machine-generated: verify every answer against the {units} it cites."
+
+
+@dataclass(frozen=True, slots=True)
+class CitedUnits:
+    """What a document's citations name: a PDF's pages, a Word document's paragraphs (its
+    "pages" in the library: summarizer/library/word_parts.py)."""
+
+    one: str
+    many: str
+    mark: str  # before a number: "p." or "¶"
+
+    def name(self, number: int) -> str:
+        return f"{self.mark} {number}"
+
+
+PAGES = CitedUnits("page", "pages", "p.")
+PARAGRAPHS = CitedUnits("paragraph", "paragraphs", "¶")
+
+
+def cited_units(word: bool) -> CitedUnits:
+    return PARAGRAPHS if word else PAGES
+
+
+def read_whole(units: CitedUnits) -> str:
+    """What a whole-document answer was given: "the pages read", "the paragraphs read"."""
+    return f"the {units.many} read"
 
 
 def _when(iso: str) -> str:
@@ -428,12 +459,18 @@ def answered_by(turn: AnswerView) -> str:
 
 
 def to_markdown(
-    title: str, turns: Sequence[AnswerView], *, header: bool = True, exported: dt.datetime | None = None
+    title: str,
+    turns: Sequence[AnswerView],
+    *,
+    header: bool = True,
+    exported: dt.datetime | None = None,
+    word: bool = False,
 ) -> str:
     """A conversation as Markdown: each answer with its citations (page and the passage cited)
     and the passages given to the model, so a reader can check it without the app; ``header``:
     under a confidentiality line, with the export's date, the models and a machine-generated
-    notice, as the review memo."""
+    notice, as the review memo. ``word``: a Word document's, whose citations name paragraphs."""
+    units = cited_units(word)
     lines = [f"**{CONVERSATION_CONFIDENTIAL}**", ""] if header else []
     lines += [f"# {title}", ""]
     if header:
@@ -441,30 +478,30 @@ def to_markdown(
         lines.append(f"- exported {generated_at(exported)}")
         if models:
             lines.append(f"- answered by {', '.join(models)}")
-        lines += [f"- {CONVERSATION_NOTICE}", ""]
+        lines += [f"- {CONVERSATION_NOTICE.format(units=units.many)}", ""]
     for turn in turns:
         lines += [f"## {turn.question}", ""]
         if by := answered_by(turn):
             lines += [f"*{by}*", ""]
         lines += [turn.text, ""]
         whole = turn.mode == "whole-document"
-        given = "the pages read" if whole else "the passages given to the model"
+        given = read_whole(units) if whole else "the passages given to the model"
         if turn.citations:
             lines.append("Citations:")
             for c in turn.citations:
-                where = c.label or f"p. {c.page}"  # a Word document's clause and paragraph
+                where = c.label or units.name(c.page)  # a Word document's clause and paragraph
                 if c.valid:
                     lines.append(f"- [{c.number}] {where}: “{_quoted(c.text)}”" if c.text else f"- {where}")
                 else:
                     lines.append(f"- {where} (not in {given})")
             lines.append("")
         if turn.sources and not any(c.valid for c in turn.citations):
-            against = "the pages read" if whole else "the passages"
-            lines += [f"*This answer cites no page: check it against {against} below.*", ""]
+            against = read_whole(units) if whole else "the passages"
+            lines += [f"*This answer cites no {units.one}: check it against {against} below.*", ""]
         if turn.sources and whole:
             lines += [f"Read: the whole document, {pages_label(turn.sources)}.", ""]
         elif turn.sources:
             lines.append("Passages given to the model:")
-            lines += [f"- {s.label or f'p. {s.page}'}: “{_quoted(s.text, 300)}”" for s in turn.sources]
+            lines += [f"- {s.label or units.name(s.page)}: “{_quoted(s.text, 300)}”" for s in turn.sources]
             lines.append("")
     return "\n".join(lines)

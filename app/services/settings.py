@@ -33,6 +33,7 @@ from summarizer.errors import SettingsError
 KV_CHOICES = ("auto", "f16", "q8_0", "q4_0")
 BACKGROUND_CHOICES = ("auto", "on", "off")
 APPEARANCE_CHOICES = ("auto", "light", "dark")
+WORD_VIEW_CHOICES = ("pages", "text")
 CONTEXT_CHOICES = (0, 4096, 8192, 16384, 32768, 65536, 131072)  # 0 = the planner chooses
 
 
@@ -152,6 +153,12 @@ SCHEMA: tuple[Setting, ...] = (
             "without a desktop that reports dark mode, choose dark here).",
             lambda v: None if v in APPEARANCE_CHOICES else f"Appearance must be one of "
             f"{', '.join(APPEARANCE_CHOICES)}.", choices=APPEARANCE_CHOICES, kind="choice"),
+    Setting("word_view", "Word documents", str, "pages",
+            "How a Word document is shown: pages, as LibreOffice lays them out when it is installed (its text "
+            "meanwhile, and where it is not); or text, the paragraphs Pagewise read, always. Pagewise never "
+            "needs LibreOffice.",
+            lambda v: None if v in WORD_VIEW_CHOICES else f"Word documents must be one of "
+            f"{', '.join(WORD_VIEW_CHOICES)}.", choices=WORD_VIEW_CHOICES, kind="choice"),
     Setting("load_model_at_start", "Load the model when the window opens", bool, True,
             "Start loading the configured model file in the background as soon as the window is shown, so "
             "the first question does not wait for it; a question asked meanwhile waits for the load.",

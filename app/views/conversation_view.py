@@ -14,7 +14,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.services.answering import AnswerView, CitationView, page_run_label
+from app.services.answering import AnswerView, CitationView, cited_units, page_run_label, read_whole
 from app.widgets.job_progress import JobProgress
 
 RENDER_INTERVAL_MS = 80  # a streamed answer is re-rendered at most ~12 times a second
@@ -54,26 +54,32 @@ def source_chips(turn: int, sources: list[CitationView], mode: str = "") -> str:
     return "*Passages given to the model:* " + " · ".join(chips)
 
 
-def checks(index: int, turn: AnswerView, pages: int | None = None) -> list[str]:
+def checks(index: int, turn: AnswerView, pages: int | None = None, word: bool = False) -> list[str]:
     """The lines under an answer that say what its citations rest on, the same in every mode:
     pages cited that the model was not given (those past the document's ``pages`` said to be
     pages it does not have), "cites no page" when it cites none, "none of the pages it cites…"
-    when it cites only pages it was not given, and links to what it was given."""
-    given = "the pages read" if turn.mode == "whole-document" else "the passages given to the model"
+    when it cites only pages it was not given, and links to what it was given. ``word``: a Word
+    document's answer, whose citations name paragraphs (and clauses), never pages."""
+    units = cited_units(word)
+    given = read_whole(units) if turn.mode == "whole-document" else "the passages given to the model"
     lines = []
-    invalid = list(dict.fromkeys(c.page for c in turn.citations if not c.valid))
-    missing = [page for page in invalid if pages is not None and page > pages]
-    unsupported = [page for page in invalid if page not in missing]
+    invalid = list(dict.fromkeys((c.page, c.label) for c in turn.citations if not c.valid))
+    missing = [(page, label) for page, label in invalid if pages is not None and page > pages]
+    unsupported = [(page, label) for page, label in invalid if (page, label) not in missing]
     if unsupported:
-        lines.append(f"*⚠ Not supported by {given}: p. {', '.join(map(str, unsupported))}.*")
+        if word:  # a clause citation that matched no clause is named as written ("§ 99")
+            named = ", ".join(label or units.name(page) for page, label in unsupported)
+        else:
+            named = "p. " + ", ".join(str(page) for page, _ in unsupported)
+        lines.append(f"*⚠ Not supported by {given}: {named}.*")
     if missing:
-        named = ", ".join(map(str, missing))
+        numbers = ", ".join(str(page) for page, _ in missing)
         verb = "is" if len(missing) == 1 else "are"
-        lines.append(f"*⚠ p. {named} {verb} not in the document: it has {pages} pages.*")
+        lines.append(f"*⚠ {units.mark} {numbers} {verb} not in the document: it has {pages} {units.many}.*")
     if turn.sources and not turn.citations:
-        lines.append(f"*⚠ This answer cites no page: check it against {given} below.*")
+        lines.append(f"*⚠ This answer cites no {units.one}: check it against {given} below.*")
     elif turn.sources and not any(c.valid for c in turn.citations):
-        lines.append(f"*⚠ None of the pages this answer cites is among {given}: check it against them below.*")
+        lines.append(f"*⚠ None of the {units.many} this answer cites is among {given}: check it against them below.*")
     if turn.sources:
         lines.append(source_chips(index, turn.sources, turn.mode))
     return lines
@@ -89,6 +95,7 @@ class ConversationView(QWidget):
         super().__init__(parent)
         self.turns: list[AnswerView] = []
         self.pages: int | None = None  # the document's page count: a citation past it names no page
+        self.word = False
         self.pending_question: str | None = None
         self.pending_text = ""
         self.note = ""
@@ -105,7 +112,7 @@ class ConversationView(QWidget):
         self.ask_button.setToolTip("Ask (Ctrl+Enter)")
         self.ask_button.clicked.connect(self.ask_from_box)
         self.copy_button = QPushButton("Copy answer")
-        self.copy_button.setToolTip("Copy the last answer as Markdown, with its page citations")
+        self.copy_button.setToolTip("Copy the last answer as Markdown, with its citations")
         self.export_button = QPushButton("Export…")
         self.export_button.setToolTip("Save the conversation as a Markdown file")
         self.export_button.clicked.connect(self.export_requested)
@@ -141,11 +148,13 @@ class ConversationView(QWidget):
         turns: list[AnswerView] | None = None,
         stopped: list[tuple[int, str]] | None = None,
         pages: int | None = None,
+        word: bool = False,
     ) -> None:
         """Show ``title``'s conversation (None: no document selected; ``pages`` pages): its
         ``turns`` and the answers ``stopped`` earlier in this session (``stopped_answers()`` of
         when it was last shown)."""
         self.pages = pages
+        self.word = word  # a Word document: its citations name paragraphs, not pages
         self.turns = list(turns or [])
         self.interrupted: list[tuple[int, str]] = list(stopped or [])  # (turns before it, its Markdown)
         self.pending_question = None
@@ -227,7 +236,7 @@ class ConversationView(QWidget):
             block = [f"**You:** {turn.question}", linkify(turn.text, index, turn.citations)]
             if turn.mode in MODE_NOTES:
                 block.append(f"*{MODE_NOTES[turn.mode]}*")
-            block += checks(index, turn, self.pages)
+            block += checks(index, turn, self.pages, self.word)
             parts.append("\n\n".join(block))
         parts += [markdown for _, markdown in interrupted]
         if self.pending_question is not None:

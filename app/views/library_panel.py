@@ -267,6 +267,22 @@ class LibraryPanel(PdfDropTarget, QWidget):
         self.list.setCurrentItem(item)
         return True
 
+    def mark_selected(self, key: str | None) -> None:
+        """Highlight ``key``'s row (none: no row) without saying so: the document it names is
+        already shown, by a script, the command line or a citation of another document (walk of
+        issue 43: the highlight stayed on the PDF while a Word document was shown)."""
+        item = self._item(key) if key else None
+        current = self.list.currentItem()
+        on_a_file = current is not None and str(current.data(KEY_ROLE)).startswith("path:")
+        if item is current or (item is None and on_a_file):
+            return  # a file's row (not in the library yet) selected shows no document: it stays
+        blocker = QSignalBlocker(self.list)
+        if item is not None:
+            self.list.setCurrentItem(item)
+        else:
+            self.list.setCurrentRow(-1)
+        blocker.unblock()
+
     def _current_changed(self, current: QListWidgetItem | None, _previous: QListWidgetItem | None) -> None:
         key = None if current is None else str(current.data(KEY_ROLE))
         self.document_selected.emit(None if key is None or key.startswith("path:") else key)

@@ -13,7 +13,10 @@ from app.widgets.job_progress import JobProgress
 
 def summary_markdown(title: str, summary: SummaryView, links: bool = True) -> str:
     def pages(start: int, end: int) -> str:
-        label = f"p. {start}" if start == end else f"pp. {start}–{end}"
+        if summary.word:  # a Word document's "pages" are its paragraphs
+            label = f"¶ {start}" if start == end else f"¶ {start}–{end}"
+        else:
+            label = f"p. {start}" if start == end else f"pp. {start}–{end}"
         return f"[{label}](page:{start})" if links else label
 
     lines = [f"# {title}", "", "## Summary", "", summary.super_summary, "", "## By section", ""]
@@ -40,7 +43,7 @@ class SummaryPanel(QWidget):
         self.summarize_button.setToolTip("Summarize the document section by section, then as a whole")
         self.summarize_button.clicked.connect(self.summarize_requested)
         self.export_button = QPushButton("Export…")
-        self.export_button.setToolTip("Save the summary as Markdown, with its page ranges")
+        self.export_button.setToolTip("Save the summary as Markdown, with the pages (or paragraphs) of each part")
         self.export_button.clicked.connect(self.export_requested)
         self.progress = JobProgress("Stop summarizing")
         self.progress.cancel_requested.connect(self.cancel_requested)

@@ -14,7 +14,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from PySide6.QtCore import QModelIndex, QPointF, QRect, QRectF, QSize, QSizeF, Qt, QTimer
+from PySide6.QtCore import QModelIndex, QPointF, QRect, QRectF, QSignalBlocker, QSize, QSizeF, Qt, QTimer
 from PySide6.QtGui import QColor, QGuiApplication, QKeySequence, QPainter, QPaintEvent, QResizeEvent
 from PySide6.QtPdf import QPdfDocument, QPdfSearchModel
 from PySide6.QtPdfWidgets import QPdfView
@@ -56,6 +56,7 @@ class HighlightView(QPdfView):
         super().__init__(parent)  # type: ignore[arg-type]  # the stubs omit QPdfView's default nullptr
         self.highlights: list[Highlight] = []
         self.asked_page: int | None = None  # 0-based: the page scroll_to was last asked for
+        self.scrolling_to = False  # inside scroll_to
         self.setPageMode(QPdfView.PageMode.MultiPage)
         self.setZoomMode(QPdfView.ZoomMode.Custom)
         self.fit_width = True
@@ -102,7 +103,11 @@ class HighlightView(QPdfView):
         self.pageNavigator().jump(page, QPointF(0, y_points), self.zoomFactor())
         scale = self._resolution() * self.zoomFactor()
         self.asked_page = page
-        self.verticalScrollBar().setValue(int(geometry.y() + y_points * scale - above_px))
+        self.scrolling_to = True  # PdfViewer._scrolled keeps QPdfView from undoing this scroll
+        try:
+            self.verticalScrollBar().setValue(int(geometry.y() + y_points * scale - above_px))
+        finally:
+            self.scrolling_to = False
 
     def apply_fit_width(self) -> None:
         document = self.document()
@@ -244,12 +249,18 @@ class PdfViewer(QWidget):
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(0)
         layout.addLayout(bar)
+        # A Word document is shown as rich text (app/widgets/word_view.py), or as the pages
+        # LibreOffice laid out (``show_word_pages``); its bar (Open in Word, copy) is above either.
+        self.word = WordView(self)
+        self.word_bar = self.word.bar
+        self.word.switch_view.clicked.connect(self.switch_word_view)
+        layout.addWidget(self.word_bar)
         layout.addWidget(self.view, 1)
         layout.addWidget(self.placeholder, 1)
-        # A Word document is shown as rich text (app/widgets/word_view.py), in place of the pages.
-        self.word = WordView(self)
         layout.addWidget(self.word, 1)
         self.word.hide()
+        self.word_bar.hide()
+        self.word_source: Path | None = None  # the Word file shown, as text or as pages
         self.view.hide()
         self.view.zoomFactorChanged.connect(lambda z: self.zoom_label.setText(f"{z * 100:.0f}%"))
         self.view.pageNavigator().currentPageChanged.connect(self._page_moved)
@@ -290,6 +301,9 @@ class PdfViewer(QWidget):
             return False
         self.path = path
         self.word.hide()
+        self.word_bar.hide()
+        self.word_source = None
+        self._word_mode(False)
         self.page_box.setMaximum(max(1, self.document.pageCount()))
         self.page_count.setText(f"/ {self.document.pageCount()}")
         self.placeholder.hide()
@@ -306,12 +320,78 @@ class PdfViewer(QWidget):
         """Show a Word document as rich text (``word_view.word_html``), scrolled to ``focus``."""
         self.close_document()
         self.placeholder.hide()
+        self.word_bar.show()
         self.word.show()
+        self.word_source = path
+        self.word.switch_view.hide()  # until LibreOffice's pages are made
+        self._word_mode(True)
         self.word.show_document(path, document_html, focus, reference, words)
+
+    def show_word_pages(self, pdf: Path, source: Path) -> bool:
+        """Show the pages LibreOffice laid out of the Word file ``source`` (``pdf``), under the
+        Word bar as it is (title, reference, words); False when the PDF cannot be loaded (the
+        text view then stays)."""
+        bar = (self.word.title.text(), self.word.reference, self.word.words)
+        if not self.open(pdf):
+            return False
+        self.word_source = source
+        self.word.path = source
+        self.word.title.setText(bar[0])
+        self.word.reference, self.word.words = bar[1], bar[2]
+        self.word_bar.show()
+        self._set_switch(to_text=True)
+        # The view was hidden: lay it out now, so that its width, the zoom that fits it and the
+        # place a citation scrolls to are final (laid out later, the zoom changed under a
+        # highlight already scrolled to and left it at the bottom of the view).
+        layout = self.layout()
+        if layout is not None:
+            layout.activate()
+        self.view.apply_fit_width()
+        self.view.scroll_to(0, 0.0, above_px=0)
+        return True
+
+    def switch_word_view(self) -> None:
+        """Between a Word document's pages (as LibreOffice laid them out) and its text, both
+        already made: the text keeps its cited paragraph, the pages their highlight."""
+        to_text = not self.showing_word_text
+        self.view.setVisible(not to_text)
+        self.word.setVisible(to_text)
+        self._word_mode(to_text)
+        if not to_text:
+            self.page_count.setText(f"/ {self.document.pageCount()}")
+            self.zoom_label.setText(f"{self.view.zoomFactor() * 100:.0f}%")
+        self._set_switch(to_text=not to_text)
+
+    def _set_switch(self, to_text: bool) -> None:
+        switch = self.word.switch_view
+        switch.setText("Text" if to_text else "Pages")
+        switch.setToolTip(
+            "Show the paragraphs Pagewise read, with comments and ¶ numbers"
+            if to_text
+            else "Show the pages as LibreOffice lays them out"
+        )
+        switch.show()
+
+    @property
+    def showing_word_text(self) -> bool:
+        """A Word document is shown as text (the toolbar's find and zoom act on it)."""
+        return self.word.isVisibleTo(self)
+
+    def _word_mode(self, text: bool) -> None:
+        """The page box means nothing in the text view of a Word document (it has no pages)."""
+        self.page_box.setEnabled(not text)
+        self.fit.setEnabled(not text)
+        if text:
+            self.page_count.setText("")
+            self.zoom_label.setText("")
 
     def close_document(self, notice: str = "") -> None:
         """Show no document: the drop hint, or ``notice`` (why the selected one is not shown)."""
         self.word.hide()
+        self.word_bar.hide()
+        self.word_source = None
+        self.word.status.setText("")
+        self._word_mode(False)
         self.clear_highlights()
         self.document.close()
         self.path = None
@@ -331,6 +411,12 @@ class PdfViewer(QWidget):
     # Zoom
 
     def zoom_by(self, direction: int) -> None:
+        if self.showing_word_text:  # the text view's font, a step at a time
+            if direction > 0:
+                self.word.browser.zoomIn(1)
+            else:
+                self.word.browser.zoomOut(1)
+            return
         self.view.fit_width = False
         current = self.view.zoomFactor()
         steps = [z for z in ZOOM_STEPS if (z > current + 0.01 if direction > 0 else z < current - 0.01)]
@@ -386,6 +472,27 @@ class PdfViewer(QWidget):
         self.view.viewport().update()
         return found
 
+    def highlight_words(self, words: str, hint: float | None = None) -> list[Highlight]:
+        """Highlight ``words`` wherever they are in the document (the nearest to ``hint``, 0..1
+        of the way through, when they are there more than once), across a page break too, and
+        scroll to them: a Word citation on the pages LibreOffice laid out, whose page the
+        library does not know."""
+        texts = [self.document.getAllText(index).text() for index in range(self.document.pageCount())]
+        starts = [0]
+        for text in texts:
+            starts.append(starts[-1] + len(text))
+        match = locate(words, "".join(texts), hint) if words.strip() else None
+        if match is None:
+            self.clear_highlights()
+            return []
+        pieces = []
+        for index, text in enumerate(texts):
+            first, last = max(match.start, starts[index]), min(match.end, starts[index + 1])
+            if first < last:
+                at = first - starts[index]
+                pieces.append((index + 1, text[at : last - starts[index]], at / max(1, len(text))))
+        return self.highlight_passage(pieces, focus_page=pieces[0][0] if pieces else None)
+
     # Find
 
     def focus_find(self) -> None:
@@ -393,6 +500,9 @@ class PdfViewer(QWidget):
         self.find_box.selectAll()
 
     def _search_changed(self, text: str) -> None:
+        if self.showing_word_text:
+            self.find_status.setText("")
+            return
         self.search_model.setSearchString(text)
         self.view.setCurrentSearchResultIndex(-1)
         self.find_status.setText("")
@@ -428,6 +538,10 @@ class PdfViewer(QWidget):
         self.find_status.setText(f"{self._image_index + 1} of {len(matches)}")
 
     def find_next(self) -> None:
+        if self.showing_word_text:  # Ctrl+F in a Word document shown as text: its text is searched
+            place, count = self.word.find_text(self.find_box.text())
+            self.find_status.setText(f"{place} of {count}" if count else "no match" if self.find_box.text() else "")
+            return
         count = self.search_model.rowCount(QModelIndex())
         if not self.find_box.text():
             self.find_status.setText("")
@@ -472,7 +586,14 @@ class PdfViewer(QWidget):
                     self.page_box.blockSignals(False)
                 navigator = self.view.pageNavigator()
                 if navigator.currentPage() != page:
+                    # Told its page changed, QPdfView scrolls to that page's top. Where that would
+                    # undo a scroll_to (a highlight low on a page taller than the view, which
+                    # QPdfView counts by the page at the middle of the view), it is told silently.
+                    undoes = self.view.scrolling_to and min(rect.top(), bar.maximum()) != value
+                    blocker = QSignalBlocker(navigator) if undoes else None
                     navigator.update(page, QPointF(0, 0), self.view.zoomFactor())
+                    if blocker is not None:
+                        blocker.unblock()
                 break
 
     def _resync_page(self) -> None:

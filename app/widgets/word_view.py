@@ -14,6 +14,7 @@ from PySide6.QtCore import QEvent, QObject, QTimer, QUrl
 from PySide6.QtGui import QDesktopServices, QGuiApplication, QTextCursor
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QTextBrowser, QToolButton, QVBoxLayout, QWidget
 
+from app.widgets.elided_label import ElidedLabel
 from summarizer.library.reading.docx_extract import Comment, DocxParagraph, TrackedChange
 
 INSERTED = "#1f5fbf"
@@ -87,26 +88,40 @@ def word_html(
 
 
 class WordView(QWidget):
-    """The rich-text view with its buttons: Open in Word, Copy clause reference, Copy the words."""
+    """The rich-text view with its buttons: Open in Word, Copy reference (the clause), Copy words."""
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.path: Path | None = None
         self.reference = ""
         self.words = ""
-        self.title = QLabel("")
+        self.title = ElidedLabel("")  # the reference first: a narrow viewer cuts the file name, not it
         self.open_button = self._button(
             "Open in Word", "Open the file in the program that opens .docx files", self.open_in_word
         )
         self.copy_reference = self._button(
-            "Copy clause reference", "Copy where the cited words are", lambda: _copy(self.reference)
+            "Copy reference", "Copy the clause reference: where the cited words are", lambda: _copy(self.reference)
         )
         self.copy_words = self._button(
-            "Copy the words", "Copy the cited words, to find them with Ctrl+F in Word", lambda: _copy(self.words)
+            "Copy words", "Copy the cited words, to find them with Ctrl+F in Word", lambda: _copy(self.words)
         )
-        bar = QHBoxLayout()
+        # What the view is waiting for or fell back from: "Laying out the pages with LibreOffice…"
+        self.status = QLabel("")
+        self.status.setObjectName("word-status")
+        self.status.setEnabled(False)  # drawn in the disabled text colour: a remark, not a title
+        # The bar stands apart from the text: the viewer puts it above whichever view shows the
+        # document, the text here or its pages as LibreOffice lays them out (pdf_viewer.py).
+        self.bar = QWidget()
+        bar = QHBoxLayout(self.bar)
         bar.setContentsMargins(4, 2, 4, 2)
         bar.addWidget(self.title, 1)
+        bar.addWidget(self.status)
+        # Between LibreOffice's pages and the text (its comments, its ¶ numbers), once the pages
+        # are made: the viewer connects and shows it (pdf_viewer.PdfViewer.show_word_pages).
+        self.switch_view = QToolButton()
+        self.switch_view.setAutoRaise(True)
+        self.switch_view.hide()
+        bar.addWidget(self.switch_view)
         for button in (self.copy_reference, self.copy_words, self.open_button):
             bar.addWidget(button)
         self.browser = QTextBrowser(self)
@@ -118,7 +133,7 @@ class WordView(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(0)
-        layout.addLayout(bar)
+        layout.addWidget(self.bar)
         layout.addWidget(self.browser, 1)
 
     def _button(self, text: str, tip: str, slot: object) -> QToolButton:
@@ -134,7 +149,7 @@ class WordView(QWidget):
     ) -> None:
         self.path = path
         self.reference, self.words = reference, words
-        self.title.setText(f"{path.name} — {reference}" if reference else path.name)
+        self.title.setText(f"{reference} — {path.name}" if reference else path.name)
         self.copy_reference.setEnabled(bool(reference))
         self.copy_words.setEnabled(bool(words))
         self.browser.setHtml(document_html)
@@ -165,6 +180,26 @@ class WordView(QWidget):
             bar.setValue(bar.maximum())
             self.browser.setTextCursor(QTextCursor(block))
             self.browser.ensureCursorVisible()
+
+    def find_text(self, text: str) -> tuple[int, int]:
+        """Select the next occurrence of ``text`` after the cursor, wrapping round (case
+        ignored): (its place among all of them, 1-based; how many there are), (0, 0) if none."""
+        if not text:
+            return 0, 0
+        document = self.browser.document()
+        matches = []
+        cursor = document.find(text, 0)
+        while not cursor.isNull():
+            matches.append(cursor)
+            cursor = document.find(text, cursor)
+        if not matches:
+            return 0, 0
+        current = self.browser.textCursor()
+        after = current.selectionStart() if current.hasSelection() else current.position() - 1
+        index = next((i for i, match in enumerate(matches) if match.selectionStart() > after), 0)
+        self.browser.setTextCursor(matches[index])
+        self.browser.ensureCursorVisible()
+        return index + 1, len(matches)
 
     def open_in_word(self) -> bool:
         return self.path is not None and QDesktopServices.openUrl(QUrl.fromLocalFile(str(self.path)))

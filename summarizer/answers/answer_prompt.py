@@ -41,7 +41,14 @@ from summarizer.answers.conversations import HistoryTurn
 from summarizer.library.storage.document_text import llm_text, read_pages
 from summarizer.library.storage.queries import passage_tokens_of
 from summarizer.library.storage.store import Library
-from summarizer.library.word_parts import WORD, file_types, locators_of, paragraph_clauses, review_notes
+from summarizer.library.word_parts import (
+    WORD,
+    document_notes,
+    file_types,
+    locators_of,
+    paragraph_clauses,
+    review_notes,
+)
 from summarizer.search.retrieval import SearchResult
 from summarizer.summaries.summary_prompts import LabelledSummary, part_label_text
 
@@ -166,7 +173,12 @@ def whole_document_prompt(library: Library, engine: Engine, request: AnswerReque
     pages = {label.doc_id: read_pages(library, label.doc_id) for label in labels}
     word = _word_documents(library, doc_ids)
     form = _cite_form(doc_ids, word)
-    blocks = [whole_document_block(label, pages[label.doc_id], label.doc_id in word) for label in labels]
+    blocks = [
+        whole_document_block(label, pages[label.doc_id], True, document_notes(library, label.doc_id))
+        if label.doc_id in word
+        else whole_document_block(label, pages[label.doc_id])
+        for label in labels
+    ]
     system = answer_system_message(blocks, several, whole_document=True, form=form)
     kept = recent_history(request.history, options, engine)
     while True:

@@ -90,11 +90,13 @@ def segment_summaries_block(document: DocumentLabel, parts: Sequence[LabelledSum
     )
 
 
-def whole_document_block(document: DocumentLabel, pages: dict[int, str], word: bool = False) -> str:
-    """``word``: a Word document, whose "pages" are its paragraphs, each labelled ``[¶ N]``."""
+def whole_document_block(document: DocumentLabel, pages: dict[int, str], word: bool = False, notes: str = "") -> str:
+    """``word``: a Word document, whose "pages" are its paragraphs, each labelled ``[¶ N]``, followed
+    by ``notes``, its tracked changes and comments (``summarizer.library.word_parts.document_notes``)."""
     if word:
         body = "\n".join(f"[¶ {page}] {llm_text(text)}" for page, text in sorted(pages.items()) if llm_text(text))
-        return f'Full text of "{document.title}" (DOC_ID {document.doc_id}, {document.pages} paragraphs):\n\n{body}'
+        block = f'Full text of "{document.title}" (DOC_ID {document.doc_id}, {document.pages} paragraphs):\n\n{body}'
+        return f"{block}\n\n{notes}" if notes else block
     body = "\n\n".join(f"[Page {page}]\n{llm_text(text)}" for page, text in sorted(pages.items()))
     return f'Full text of "{document.title}" (DOC_ID {document.doc_id}, {document.pages} pages):\n\n{body}'
 

@@ -29,6 +29,8 @@ from dataclasses import dataclass
 from typing import Any
 
 MAX_RANGE = 20
+PAGE_NOT_GIVEN = "page not in the text given"
+PARAGRAPH_NOT_GIVEN = "paragraph not in the text given"
 
 _PAGE_WORD = r"(?:pp?\.?|pages?)"
 _NUMBERS = r"\d+(?:\s*[-–—]\s*\d+)?"
@@ -154,7 +156,7 @@ def _check(
         return None, None, False, (None, None), f"unknown document {unknown_name!r}"
     source = _link(page, named, sources)
     if source is None:
-        return named or single_doc, None, False, (None, None), "page not in the text given"
+        return named or single_doc, None, False, (None, None), PAGE_NOT_GIVEN
     offsets = _offsets(source, page) if source.passage_id is not None else (None, None)
     return source.doc_id, source.passage_id, True, offsets, ""
 
@@ -194,9 +196,7 @@ def _word_checks(
         for paragraph in paragraphs:
             result = _check(paragraph, named, unknown_name, single_doc, word_sources)
             if not result[2] and not unknown_name:
-                reason = (
-                    "paragraph not in the text given" if word_sources else "paragraphs are cited only in Word documents"
-                )
+                reason = PARAGRAPH_NOT_GIVEN if word_sources else "paragraphs are cited only in Word documents"
                 result = (result[0], None, False, (None, None), reason)
             checked.append((paragraph, result))
         return checked
@@ -208,6 +208,15 @@ def _word_checks(
     source, paragraph = found
     offsets = _offsets(source, paragraph) if source.passage_id is not None else (None, None)
     return [(paragraph, (source.doc_id, source.passage_id, True, offsets, ""))]
+
+
+def _in_paragraphs(result: _Checked, sources: Sequence[CitableSource]) -> _Checked:
+    """A page citation ("[p. 9]") of a Word document reads as its paragraph: one not given is
+    "paragraph not in the text given", not a page."""
+    doc_id, passage_id, valid, offsets, reason = result
+    if not valid and reason == PAGE_NOT_GIVEN and any(s.word for s in sources if s.doc_id == doc_id):
+        return doc_id, passage_id, valid, offsets, PARAGRAPH_NOT_GIVEN
+    return result
 
 
 def find_citations(answer: str, sources: Sequence[CitableSource]) -> list[Citation]:
@@ -233,6 +242,7 @@ def find_citations(answer: str, sources: Sequence[CitableSource]) -> list[Citati
                 checked = [(first, (named or single_doc, None, False, (None, None), "page range reversed or too long"))]
             else:
                 checked = [(page, _check(page, named, unknown_name, single_doc, sources)) for page in pages]
+                checked = [(page, _in_paragraphs(result, sources)) for page, result in checked]
         for page, (doc_id, passage_id, valid, (char_start, char_end), reason) in checked:
             citations.append(
                 Citation(

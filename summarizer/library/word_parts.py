@@ -5,7 +5,7 @@ from them ("§ 9.1(a) Liability Caps, ¶ 95–97, p. 10")."""
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from summarizer.library.reading.docx_extract import Comment, DocxDocument, DocxParagraph, TrackedChange
@@ -103,7 +103,29 @@ def paragraph_clauses(library: Library, doc_id: str, first: int = 1, last: int |
 
 
 MAX_NOTES = 8  # tracked changes and comments listed under one passage
+MAX_DOCUMENT_NOTES = 60  # listed after a Word document given whole
 NOTE_CHARS = 120
+NOTES_HEADING = "Tracked changes and comments here (the text above has the changes accepted):"
+DOCUMENT_NOTES_HEADING = "Tracked changes and comments in this document (the text above has the changes accepted):"
+
+
+def _note_lines(library: Library, doc_id: str, first: int, last: int, noted: Sequence[Comment]) -> list[str]:
+    """Who changed what in paragraphs ``first``..``last``, then the comments anchored there."""
+    lines = []
+    for change in tracked_changes(library, doc_id, first, last):
+        if change.kind == "format" or change.text in ("", "¶"):
+            continue
+        verb = "inserted" if change.kind == "insertion" else "deleted"
+        lines.append(f"- {change.author or 'someone'} {verb} “{_cut(change.text)}” (¶ {change.paragraph})")
+    for comment in noted:
+        if comment.paragraph is not None and first <= comment.paragraph <= last:
+            lines.append(f"- comment by {comment.author or 'someone'} on ¶ {comment.paragraph}: “{_cut(comment.text)}”")
+    return lines
+
+
+def _notes_text(heading: str, lines: list[str], most: int) -> str:
+    more = len(lines) - most
+    return "\n".join([heading, *lines[:most], *([f"- and {more} more"] if more > 0 else [])])
 
 
 def review_notes(library: Library, passages: Iterable[Any]) -> dict[int, str]:
@@ -117,24 +139,21 @@ def review_notes(library: Library, passages: Iterable[Any]) -> dict[int, str]:
     for passage in wanted:
         if passage.doc_id not in word:
             continue
-        lines = []
-        for change in tracked_changes(library, passage.doc_id, passage.page_start, passage.page_end):
-            if change.kind == "format" or change.text in ("", "¶"):
-                continue
-            verb = "inserted" if change.kind == "insertion" else "deleted"
-            lines.append(f"- {change.author or 'someone'} {verb} “{_cut(change.text)}” (¶ {change.paragraph})")
-        for comment in comments(library, passage.doc_id):
-            if comment.paragraph is not None and passage.page_start <= comment.paragraph <= passage.page_end:
-                lines.append(
-                    f"- comment by {comment.author or 'someone'} on ¶ {comment.paragraph}: “{_cut(comment.text)}”"
-                )
+        noted = comments(library, passage.doc_id)
+        lines = _note_lines(library, passage.doc_id, passage.page_start, passage.page_end, noted)
         if lines:
-            more = len(lines) - MAX_NOTES
-            shown = lines[:MAX_NOTES] + ([f"- and {more} more"] if more > 0 else [])
-            out[passage.passage_id] = (
-                "Tracked changes and comments here (the text above has the changes accepted):\n" + ("\n".join(shown))
-            )
+            out[passage.passage_id] = _notes_text(NOTES_HEADING, lines, MAX_NOTES)
     return out
+
+
+def document_notes(library: Library, doc_id: str) -> str:
+    """The tracked changes and comments of a whole Word document, as its full text in the answer
+    prompt is followed by them (the text reads with the changes accepted); "" when it has none
+    (or is not a Word document)."""
+    if file_types(library, [doc_id]).get(doc_id) != WORD:
+        return ""
+    lines = _note_lines(library, doc_id, 1, 1 << 62, comments(library, doc_id))
+    return _notes_text(DOCUMENT_NOTES_HEADING, lines, MAX_DOCUMENT_NOTES) if lines else ""
 
 
 def _cut(text: str) -> str:

@@ -101,7 +101,9 @@ def make_window(qtbot: Any, fake_engine: Any, pagewise_home: Path) -> Iterator[C
         """``session``: a ModelSession of the caller's (a real model) instead of the fake engine's."""
         engine = engine or fake_engine
         # Background summaries would take the fake engine's scripted replies: on only where asked.
-        values = {"background_summaries": "off", **(settings or {})}
+        # A Word document is shown as text: LibreOffice, where this machine has it, never runs in
+        # a test (one that shows pages sets "pages" and fakes the renderer: word_pages.find_renderer).
+        values = {"background_summaries": "off", "word_view": "text", **(settings or {})}
         kwargs: dict[str, Any] = {"engine_factory": lambda _preview: engine}
         if not real_planner:
             kwargs["planner"] = lambda _values: PlanPreview(None, "fake-model · test plan")

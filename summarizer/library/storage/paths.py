@@ -27,6 +27,19 @@ def library_path() -> Path:
     return data_home() / "library.sqlite"
 
 
+def cache_dir() -> Path:
+    """Files made again if lost (a Word document's pages as rendered by LibreOffice): the user
+    cache folder, or ``$PAGEWISE_HOME/cache``. Created on first use."""
+    if os.environ.get(ENV_HOME):
+        path = data_home() / "cache"
+    else:
+        import platformdirs
+
+        path = Path(platformdirs.user_cache_dir("Pagewise", appauthor=False))
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
 def models_dir() -> Path:
     path = data_home() / "models"
     path.mkdir(parents=True, exist_ok=True)

@@ -251,6 +251,70 @@ def test_the_prompt_lists_the_tracked_changes_and_comments_of_a_word_passage(
     assert "p. 41" not in prompt  # a Word document's paragraphs are not called pages
 
 
+def test_summarize_names_a_word_documents_parts_by_paragraph(
+    capsys: pytest.CaptureFixture[str], library: Library, fake_model: FakeEngine, tmp_path: Path
+) -> None:
+    from summarizer.library.ingest import IngestOptions, ingest_path
+    from tests.docx_factory import para, write_docx
+
+    body = para("Payment. The buyer pays monthly.") + para("Term. The term renews each year.")
+    doc_id = ingest_path(library, write_docx(tmp_path / "supply.docx", body), IngestOptions(embed=False)).doc_id
+    fake_model.default_reply = "Monthly payments; yearly renewal."
+    assert main(["summarize", doc_id]) == 0
+    out = capsys.readouterr().out
+    assert "[¶ 1-2]" in out and "Summary (¶ 1-2):" in out and "p. " not in out
+
+
+def test_a_word_document_given_whole_brings_its_tracked_changes_and_comments(
+    capsys: pytest.CaptureFixture[str], library: Library, fake_model: FakeEngine, tmp_path: Path
+) -> None:
+    """Whole-document mode lists the document's changes and comments after its text, as passages
+    mode lists a passage's under it; a PDF given whole beside it gets no such list."""
+    from summarizer.library.ingest import IngestOptions, ingest_path
+    from tests.docx_factory import comments, para, write_docx
+
+    changed = (
+        '<w:p><w:commentRangeStart w:id="0"/><w:r><w:t xml:space="preserve">Indemnity. The Supplier indemnifies '
+        'the Customer against </w:t></w:r><w:ins w:id="1" w:author="Other Side" w:date="2026-02-01T00:00:00Z">'
+        '<w:r><w:t>direct </w:t></w:r></w:ins><w:del w:id="2" w:author="Other Side" w:date="2026-02-01T00:00:00Z">'
+        "<w:r><w:delText>all </w:delText></w:r></w:del><w:r><w:t>claims by third parties.</w:t></w:r></w:p>"
+    )
+    body = para("Payment. The buyer pays monthly.") + changed
+    path = write_docx(tmp_path / "draft.docx", body, comments_xml=comments((0, "Counsel", "Push back.")))
+    doc_id = ingest_path(library, path, IngestOptions(embed=False)).doc_id
+    fake_model.default_reply = "The other side narrowed it to direct claims [¶ 2]."
+    code, data = run_json(capsys, "ask", doc_id, "What did the other side change in the indemnity?")
+    assert code == 0 and data["mode"] == "whole-document"
+    prompt = (
+        render_plain(fake_model.last_prompt) if not isinstance(fake_model.last_prompt, str) else fake_model.last_prompt
+    )
+    text_at = prompt.index("[¶ 2] Indemnity. The Supplier indemnifies the Customer against direct claims")
+    notes_at = prompt.index("Tracked changes and comments in this document (the text above has the changes accepted):")
+    assert text_at < notes_at
+    notes = prompt[notes_at:]
+    assert "- Other Side inserted “direct” (¶ 2)" in notes and "- Other Side deleted “all” (¶ 2)" in notes
+    assert "- comment by Counsel on ¶ 2: “Push back.”" in notes
+    (citation,) = data["citations"]
+    assert citation["valid"] is True
+
+
+def test_a_word_document_without_changes_given_whole_has_no_changes_list(
+    capsys: pytest.CaptureFixture[str], library: Library, fake_model: FakeEngine, tmp_path: Path
+) -> None:
+    from summarizer.library.ingest import IngestOptions, ingest_path
+    from tests.docx_factory import para, write_docx
+
+    path = write_docx(tmp_path / "clean.docx", para("Payment. The buyer pays monthly."))
+    doc_id = ingest_path(library, path, IngestOptions(embed=False)).doc_id
+    fake_model.default_reply = "Monthly [¶ 1]."
+    code, data = run_json(capsys, "ask", doc_id, "When does the buyer pay?")
+    prompt = (
+        render_plain(fake_model.last_prompt) if not isinstance(fake_model.last_prompt, str) else fake_model.last_prompt
+    )
+    assert code == 0 and data["mode"] == "whole-document"
+    assert "[¶ 1] Payment. The buyer pays monthly." in prompt and "Tracked changes" not in prompt
+
+
 @pytest.mark.parametrize(
     ("argv", "message"),
     [

@@ -126,3 +126,37 @@ def test_adds_one_after_another_share_one_ingest_worker(qtbot: Any, make_window:
         assert [d.state for d in library.documents()].count("ready") == 3
     window.close()
     assert not first.worker.alive  # the window's close ends it
+
+
+def test_a_side_job_runs_beside_a_busy_llm_thread_and_stops_at_shutdown(qtbot: Any) -> None:
+    """``submit_side`` (LibreOffice laying out a Word document) runs in a thread of its own: it
+    does not wait for the LLM thread's job, reports on the GUI thread, and is cancelled when the
+    window closes."""
+    import threading
+
+    from app.jobs.runner import JobRunner
+    from inference.progress import Progress, Stage
+
+    runner = JobRunner()
+    release = threading.Event()
+    llm = runner.submit_llm("answer", lambda job: release.wait(10))
+    seen: list[Any] = []
+    side = runner.submit_side("word-pages", lambda job: job.report(Progress(Stage.RENDER_PAGES, 0, None)) or "made")
+    side.progressed.connect(seen.append)
+    with qtbot.waitSignal(side.succeeded, timeout=5000) as result:
+        pass
+    assert result.args == ["made"] and not llm.done  # the LLM thread is still busy with its job
+    qtbot.waitUntil(lambda: bool(seen), timeout=5000)
+    release.set()
+    qtbot.waitUntil(lambda: llm.done, timeout=5000)
+    stopping = threading.Event()
+
+    def wait_for_cancel(job: Any) -> None:
+        stopping.set()
+        job.token.wait(10)
+        job.token.raise_if_cancelled()
+
+    long = runner.submit_side("word-pages", wait_for_cancel)
+    assert stopping.wait(5)
+    runner.shutdown()
+    assert long.token.cancelled

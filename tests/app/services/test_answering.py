@@ -49,8 +49,45 @@ def test_the_markdown_export_names_word_citations_by_clause_and_paragraph(librar
     doc_id = ingest_path(library, path, IngestOptions(embed=False)).doc_id
     engine = FakeEngine(default_reply="Monthly [§ 1.1]; not yearly [¶ 9].")
     turn = answering.ask(engine, library, doc_id, "When does the buyer pay?")
-    markdown = answering.to_markdown("Supply", [turn])
+    markdown = answering.to_markdown("Supply", [turn], word=True)
     assert "- [1] § 1.1, ¶ 2: “[§ 1.1]”" in markdown
-    assert "- ¶ 9 (not in the pages read)" in markdown
+    assert "- ¶ 9 (not in the paragraphs read)" in markdown
     assert "Read: the whole document, ¶\u00a01–2." in markdown
-    assert "p. 2" not in markdown
+    assert "verify every answer against the paragraphs it cites" in markdown
+    assert "p. 2" not in markdown and "page" not in markdown
+
+
+def test_a_word_answer_citing_nothing_says_paragraphs_not_pages(library: Library, tmp_path: Path) -> None:
+    from app.views.conversation_view import checks
+    from summarizer.library.ingest import IngestOptions, ingest_path
+    from tests.docx_factory import para, write_docx
+
+    body = para("Payment. The buyer pays monthly.") + para("Term. The term renews each year.")
+    doc_id = ingest_path(library, write_docx(tmp_path / "supply.docx", body), IngestOptions(embed=False)).doc_id
+    uncited = answering.ask(FakeEngine(default_reply="Monthly."), library, doc_id, "When does the buyer pay?")
+    markdown = answering.to_markdown("Supply", [uncited], word=True)
+    assert "*This answer cites no paragraph: check it against the paragraphs read below.*" in markdown
+    lines = "\n".join(checks(0, uncited, pages=2, word=True))
+    assert "This answer cites no paragraph: check it against the paragraphs read below." in lines
+    assert "page" not in lines
+    wrong = answering.ask(FakeEngine(default_reply="Monthly [¶ 9]; see [§ 4]."), library, doc_id, "When?")
+    lines = "\n".join(checks(0, wrong, pages=2, word=True))
+    assert "¶ 9 is not in the document: it has 2 paragraphs." in lines
+    assert "Not supported by the paragraphs read: [§ 4]." in lines
+    assert "None of the paragraphs this answer cites is among the paragraphs read" in lines
+    assert "page" not in lines and "p. " not in lines
+    pdf_lines = "\n".join(checks(0, uncited, pages=2))  # the same turn shown as a PDF's says pages
+    assert "This answer cites no page: check it against the pages read below." in pdf_lines
+
+
+def test_a_word_documents_summary_names_its_parts_by_paragraph(library: Library, tmp_path: Path) -> None:
+    from app.views.summary_view import summary_markdown
+    from summarizer.library.ingest import IngestOptions, ingest_path
+    from tests.docx_factory import para, write_docx
+
+    body = para("Payment. The buyer pays monthly.") + para("Term. The term renews each year.")
+    doc_id = ingest_path(library, write_docx(tmp_path / "supply.docx", body), IngestOptions(embed=False)).doc_id
+    summary = answering.summarize(FakeEngine(default_reply="Monthly payments; yearly renewal."), library, doc_id)
+    assert summary.word
+    markdown = summary_markdown("Supply", summary, links=False)
+    assert "**¶ 1–2** — " in markdown and "p. " not in markdown and "pp. " not in markdown

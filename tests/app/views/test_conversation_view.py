@@ -560,7 +560,7 @@ def test_a_citation_of_a_word_document_shows_its_clause_and_copies_its_words(
     assert "[§\u00a01.1,\u00a0¶\u00a02](cite:" in window.conversation.markdown()  # not "p. 2": a paragraph
     window.show_citation(CitationView(1, doc_id, 2, None, "[¶ 2]", True))
     shown = window.viewer.word
-    assert shown.isVisible() and shown.title.text() == "supply.docx — § 1.1 Invoices, ¶ 2"
+    assert shown.isVisible() and shown.title.text() == "§ 1.1 Invoices, ¶ 2 — supply.docx"
     assert "1.1 Invoices. The buyer pays every month by wire." in shown.browser.toPlainText()
     shown.copy_words.click()
     clipboard = QGuiApplication.clipboard()

@@ -9,6 +9,7 @@ from unittest.mock import MagicMock
 
 from PySide6.QtCore import QUrl
 
+from app.views.library_panel import KEY_ROLE
 from summarizer.library.storage.store import Library
 from tests.app.conftest import wait_for_document
 from tests.conftest import CONTRACTS
@@ -315,3 +316,35 @@ def test_dropping_a_word_document_indexes_it_and_says_what_it_holds(
     assert window.viewer.word.isVisibleTo(window.viewer)
     shown = window.viewer.word.browser.toPlainText()
     assert "This Agreement is made between the Supplier" in shown and "Time is of the essence." in shown
+
+
+def test_showing_a_word_document_from_elsewhere_moves_the_library_selection(
+    qtbot: Any, make_window: Any, tmp_path: Path
+) -> None:
+    """The library's highlighted row is the document shown, however it came to be shown: by the
+    window's ``select_document`` (scripts, the command line) or by a citation of a Word document
+    clicked while a PDF was selected (the Review grid's evidence)."""
+    from app.services.answering import CitationView
+
+    window = make_window()
+    window.add_paths([CONTRACTS / "endorsement-8p.pdf"])
+    pdf_id = wait_for_document(qtbot, window)
+    path = write_docx(tmp_path / "draft.docx", para("This Agreement is made between the Supplier and the Customer."))
+    window.open_paths([path])
+    qtbot.waitUntil(lambda: not window.runner.ingests and len(window.library.documents()) == 2, timeout=90_000)
+    word_id = next(r.doc_id for r in window.library.documents() if r.file_type == "docx")
+    panel = window.library_panel
+
+    def highlighted() -> list[str]:
+        return [str(item.data(KEY_ROLE)) for item in panel.list.selectedItems()]
+
+    assert window.doc_id == pdf_id and highlighted() == [pdf_id]
+    window.select_document(word_id)
+    assert window.doc_id == word_id and panel.selected_key() == word_id and highlighted() == [word_id]
+    assert window.viewer.word.isVisibleTo(window.viewer)
+    window.select_document(pdf_id)
+    assert panel.selected_key() == pdf_id and highlighted() == [pdf_id]
+    window.show_citation(CitationView(1, word_id, 1, None, "[¶ 1]", True))
+    assert window.doc_id == word_id and highlighted() == [word_id]
+    window.select_document(None)
+    assert window.doc_id is None and highlighted() == []

@@ -88,3 +88,25 @@ def test_the_viewer_toolbar_never_overlaps_when_the_review_tab_narrows_it(qtbot:
             assert viewer.find_box.textMargins().right() >= inside.width()  # the typed text stops before it
         window.tabs.setCurrentIndex(0)
         qtbot.wait(50)
+
+
+def test_a_highlight_low_on_a_tall_page_is_scrolled_into_view(qtbot: Any, tmp_path: Any) -> None:
+    """Seen on a Word contract's LibreOffice pages (issue 43): the citation was at the foot of a
+    page taller than the view; the view scrolled to it, then the page box's update of QtPdf's page
+    navigator made QPdfView jump to the page's top, and the highlight stayed below the view."""
+    from tests.pdf_factory import make_pdf
+
+    filler = [f"Filler line {n} of the first page." for n in range(45)]
+    low = [f"Line {n} of the second page, before the cited words." for n in range(44)] + ["Cited words here."]
+    pdf = make_pdf(tmp_path / "tall.pdf", [filler, low, filler])
+    viewer = PdfViewer()
+    qtbot.addWidget(viewer)
+    viewer.resize(700, 620)
+    viewer.show()
+    qtbot.waitExposed(viewer)
+    assert viewer.open(pdf)
+    qtbot.wait(100)  # the fit-width zoom settles: a page is taller than the view
+    (highlight,) = viewer.highlight_passage([(2, "Cited words here.", 0.9)], focus_page=2)
+    shown = viewer.view.viewport_rect(highlight.page, highlight.rects[0])
+    assert shown.top() >= 0 and shown.bottom() <= viewer.view.viewport().height()
+    assert viewer.page_box.value() == 2

@@ -49,7 +49,7 @@ def test_a_word_document_opens_in_the_viewer_at_the_cited_paragraph(qtbot: Any, 
         doc_id = ingest_path(library, path, IngestOptions(embed=False)).doc_id
         show_word_document(library, viewer, doc_id, path, focus=100, words=(12, 23), reference="¶ 100")
     assert viewer.word.isVisible() and not viewer.view.isVisible() and not viewer.placeholder.isVisible()
-    assert viewer.word.title.text() == "draft.docx — ¶ 100"
+    assert viewer.word.title.text() == "¶ 100 — draft.docx"
     browser = viewer.word.browser
 
     def top_block() -> str:

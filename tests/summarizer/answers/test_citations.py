@@ -130,3 +130,14 @@ def test_word_citation_links_the_clause_paragraph_offsets() -> None:
     assert wrong.reason == "clause not in the text given"
     (pdf,) = find_citations(f"Term [{DOC} ¶ 3].", WORD_SOURCES)
     assert "not in the text given" in pdf.reason
+
+
+def test_a_page_citation_of_a_word_document_not_given_names_a_paragraph() -> None:
+    """A Word document's "pages" are its paragraphs: "[p. 95]" of one is a paragraph not given;
+    a PDF's page not given stays a page."""
+    (word,) = find_citations(f"Capped [{WORD_DOC} p. 95].", WORD_SOURCES)
+    assert (word.doc_id, word.valid, word.reason) == (WORD_DOC, False, "paragraph not in the text given")
+    (pdf,) = find_citations(f"Term [{DOC} p. 9].", WORD_SOURCES)
+    assert (pdf.doc_id, pdf.valid, pdf.reason) == (DOC, False, "page not in the text given")
+    (given,) = find_citations(f"Capped [{WORD_DOC} p. 91].", WORD_SOURCES)
+    assert given.valid
