@@ -91,7 +91,9 @@ class CompareController(UsesJobContext, QObject):
 
     def in_library_order(self, doc_ids: list[str]) -> list[str]:
         """``doc_ids`` in the order they were added to the library: the older version first."""
-        order = {record.doc_id: n for n, record in enumerate(self.library.documents())}
+        # added_at is kept to the second: the row order tells two documents added in one second apart
+        rows = self.library.db.execute("SELECT doc_id FROM documents ORDER BY added_at, rowid").fetchall()
+        order = {str(row[0]): n for n, row in enumerate(rows)}
         return sorted(doc_ids, key=lambda d: order.get(d, len(order)))
 
     def compare_selected(self, doc_ids: list[str]) -> Job | None:

@@ -7,6 +7,7 @@ work, and opens both versions side by side (``app.views.compare_versions``)."""
 from __future__ import annotations
 
 import html
+import re
 from collections.abc import Sequence
 
 from PySide6.QtCore import QEvent, QObject, QSignalBlocker, Qt, Signal
@@ -53,10 +54,21 @@ MATERIAL_BASIS = "a fixed rule, no model"
 CONTEXT_WORDS = 8  # unchanged words kept on each side of a change in the diff shown
 
 
+_BARE_NUMBER = re.compile(r"(\d+)(?:\.\d+)*\.?(?=\s|$)")
+
+
 def article_of(change: Change) -> str:
-    """The article (top-level heading) a change is listed under."""
+    """The article (top-level heading) a change is listed under: its heading path's first part,
+    or "§ N" where that part is a bare number or a numbered sub-clause ("5", "5.5 Survival": the
+    heading path of a Word section, or of a clause whose article heading was not found)."""
     clause = change.new or change.old
-    return clause.path[0] if clause is not None and clause.path else PREAMBLE
+    if clause is None or not clause.path:
+        return PREAMBLE
+    top = clause.path[0]
+    number = _BARE_NUMBER.match(top)
+    if number is not None and ("." in number.group(0).rstrip(".") or top == number.group(0)):
+        return f"§ {number.group(1)}"
+    return top
 
 
 def listable(comparison: Comparison) -> bool:
@@ -75,6 +87,21 @@ def kind_text(change: Change) -> str:
 
 def _label(clause_label: str | None) -> str:
     return clause_label or "—"
+
+
+_SPACE_BEFORE = re.compile(r"\s+([,;:.!?)\]%’'])")
+_SPACE_AFTER = re.compile(r"([(\[$“])\s+")
+_CONTRACTION = re.compile(r"([’'])\s+(s|t|d|ll|re|ve|m)\b")
+_NUMBER_DOT = re.compile(r"(\d)\s\.\s(?=\d)")
+
+
+def readable(text: str) -> str:
+    """Word tokens joined back as they are written: "( b ) breaches Section 2 . 1 ;" →
+    "(b) breaches Section 2.1;"."""
+    text = _NUMBER_DOT.sub(r"\1.", text)
+    text = _SPACE_BEFORE.sub(r"\1", text)
+    text = _CONTRACTION.sub(r"\1\2", text)
+    return _SPACE_AFTER.sub(r"\1", text)
 
 
 def _shortened(text: str, keep_head: bool, keep_tail: bool) -> str:
@@ -104,16 +131,20 @@ def diff_html(change: Change, units: tuple[str, str] = ("p.", "p.")) -> str:
     deleted = f'<s style="color:{DELETED}; background-color:#ffebe9">{{}}</s>'
     inserted = f'<u style="color:{INSERTED}; background-color:#ddf4ff">{{}}</u>'
     if change.edits:
-        parts = []
+        parts: list[str] = []
         for n, edit in enumerate(change.edits):
             if edit.op == "equal":
                 short = _shortened(edit.old, keep_head=n > 0, keep_tail=n < len(change.edits) - 1)
-                parts.append(html.escape(short))
+                text = html.escape(readable(short))
+                if parts and text[:1] in ",;:.)]%":  # no space between a change and the comma after it
+                    parts[-1] += text
+                else:
+                    parts.append(text)
                 continue
             if edit.old:
-                parts.append(deleted.format(html.escape(edit.old)))
+                parts.append(deleted.format(html.escape(readable(edit.old))))
             if edit.new:
-                parts.append(inserted.format(html.escape(edit.new)))
+                parts.append(inserted.format(html.escape(readable(edit.new))))
         lines.append(" ".join(parts))
     elif change.new is not None and change.kind in (ADDED, SPLIT):
         lines.append(inserted.format(html.escape(change.new.text)))
@@ -195,9 +226,9 @@ class ComparePanel(QWidget):
         self.tree.setAlternatingRowColors(True)
         header = self.tree.header()
         header.setStretchLastSection(True)
-        for column, width in ((0, 130), (1, 120), (2, 120)):
+        for column, width in ((0, 150), (1, 115), (2, 115)):
             header.resizeSection(column, width)
-        header.setSectionResizeMode(0, QHeaderView.ResizeMode.Interactive)
+        header.setSectionResizeMode(0, QHeaderView.ResizeMode.ResizeToContents)  # "Renumbered only" whole
         self.tree.currentItemChanged.connect(self._current_changed)
         self.tree.installEventFilter(self)
         self.detail = QTextBrowser()
