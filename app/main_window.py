@@ -422,6 +422,7 @@ class MainWindow(PdfDropTarget, QMainWindow):
         return self.model_setup.open_settings()
 
     REVIEW_SHARE = 0.55  # of the splitter's width, for the right pane while the Review tab is open
+    COMPARE_SHARE = 0.45  # ... while the Compare tab is open (the document pane holds two viewers)
     MINIMUM_SIZE = (900, 560)
     DEFAULT_SIZE = (1360, 860)
     FRAME_ROOM = (16, 48)  # the window manager's frame and title bar, outside the window's geometry
@@ -434,8 +435,9 @@ class MainWindow(PdfDropTarget, QMainWindow):
         both their room back."""
         sizes = self.splitter.sizes()
         total = sum(sizes)
-        if self.tabs.widget(index) is self.review:
-            wanted = int(total * self.REVIEW_SHARE)
+        share = self._right_pane_share(self.tabs.widget(index))
+        if share:
+            wanted = int(total * share)
             if sizes[2] < wanted:
                 if self._sizes_before_review is None:
                     self._sizes_before_review = sizes
@@ -454,9 +456,13 @@ class MainWindow(PdfDropTarget, QMainWindow):
             elif not sizes[0]:  # the library folded for the review comes back at its width
                 self.splitter.setSizes([before[0], max(0, sizes[1] - before[0]), sizes[2]])
 
+    def _right_pane_share(self, tab: QWidget | None) -> float:
+        """The share of the width the right pane needs with ``tab`` open (0: what it has)."""
+        return self.REVIEW_SHARE if tab is self.review else self.COMPARE_SHARE if tab is self.compare else 0.0
+
     def resizeEvent(self, event: QResizeEvent) -> None:
         super().resizeEvent(event)
-        if self.tabs.currentWidget() is self.review:  # made narrower with the Review tab open
+        if self._right_pane_share(self.tabs.currentWidget()):  # made narrower with the Review tab open
             QTimer.singleShot(0, self, lambda: self._make_room_for_the_review(self.tabs.currentIndex()))
 
     def fit_screen(self) -> None:

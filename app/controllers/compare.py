@@ -10,6 +10,8 @@ comparison starts when it is in.
 
 from __future__ import annotations
 
+import datetime as dt
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -29,6 +31,27 @@ from summarizer.compare.comparison import Comparison
 from summarizer.compare.highlights import PageSpan, change_spans
 from summarizer.library.cutting.clause_units import ClauseUnit
 from summarizer.library.storage.store import DocumentRecord
+
+ADDED_TOGETHER_S = 60  # documents added this close together were added in one go
+
+
+def _seconds(iso: str) -> float:
+    try:
+        return dt.datetime.fromisoformat(iso).timestamp()
+    except ValueError:
+        return 0.0
+
+
+def _modified(path: str) -> float:
+    try:
+        return Path(path).stat().st_mtime
+    except OSError:
+        return float("inf")
+
+
+def _natural(name: str) -> list[tuple[int, str]]:
+    """A name's sort key with its numbers as numbers ("v2" before "v10")."""
+    return [(int(part), "") if part.isdigit() else (-1, part.lower()) for part in re.split(r"(\d+)", name)]
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,11 +113,18 @@ class CompareController(UsesJobContext, QObject):
             return None
 
     def in_library_order(self, doc_ids: list[str]) -> list[str]:
-        """``doc_ids`` in the order they were added to the library: the older version first."""
-        # added_at is kept to the second: the row order tells two documents added in one second apart
-        rows = self.library.db.execute("SELECT doc_id FROM documents ORDER BY added_at, rowid").fetchall()
-        order = {str(row[0]): n for n, row in enumerate(rows)}
-        return sorted(doc_ids, key=lambda d: order.get(d, len(order)))
+        """``doc_ids``, the older version first: the one added to the library first; of documents
+        added together (within ``ADDED_TOGETHER_S``: one drop, in the order their reads finished),
+        the older file, then the name in natural order ("v2" before "v10")."""
+        rows = self.library.db.execute("SELECT doc_id, added_at, path FROM documents").fetchall()
+        found = {str(r[0]): (_seconds(str(r[1])), str(r[2])) for r in rows}
+        picked = [d for d in doc_ids if d in found]
+        if len(picked) < len(doc_ids):
+            return doc_ids
+        times = [found[d][0] for d in picked]
+        if max(times) - min(times) >= ADDED_TOGETHER_S:
+            return sorted(picked, key=lambda d: found[d][0])
+        return sorted(picked, key=lambda d: (_modified(found[d][1]), _natural(Path(found[d][1]).name)))
 
     def compare_selected(self, doc_ids: list[str]) -> Job | None:
         """Compare the two documents selected in the library (the older added is the old one)."""

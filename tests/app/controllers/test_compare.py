@@ -5,6 +5,7 @@ and reopen, Markdown export, an identical pair, and a version still being added.
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any
 
@@ -255,3 +256,22 @@ def test_a_version_not_fully_added_says_to_add_it_again(qtbot: Any, make_window:
     assert window.comparisons.compare(old_id, new_id) is None
     assert "was not fully added: add it again" in window.messages.history[-1].text
     assert window.comparisons.waiting is None
+
+
+def test_old_and_new_by_when_they_were_added_else_by_their_files(qtbot: Any, make_window: Any, tmp_path: Path) -> None:
+    window = make_window()
+    draft = _pdf(tmp_path / "draft v10.pdf", EDITS)
+    first = _pdf(tmp_path / "draft v2.pdf")
+    os.utime(draft, (first.stat().st_mtime + 5, first.stat().st_mtime + 5))
+    draft_id, first_id = add(window, draft, first)  # in one go, the later draft's read done first
+    order = window.comparisons.in_library_order
+    assert order([draft_id, first_id]) == [first_id, draft_id], "added together: the older file first"
+    os.utime(draft, (first.stat().st_mtime, first.stat().st_mtime))
+    assert order([draft_id, first_id]) == [first_id, draft_id], "same time: v2 before v10"
+    window.library.db.execute(
+        "UPDATE documents SET added_at = '2026-01-01T10:00:00+00:00' WHERE doc_id = ?", [draft_id]
+    )
+    window.library.db.execute(
+        "UPDATE documents SET added_at = '2026-01-01T10:05:00+00:00' WHERE doc_id = ?", [first_id]
+    )
+    assert order([first_id, draft_id]) == [draft_id, first_id], "added minutes apart: the one added first"
