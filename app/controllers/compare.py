@@ -140,6 +140,9 @@ class CompareController(UsesJobContext, QObject):
 
     def compare_with(self, doc_id: str) -> Job | None:
         """Right-click → Compare with…: pick the other version."""
+        if not doc_id:
+            self.messages.info("Select a document in the library first, then choose Compare with… to pick the other.")
+            return None
         others = [(r.doc_id, title_of(r)) for r in self.library.documents() if r.doc_id != doc_id]
         if not others:
             self.messages.info("Add the other version of this contract to the library first, then compare them.")

@@ -6,6 +6,7 @@ and reopen, Markdown export, an identical pair, and a version still being added.
 from __future__ import annotations
 
 import os
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -107,6 +108,12 @@ def test_compare_with_picks_the_other_version(qtbot: Any, make_window: Any, tmp_
     assert (window.comparisons.old.doc_id, window.comparisons.new.doc_id) == (old_id, new_id)
 
 
+def test_compare_with_and_nothing_selected_says_what_to_do(qtbot: Any, make_window: Any) -> None:
+    window = make_window()
+    assert window.comparisons.compare_with("") is None
+    assert window.messages.history[-1].text.startswith("Select a document in the library first")
+
+
 def test_one_selected_document_says_to_select_two(qtbot: Any, make_window: Any, tmp_path: Path) -> None:
     window = make_window()
     (only,) = add(window, _pdf(tmp_path / "old.pdf"))
@@ -206,6 +213,13 @@ def test_save_and_reopen_a_comparison(qtbot: Any, make_window: Any, tmp_path: Pa
     assert again.tabs.currentWidget() is again.compare
     assert again.compare.message.text() == shown.message
 
+    # Its documents removed, it still reopens; the viewers say where a version went.
+    for doc_id in ids:
+        again.library.remove(doc_id)
+    again.compare.saved.activated.emit(1)
+    assert again.comparisons.comparison.changes == shown.changes
+    assert "no longer in the library" in again.compare_versions.old.viewer.placeholder.text()
+
     out = tmp_path / "changes.md"
     again.comparisons.choose_export_path = lambda _suggested: out
     assert again.comparisons.export_markdown() == out
@@ -275,3 +289,18 @@ def test_old_and_new_by_when_they_were_added_else_by_their_files(qtbot: Any, mak
         "UPDATE documents SET added_at = '2026-01-01T10:05:00+00:00' WHERE doc_id = ?", [first_id]
     )
     assert order([first_id, draft_id]) == [draft_id, first_id], "added minutes apart: the one added first"
+
+
+def test_stop_ends_a_comparison_without_showing_it(qtbot: Any, make_window: Any, tmp_path: Path) -> None:
+    window = make_window()
+    ids = add(window, _pdf(tmp_path / "old.pdf"), _pdf(tmp_path / "new.pdf", EDITS))
+    release = threading.Event()
+    busy = window.runner.submit_llm("answering", lambda _job: release.wait(30))  # the worker thread is busy
+    job = window.comparisons.compare(*ids)
+    assert job is not None and window.compare.progress.isVisibleTo(window.compare)
+    window.compare.progress.cancel_button.click()  # Stop
+    release.set()
+    qtbot.waitUntil(lambda: busy.done and job.done, timeout=30_000)
+    assert window.comparisons.comparison is None and window.comparisons.job is None
+    assert window.messages.history[-1].text == "The comparison was stopped."
+    assert not window.compare.progress.isVisibleTo(window.compare)
