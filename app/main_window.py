@@ -369,6 +369,7 @@ class MainWindow(PdfDropTarget, QMainWindow):
         self._action(compare_menu, "&Swap old and new", None, self.comparisons.swap)
         compare_menu.addSeparator()
         self._action(compare_menu, "S&ave comparison", None, self.comparisons.save)
+        self._action(compare_menu, "&Delete saved comparison", None, self.comparisons.delete_saved)
         self._action(compare_menu, "&Export comparison as Markdown…", None, self.comparisons.export_markdown)
         help_menu = self.menuBar().addMenu("&Help")
         self._action(help_menu, "&About Pagewise", None, self.about)

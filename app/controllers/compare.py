@@ -375,6 +375,21 @@ class CompareController(UsesJobContext, QObject):
         new = Version(saved.new_doc_id, saved.new_title, saved.new_file_type)
         self._show(comparison, old, new, comparison_id)
 
+    def delete_saved(self) -> bool:
+        """Delete the saved comparison shown (it stays on screen, unsaved)."""
+        from summarizer.compare.saved import delete_comparison
+
+        if self.saved_id is None:
+            self.messages.info("The comparison shown is not a saved one: reopen it from the Saved list to delete it.")
+            return False
+        delete_comparison(self.library, self.saved_id)
+        self.saved_id = None
+        self.refresh_saved()
+        self.messages.info(
+            "Deleted the saved comparison. It stays shown until you close or change it; Save keeps it again."
+        )
+        return True
+
     def export_markdown(self) -> Path | None:
         from summarizer.compare.report import comparison_markdown
 

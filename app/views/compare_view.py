@@ -463,5 +463,7 @@ class ComparePanel(QWidget):
             self.saved_chosen.emit(int(comparison_id))
 
     def set_busy(self, busy: bool) -> None:
-        for widget in (self.swap_button, self.save_button, self.saved):
-            widget.setEnabled(not busy and (widget is self.saved or self.comparison is not None))
+        """While a comparison runs, nothing that would start another or save the one shown."""
+        for widget in (self.swap_button, self.save_button, self.export_button):
+            widget.setEnabled(not busy and self.comparison is not None)
+        self.saved.setEnabled(not busy and self.saved.count() > 1)

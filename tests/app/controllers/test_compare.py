@@ -220,6 +220,9 @@ def test_save_and_reopen_a_comparison(qtbot: Any, make_window: Any, tmp_path: Pa
     assert again.comparisons.comparison.changes == shown.changes
     assert "no longer in the library" in again.compare_versions.old.viewer.placeholder.text()
 
+    assert again.comparisons.delete_saved()
+    assert again.compare.saved.count() == 1 and not again.compare.saved.isEnabled()
+
     out = tmp_path / "changes.md"
     again.comparisons.choose_export_path = lambda _suggested: out
     assert again.comparisons.export_markdown() == out
