@@ -239,10 +239,12 @@ class CompareController(UsesJobContext, QObject):
 
     # --- showing --------------------------------------------------------------------------
 
-    def _show(self, comparison: Comparison, old: Version, new: Version, saved_id: int | None) -> None:
+    def _show(
+        self, comparison: Comparison, old: Version, new: Version, saved_id: int | None, message: str | None = None
+    ) -> None:
         self.comparison, self.old, self.new, self.saved_id = comparison, old, new, saved_id
         self.panel.set_pair(old.title, new.title, (old.unit, new.unit))
-        self.panel.set_comparison(comparison)
+        self.panel.set_comparison(comparison, message)
         self.versions.old.set_caption(old.title)
         self.versions.new.set_caption(new.title)
         self._open(self.versions.old, old)
@@ -373,7 +375,7 @@ class CompareController(UsesJobContext, QObject):
             return
         old = Version(saved.old_doc_id, saved.old_title, saved.old_file_type)
         new = Version(saved.new_doc_id, saved.new_title, saved.new_file_type)
-        self._show(comparison, old, new, comparison_id)
+        self._show(comparison, old, new, comparison_id, saved.message)  # as it was said when saved
 
     def delete_saved(self) -> bool:
         """Delete the saved comparison shown (it stays on screen, unsaved)."""

@@ -169,6 +169,7 @@ class ComparePanel(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.comparison: Comparison | None = None
+        self.verdict_message = ""
         self.units: tuple[str, str] = ("p.", "p.")
         self.old_title = QLabel("")
         self.new_title = QLabel("")
@@ -281,9 +282,11 @@ class ComparePanel(QWidget):
         self.new_title.setToolTip(new_title)
         self.units = units
 
-    def set_comparison(self, comparison: Comparison | None) -> None:
-        """Show ``comparison``'s verdict and, for two versions, its changes (None: nothing yet)."""
+    def set_comparison(self, comparison: Comparison | None, message: str | None = None) -> None:
+        """Show ``comparison``'s verdict and, for two versions, its changes (None: nothing yet);
+        ``message``: what to say instead of its own (a saved comparison's, as it was saved)."""
         self.comparison = comparison
+        self.verdict_message = message or (comparison.message if comparison is not None else "")
         has_pair = comparison is not None
         self.swap_button.setEnabled(has_pair)
         self.save_button.setEnabled(has_pair)
@@ -293,7 +296,7 @@ class ComparePanel(QWidget):
         for widget in (self.material_only, self.kind, self.show_formatting, self.previous_button, self.next_button):
             widget.setEnabled(versions)
         if comparison is not None:
-            self.message.setText(comparison.message)
+            self.message.setText(self.verdict_message)
             big = comparison.verdict != VERSIONS
             self.message.setStyleSheet("font-size: 14pt; padding: 12px;" if big else "")
         self.detail.clear()
@@ -374,7 +377,7 @@ class ComparePanel(QWidget):
                 visible += not hidden
             group.setHidden(visible == 0)
         count = len(self.visible_changes())
-        total = self.comparison.message
+        total = self.verdict_message
         if self.comparison.verdict == VERSIONS:
             unfiltered = count == len([c for c in changes if not c.hidden])
             self.message.setText(total if unfiltered else f"{total} Shown: {count}.")
