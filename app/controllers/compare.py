@@ -197,7 +197,9 @@ class CompareController(UsesJobContext, QObject):
         job.progressed.connect(self.panel.progress.update_progress)
         job.succeeded.connect(lambda comparison: self._show(comparison, first, second, None))
         job.failed.connect(lambda error: self.messages.report(error, "comparing", key="compare"))
-        job.cancelled.connect(lambda: self.messages.info("The comparison was stopped.", key="compare"))
+        job.cancelled.connect(  # not for one replaced by a newer request
+            lambda: self.messages.info("The comparison was stopped.", key="compare") if job is self.job else None
+        )
         job.finished.connect(lambda: self._finished(job))
         return job
 
