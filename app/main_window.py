@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
     QMenu,
     QMessageBox,
     QSplitter,
+    QStackedWidget,
     QTabWidget,
     QVBoxLayout,
     QWidget,
@@ -33,6 +34,7 @@ from app.controllers import WorkerLibrary
 from app.controllers.answer import AnswerController
 from app.controllers.background_summary import BackgroundSummaries
 from app.controllers.citations import CitationController
+from app.controllers.compare import CompareController
 from app.controllers.context import JobContext
 from app.controllers.documents import DocumentsController, title_of
 from app.controllers.export import ExportController
@@ -47,6 +49,8 @@ from app.jobs.runner import IngestJob, Job, JobRunner
 from app.services.answering import CitationView
 from app.services.model_session import ModelSession
 from app.services.settings import Settings
+from app.views.compare_versions import CompareVersions
+from app.views.compare_view import ComparePanel
 from app.views.conversation_view import ConversationView
 from app.views.library_panel import LibraryPanel, PdfDropTarget
 from app.views.review_view import ReviewPanel
@@ -135,6 +139,13 @@ class MainWindow(PdfDropTarget, QMainWindow):
         self.tabs.addTab(self.summary, "Summary")
         self.review = ReviewPanel()
         self.tabs.addTab(self.review, "Review")
+        self.compare = ComparePanel()
+        self.tabs.addTab(self.compare, "Compare")
+        # The document pane: the one viewer, or both versions side by side while Compare is open.
+        self.compare_versions = CompareVersions()
+        self.document_pane = QStackedWidget()
+        self.document_pane.addWidget(self.viewer)
+        self.document_pane.addWidget(self.compare_versions)
         gpu = telemetry if telemetry is not None and getattr(telemetry, "available", False) else None
         vram = gpu.sample() if gpu is not None else None
         gpu_notice = gpu_unavailable_notice()
@@ -156,7 +167,7 @@ class MainWindow(PdfDropTarget, QMainWindow):
         right_layout.addWidget(self.tabs, 1)
         self.splitter = QSplitter(Qt.Orientation.Horizontal)
         self.splitter.setObjectName("main-splitter")
-        for index, (pane, stretch) in enumerate(((self.library_panel, 0), (self.viewer, 3), (right, 2))):
+        for index, (pane, stretch) in enumerate(((self.library_panel, 0), (self.document_pane, 3), (right, 2))):
             self.splitter.addWidget(pane)
             self.splitter.setStretchFactor(index, stretch)
         self.splitter.setChildrenCollapsible(False)
@@ -178,7 +189,7 @@ class MainWindow(PdfDropTarget, QMainWindow):
             layout.addWidget(widget)
         self.setCentralWidget(central)
         # floats over the bottom of the document pane: nothing moves, no button is covered
-        self.message_bar = MessageBar(self.messages, central, area=self.viewer)
+        self.message_bar = MessageBar(self.messages, central, area=self.document_pane)
         self.setMinimumSize(*self.MINIMUM_SIZE)  # three panes side by side, none of them cut (fit_screen)
         self.status = StatusBar(
             gpu.latest if gpu is not None else None,
@@ -237,6 +248,14 @@ class MainWindow(PdfDropTarget, QMainWindow):
             context, self.review, self.citations.show, self.ingest.add_paths, missing, model_file, self
         )
         self.reviews.file_state = self.library_panel.file_state
+        self.comparisons = CompareController(context, self.compare, self.compare_versions, passwords, self)
+        self.comparisons.shown.connect(lambda: self.tabs.setCurrentWidget(self.compare))
+        self.comparisons.shown.connect(self._show_versions_when_comparing)
+        self.library_panel.compare_requested.connect(self.comparisons.compare_selected)
+        self.library_panel.compare_with_requested.connect(self.comparisons.compare_with)
+        self.ingest.added.connect(self.comparisons.document_added)
+        self.ingest.idle.connect(self.comparisons.ingest_idle)
+        self.tabs.currentChanged.connect(self._show_versions_when_comparing)
         self.background = BackgroundSummaries(
             context, lambda: str(self.settings["background_summaries"]), missing, current_doc, self
         )
@@ -306,6 +325,20 @@ class MainWindow(PdfDropTarget, QMainWindow):
         self.answers.show_document(record)
         self.summaries.show_document(record)
 
+    def _show_versions_when_comparing(self, *_args: object) -> None:
+        """The document pane shows both versions while the Compare tab is open with a comparison,
+        the selected document otherwise."""
+        comparing = self.tabs.currentWidget() is self.compare and self.comparisons.comparison is not None
+        self.document_pane.setCurrentWidget(self.compare_versions if comparing else self.viewer)
+
+    def _next_change(self) -> None:
+        self.tabs.setCurrentWidget(self.compare)
+        self.compare.next_change()
+
+    def _previous_change(self) -> None:
+        self.tabs.setCurrentWidget(self.compare)
+        self.compare.previous_change()
+
     def _make_menus(self) -> None:
         file_menu = self.menuBar().addMenu("&File")
         self.open_action = self._action(file_menu, "&Open PDF…", QKeySequence.StandardKey.Open, self.open_dialog)
@@ -330,6 +363,18 @@ class MainWindow(PdfDropTarget, QMainWindow):
             self._action(model_menu, "&Download recommended model", None, self.model_setup.download_recommended)
         library_menu = self.menuBar().addMenu("&Library")
         self._action(library_menu, "&Re-index library…", None, self.reindexer.reindex)
+        compare_menu = self.menuBar().addMenu("&Compare")
+        self._action(compare_menu, "&Compare selected documents", "Ctrl+Shift+C",
+                     lambda: self.comparisons.compare_selected(self.library_panel.selected_doc_ids()))  # fmt: skip
+        self._action(compare_menu, "Compare &with…", None, lambda: self.comparisons.compare_with(self.doc_id or ""))
+        compare_menu.addSeparator()
+        self.next_change_action = self._action(compare_menu, "&Next change", "F8", self._next_change)
+        self.previous_change_action = self._action(compare_menu, "&Previous change", "Shift+F8", self._previous_change)
+        self._action(compare_menu, "&Swap old and new", None, self.comparisons.swap)
+        compare_menu.addSeparator()
+        self._action(compare_menu, "S&ave comparison", None, self.comparisons.save)
+        self._action(compare_menu, "&Delete saved comparison", None, self.comparisons.delete_saved)
+        self._action(compare_menu, "&Export comparison as Markdown…", None, self.comparisons.export_markdown)
         help_menu = self.menuBar().addMenu("&Help")
         self._action(help_menu, "&About Pagewise", None, self.about)
 
@@ -382,6 +427,7 @@ class MainWindow(PdfDropTarget, QMainWindow):
         return self.model_setup.open_settings()
 
     REVIEW_SHARE = 0.55  # of the splitter's width, for the right pane while the Review tab is open
+    COMPARE_SHARE = 0.45  # ... while the Compare tab is open (the document pane holds two viewers)
     MINIMUM_SIZE = (900, 560)
     DEFAULT_SIZE = (1360, 860)
     FRAME_ROOM = (16, 48)  # the window manager's frame and title bar, outside the window's geometry
@@ -394,8 +440,9 @@ class MainWindow(PdfDropTarget, QMainWindow):
         both their room back."""
         sizes = self.splitter.sizes()
         total = sum(sizes)
-        if self.tabs.widget(index) is self.review:
-            wanted = int(total * self.REVIEW_SHARE)
+        share = self._right_pane_share(self.tabs.widget(index))
+        if share:
+            wanted = int(total * share)
             if sizes[2] < wanted:
                 if self._sizes_before_review is None:
                     self._sizes_before_review = sizes
@@ -414,9 +461,13 @@ class MainWindow(PdfDropTarget, QMainWindow):
             elif not sizes[0]:  # the library folded for the review comes back at its width
                 self.splitter.setSizes([before[0], max(0, sizes[1] - before[0]), sizes[2]])
 
+    def _right_pane_share(self, tab: QWidget | None) -> float:
+        """The share of the width the right pane needs with ``tab`` open (0: what it has)."""
+        return self.REVIEW_SHARE if tab is self.review else self.COMPARE_SHARE if tab is self.compare else 0.0
+
     def resizeEvent(self, event: QResizeEvent) -> None:
         super().resizeEvent(event)
-        if self.tabs.currentWidget() is self.review:  # made narrower with the Review tab open
+        if self._right_pane_share(self.tabs.currentWidget()):  # made narrower with the Review tab open
             QTimer.singleShot(0, self, lambda: self._make_room_for_the_review(self.tabs.currentIndex()))
 
     def fit_screen(self) -> None:

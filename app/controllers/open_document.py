@@ -7,7 +7,7 @@ restores the last selection before it is even shown.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 from app.controllers.ingest import AskPassword
@@ -109,14 +109,17 @@ def show_word_document(
     focus: int | None = None,
     words: tuple[int, int] | None = None,
     reference: str = "",
+    highlights: Mapping[int, Sequence[tuple[int, int]]] | None = None,
 ) -> None:
     """Show a stored Word document in ``viewer``, scrolled to paragraph ``focus`` with ``words``
-    (offsets in its stored text) highlighted."""
+    (offsets in its stored text) highlighted, and ``highlights`` (ranges by paragraph) too."""
     from app.widgets.word_view import word_html
     from summarizer.library.word_parts import comments, tracked_changes, word_paragraphs
 
     paragraphs = word_paragraphs(library, doc_id)
-    document_html = word_html(paragraphs, tracked_changes(library, doc_id), comments(library, doc_id), focus, words)
+    document_html = word_html(
+        paragraphs, tracked_changes(library, doc_id), comments(library, doc_id), focus, words, highlights
+    )
     quoted = ""
     if focus is not None:
         text = next((p for p in paragraphs if p.index == focus), None)

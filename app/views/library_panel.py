@@ -14,7 +14,7 @@ from typing import Any
 
 from PySide6.QtCore import QPoint, QSignalBlocker, Qt, Signal
 from PySide6.QtGui import QAction, QDragEnterEvent, QDragMoveEvent, QDropEvent, QKeySequence
-from PySide6.QtWidgets import QLabel, QListWidget, QListWidgetItem, QMenu, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QAbstractItemView, QLabel, QListWidget, QListWidgetItem, QMenu, QVBoxLayout, QWidget
 
 from app.widgets.job_progress import plural
 from summarizer.library.reading.file_type import is_document_name
@@ -96,6 +96,8 @@ class LibraryPanel(PdfDropTarget, QWidget):
     remove_requested = Signal(str)  # doc_id, or a failed row's path
     retry_requested = Signal(str)  # the file of an interrupted document or a failed row: add it again
     file_selected = Signal(str)  # a row not in the library (failed, waiting) was selected: what it says
+    compare_requested = Signal(list)  # the doc_ids of the documents selected together (two)
+    compare_with_requested = Signal(str)  # doc_id: compare it with another, to be picked
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -104,8 +106,12 @@ class LibraryPanel(PdfDropTarget, QWidget):
         self.list = QListWidget(self)
         self.list.setObjectName("library-list")
         self._select_when_listed: str | None = None  # a document whose add the user was watching
+        self._menu_key: str | None = None  # the row the context menu was opened on
         self.list.setWordWrap(True)
         self.list.setAlternatingRowColors(True)
+        # Ctrl/Shift+click selects more than one: two versions to compare. The current row is the
+        # document shown; the others are only selected.
+        self.list.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
         self.list.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
         self.list.customContextMenuRequested.connect(self._menu)
         self.list.currentItemChanged.connect(self._current_changed)
@@ -131,6 +137,13 @@ class LibraryPanel(PdfDropTarget, QWidget):
         retry = QAction("Add again to finish", self)
         retry.triggered.connect(self._retry_current)
         self.retry_action = retry
+        self.compare_action = QAction("Compare these two versions", self)
+        self.compare_action.setToolTip(
+            "Compare the two selected documents clause by clause (the older added is the old one)"
+        )
+        self.compare_action.triggered.connect(lambda: self.compare_requested.emit(self.selected_doc_ids()))
+        self.compare_with_action = QAction("Compare with…", self)
+        self.compare_with_action.triggered.connect(self._compare_current_with)
         self._refresh_empty()
 
     # Rows
@@ -256,6 +269,12 @@ class LibraryPanel(PdfDropTarget, QWidget):
 
     # Selection
 
+    def selected_doc_ids(self) -> list[str]:
+        """The library documents selected (with Ctrl/Shift+click), in list order."""
+        keys = [str(item.data(KEY_ROLE)) for item in self.list.selectedItems()]
+        order = self.row_keys()
+        return sorted((k for k in keys if not k.startswith("path:")), key=order.index)
+
     def selected_key(self) -> str | None:
         item = self.list.currentItem()
         return None if item is None else str(item.data(KEY_ROLE))
@@ -314,14 +333,27 @@ class LibraryPanel(PdfDropTarget, QWidget):
         item = self.list.itemAt(position)
         if item is None:
             return
-        self.list.setCurrentItem(item)
+        two = item.isSelected() and len(self.selected_doc_ids()) == 2
+        if not item.isSelected():
+            self.list.setCurrentItem(item)
         menu = QMenu(self)
         key = str(item.data(KEY_ROLE))
         if self.retry_file(key):
             self.retry_action.setText("Try again" if key.startswith("path:") else "Add again to finish")
             menu.addAction(self.retry_action)
+        if two:
+            menu.addAction(self.compare_action)
+        if not key.startswith("path:"):
+            self._menu_key = key
+            menu.addAction(self.compare_with_action)
+        menu.addSeparator()
         menu.addAction(self.remove_action)
         menu.exec(self.list.viewport().mapToGlobal(position))
+
+    def _compare_current_with(self) -> None:
+        key = self._menu_key or self.selected_key()
+        if key is not None and not key.startswith("path:"):
+            self.compare_with_requested.emit(key)
 
     def _retry_current(self) -> None:
         key = self.selected_key()

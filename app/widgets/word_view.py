@@ -7,7 +7,7 @@ the program the system opens .docx files with."""
 from __future__ import annotations
 
 import html
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from PySide6.QtCore import QEvent, QObject, QTimer, QUrl
@@ -22,16 +22,16 @@ DELETED = "#b3261e"
 HIGHLIGHT = "#fff1a8"
 
 
-def _marked(text: str, inserted: Sequence[str], words: tuple[int, int] | None) -> str:
-    """``text`` as HTML, its inserted pieces underlined in blue and ``words`` (offsets) highlighted."""
+def _marked(text: str, inserted: Sequence[str], ranges: Sequence[tuple[int, int]]) -> str:
+    """``text`` as HTML, its inserted pieces underlined in blue and each of ``ranges`` (offsets) highlighted."""
     marks = [0] * (len(text) + 1)  # 1: inserted, 2: cited, per character
     for piece in inserted:
         start = text.find(piece) if piece.strip() else -1
         if start >= 0:
             for i in range(start, start + len(piece)):
                 marks[i] |= 1
-    if words is not None:
-        for i in range(max(0, words[0]), min(len(text), words[1])):
+    for first, last in ranges:
+        for i in range(max(0, first), min(len(text), last)):
             marks[i] |= 2
     out: list[str] = []
     run_start = 0
@@ -53,9 +53,11 @@ def word_html(
     comments: Sequence[Comment],
     focus: int | None = None,
     words: tuple[int, int] | None = None,
+    highlights: Mapping[int, Sequence[tuple[int, int]]] | None = None,
 ) -> str:
     """The document as HTML: one block per paragraph (anchor ``p<N>``); ``focus``: the cited
-    paragraph, with ``words`` (offsets in its text as stored, number included) highlighted."""
+    paragraph, with ``words`` (offsets in its text as stored, number included) highlighted;
+    ``highlights``: more ranges to highlight, by paragraph (a comparison's changed words)."""
     blocks: list[str] = []
     for paragraph in paragraphs:
         number = paragraph.number or ""
@@ -63,7 +65,8 @@ def word_html(
         inserted = [c.text for c in changes if c.paragraph == paragraph.index and c.kind == "insertion"]
         deleted = [c for c in changes if c.paragraph == paragraph.index and c.kind == "deletion" and c.text.strip()]
         cited = paragraph.index == focus
-        body = _marked(full, inserted, words if cited else None)
+        ranges = [words] if cited and words is not None else []
+        body = _marked(full, inserted, [*ranges, *(highlights or {}).get(paragraph.index, ())])
         if paragraph.heading_level is not None and len(full) < 120:
             body = f"<b>{body}</b>"
         indent = 18 * (paragraph.list_level or 0)

@@ -9,5 +9,6 @@ On both: ``cold_start`` (where a cold ``pagewise ask`` spends its time) and
 On this machine: ``ocr`` (OCR quality and speed on scans of the fixtures), ``filing_ingest``,
 ``cpu_build`` (llama.cpp builds compared), ``prompt_lookup``, ``grammar_check``, ``http_cancel``
 (why the remote engine keeps its own HTTP client), ``long_library`` (the 1M-token library the
-compression benchmarks read).
+compression benchmarks read), ``compare_view`` (the Compare tab on a long edited pair; needs
+PySide6).
 """

@@ -440,6 +440,30 @@ def _clauses(db: sqlite_utils.Database) -> None:
     )
 
 
+def _saved_comparisons(db: sqlite_utils.Database) -> None:
+    # A comparison of two versions saved from the window (summarizer.compare.saved): the pair, their
+    # titles and file types when it was made, the verdict and its message, and the changes as JSON
+    # (each with both clauses and its whole word diff), so that it reopens as it was, even after a
+    # version is removed from the library (no foreign key: a saved comparison outlives its documents).
+    db.execute(
+        """
+        CREATE TABLE comparisons (
+            comparison_id INTEGER PRIMARY KEY,
+            old_doc_id TEXT NOT NULL,
+            new_doc_id TEXT NOT NULL,
+            old_title TEXT NOT NULL,
+            new_title TEXT NOT NULL,
+            old_file_type TEXT NOT NULL DEFAULT 'pdf',
+            new_file_type TEXT NOT NULL DEFAULT 'pdf',
+            saved_at TEXT NOT NULL,
+            verdict TEXT NOT NULL,
+            message TEXT NOT NULL,
+            result TEXT NOT NULL
+        )
+        """
+    )
+
+
 MIGRATIONS: list[tuple[int, str, Migration]] = [
     (1, "documents, pages, passages with FTS5, embeddings, meta", _initial),
     (2, "model file hashes, segments, summaries, conversation turns", _summaries_and_conversations),
@@ -450,6 +474,7 @@ MIGRATIONS: list[tuple[int, str, Migration]] = [
     (7, "documents' kind: contract, filing or other", _document_kind),
     (8, "Word documents: file type, paragraphs' numbers and pages, tracked changes, comments", _word_documents),
     (9, "clauses as units: number, heading path, span and text of every clause", _clauses),
+    (10, "comparisons of two versions saved from the window", _saved_comparisons),
 ]
 
 SCHEMA_VERSION = max(version for version, _, _ in MIGRATIONS)
