@@ -233,6 +233,7 @@ class MainWindow(PdfDropTarget, QMainWindow):
             context, self.review, self.citations.show, self.ingest.add_paths, missing, model_file, self
         )
         self.reviews.file_state = self.library_panel.file_state
+        self.reviews.open_contract = self.select_document
         self.background = BackgroundSummaries(
             context, lambda: str(self.settings["background_summaries"]), missing, current_doc, self
         )

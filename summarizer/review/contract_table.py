@@ -77,7 +77,8 @@ class TableColumn:
     item_index: int = -1  # the checklist item's index; -1 for the contract's own columns
 
     def names(self) -> tuple[str, ...]:
-        return tuple(dict.fromkeys(n.lower() for n in (self.title, self.key.replace("_", " "), self.key)))
+        spoken = self.key.replace("-", " ").replace("_", " ")  # the CUAD ids: "change-of-control"
+        return tuple(dict.fromkeys(n.lower() for n in (self.title, spoken, self.key)))
 
 
 def table_columns(items: Sequence[ChecklistItem], *, folders: bool = False) -> list[TableColumn]:
@@ -103,7 +104,7 @@ CONDITION = re.compile(r"^(?P<column>[^=:!]+?)\s*(?P<op>!=|=|:)\s*(?P<text>.+)$"
 
 def find_column(name: str, columns: Sequence[TableColumn]) -> TableColumn:
     """The column ``name`` names: whole, else by its beginning, else anywhere in it."""
-    wanted = " ".join(name.lower().replace("_", " ").split())
+    wanted = " ".join(name.lower().split())
     tests = (lambda n: n == wanted, lambda n: n.startswith(wanted), lambda n: wanted in n)
     for test in tests:
         found = [c for c in columns if any(test(n) for n in c.names())]
