@@ -413,12 +413,12 @@ class ReviewPanel(PdfDropTarget, QWidget):
             self.table_model.set_contracts(self.items, contracts)
             self.table.resizeColumnToContents(0)
             self.table.setColumnWidth(0, min(self.table.columnWidth(0), 320))
+            self._set_editor(None)
         else:
             self.table_model.set_contracts(self.items, [])
-            self._fill_grid()
+            self._fill_grid()  # the selected cell stays selected, its editor with it
         self._enable_exports()
         self._apply_filter()
-        self._set_editor(None)
 
     def _fill_grid(self) -> None:
         selected = (self.grid.currentRow(), self.grid.currentColumn())
@@ -441,6 +441,8 @@ class ReviewPanel(PdfDropTarget, QWidget):
         if 0 <= selected[0] < len(items) and 0 <= selected[1] < len(columns):
             self.grid.setCurrentCell(*selected)
             self._set_editor(self.result_at(*selected), selected)
+        else:
+            self._set_editor(None)
 
     def set_cell(self, row: int, column: int, review: DocumentReview) -> None:
         """Show ``review`` in ``column`` with its item ``row`` (just finished) in its cell; the

@@ -106,6 +106,7 @@ def test_a_correction_persists_and_shows_in_the_grid_and_the_exports(
     panel.note_edit.setText("confirmed with counsel")
     panel.save_button.click()
     assert panel.grid.item(1, 0).text() == "Delaware (p. 2) ✎✓✱"
+    assert panel.editing == (1, 0) and panel.note_edit.text() == "confirmed with counsel"  # the cell stays selected
     assert panel.grid.item(1, 0).background().color().name().upper() == "#C6EFCE"  # the playbook's match
     saved, _ = corrections(window.library, doc_id, "three")["law"]
     assert (saved.value, saved.accepted, saved.note) == ("Delaware", True, "confirmed with counsel")
