@@ -24,7 +24,8 @@ ROOT = Path(__file__).resolve().parents[1]
 CUAD = ROOT.parent / "shared" / "data" / "cuad-train" / "cuad-train.tar.gz"
 LINES_PER_PAGE, CHARS_PER_LINE = 48, 92
 QUESTION = "Which contracts have a change of control clause?"
-FILTER = "has Change of Control; Governing Law = New York"
+FILTER = "has Change of Control"
+SORTED_BY = "renewal-term"  # a column in view beside the titles: the contracts that have one first
 
 
 def contract_pages(text: str, max_pages: int) -> list[list[str]]:
@@ -73,24 +74,32 @@ def main() -> None:
     parser.add_argument("--contracts", type=int, default=30)
     parser.add_argument("--max-pages", type=int, default=10)
     parser.add_argument("--cuad", type=Path, default=CUAD, help="the CUAD training archive")
+    parser.add_argument(
+        "--home",
+        type=Path,
+        help="the data folder of an earlier run, to reuse its library: the contracts are not added again and "
+        "the review reads back what that run stored",
+    )
     args = parser.parse_args()
     out_dir = Path(args.out)
     out_dir.mkdir(parents=True, exist_ok=True)
-    home = Path(tempfile.mkdtemp(prefix="pagewise-room-"))
+    home = args.home or Path(tempfile.mkdtemp(prefix="pagewise-room-"))
     os.environ["PAGEWISE_HOME"] = str(home)
     from app.widgets.qt_wait import wait_until
     from scripts.scripted_window import scripted_window
 
     room = home / "data room"
-    room.mkdir()
-    files = write_data_room(room, args.cuad, args.contracts, args.max_pages)
+    reuse = room.is_dir()
+    room.mkdir(exist_ok=True)
+    files = [] if reuse else write_data_room(room, args.cuad, args.contracts, args.max_pages)
     app, window, engine = scripted_window(home, 16384)
     window.resize(1600, 1000)
     window.runner.embed = False
-    window.add_paths(files)
-    wait_until(lambda: False, 2.0)  # the adds have started
-    wait_until(lambda: not window.runner.ingests, 900)  # CUAD holds a few duplicates: those are skipped
-    print("added", len(window.library.documents()), "of", len(files), flush=True)
+    if files:
+        window.add_paths(files)
+        wait_until(lambda: False, 2.0)  # the adds have started
+        wait_until(lambda: not window.runner.ingests, 900)  # CUAD holds a few duplicates: those are skipped
+    print("library of", len(window.library.documents()), "contracts", flush=True)
 
     window.tabs.setCurrentWidget(window.review)
     window.splitter.setSizes([170, 330, 1100])
@@ -105,20 +114,32 @@ def main() -> None:
     window.close()
 
 
+def dismiss_messages(window: Any) -> None:
+    """Close the notes of the adds ("… is ready", a duplicate skipped): they cover the viewer."""
+    for item in window.message_bar.items():
+        item.dismiss()
+    window.message_bar.place()
+
+
 def review_table(app: Any, window: Any, path: Path) -> None:
     from PySide6.QtCore import Qt
 
     from app.widgets.qt_wait import wait_until
 
     panel = window.review
-    column = next(n for n, c in enumerate(panel.table_model.columns) if c.key == "governing-law")
-    panel.table.sortByColumn(column, Qt.SortOrder.AscendingOrder)
+    window.splitter.setSizes([150, 330, 1120])
+    panel.table.setColumnWidth(0, 250)
+    for column in range(1, panel.table_model.columnCount()):
+        panel.table.setColumnWidth(column, 104)
+    sort = next(n for n, c in enumerate(panel.table_model.columns) if c.key == SORTED_BY)
+    law = next(n for n, c in enumerate(panel.table_model.columns) if c.key == "governing-law")
+    panel.table.sortByColumn(sort, Qt.SortOrder.AscendingOrder)
     panel.filter_box.setText(FILTER)
-    panel.table.selectRow(0)
-    panel.table.scrollTo(panel.table.model().index(0, column))
-    index = panel.table.model().index(0, column)
+    index = panel.table.model().index(0, law)
     panel.table.setCurrentIndex(index)
     panel.table.clicked.emit(index)  # the first contract's governing-law passage, in the viewer
+    panel.table.horizontalScrollBar().setValue(0)  # the titles in view
+    dismiss_messages(window)
     app.processEvents()
     wait_until(lambda: False, 1.0)
     window.grab().save(str(path))
@@ -139,6 +160,7 @@ def library_question(app: Any, window: Any, engine: Any, path: Path) -> None:
     assert job is not None
     wait_until(lambda: window.answers.job is None, 600)
     conversation._anchor(QUrl("hit:0/1"))  # the first contract's passage, opened and highlighted
+    dismiss_messages(window)
     app.processEvents()
     wait_until(lambda: False, 1.0)
     conversation.browser.verticalScrollBar().setValue(0)
