@@ -256,6 +256,7 @@ class MainWindow(PdfDropTarget, QMainWindow):
         self.ingest.added.connect(self.comparisons.document_added)
         self.ingest.idle.connect(self.comparisons.ingest_idle)
         self.tabs.currentChanged.connect(self._show_versions_when_comparing)
+        self.reviews.open_contract = self.select_document
         self.background = BackgroundSummaries(
             context, lambda: str(self.settings["background_summaries"]), missing, current_doc, self
         )

@@ -26,7 +26,13 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         "--evidence-only finds the passages where each clause is without a model. With --item, record the "
         "reviewer's correction of one cell instead (--set-value, --accept, --note); exports carry it.",
     )
-    parser.add_argument("doc_ids", nargs="+", metavar="DOC_ID", help="the contracts (see `pagewise list`)")
+    parser.add_argument("doc_ids", nargs="*", metavar="DOC_ID", help="the contracts (see `pagewise list`)")
+    parser.add_argument(
+        "--all",
+        action="store_true",
+        help="review every ready contract in the library (a data room); with --evidence-only each contract "
+        "is stored as it is done and a second run continues where the first stopped",
+    )
     parser.add_argument("--checklist", default="cuad", help="cuad, or a CSV/YAML checklist file (docs/checklists.md)")
     parser.add_argument(
         "--side",
@@ -42,7 +48,9 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         "--fresh", action="store_true", help="ask the model every item again instead of reading stored answers"
     )
     parser.add_argument(
-        "--format", choices=("md", "csv", "docx"), help="write the review as Markdown, CSV or a Word memo (with --out)"
+        "--format",
+        choices=("md", "csv", "xlsx", "docx"),
+        help="write the review as Markdown, CSV, an Excel workbook (a row per contract) or a Word memo (with --out)",
     )
     parser.add_argument("--out", type=Path, help="the file to write with --format")
     correction = parser.add_argument_group("the reviewer's correction of one cell (one DOC_ID, no model)")
@@ -55,6 +63,11 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     add_model_flags(parser)
     add_json_flag(parser)
     parser.set_defaults(handler=run)
+
+
+def ready_contracts(library: Library) -> list[str]:
+    """Every document of the library that can be reviewed (added whole, with text), oldest first."""
+    return [r.doc_id for r in library.documents() if r.state == "ready" and r.passages > 0]
 
 
 def correct(args: argparse.Namespace, library: Library, checklist: Checklist) -> int:
@@ -135,7 +148,7 @@ def run(args: argparse.Namespace) -> int:
     from app.services.output import fail
     from summarizer.library.storage.store import Library
     from summarizer.review.checklist import load_checklist
-    from summarizer.review.evidence import review_evidence
+    from summarizer.review.evidence_batch import review_evidence_stored
     from summarizer.review.export import (
         absent_label,
         flag_word,
@@ -146,18 +159,26 @@ def run(args: argparse.Namespace) -> int:
         to_markdown,
     )
     from summarizer.review.playbook import flag_results
-    from summarizer.review.store import attach_corrections, store_evidence
+    from summarizer.review.store import attach_corrections
 
     if bool(args.format) != bool(args.out):
         return fail(args, "--format and --out go together (e.g. --format md --out review.md)", 2)
+    if bool(args.all) == bool(args.doc_ids):
+        return fail(args, "give the contracts' DOC_IDs (see `pagewise list`) or --all, not both", 2)
     checklist = load_checklist(args.checklist)
     progress = TerminalProgress(enabled=not args.json)
     with Library.open() as library:
+        if args.all:
+            args.doc_ids = ready_contracts(library)
+            if not args.doc_ids:
+                return fail(args, "The library has no contracts ready to review. Add some with `pagewise ingest`.", 1)
         if args.item:
             return correct(args, library, checklist)
         if args.evidence_only:
-            reviews = review_evidence(library, args.doc_ids, checklist, progress, side=args.side)
-            store_evidence(library, checklist, reviews)  # the window shows them too
+            # each contract is stored as it is done: a stopped run continues (summarizer/review/evidence_batch.py)
+            reviews = review_evidence_stored(
+                library, args.doc_ids, checklist, progress, side=args.side, fresh=args.fresh
+            )
             for review in reviews:
                 attach_corrections(library, review)
                 flag_results(checklist.items, review.items, review.side)
@@ -168,6 +189,10 @@ def run(args: argparse.Namespace) -> int:
         from summarizer.review.memo_docx import write_docx
 
         write_docx(reviews, args.out, model="" if args.evidence_only else Path(args.model or "").name)
+    elif args.format == "xlsx":
+        from summarizer.review.export_xlsx import write_xlsx
+
+        write_xlsx(reviews, args.out, model="" if args.evidence_only else Path(args.model or "").name)
     elif args.out:
         text = to_markdown(reviews) if args.format == "md" else to_csv(reviews)
         args.out.write_text(text, encoding="utf-8")

@@ -78,6 +78,8 @@ class AnswerController(UsesJobContext, QObject):
         self.conversation.set_busy(self.job is not None)
 
     def ask(self, question: str) -> Job | None:
+        if self.conversation.library_scope():
+            return self.ask_library(question)
         doc_id = self.current_doc()
         if doc_id is None:
             self.messages.info("Select a document in the library first.")
@@ -135,6 +137,58 @@ class AnswerController(UsesJobContext, QObject):
         job.cancelled.connect(lambda: self._stopped(doc_id, "Stopped.", job.stop))
         job.finished.connect(self._finished)
         return job
+
+    def ask_library(self, question: str) -> Job | None:
+        """One question across the library (issue 46): the contracts that match, each with its
+        best passage, shown as soon as they are found; then, with a model, its answer from the
+        first few of them. Without a model the list of contracts is the answer."""
+        from app.services.library_question import answer_across, find_contracts
+
+        if self.job is not None:
+            self.messages.info("An answer is still being written. Press Esc to stop it first.")
+            return None
+        if not any(record.passages > 0 for record in self.library.documents()):
+            self.messages.info("The library has no documents with text to ask about: add some first.")
+            return None
+        no_model = self.model_missing("Asking")
+        self.messages.resolve("answer")
+        self.conversation.begin_library_answer(question)
+        self.doc_id = None
+
+        def run(job: Job) -> AnswerView | None:
+            library = self.worker_library()
+            contracts = find_contracts(library, question, job.report)
+            job.emit_partial(contracts)
+            if no_model or not contracts:
+                return None
+            engine = self.session.ensure_loaded(job.report, job.token)
+            answer = answer_across(engine, library, question, contracts, job.emit_piece, job.report, job.token)
+            answer.model = engine.model_name
+            return answer
+
+        def stop_model() -> None:
+            if self.runner.current_llm_job is job:
+                self.session.cancel()
+
+        job = self.runner.submit_llm("answer", run, on_cancel=stop_model)
+        self.job = job
+        without = f"{no_model} The contracts that match are listed without an answer." if no_model else ""
+        job.progressed.connect(self.conversation.progress.update_progress)
+        job.partial.connect(self.conversation.show_contracts)
+        job.piece.connect(self.conversation.add_library_piece)
+        job.succeeded.connect(lambda answer: self.conversation.finish_library_answer(answer, without))
+        job.failed.connect(self._library_failed)
+        job.cancelled.connect(lambda: self.conversation.finish_library_answer(None, "Stopped."))
+        job.finished.connect(self._finished)
+        return job
+
+    def _library_failed(self, error: BaseException) -> None:
+        self.conversation.finish_library_answer(
+            None, f"No answer: {error}" if isinstance(error, PagewiseError) else "No answer."
+        )
+        if isinstance(error, EngineError) and self.session.crashed():
+            self.model_crashed.emit()
+        self.messages.report(error, "answering across the library", key="answer")
 
     def cancel(self) -> None:
         if self.job is not None:

@@ -34,7 +34,12 @@ from summarizer.library.storage.store import DocumentRecord
 from summarizer.review.checklist import Checklist, load_checklist
 from summarizer.review.evidence import DocumentReview, ItemDone, ItemResult
 
-EXPORT_FILTERS = {"md": "Markdown (*.md)", "csv": "CSV (*.csv)", "docx": "Word document (*.docx)"}
+EXPORT_FILTERS = {
+    "md": "Markdown (*.md)",
+    "csv": "CSV (*.csv)",
+    "xlsx": "Excel workbook (*.xlsx)",
+    "docx": "Word document (*.docx)",
+}
 
 
 def _flat(text: str) -> str:
@@ -74,12 +79,14 @@ class ReviewController(UsesJobContext, QObject):
         self.choose_checklist_file: Callable[[], Path | None] = self._checklist_dialog
         self.choose_export_path: Callable[[str, str], Path | None] = self._export_dialog
         self.file_state: Callable[[str], str | None] = lambda _path: None  # the library panel's row of a file
+        self.open_contract: Callable[[str], object] = lambda _doc_id: None  # the window selects the document
         panel.review_requested.connect(self.review)
         panel.cancel_requested.connect(self.cancel)
         panel.selection_changed.connect(self.show_stored)
         panel.checklist_chosen.connect(self.use_checklist)
         panel.checklist_file_requested.connect(self._pick_checklist_file)
         panel.cell_clicked.connect(self.open_cell)
+        panel.contract_open_requested.connect(self._open_contract_at)
         panel.correction_submitted.connect(self.correct)
         panel.export_requested.connect(self.export)
         panel.files_dropped.connect(self.add_and_review)
@@ -139,6 +146,7 @@ class ReviewController(UsesJobContext, QObject):
         stored review (with the corrections, flagged for the side now given), without a model."""
         side = self.panel.side_text()
         columns: list[tuple[str, DocumentReview | None]] = []
+        folders: list[str] = []
         self.column_ids = []
         for doc_id in self.panel.checked_doc_ids():
             try:
@@ -146,8 +154,9 @@ class ReviewController(UsesJobContext, QObject):
             except PagewiseError:
                 continue
             columns.append((title_of(record), self._shown_review(doc_id, side)))
+            folders.append(str(getattr(record, "folder", "") or ""))  # the data room's folder, where ingest keeps one
             self.column_ids.append(doc_id)
-        self.panel.set_grid(list(self.checklist.items), columns)
+        self.panel.set_grid(list(self.checklist.items), columns, folders)
         if columns:
             self.panel.hint.setText(
                 "Click a cell to see its passage in the contract; select one to correct it below."
@@ -206,10 +215,10 @@ class ReviewController(UsesJobContext, QObject):
             self.messages.info(note)
 
     def _start(self, doc_ids: list[str]) -> Job | None:
-        from summarizer.review.evidence import review_evidence
+        from summarizer.review.evidence_batch import review_evidence_stored
         from summarizer.review.item_answers import review_with_model
         from summarizer.review.playbook import flag_results
-        from summarizer.review.store import attach_corrections, store_evidence
+        from summarizer.review.store import attach_corrections
 
         evidence_only = self.panel.evidence_only.isChecked()
         if not evidence_only and (note := self.model_missing("Reviewing")):
@@ -221,10 +230,10 @@ class ReviewController(UsesJobContext, QObject):
         def run(job: Job) -> list[DocumentReview]:
             library = self.worker_library()
             if evidence_only:
-                reviews = review_evidence(
+                # each contract is stored as it is done: a stopped or crashed run continues where it was
+                reviews = review_evidence_stored(
                     library, doc_ids, checklist, job.report, job.token, side=side, on_item=job.emit_partial
                 )
-                store_evidence(library, checklist, reviews)
                 for found in reviews:
                     attach_corrections(library, found)
                     flag_results(checklist.items, found.items, side)
@@ -383,6 +392,11 @@ class ReviewController(UsesJobContext, QObject):
             return
         self.show_citation(citation)
 
+    def _open_contract_at(self, column: int) -> None:
+        """A contract's title clicked in the table: the window shows that contract."""
+        if 0 <= column < len(self.column_ids):
+            self.open_contract(self.column_ids[column])
+
     def cell_citation(self, doc_id: str, result: ItemResult) -> CitationView | None:
         """The passage that supports the cell: the evidence passage holding the model's quote,
         else (evidence only, or a quote on no passage) the best evidence passage."""
@@ -427,6 +441,13 @@ class ReviewController(UsesJobContext, QObject):
                     item.status not in ("evidence", "absent", "pending") for r in reviews for item in r.items
                 )
                 write_docx(reviews, path, model=self.model_name() if answered else "")
+            elif fmt == "xlsx":
+                from summarizer.review.export_xlsx import write_xlsx
+
+                answered = any(
+                    item.status not in ("evidence", "absent", "pending") for r in reviews for item in r.items
+                )
+                write_xlsx(reviews, path, model=self.model_name() if answered else "")
             else:
                 from summarizer.review.export import to_csv, to_markdown
 

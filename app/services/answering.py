@@ -176,10 +176,10 @@ def _views(
         else:
             spans = passage_spans(library, int(pid))
         views.append(_citation_view(number, data, doc_id, spans))
-    return _with_word_labels(library, views)
+    return with_word_labels(library, views)
 
 
-def _with_word_labels(library: Library, views: list[CitationView]) -> list[CitationView]:
+def with_word_labels(library: Library, views: list[CitationView]) -> list[CitationView]:
     """A Word document's citations named by clause and paragraph, its "pages" being paragraphs."""
     from dataclasses import replace
 
@@ -203,7 +203,7 @@ def _source_views(library: Library, doc_id: str, passages: Sequence[dict[str, An
         if page > 0:
             views.append(CitationView(number, str(data.get("doc_id") or doc_id), page, pid, str(data.get("text", "")),
                                       True, spans))  # fmt: skip
-    return _with_word_labels(library, views)
+    return with_word_labels(library, views)
 
 
 def _read_views(library: Library, doc_id: str, read: Sequence[dict[str, Any]] | None) -> list[CitationView]:
@@ -276,27 +276,37 @@ def ask(
     on_piece: Callable[[str], None] = lambda _: None,
     progress: ProgressCallback = no_progress,
     cancel: CancelToken = NEVER_CANCELLED,
+    *,
+    options: Any = None,
+    passages: Sequence[Any] = (),
 ) -> AnswerView:
     """Answer ``question`` about ``doc_id`` (``summarizer.answers.answer.answer_question``: the whole
     text when it fits, else the top passages with the stored super-summary, or, while that is not
     made, with the segment summaries stored so far: mode "passages"), streaming text through
     ``on_piece``. Never summarizes: a first question is answered in seconds, and the summary is
-    made by its own job."""
-    from summarizer.answers.answer import answer_question
+    made by its own job. ``passages`` (search results the caller chose: a library-wide question's
+    best passage of each contract) are given instead of searching; ``options``: ``AnswerOptions``."""
+    from summarizer.answers.answer import AnswerOptions, answer_from_passages, answer_question
     from summarizer.llm.model_identity import lookup_identity
 
-    # Not model_identity: a model never hashed, whose size no stored summary of this document was
-    # made at, is not read before the first token (its digest is made beside the load).
-    identity = known_identity(engine) or lookup_identity(library, engine, [doc_id], progress, cancel)
-    stream = answer_question(
-        library,
-        engine,
-        question,
-        model_sha256=identity,
-        doc_ids=[doc_id],
-        history=[HistoryTurn(turn.question, turn.text) for turn in history],
-        progress=progress,
-        cancel=cancel,
+    options = options or AnswerOptions()
+    stream = (
+        answer_from_passages(library, engine, question, passages, options=options, cancel=cancel)
+        if passages
+        else answer_question(
+            library,
+            engine,
+            question,
+            # Not model_identity: a model never hashed, whose size no stored summary of this
+            # document was made at, is not read before the first token (its digest is made
+            # beside the load).
+            model_sha256=known_identity(engine) or lookup_identity(library, engine, [doc_id], progress, cancel),
+            doc_ids=[doc_id],
+            options=options,
+            history=[HistoryTurn(turn.question, turn.text) for turn in history],
+            progress=progress,
+            cancel=cancel,
+        )
     )
     progress(Progress(Stage.READ_DOCUMENT if stream.mode == "whole-document" else Stage.READ_PASSAGES, 0, None))
     pieces: list[str] = []

@@ -1,10 +1,13 @@
 """The conversation with the selected document: turns rendered as Markdown, citations as
-links, a question box (Ctrl+Enter asks), the answer streaming in, and export."""
+links, a question box (Ctrl+Enter asks), the answer streaming in, and export. The scope box above
+the question asks the whole library instead (issue 46): that conversation lists, per question,
+the contracts found with the best passage of each, and the answer naming its contracts."""
 
 from __future__ import annotations
 
 from PySide6.QtCore import QTimer, QUrl, Signal
 from PySide6.QtWidgets import (
+    QComboBox,
     QHBoxLayout,
     QLabel,
     QPlainTextEdit,
@@ -15,7 +18,9 @@ from PySide6.QtWidgets import (
 )
 
 from app.services.answering import AnswerView, CitationView, cited_units, page_run_label, read_whole
+from app.services.library_question import ContractHit, LibraryTurn
 from app.widgets.job_progress import JobProgress
+from inference.errors import shorten_message
 
 RENDER_INTERVAL_MS = 80  # a streamed answer is re-rendered at most ~12 times a second
 
@@ -85,8 +90,41 @@ def checks(index: int, turn: AnswerView, pages: int | None = None, word: bool = 
     return lines
 
 
+SNIPPET_CHARS = 220  # of a contract's best passage in a library-wide answer: its first lines
+THIS_DOCUMENT, ALL_DOCUMENTS = "document", "library"
+
+
+def contract_lines(turn: int, contracts: list[ContractHit]) -> list[str]:
+    """A library-wide answer's contracts, best first: each named, its best passage's page as a
+    link (``hit:TURN/NUMBER``) and the passage's beginning."""
+    if not contracts:
+        return ["*No contract has a passage that matches.*"]
+    lines = [f"**{len(contracts)} contracts with a matching passage** (the best passage of each, best first):", ""]
+    for n, hit in enumerate(contracts, start=1):
+        snippet = shorten_message(" ".join(hit.best.text.split()), SNIPPET_CHARS)
+        lines.append(f"{n}. **{hit.title}** — [{hit.best.where}](hit:{turn}/{n}): “{snippet}”")
+    return lines
+
+
+def library_markdown(index: int, turn: LibraryTurn, pending_text: str = "") -> str:
+    """One library-wide question as the conversation shows it."""
+    block = [f"**You (all documents):** {turn.question}"]
+    if turn.answer is not None:
+        block.append(linkify(turn.answer.text, index, turn.answer.citations).replace("](cite:", "](lcite:"))
+    elif pending_text:
+        block.append(pending_text)
+    if turn.note:
+        block.append(f"*{turn.note}*")
+    if turn.contracts or turn.answer is not None or turn.note:
+        block.append("\n".join(contract_lines(index, turn.contracts)))
+    elif not pending_text:
+        block.append("…")
+    return "\n\n".join(block)
+
+
 class ConversationView(QWidget):
     ask_requested = Signal(str)
+    scope_changed = Signal()
     cancel_requested = Signal()
     citation_clicked = Signal(object)  # CitationView
     export_requested = Signal()
@@ -104,6 +142,20 @@ class ConversationView(QWidget):
         self.browser.setObjectName("conversation")
         self.browser.setOpenLinks(False)
         self.browser.anchorClicked.connect(self._anchor)
+        self.library_turns: list[LibraryTurn] = []  # this session's library-wide questions
+        self.library_pending: LibraryTurn | None = None
+        self.library_text = ""  # the library-wide answer being written
+        self.has_document = False
+        self.busy = False
+        self.scope = QComboBox()
+        self.scope.setObjectName("conversation-scope")
+        self.scope.addItem("This document", THIS_DOCUMENT)
+        self.scope.addItem("All documents", ALL_DOCUMENTS)
+        self.scope.setToolTip(
+            "Ask the selected document, or every document of the library: the contracts that match are "
+            "listed with the best passage of each"
+        )
+        self.scope.currentIndexChanged.connect(self._scope_toggled)
         self.question = QPlainTextEdit()
         self.question.setPlaceholderText("Ask about this document…  (Ctrl+Enter)")
         self.question.setMaximumHeight(84)
@@ -120,6 +172,8 @@ class ConversationView(QWidget):
         self.progress.cancel_requested.connect(self.cancel_requested)
         # Ctrl+Enter is the window's Model → Ask action (one shortcut: two would be ambiguous).
         buttons = QHBoxLayout()
+        buttons.addWidget(QLabel("Ask"))
+        buttons.addWidget(self.scope)
         buttons.addWidget(self.copy_button)
         buttons.addWidget(self.export_button)
         buttons.addStretch(1)
@@ -161,17 +215,83 @@ class ConversationView(QWidget):
         self.pending_text = ""
         self.partial = None
         self.note = ""
-        enabled = title is not None
+        self.has_document = title is not None
+        self._enable()
+        self.render_conversation()
+
+    def library_scope(self) -> bool:
+        """Whether a question goes to every document of the library."""
+        return bool(self.scope.currentData() == ALL_DOCUMENTS)
+
+    def set_scope(self, library: bool) -> None:
+        self.scope.setCurrentIndex(self.scope.findData(ALL_DOCUMENTS if library else THIS_DOCUMENT))
+
+    def _scope_toggled(self, _index: int) -> None:
+        self._enable()
+        self.render_conversation(to_end=True)
+        self.scope_changed.emit()
+
+    def _enable(self) -> None:
+        library = self.library_scope()
+        enabled = self.has_document or library
         self.question.setEnabled(enabled)
-        self.ask_button.setEnabled(enabled)
-        self.copy_button.setEnabled(enabled and bool(self.turns))
-        self.export_button.setEnabled(enabled and bool(self.turns))
+        self.ask_button.setEnabled(enabled and not self.busy)
+        self.copy_button.setEnabled(self.has_document and not library and bool(self.turns))
+        self.export_button.setEnabled(self.has_document and not library and bool(self.turns))
+        self.question.setPlaceholderText(
+            "Ask every document, e.g. which contracts have a change-of-control clause?  (Ctrl+Enter)"
+            if library
+            else "Ask about this document…  (Ctrl+Enter)"
+        )
         self.hint.setText("" if enabled else "Select a document in the library to ask about it.")
         self.hint.setVisible(not enabled)
+
+    # A library-wide question
+
+    def begin_library_answer(self, question: str) -> None:
+        self.library_pending = LibraryTurn(question)
+        self.library_text = ""
+        self.progress.start("Searching every document…")
+        self.set_busy(True)
+        self.render_conversation(to_end=True)
+
+    def show_contracts(self, contracts: list[ContractHit]) -> None:
+        """The contracts found for the pending library-wide question, before the model answers."""
+        if self.library_pending is not None:
+            self.library_pending.contracts = list(contracts)
+            self.render_conversation(to_end=True)
+
+    def add_library_piece(self, text: str) -> None:
+        self.library_text += text
+        if not self._render_timer.isActive():
+            self._render_timer.start()
+
+    def finish_library_answer(self, answer: AnswerView | None, note: str = "") -> None:
+        """The library-wide question is done: with the model's ``answer``, or without (``note`` says why)."""
+        self._render_timer.stop()
+        if self.library_pending is not None:
+            turn = self.library_pending
+            turn.answer, turn.note = answer, note
+            if answer is None and self.library_text and not note.startswith("No answer"):
+                turn.note = f"{note} What was written: {self.library_text}".strip()
+            self.library_turns.append(turn)
+        self.library_pending = None
+        self.library_text = ""
+        self.progress.stop()
+        self.set_busy(False)
         self.render_conversation()
 
     def set_busy(self, busy: bool) -> None:
+        self.busy = busy
         self.ask_button.setEnabled(not busy and self.question.isEnabled())
+
+    def library_markdown(self) -> str:
+        parts = [library_markdown(n, turn) for n, turn in enumerate(self.library_turns)]
+        if self.library_pending is not None:
+            parts.append(library_markdown(len(self.library_turns), self.library_pending, self.library_text))
+        if not parts:
+            return "*Ask a question of every document: the contracts that match are listed, best first.*"
+        return "\n\n---\n\n".join(parts)
 
     def begin_answer(self, question: str) -> None:
         if self.pending_question is not None:  # a stopped answer stays in view, with its note
@@ -261,7 +381,7 @@ class ConversationView(QWidget):
     def render_conversation(self, to_end: bool = False) -> None:
         bar = self.browser.verticalScrollBar()
         at_bottom = to_end or bar.value() >= bar.maximum() - 4
-        self.browser.setMarkdown(self.markdown())
+        self.browser.setMarkdown(self.library_markdown() if self.library_scope() else self.markdown())
         if at_bottom:
             bar.setValue(bar.maximum())
 
@@ -274,6 +394,9 @@ class ConversationView(QWidget):
             self.ask_requested.emit(text)
 
     def _anchor(self, url: QUrl) -> None:
+        if url.scheme() in ("hit", "lcite"):
+            self._library_anchor(url)
+            return
         if url.scheme() not in ("cite", "src"):
             return
         try:
@@ -281,6 +404,21 @@ class ConversationView(QWidget):
             turn = [*self.turns, *([self.partial] if self.partial is not None else [])][int(turn_text)]
             links = turn.citations if url.scheme() == "cite" else turn.sources
             citation = next(c for c in links if c.number == int(number_text))
+        except (ValueError, IndexError, StopIteration):
+            return
+        self.citation_clicked.emit(citation)
+
+    def _library_anchor(self, url: QUrl) -> None:
+        """A contract's best passage (``hit:``) or a library-wide answer's citation (``lcite:``)."""
+        turns = [*self.library_turns, *([self.library_pending] if self.library_pending is not None else [])]
+        try:
+            turn_text, number_text = url.path().split("/")
+            turn, number = turns[int(turn_text)], int(number_text)
+            if url.scheme() == "hit":
+                citation = turn.contracts[number - 1].best
+            else:
+                citations = turn.answer.citations if turn.answer is not None else []
+                citation = next(c for c in citations if c.number == number)
         except (ValueError, IndexError, StopIteration):
             return
         self.citation_clicked.emit(citation)

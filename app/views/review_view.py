@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtCore import QEvent, QObject, Qt, Signal
+from PySide6.QtCore import QEvent, QModelIndex, QObject, Qt, Signal
 from PySide6.QtGui import QBrush, QColor, QKeyEvent, QResizeEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -24,6 +24,8 @@ from PySide6.QtWidgets import (
     QPushButton,
     QScrollArea,
     QSplitter,
+    QStackedWidget,
+    QTableView,
     QTableWidget,
     QTableWidgetItem,
     QVBoxLayout,
@@ -31,65 +33,27 @@ from PySide6.QtWidgets import (
 )
 
 from app.views.library_panel import PdfDropTarget
+from app.views.review_cells import FLAG_COLOURS, cell_text, cell_tip
+from app.views.review_table import ContractFilter, ContractTable
 from app.widgets.job_progress import JobProgress
 from summarizer.review.absence import CHECK_CANDIDATE
 from summarizer.review.checklist import ChecklistItem
+from summarizer.review.contract_table import TableFilterError, parse_filter
 from summarizer.review.evidence import DocumentReview, ItemResult
 from summarizer.review.export import (
     UNVERIFIED_REASON,
-    absent_label,
     count_unverified,
     detail_line,
     flag_word,
     missed_candidate,
-    not_found_label,
     page_label,
-    reviewer_line,
     status_word,
-    value_pages,
 )
 
-# as the DOCX memo's; an unverified value is grey and italic, never a playbook colour
-FLAG_COLOURS = {"match": "#C6EFCE", "deviation": "#FFC7CE", "missing": "#FFEB9C", "unverified": "#D9D9D9"}
 DOC_ROLE = Qt.ItemDataRole.UserRole
 CHOOSE_FILE = "Choose a checklist file…"
-
-
-def cell_text(item: ItemResult | None) -> str:
-    """What a grid cell says: the value (or where the clause is, evidence only), its page, marks."""
-    if item is None:
-        return ""
-    pages = page_label(item)
-    if item.status == "absent" and not item.corrected:
-        text = absent_label(item)  # "probably absent — closest: p. 3"; a click shows that passage
-    elif item.status == "evidence" and not item.corrected:
-        text = pages or "no passage"
-    elif item.status in ("answered", "evidence") or item.corrected:
-        value = item.shown_value or "—"
-        pages = value_pages(item)  # none beside "none found" on a probably absent cell
-        text = f"{value} ({pages})" if pages else value
-    else:
-        text = not_found_label(item)
-    if item.unverified:
-        text += " · unverified"
-    marks = ("✎" if item.corrected else "") + ("✓" if item.correction and item.correction.accepted else "")
-    marks += "✱" if item.correction and item.correction.note else ""
-    return f"{text} {marks}" if marks else text
-
-
-def cell_tip(item: ItemResult) -> str:
-    absent = item.status == "absent" and not item.corrected
-    lines = [item.question, f"status: {absent_label(item) if absent else status_word(item)}"]
-    if detail := detail_line(item):
-        lines.append(detail)
-    elif item.reason:
-        lines.append(item.reason)
-    if item.quote:
-        lines.append(f"“{item.quote}”")
-    if reviewer := reviewer_line(item):
-        lines.append(reviewer)
-    lines.append("Click (or press Enter) to show the passage in the contract.")
-    return "\n".join(lines)
+TABLE_FROM = 6  # contracts: from this many the review is a table of contracts (rows), unless the user chose
+FILTER_HINT = "Filter: has Change of Control; Governing Law = New York; probably absent"
 
 
 def _paint(cell: QTableWidgetItem, result: ItemResult | None, reviewed: bool) -> None:
@@ -138,8 +102,9 @@ class ReviewPanel(PdfDropTarget, QWidget):
     checklist_file_requested = Signal()
     checklist_chosen = Signal(str)  # "cuad" or a file path
     cell_clicked = Signal(int, int)  # row (item), column (contract)
+    contract_open_requested = Signal(int)  # the contract's place among the checked ones
     correction_submitted = Signal(int, int, str, bool, str)  # row, column, value, accepted, note
-    export_requested = Signal(str)  # md | csv | docx
+    export_requested = Signal(str)  # md | csv | xlsx | docx
     files_dropped = Signal(list)  # list[Path]
 
     def __init__(self, parent: QWidget | None = None) -> None:
@@ -198,10 +163,11 @@ class ReviewPanel(PdfDropTarget, QWidget):
         self.grid.cellClicked.connect(self._cell_clicked)
         self.grid.currentCellChanged.connect(self._current_changed)
         self.grid.installEventFilter(self)
+        self._build_table()
         self._build_editor()
         self.export_buttons = {}
         exports = QHBoxLayout()
-        for fmt, text in (("md", "Markdown…"), ("csv", "CSV…"), ("docx", "Word memo…")):
+        for fmt, text in (("md", "Markdown…"), ("csv", "CSV…"), ("xlsx", "Excel…"), ("docx", "Word memo…")):
             button = QPushButton(text)
             button.setToolTip(f"Export the review as {text.rstrip('…')}")
             button.clicked.connect(lambda _checked=False, f=fmt: self.export_requested.emit(f))
@@ -210,6 +176,48 @@ class ReviewPanel(PdfDropTarget, QWidget):
         exports.addStretch(1)
         self._lay_out(legend, exports)
         self.set_grid([], [])
+
+    def _build_table(self) -> None:
+        """The table of contracts (rows) and items (columns), its filter box and the toggle."""
+        self.titles: list[str] = []
+        self.folders: list[str] = []
+        self.rows_chosen = False  # the user chose the layout: no more switching by the number of contracts
+        self.contracts_as_rows = QCheckBox("Contracts as rows")
+        self.contracts_as_rows.setObjectName("review-contracts-as-rows")
+        self.contracts_as_rows.setToolTip(
+            f"One row per contract and one column per item, to sort and filter (the default from {TABLE_FROM} "
+            "contracts); unchecked: one column per contract"
+        )
+        self.contracts_as_rows.toggled.connect(self._layout_toggled)
+        self.filter_box = QLineEdit()
+        self.filter_box.setObjectName("review-filter")
+        self.filter_box.setPlaceholderText(FILTER_HINT)
+        self.filter_box.setClearButtonEnabled(True)
+        self.filter_box.setToolTip(
+            "Conditions separated by ';': has ITEM (the clause was found), no ITEM (probably absent or not "
+            "found), ITEM = TEXT (in its value or passage), ITEM != TEXT, or any words (in any cell)"
+        )
+        self.filter_box.textChanged.connect(self._apply_filter)
+        self.table_model = ContractTable(self)
+        self.table_filter = ContractFilter(self.table_model, self)
+        self.table = QTableView()
+        self.table.setObjectName("review-table")
+        self.table.setModel(self.table_filter)
+        self.table.setSortingEnabled(True)
+        self.table.sortByColumn(-1, Qt.SortOrder.AscendingOrder)  # the library's order until a header is clicked
+        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.table.setTabKeyNavigation(False)
+        self.table.setWordWrap(False)  # one line a contract: hundreds of rows stay scannable
+        self.table.horizontalHeader().setDefaultSectionSize(130)
+        self.table.horizontalHeader().setMinimumSectionSize(60)
+        self.table.verticalHeader().setDefaultSectionSize(self.table.fontMetrics().height() + 8)
+        self.table.clicked.connect(self._table_clicked)
+        self.table.selectionModel().currentChanged.connect(self._table_current_changed)
+        self.table.installEventFilter(self)
+        self.views = QStackedWidget()
+        self.views.addWidget(self.grid)
+        self.views.addWidget(self.table)
 
     def _build_editor(self) -> None:
         self.cell_label = QLabel("")
@@ -242,9 +250,18 @@ class ReviewPanel(PdfDropTarget, QWidget):
         contracts = QWidget()
         top = QVBoxLayout(contracts)
         top.setContentsMargins(0, 0, 0, 0)
-        top.addWidget(QLabel("Contracts to review"))
+        heading = QHBoxLayout()
+        heading.addWidget(QLabel("Contracts to review"), 1)
+        for text, checked in (("All", True), ("None", False)):
+            button = QPushButton(text)
+            button.setObjectName(f"review-check-{text.lower()}")
+            button.setToolTip(f"{'Check' if checked else 'Uncheck'} every contract of the library")
+            button.clicked.connect(lambda _checked=False, c=checked: self.check_all(c))
+            heading.addWidget(button)
+        top.addLayout(heading)
         top.addWidget(self.contracts, 1)
         filters = QHBoxLayout()
+        filters.addWidget(self.contracts_as_rows)
         filters.addWidget(self.deviations_only)
         filters.addWidget(legend, 1)
         results = QWidget()
@@ -252,8 +269,9 @@ class ReviewPanel(PdfDropTarget, QWidget):
         middle.setContentsMargins(0, 0, 0, 0)
         middle.addWidget(self.hint)
         middle.addLayout(filters)
+        middle.addWidget(self.filter_box)
         middle.addWidget(self.empty_note)
-        middle.addWidget(self.grid, 1)
+        middle.addWidget(self.views, 1)
         self.split = QSplitter(Qt.Orientation.Vertical)
         self.split.setObjectName("review-split")
         self.split.addWidget(contracts)
@@ -279,7 +297,7 @@ class ReviewPanel(PdfDropTarget, QWidget):
         layout.addLayout(editor)
         layout.addLayout(exports)
         # A short window scrolls the tab instead of squeezing the grid to nothing.
-        self.grid.setMinimumHeight(160)
+        self.views.setMinimumHeight(160)
         scroll = QScrollArea()
         scroll.setObjectName("review-scroll")
         scroll.setWidgetResizable(True)
@@ -309,6 +327,15 @@ class ReviewPanel(PdfDropTarget, QWidget):
             row.setCheckState(Qt.CheckState.Checked if doc_id in checked else Qt.CheckState.Unchecked)
             self.contracts.addItem(row)
         self._filling = False
+
+    def check_all(self, checked: bool) -> None:
+        """Check (or uncheck) every contract, then say once that the choice changed."""
+        self._filling = True
+        state = Qt.CheckState.Checked if checked else Qt.CheckState.Unchecked
+        for n in range(self.contracts.count()):
+            self.contracts.item(n).setCheckState(state)
+        self._filling = False
+        self.selection_changed.emit()
 
     def checked_doc_ids(self) -> list[str]:
         rows = (self.contracts.item(n) for n in range(self.contracts.count()))
@@ -347,11 +374,55 @@ class ReviewPanel(PdfDropTarget, QWidget):
 
     # --- the grid ------------------------------------------------------------------------
 
-    def set_grid(self, items: list[ChecklistItem], columns: list[tuple[str, DocumentReview | None]]) -> None:
-        """Rows = ``items``, columns = (title, its review or None when not reviewed yet)."""
-        selected = (self.grid.currentRow(), self.grid.currentColumn())
+    def set_grid(
+        self,
+        items: list[ChecklistItem],
+        columns: list[tuple[str, DocumentReview | None]],
+        folders: list[str] | None = None,
+    ) -> None:
+        """The contracts (title, its review or None when not reviewed yet) against ``items``: a
+        grid (rows = items) for a few, a table (rows = contracts) for many or when chosen."""
         self.items = list(items)
         self.columns = [review for _, review in columns]
+        self.titles = [title for title, _ in columns]
+        self.folders = list(folders) if folders is not None else [""] * len(columns)
+        if not self.rows_chosen:
+            self.contracts_as_rows.blockSignals(True)
+            self.contracts_as_rows.setChecked(len(columns) >= TABLE_FROM)
+            self.contracts_as_rows.blockSignals(False)
+        self._fill()
+
+    def table_mode(self) -> bool:
+        return self.contracts_as_rows.isChecked()
+
+    def _layout_toggled(self, _checked: bool) -> None:
+        self.rows_chosen = True
+        self._fill()
+
+    def _fill(self) -> None:
+        """Show the contracts in the chosen layout (the other is left empty: 449 columns of widgets
+        would take seconds to build)."""
+        table = self.table_mode()
+        self.views.setCurrentWidget(self.table if table else self.grid)
+        self.filter_box.setVisible(table)
+        if table:
+            self.grid.clear()
+            self.grid.setRowCount(0)
+            self.grid.setColumnCount(0)
+            contracts = list(zip(self.titles, self.folders, self.columns, strict=True))
+            self.table_model.set_contracts(self.items, contracts)
+            self.table.resizeColumnToContents(0)
+            self.table.setColumnWidth(0, min(self.table.columnWidth(0), 320))
+            self._set_editor(None)
+        else:
+            self.table_model.set_contracts(self.items, [])
+            self._fill_grid()  # the selected cell stays selected, its editor with it
+        self._enable_exports()
+        self._apply_filter()
+
+    def _fill_grid(self) -> None:
+        selected = (self.grid.currentRow(), self.grid.currentColumn())
+        items, columns = self.items, list(zip(self.titles, self.columns, strict=True))
         self.grid.clear()
         self.grid.setRowCount(len(items))
         self.grid.setColumnCount(len(columns))
@@ -367,8 +438,6 @@ class ReviewPanel(PdfDropTarget, QWidget):
                 _paint(cell, result, review is not None)
                 self.grid.setItem(row, column, cell)
         self.grid.resizeRowsToContents()
-        self._enable_exports()
-        self._apply_filter()
         if 0 <= selected[0] < len(items) and 0 <= selected[1] < len(columns):
             self.grid.setCurrentCell(*selected)
             self._set_editor(self.result_at(*selected), selected)
@@ -378,8 +447,15 @@ class ReviewPanel(PdfDropTarget, QWidget):
     def set_cell(self, row: int, column: int, review: DocumentReview) -> None:
         """Show ``review`` in ``column`` with its item ``row`` (just finished) in its cell; the
         other cells stay as they are (a review running fills the grid one cell at a time)."""
+        if not 0 <= column < len(self.columns) or not 0 <= row < len(review.items):
+            return
+        if self.table_mode():
+            self.columns[column] = review
+            self.table_model.set_review(column, review)
+            self._enable_exports()
+            return
         cell = self.grid.item(row, column)
-        if cell is None or not 0 <= column < len(self.columns) or not 0 <= row < len(review.items):
+        if cell is None:
             return
         self.columns[column] = review
         _paint(cell, review.items[row], True)
@@ -406,27 +482,70 @@ class ReviewPanel(PdfDropTarget, QWidget):
 
     def _apply_filter(self) -> None:
         only = self.deviations_only.isChecked()
+        if self.table_mode():
+            try:
+                conditions = parse_filter(self.filter_box.text(), self.table_model.columns)
+            except TableFilterError as error:
+                self.empty_note.setText(str(error))
+                self.empty_note.show()
+                return
+            self.table_filter.set_conditions(conditions, only)
+            self._explain_empty()
+            return
         for row in range(self.grid.rowCount()):
             flags = {r.items[row].flag for r in self.columns if r is not None and row < len(r.items)}
             self.grid.setRowHidden(row, only and "deviation" not in flags)
-
         self._explain_empty()
 
+    def shown_contracts(self) -> int:
+        """How many contracts the table shows after its filter (all of them in the grid)."""
+        return self.table_filter.rowCount() if self.table_mode() else len(self.columns)
+
     def _explain_empty(self) -> None:
-        """Say why "Deviations only" leaves the grid empty."""
+        """Say why "Deviations only" or the filter leaves the grid empty, or how many rows are shown."""
+        answered = any(i.status not in ("evidence", "absent", "pending") for r in self.columns if r for i in r.items)
+        no_flags = "an evidence-only review has no flags (review with the model for them)"
+        if self.table_mode():
+            shown, total = self.table_filter.rowCount(), len(self.columns)
+            if shown == 0 and total and self.deviations_only.isChecked() and not answered:
+                self.empty_note.setText(f"No deviations to show: {no_flags}.")
+            elif shown == total:
+                self.empty_note.setText("")
+            else:
+                self.empty_note.setText(f"{shown} of {total} contracts match.")
+            self.empty_note.setVisible(bool(self.empty_note.text()))
+            return
         rows = range(self.grid.rowCount())
         if self.deviations_only.isChecked() and rows and all(self.grid.isRowHidden(r) for r in rows):
-            answered = any(
-                i.status not in ("evidence", "absent", "pending") for r in self.columns if r for i in r.items
-            )
             self.empty_note.setText(
-                "No deviations in these contracts."
-                if answered
-                else "No deviations to show: an evidence-only review has no flags (review with the model for them)."
+                "No deviations in these contracts." if answered else f"No deviations to show: {no_flags}."
             )
             self.empty_note.show()
         else:
             self.empty_note.hide()
+
+    def _table_cell(self, index: QModelIndex) -> tuple[int, int] | None:
+        """The (item, contract) of a table cell; the item is -1 on the title and folder columns."""
+        if not index.isValid():
+            return None
+        source = self.table_filter.mapToSource(index)
+        return self.table_model.columns[source.column()].item_index, source.row()
+
+    def _table_clicked(self, index: QModelIndex) -> None:
+        cell = self._table_cell(index)
+        if cell is None:
+            return
+        item, contract = cell
+        if item < 0:
+            self.contract_open_requested.emit(contract)
+            return
+        self._set_editor(self.result_at(item, contract), (item, contract))
+        self.cell_clicked.emit(item, contract)
+
+    def _table_current_changed(self, current: QModelIndex, _previous: QModelIndex) -> None:
+        cell = self._table_cell(current)
+        if cell is not None and cell[0] >= 0:
+            self._set_editor(self.result_at(*cell), cell)
 
     def _cell_clicked(self, row: int, column: int) -> None:
         self._set_editor(self.result_at(row, column), (row, column))
@@ -438,6 +557,10 @@ class ReviewPanel(PdfDropTarget, QWidget):
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
         """Enter or Space on a grid cell opens its passage, as a click does."""
         keys = (Qt.Key.Key_Return, Qt.Key.Key_Enter, Qt.Key.Key_Space)
+        key = event.key() if isinstance(event, QKeyEvent) and event.type() == QEvent.Type.KeyPress else None
+        if watched is self.table and key in keys and self.table.currentIndex().isValid():
+            self._table_clicked(self.table.currentIndex())
+            return True
         if watched is self.grid and isinstance(event, QKeyEvent) and event.type() == QEvent.Type.KeyPress:
             row, column = self.grid.currentRow(), self.grid.currentColumn()
             if event.key() in keys and self.result_at(row, column) is not None:

@@ -276,6 +276,24 @@ def ask(
     return AnswerStream(engine, prompt, options, cancel)
 
 
+def answer_from_passages(
+    library: Library,
+    engine: Engine,
+    question: str,
+    passages: Sequence[SearchResult],
+    *,
+    options: AnswerOptions | None = None,
+    cancel: CancelToken = NEVER_CANCELLED,
+) -> AnswerStream:
+    """The answer from ``passages`` the caller chose (a library-wide question gives the best
+    passage of each contract: ``summarizer.search.by_contract``), with the same prompt and
+    citation check as a retrieved answer; no summaries (mode "passages")."""
+    options = options or AnswerOptions()
+    request = AnswerRequest(question, tuple(dict.fromkeys(p.doc_id for p in passages)), (), options)
+    prompt = passages_prompt(library, engine, request, list(passages), {}, {})
+    return AnswerStream(engine, prompt, options, cancel)
+
+
 def answer_question(
     library: Library,
     engine: Engine,

@@ -143,6 +143,20 @@ def _cell(item: ItemResult) -> str:
     return text + review_marks(item) + (f" **{flag}**" if flag else "")
 
 
+def plain_cell(item: ItemResult) -> str:
+    """A cell as the DOCX memo and the spreadsheet write it: the value (or where the clause is,
+    evidence only) with its pages and the reviewer's marks; the flag is the caller's to add."""
+    if item.status == "absent" and not item.corrected:
+        return absent_label(item) + review_marks(item)
+    if item.status == "evidence" and not item.corrected:
+        return (page_label(item) or "—") + review_marks(item)
+    value = item.shown_value if item.status == "answered" or item.corrected else None
+    value = value or not_found_label(item)
+    pages = value_pages(item)
+    shown = f"{value} ({pages})" if pages and (item.status == "answered" or item.corrected) else value
+    return shown + review_marks(item)
+
+
 def detail_line(item: ItemResult) -> str:
     """Why a cell says what it says, in one line (empty when there is nothing to add)."""
     if item.unverified:

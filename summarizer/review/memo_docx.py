@@ -7,24 +7,23 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
+from summarizer.review.contract_table import ABSENT, FOUND, NOT_FOUND, cell_state
 from summarizer.review.evidence import DocumentReview, ItemResult
 from summarizer.review.export import (
     CONFIDENTIAL,
     NOTICE,
     UNVERIFIED_REASON,
-    absent_label,
     count_unverified,
     detail_line,
     flag_word,
     generated_at,
-    not_found_label,
     page_label,
+    plain_cell,
     quote_snippet,
-    review_marks,
     reviewer_line,
     side_of,
-    value_pages,
 )
 
 # Excel's good/bad/neutral; unverified: grey, not a playbook colour (nothing supports the value)
@@ -32,15 +31,7 @@ FLAG_COLOURS = {"match": "C6EFCE", "deviation": "FFC7CE", "missing": "FFEB9C", "
 
 
 def _cell_text(item: ItemResult) -> str:
-    if item.status == "absent" and not item.corrected:
-        return absent_label(item) + review_marks(item)
-    if item.status == "evidence" and not item.corrected:
-        return (page_label(item) or "—") + review_marks(item)
-    value = item.shown_value if item.status == "answered" or item.corrected else None
-    value = value or not_found_label(item)
-    pages = value_pages(item)
-    shown = f"{value} ({pages})" if pages and (item.status == "answered" or item.corrected) else value
-    return shown + review_marks(item)
+    return plain_cell(item)
 
 
 def _shade(cell: object, colour: str) -> None:
@@ -107,6 +98,68 @@ def _lay_out_grid(document: object, table: object, contracts: int) -> None:
                     run.font.size = Pt(GRID_FONT_PT)
 
 
+def _grid(document: Any, reviews: Sequence[DocumentReview]) -> None:
+    """Items as rows, contracts as columns: for a few contracts, side by side."""
+    items = reviews[0].items if reviews else ()
+    table = document.add_table(rows=1 + len(items), cols=1 + len(reviews))
+    table.style = "Table Grid"
+    _repeat_as_header(table.rows[0])
+    table.rows[0].cells[0].text = "Item"
+    for column, r in enumerate(reviews, start=1):
+        table.rows[0].cells[column].text = r.title
+    for row, item in enumerate(items, start=1):
+        table.rows[row].cells[0].text = item.category
+        for column, r in enumerate(reviews, start=1):
+            result = r.items[row - 1]
+            cell = table.rows[row].cells[column]
+            flag = flag_word(result)
+            cell.text = _cell_text(result) + (f" [{flag}]" if flag else "")
+            if flag in FLAG_COLOURS:
+                _shade(cell, FLAG_COLOURS[flag])
+    _lay_out_grid(document, table, len(reviews))
+
+
+GRID_CONTRACTS_MAX = 6
+"""Up to this many contracts the memo has the grid (items x contracts); more get the summary
+table, one row per contract, then a section per contract as always: a grid of 449 columns is
+unreadable, and a memo per contract would be 449 files."""
+SUMMARY_TITLES = ("Contract", "Clauses found", "Probably absent", "Deviations", "Unverified")
+
+
+def summary_counts(review: DocumentReview) -> tuple[str, str, str, str]:
+    """A contract's summary row after its title: clauses found (of all items), probably absent
+    or not found, the deviating items by name, and how many values are unverified."""
+    found = sum(cell_state(item) == FOUND for item in review.items)
+    missing = sum(cell_state(item) in (ABSENT, NOT_FOUND) for item in review.items)
+    deviations = ", ".join(item.category for item in review.items if flag_word(item) == "deviation")
+    unverified = count_unverified(review)
+    return f"{found} of {len(review.items)}", str(missing), deviations or "—", str(unverified) if unverified else "—"
+
+
+def _summary_table(document: Any, reviews: Sequence[DocumentReview]) -> None:
+    """One row per contract: readable for hundreds (the sections below hold each one's items)."""
+    from docx.shared import Pt
+
+    document.add_paragraph(
+        f"{len(reviews)} contracts: one row each below, then one section per contract with every item's "
+        "evidence. The spreadsheet export (XLSX) has every item as a column to sort and filter."
+    )
+    table = document.add_table(rows=1 + len(reviews), cols=len(SUMMARY_TITLES))
+    table.style = "Table Grid"
+    _repeat_as_header(table.rows[0])
+    for column, title in enumerate(SUMMARY_TITLES):
+        table.rows[0].cells[column].text = title
+    for row, review in enumerate(reviews, start=1):
+        for column, text in enumerate((review.title, *summary_counts(review))):
+            table.rows[row].cells[column].text = text
+    for row in table.rows:
+        _keep_whole(row)
+        for cell in row.cells:
+            for paragraph in cell.paragraphs:
+                for run in paragraph.runs:
+                    run.font.size = Pt(GRID_FONT_PT)
+
+
 def write_docx(
     reviews: Sequence[DocumentReview],
     path: Path,
@@ -136,23 +189,10 @@ def write_docx(
         warning = f"{unverified} unverified (grey in the grid): {UNVERIFIED_REASON}."
         document.add_paragraph().add_run(warning).bold = True
 
-    items = reviews[0].items if reviews else ()
-    table = document.add_table(rows=1 + len(items), cols=1 + len(reviews))
-    table.style = "Table Grid"
-    _repeat_as_header(table.rows[0])
-    table.rows[0].cells[0].text = "Item"
-    for column, r in enumerate(reviews, start=1):
-        table.rows[0].cells[column].text = r.title
-    for row, item in enumerate(items, start=1):
-        table.rows[row].cells[0].text = item.category
-        for column, r in enumerate(reviews, start=1):
-            result = r.items[row - 1]
-            cell = table.rows[row].cells[column]
-            flag = flag_word(result)
-            cell.text = _cell_text(result) + (f" [{flag}]" if flag else "")
-            if flag in FLAG_COLOURS:
-                _shade(cell, FLAG_COLOURS[flag])
-    _lay_out_grid(document, table, len(reviews))
+    if len(reviews) > GRID_CONTRACTS_MAX:
+        _summary_table(document, reviews)
+    else:
+        _grid(document, reviews)
 
     for r in reviews:
         document.add_heading(r.title, level=2)

@@ -152,3 +152,21 @@ def test_review_side_is_kept_in_the_json_and_the_memo(
     out = tmp_path / "review.md"
     assert main([*args, "--format", "md", "--out", str(out)]) == 0
     assert "- reviewed for: Company" in out.read_text()
+
+
+def test_review_all_evidence_only_to_a_workbook(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, doc_id: str
+) -> None:
+    import openpyxl
+
+    checklist = tmp_path / "two.csv"
+    checklist.write_text(CHECKLIST)
+    out = tmp_path / "room.xlsx"
+    argv = ["review", "--all", "--checklist", str(checklist), "--evidence-only", "--format", "xlsx", "--out", str(out)]
+    assert main(argv) == 0
+    assert "2 items x 1 contracts" in capsys.readouterr().out
+    sheet = openpyxl.load_workbook(out)["Contracts"]
+    assert [c.value for c in sheet[1]][2:] == ["Governing Law", "Insurance"]
+    assert str(sheet.cell(row=2, column=3).value).startswith("p")
+    assert main(["review", doc_id, "--all", "--evidence-only"]) == 2  # ids or --all, not both
+    assert "not both" in capsys.readouterr().err

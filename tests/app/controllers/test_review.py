@@ -106,6 +106,7 @@ def test_a_correction_persists_and_shows_in_the_grid_and_the_exports(
     panel.note_edit.setText("confirmed with counsel")
     panel.save_button.click()
     assert panel.grid.item(1, 0).text() == "Delaware (p. 2) ✎✓✱"
+    assert panel.editing == (1, 0) and panel.note_edit.text() == "confirmed with counsel"  # the cell stays selected
     assert panel.grid.item(1, 0).background().color().name().upper() == "#C6EFCE"  # the playbook's match
     saved, _ = corrections(window.library, doc_id, "three")["law"]
     assert (saved.value, saved.accepted, saved.note) == ("Delaware", True, "confirmed with counsel")
@@ -252,3 +253,35 @@ def test_a_contract_being_added_is_not_called_interrupted(qtbot: Any, make_windo
     window.reviews.refresh_documents()
     (row,) = [window.review.contracts.item(n).text() for n in range(window.review.contracts.count())]
     assert "interrupted" in row  # stopped part-way: now it is
+
+
+def test_the_table_of_contracts_fills_opens_a_contract_and_exports_a_workbook(
+    qtbot: Any, make_window: Any, tmp_path: Path
+) -> None:
+    """Issue 46: the contracts as rows, each stored as it is reviewed; a title opens the contract,
+    a cell its passage; the Excel export has a row per contract."""
+    import openpyxl
+
+    from summarizer.review.item_answers import stored_evidence_review
+
+    window, doc_id, panel = window_with_contract(qtbot, make_window, tmp_path, evidence_only=True)
+    panel.contracts_as_rows.setChecked(True)
+    assert panel.views.currentWidget() is panel.table
+    run_review(qtbot, window)
+    model = panel.table.model()
+    assert [model.index(0, column).data() for column in range(4)] == ["supply", "p. 1", "p. 2", "p. 3"]
+    assert stored_evidence_review(window.library, doc_id, window.reviews.checklist) is not None
+
+    window.select_document(None)
+    rect = panel.table.visualRect(model.index(0, 0))
+    qtbot.mouseClick(panel.table.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
+    assert window.doc_id == doc_id  # the title opened the contract
+    window.viewer.go_to_page(1)
+    rect = panel.table.visualRect(model.index(0, 2))  # Governing Law: its clause is on page 2
+    qtbot.mouseClick(panel.table.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
+    qtbot.waitUntil(lambda: window.viewer.current_page() == 2)
+
+    window.reviews.choose_export_path = lambda fmt, _suggested: tmp_path / f"review.{fmt}"
+    panel.export_buttons["xlsx"].click()
+    sheet = openpyxl.load_workbook(tmp_path / "review.xlsx")["Contracts"]
+    assert [c.value for c in sheet[2]][2:] == ["p. 1", "p. 2", "p. 3"]

@@ -1,0 +1,55 @@
+"""What a cell of the review says, in the grid (items x contracts) and in the table of contracts
+(contracts x items): its text, its tooltip and its playbook colour."""
+
+from __future__ import annotations
+
+from summarizer.review.evidence import ItemResult
+from summarizer.review.export import (
+    absent_label,
+    detail_line,
+    not_found_label,
+    page_label,
+    reviewer_line,
+    status_word,
+    value_pages,
+)
+
+# as the DOCX memo's; an unverified value is grey and italic, never a playbook colour
+FLAG_COLOURS = {"match": "#C6EFCE", "deviation": "#FFC7CE", "missing": "#FFEB9C", "unverified": "#D9D9D9"}
+
+
+def cell_text(item: ItemResult | None) -> str:
+    """What a grid cell says: the value (or where the clause is, evidence only), its page, marks."""
+    if item is None:
+        return ""
+    pages = page_label(item)
+    if item.status == "absent" and not item.corrected:
+        text = absent_label(item)  # "probably absent — closest: p. 3"; a click shows that passage
+    elif item.status == "evidence" and not item.corrected:
+        text = pages or "no passage"
+    elif item.status in ("answered", "evidence") or item.corrected:
+        value = item.shown_value or "—"
+        pages = value_pages(item)  # none beside "none found" on a probably absent cell
+        text = f"{value} ({pages})" if pages else value
+    else:
+        text = not_found_label(item)
+    if item.unverified:
+        text += " · unverified"
+    marks = ("✎" if item.corrected else "") + ("✓" if item.correction and item.correction.accepted else "")
+    marks += "✱" if item.correction and item.correction.note else ""
+    return f"{text} {marks}" if marks else text
+
+
+def cell_tip(item: ItemResult) -> str:
+    absent = item.status == "absent" and not item.corrected
+    lines = [item.question, f"status: {absent_label(item) if absent else status_word(item)}"]
+    if detail := detail_line(item):
+        lines.append(detail)
+    elif item.reason:
+        lines.append(item.reason)
+    if item.quote:
+        lines.append(f"“{item.quote}”")
+    if reviewer := reviewer_line(item):
+        lines.append(reviewer)
+    lines.append("Click (or press Enter) to show the passage in the contract.")
+    return "\n".join(lines)

@@ -1,0 +1,77 @@
+"""The review as a table of contracts (issue 46): the filter a reviewer types and the cells' states."""
+
+from __future__ import annotations
+
+import pytest
+
+from summarizer.review.checklist import Checklist, ChecklistItem
+from summarizer.review.contract_table import (
+    ABSENT,
+    FOUND,
+    NOT_REVIEWED,
+    TableFilterError,
+    cell_state,
+    parse_filter,
+    row_matches,
+    table_columns,
+    table_row,
+)
+from summarizer.review.evidence import DocumentReview, Evidence, ItemResult
+
+ITEMS = (
+    ChecklistItem("law", "Governing Law", "Which law governs?", ("governed by the laws of",), "jurisdiction"),
+    ChecklistItem("coc", "Change of Control", "Change of control?", ("change of control",), "yes_no"),
+)
+CHECKLIST = Checklist("two", "v1", ITEMS)
+COLUMNS = table_columns(ITEMS, folders=True)
+
+
+def result(item: ChecklistItem, status: str, passage: str = "", value: str | None = None) -> ItemResult:
+    evidence = [Evidence(1, 4, 4, passage)] if passage else []
+    return ItemResult(item.id, item.category, item.question, item.type, status, evidence, 1, value=value)
+
+
+NEW_YORK = result(ITEMS[0], "evidence", "This Agreement shall be governed by the laws of the State of New York.")
+TEXAS = result(ITEMS[0], "evidence", "governed by the laws of the State of Texas")
+COC = result(ITEMS[1], "evidence", "Upon a change of control of either party ...")
+NO_COC = result(ITEMS[1], "absent", "closest candidate passage")
+
+
+@pytest.mark.parametrize(
+    ("text", "new_york_with_coc", "texas_without_coc"),
+    [
+        ("has Change of Control", True, False),
+        ("no change of control", False, True),
+        ("probably absent", False, True),  # a phrase in any cell: the absent cell's label
+        ("Governing Law = New York", True, False),  # searched in the best passage, not only "p. 4"
+        ("governing: texas", False, True),  # a column by its beginning, ":" as "="
+        ("law != new york", False, True),  # an item's id names its column too
+        ("has change of control; governing law = texas", False, False),
+        ("folder = tx", False, True),
+        ("acme", True, True),
+        ("", True, True),
+    ],
+)
+def test_the_table_filter(text: str, new_york_with_coc: bool, texas_without_coc: bool) -> None:
+    conditions = parse_filter(text, COLUMNS)
+    ny = table_row_for(NEW_YORK, COC, folder="ny/")
+    tx = table_row_for(TEXAS, NO_COC, folder="tx/")
+    assert row_matches(ny, conditions, COLUMNS) is new_york_with_coc
+    assert row_matches(tx, conditions, COLUMNS) is texas_without_coc
+
+
+def table_row_for(law: ItemResult, coc: ItemResult, folder: str) -> object:
+    from summarizer.review.export import absent_label
+
+    review = DocumentReview("d1", "Acme Supply", "sha", "two", "v1", (law, coc))
+    shown = [absent_label(i) if i.status == "absent" else "p. 4" for i in (law, coc)]
+    return table_row(review, "Acme Supply", folder, shown, COLUMNS)
+
+
+def test_a_filter_naming_no_column_says_what_to_type() -> None:
+    with pytest.raises(TableFilterError, match="No column is called “Warranty”"):
+        parse_filter("has Warranty", COLUMNS)
+
+
+def test_cell_states() -> None:
+    assert (cell_state(NEW_YORK), cell_state(NO_COC), cell_state(None)) == (FOUND, ABSENT, NOT_REVIEWED)

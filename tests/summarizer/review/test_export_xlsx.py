@@ -1,0 +1,55 @@
+"""The exports of a data room: the XLSX workbook (a row per contract) and the DOCX memo's summary table."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from summarizer.library.storage.store import Library
+from summarizer.review.checklist import Checklist, ChecklistItem
+from summarizer.review.evidence_batch import review_evidence_stored
+from tests.summarizer.doc_factory import add_document
+
+ITEMS = (
+    ChecklistItem("law", "Governing Law", "Which law governs?", ("governed by the laws of",), "jurisdiction"),
+    ChecklistItem("coc", "Change of Control", "Change of control?", ("change of control",), "yes_no"),
+)
+CHECKLIST = Checklist("two", "v1", ITEMS)
+PAGES = [
+    "SUPPLY AGREEMENT between Acme Corp and Beta LLC. The term of this agreement is five years.",
+    "Governing law. This agreement shall be governed by the laws of the State of New York.",
+    "Change of control. Upon a change of control of either party the other may terminate.",
+]
+
+
+def test_the_exports_of_a_data_room(tmp_path: Path) -> None:
+    import docx
+    import openpyxl
+
+    from summarizer.review.export_xlsx import write_xlsx
+    from summarizer.review.memo_docx import GRID_CONTRACTS_MAX, SUMMARY_TITLES, write_docx
+
+    with Library.open(tmp_path / "library.sqlite") as lib:
+        ids = [add_document(lib, PAGES, title=f"Contract {n}", words_per_passage=12) for n in range(8)]
+        reviews = review_evidence_stored(lib, ids, CHECKLIST)
+    assert len(reviews) > GRID_CONTRACTS_MAX
+
+    write_xlsx(reviews, tmp_path / "room.xlsx")
+    book = openpyxl.load_workbook(tmp_path / "room.xlsx")
+    assert book.sheetnames == ["Contracts", "Evidence", "About"]
+    contracts = book["Contracts"]
+    assert [c.value for c in contracts[1]] == ["Contract", "File", "Governing Law", "Change of Control"]
+    assert [contracts.cell(row=r, column=1).value for r in range(2, 10)] == [f"Contract {n}" for n in range(8)]
+    assert contracts.freeze_panes == "B2" and contracts.auto_filter.ref == "A1:D9"
+    evidence = book["Evidence"]
+    assert evidence.max_row == 1 + 8 * 2 and evidence.freeze_panes == "A2" and evidence.auto_filter.ref
+    passage = evidence.cell(row=2, column=7)
+    assert "governed by the laws of" in passage.value and passage.alignment.wrap_text
+
+    write_docx(reviews, tmp_path / "room.docx")
+    memo = docx.Document(str(tmp_path / "room.docx"))
+    summary = memo.tables[0]  # one row per contract, not a column per contract
+    assert len(memo.tables) == 1 and tuple(c.text for c in summary.rows[0].cells) == SUMMARY_TITLES
+    assert [r.cells[0].text for r in summary.rows[1:]] == [f"Contract {n}" for n in range(8)]
+    assert summary.rows[1].cells[1].text == "2 of 2"
+    headings = [p.text for p in memo.paragraphs if p.style.name == "Heading 2"]
+    assert headings == [f"Contract {n}" for n in range(8)]  # then one section per contract
