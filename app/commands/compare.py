@@ -25,7 +25,12 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     parser.add_argument("old", metavar="OLD", help="the earlier version: a DOC_ID (see `pagewise list`) or a file")
     parser.add_argument("new", metavar="NEW", help="the later version: a DOC_ID or a file")
     parser.add_argument("--all", action="store_true", help="also list formatting-only changes (hidden by default)")
-    parser.add_argument("--format", choices=("md",), help="write the comparison as Markdown (with --out)")
+    parser.add_argument(
+        "--format",
+        choices=("md", "docx"),
+        help="write the comparison to --out: md (a Markdown report) or docx (a Word redline: each difference a "
+        "tracked change by 'Pagewise', material changes in a table at the top)",
+    )
     parser.add_argument("--out", type=Path, help="the file to write with --format")
     add_json_flag(parser)
     parser.set_defaults(handler=run)
@@ -53,6 +58,7 @@ def _document_id(library: Library, given: str, progress: TerminalProgress) -> st
 def run(args: argparse.Namespace) -> int:
     from app.services.output import fail
     from summarizer.compare.library_versions import compare_documents
+    from summarizer.compare.redline_docx import write_redline
     from summarizer.compare.report import comparison_json, comparison_markdown
     from summarizer.library.storage.store import Library
 
@@ -70,6 +76,8 @@ def run(args: argparse.Namespace) -> int:
         args.out.write_text(
             comparison_markdown(comparison, old.title, new.title, (units[0], units[1])), encoding="utf-8"
         )
+    elif args.format == "docx":
+        write_redline(comparison, args.out, old.title, new.title, units=(units[0], units[1]))
     if args.json:
         emit_json({"old": old_id, "new": new_id} | comparison_json(comparison, show_hidden=args.all))
         return 0

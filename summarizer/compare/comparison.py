@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from inference.cancel import CancelToken
 from inference.progress import Progress, ProgressCallback, Stage, no_progress
-from summarizer.compare.alignment import align
+from summarizer.compare.alignment import Pair, align
 from summarizer.compare.differences import Change, classify
 from summarizer.compare.segmentation import common_segmentation
 from summarizer.library.cutting.clause_units import ClauseUnit, document_clauses
@@ -25,6 +25,9 @@ class Comparison:
     new_clauses: tuple[ClauseUnit, ...]
     changes: tuple[Change, ...]  # empty unless VERSIONS
     paired_share: float
+    # Every clause of both versions paired (or not), in the new version's order: what a redline
+    # writes out, unchanged clauses included. Empty unless VERSIONS.
+    pairs: tuple[Pair, ...] = ()
 
     @property
     def message(self) -> str:
@@ -63,7 +66,8 @@ def compare_clauses(
         verdict = IDENTICAL
     else:
         verdict = VERSIONS
-    return Comparison(verdict, tuple(old), tuple(new), tuple(changes), share)
+    kept_pairs = tuple(pairs) if verdict == VERSIONS else ()
+    return Comparison(verdict, tuple(old), tuple(new), tuple(changes), share, kept_pairs)
 
 
 def compare_pages(
