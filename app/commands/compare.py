@@ -32,6 +32,13 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         "tracked change by 'Pagewise', material changes in a table at the top)",
     )
     parser.add_argument("--out", type=Path, help="the file to write with --format")
+    parser.add_argument(
+        "--checklist",
+        metavar="NAME",
+        help="also set a checklist's items side by side (cuad, or a CSV/YAML checklist file): each item's value "
+        "or evidence in both versions from the stored reviews (evidence is found, without a model, where none is "
+        "stored), the items whose clause changed marked",
+    )
     add_json_flag(parser)
     parser.set_defaults(handler=run)
 
@@ -57,6 +64,14 @@ def _document_id(library: Library, given: str, progress: TerminalProgress) -> st
 
 def run(args: argparse.Namespace) -> int:
     from app.services.output import fail
+    from summarizer.compare.checklist_pair import (
+        ChecklistRow,
+        add_checklist_section,
+        checklist_markdown,
+        pair_reviews,
+        side_by_side,
+    )
+    from summarizer.compare.comparison import DIFFERENT_DOCUMENTS
     from summarizer.compare.library_versions import compare_documents
     from summarizer.compare.redline_docx import write_redline
     from summarizer.compare.report import comparison_json, comparison_markdown
@@ -71,18 +86,31 @@ def run(args: argparse.Namespace) -> int:
         comparison = compare_documents(library, old_id, new_id, progress=progress)
         progress.close()
         old, new = library.document(old_id), library.document(new_id)
+        rows: list[ChecklistRow] | None = None
+        if args.checklist and comparison.verdict != DIFFERENT_DOCUMENTS:
+            from summarizer.review.checklist import load_checklist
+
+            checklist = load_checklist(args.checklist)
+            old_review, new_review = pair_reviews(library, [old_id, new_id], checklist, progress)
+            progress.close()
+            rows = side_by_side(comparison, old_review, new_review)
     units = tuple("¶" if d.file_type == "docx" else "p." for d in (old, new))
+    markdown = comparison_markdown(comparison, old.title, new.title, (units[0], units[1]))
+    if rows is not None:
+        markdown += "\n" + checklist_markdown(rows, old.title, new.title)
     if args.format == "md":
-        args.out.write_text(
-            comparison_markdown(comparison, old.title, new.title, (units[0], units[1])), encoding="utf-8"
-        )
+        args.out.write_text(markdown, encoding="utf-8")
     elif args.format == "docx":
-        write_redline(comparison, args.out, old.title, new.title, units=(units[0], units[1]))
+        sections = [add_checklist_section(rows, old.title, new.title)] if rows is not None else []
+        write_redline(comparison, args.out, old.title, new.title, units=(units[0], units[1]), extra_sections=sections)
     if args.json:
-        emit_json({"old": old_id, "new": new_id} | comparison_json(comparison, show_hidden=args.all))
+        result = {"old": old_id, "new": new_id} | comparison_json(comparison, show_hidden=args.all)
+        if rows is not None:
+            result["checklist"] = [row.to_json() for row in rows]
+        emit_json(result)
         return 0
     if args.format is None:
-        print(comparison_markdown(comparison, old.title, new.title, (units[0], units[1])))
+        print(markdown)
     else:
         print(f"{comparison.message} Written to {args.out}")
     return 0
