@@ -112,5 +112,5 @@ def run(args: argparse.Namespace) -> int:
     if args.format is None:
         print(markdown)
     else:
-        print(f"{comparison.message} Written to {args.out}")
+        print(" ".join([comparison.message, *comparison.notes, f"Written to {args.out}"]))
     return 0

@@ -276,8 +276,9 @@ def write_redline(
     extra_sections: Sequence[Any] = (),
 ) -> None:
     """Write the redline of ``comparison`` to ``path``. ``notes``: lines said under the title
-    (odd pairs, tracked changes read as accepted); ``extra_sections``: callables given the
-    python-docx document, each adding a section after the material changes (the checklist)."""
+    after the comparison's own (tracked changes read as accepted, pages hard to read);
+    ``extra_sections``: callables given the python-docx document, each adding a section after the
+    material changes (the checklist)."""
     from docx import Document
 
     when = when or dt.datetime.now(dt.UTC)
@@ -292,7 +293,7 @@ def write_redline(
         "deletion where it was and an insertion where it is; a renumbered clause's old number is deleted and "
         "its new one inserted. Formatting-only differences are not shown."
     )
-    for note in notes:
+    for note in [*comparison.notes, *notes]:
         document.add_paragraph().add_run(_xml_text(note)).bold = True
     if comparison.verdict != VERSIONS:
         document.save(str(path))
