@@ -151,6 +151,18 @@ def test_a_split_clause_is_said_so() -> None:
     assert MERGED not in {c.kind for c in changes}
 
 
+def test_an_added_clause_repeating_a_kept_one_is_added_not_split() -> None:
+    # As the SLA addendum's "SLA Standard Terms" definition repeats the agreement's "Standard Terms"
+    # one (docs/compare.md, real variants): the words are in both versions' 3.3, so nothing split.
+    articles = edited({})
+    law = articles[2][2][2][2]
+    articles[2][2].append(("3.4", "Addendum Law", law.replace("This Agreement", "This Addendum")))
+    _, changes = _shown(contract_pages(), contract_pages(articles))
+    assert [(c.kind, c.new.display_label, c.material) for c in changes] == [  # type: ignore[union-attr]
+        (ADDED, "3.4 Addendum Law", True)
+    ]
+
+
 def test_progress_is_typed_and_cancel_stops_the_comparison() -> None:
     events: list[Progress] = []
     compare_pages(contract_pages(), contract_pages(edited({"$10,000": "$20,000"})), progress=events.append)
