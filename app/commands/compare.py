@@ -64,18 +64,18 @@ def _document_id(library: Library, given: str, progress: TerminalProgress) -> st
 
 def run(args: argparse.Namespace) -> int:
     from app.services.output import fail
-    from summarizer.compare.checklist_pair import (
+    from summarizer.compare.comparison import DIFFERENT_DOCUMENTS
+    from summarizer.compare.library_versions import compare_documents
+    from summarizer.compare.redline_docx import write_redline
+    from summarizer.compare.report import comparison_json, comparison_markdown
+    from summarizer.library.storage.store import Library
+    from summarizer.review.checklist_pair import (
         ChecklistRow,
         add_checklist_section,
         checklist_markdown,
         pair_reviews,
         side_by_side,
     )
-    from summarizer.compare.comparison import DIFFERENT_DOCUMENTS
-    from summarizer.compare.library_versions import compare_documents
-    from summarizer.compare.redline_docx import write_redline
-    from summarizer.compare.report import comparison_json, comparison_markdown
-    from summarizer.library.storage.store import Library
 
     if (args.format is None) != (args.out is None):
         return fail(args, "--format and --out go together (e.g. --format md --out changes.md)", 2)

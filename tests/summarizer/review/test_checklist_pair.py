@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from app.cli import main
-from summarizer.compare.checklist_pair import side_by_side
 from summarizer.compare.comparison import compare_pages
+from summarizer.review.checklist_pair import side_by_side
 from summarizer.review.evidence import DocumentReview, Evidence, ItemResult
 from tests.pdf_factory import make_pdf
 from tests.summarizer.compare.contract_text import contract_lines, contract_pages, edited
