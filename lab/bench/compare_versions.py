@@ -7,7 +7,7 @@ embed, index) and with both already in the library (the stored clauses compared)
 
 Pairs (``lab.eval.known_edits``' edits, one of each kind, seed 1; the new version reflowed):
 ``endorsement-8p`` (about 10 pages), ``franchise-115p`` (about 100) and ``franchise-115p``'s clauses
-five times over (about 500). Each measurement runs in a child process of its own, so its peak RSS
+five times over (about 500; added without vectors, which the comparison never reads). Each measurement runs in a child process of its own, so its peak RSS
 (``ru_maxrss``) is its own; the CLI run is ``pagewise compare OLD_ID NEW_ID --json`` timed from
 outside (Python's start and imports included). No model is used.
 """
@@ -28,6 +28,7 @@ from lab.eval.compare_known_edits import FIXTURES, NEW_WIDTH, OLD_WIDTH, base_cl
 from lab.eval.known_edits import apply_edits
 
 PAIRS = {"10p": ("endorsement-8p", 1), "100p": ("franchise-115p", 1), "500p": ("franchise-115p", 5)}
+WITHOUT_VECTORS = {"500p"}  # added without embedding (minutes on 2 cores that the comparison never reads)
 
 
 def make_pair(name: str, workdir: Path) -> tuple[Path, Path]:
@@ -43,16 +44,17 @@ def _peak_rss_mib() -> float:
     return round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)  # KiB on Linux
 
 
-def child_from_files(old: Path, new: Path) -> dict[str, object]:
+def child_from_files(old: Path, new: Path, embed: bool) -> dict[str, object]:
     """Both files added to the (fresh) library, then compared: ``pagewise compare FILE FILE``."""
     from summarizer.compare.library_versions import compare_documents
-    from summarizer.library.ingest import ingest_path
+    from summarizer.library.ingest import IngestOptions, ingest_path
     from summarizer.library.storage.store import Library
 
+    options = IngestOptions(embed=embed)
     started = time.perf_counter()
     with Library.open() as library:
-        old_result = ingest_path(library, old)
-        new_result = ingest_path(library, new)
+        old_result = ingest_path(library, old, options)
+        new_result = ingest_path(library, new, options)
         ingested = time.perf_counter()
         comparison = compare_documents(library, old_result.doc_id, new_result.doc_id)
         done = time.perf_counter()
@@ -63,6 +65,7 @@ def child_from_files(old: Path, new: Path) -> dict[str, object]:
         "pages": pages,
         "clauses": (len(comparison.old_clauses), len(comparison.new_clauses)),
         "changes": sum(1 for c in comparison.changes if not c.hidden),
+        "embedded": embed,
         "ingest_s": round(ingested - started, 2),
         "compare_s": round(done - ingested, 2),
         "total_s": round(done - started, 2),
@@ -93,7 +96,8 @@ def _child(args: list[str], home: Path) -> dict[str, object]:
 def measure(name: str, workdir: Path) -> dict[str, object]:
     old, new = make_pair(name, workdir)
     home = workdir / f"{name}-home"
-    from_files = _child(["--from-files", str(old), str(new)], home)
+    embed = "yes" if name not in WITHOUT_VECTORS else "no"
+    from_files = _child(["--from-files", str(old), str(new), embed], home)
     in_library = _child(["--in-library", str(from_files["old_id"]), str(from_files["new_id"])], home)
     env = dict(os.environ, PAGEWISE_HOME=str(home))
     started = time.perf_counter()
@@ -113,11 +117,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--pairs", nargs="*", default=list(PAIRS), choices=list(PAIRS))
     parser.add_argument("--out", type=Path, help="write the figures as JSON")
-    parser.add_argument("--from-files", nargs=2, type=Path, help=argparse.SUPPRESS)
+    parser.add_argument("--from-files", nargs=3, help=argparse.SUPPRESS)  # OLD NEW yes|no (embed)
     parser.add_argument("--in-library", nargs=2, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.from_files:
-        print(json.dumps(child_from_files(*args.from_files)))
+        old, new, embed = args.from_files
+        print(json.dumps(child_from_files(Path(old), Path(new), embed == "yes")))
         return
     if args.in_library:
         print(json.dumps(child_in_library(*args.in_library)))
