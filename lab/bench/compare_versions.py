@@ -7,9 +7,10 @@ embed, index) and with both already in the library (the stored clauses compared)
 
 Pairs (``lab.eval.known_edits``' edits, one of each kind, seed 1; the new version reflowed):
 ``endorsement-8p`` (about 10 pages), ``franchise-115p`` (about 100) and ``franchise-115p``'s clauses
-five times over (about 500; added without vectors, which the comparison never reads). Each measurement runs in a child process of its own, so its peak RSS
-(``ru_maxrss``) is its own; the CLI run is ``pagewise compare OLD_ID NEW_ID --json`` timed from
-outside (Python's start and imports included). No model is used.
+five times over (about 500; added without vectors, which the comparison never reads). Each
+measurement runs in a child process of its own, so its peak RSS (``ru_maxrss``) is its own; the
+CLI run is ``pagewise compare OLD_ID NEW_ID --json`` timed from outside (Python's start and
+imports included). No model is used.
 """
 
 from __future__ import annotations
