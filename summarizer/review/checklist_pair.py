@@ -31,6 +31,7 @@ from summarizer.review.export import page_label, quote_snippet, status_word
 
 NOT_A_CHANGE = frozenset({RENUMBERED, FORMATTING})
 SNIPPET_CHARS = 300
+DETAIL_CHARS = 100  # of the words changed, after "changed in 9.2 …, "
 PROBE_CHARS = 120  # of a clause's (or a quote's) text looked for inside the other
 
 
@@ -81,6 +82,8 @@ class ChecklistRow:
             from summarizer.compare.redline_docx import change_summary  # the redline's own words
 
             detail = change_summary(self.changes[0])
+            if len(detail) > DETAIL_CHARS:
+                detail = detail[: DETAIL_CHARS - 1].rstrip() + "…"
         return f"{self.category}: {self.changes[0].kind} in {labels}, {detail}"
 
     def to_json(self) -> dict[str, Any]:
