@@ -14,6 +14,7 @@ It runs in a child process with that folder on its ``PYTHONPATH``, so nothing of
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 import zipfile
@@ -24,6 +25,7 @@ from lxml import etree
 
 from lab.eval.known_edits import clause_key, clause_key_full
 
+CLAUSE_START = re.compile(r"\s*(?:\d+(?:\.\d+)+\.?|\d+\.|\([a-z0-9]{1,4}\)|ARTICLE\s+[IVXLC\d]+)\s")
 W = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}"
 AUTHOR = "python-redlines"
 _ENGINE = """
@@ -84,12 +86,26 @@ def changed_paragraphs(redline: Path) -> tuple[list[str], list[str]]:
     return old_texts, new_texts
 
 
+def paragraph_units(clauses: Sequence[str]) -> list[tuple[str, str]]:
+    """Each written paragraph with the key of the clause it belongs to: its own where it starts
+    with a clause marker (a clause the edits put inside another's text, as an inserted clause at
+    an article's end, is its own clause to Pagewise and to the truth), else its clause's."""
+    units = []
+    for clause in clauses:
+        key = clause_key(clause)
+        for n, paragraph in enumerate(clause.split("\n\n")):
+            if n and CLAUSE_START.match(paragraph):
+                key = clause_key(paragraph)
+            units.append((key, clause_key_full(paragraph)))
+    return units
+
+
 def changed_clause_keys(old: Sequence[str], new: Sequence[str], redline: Path) -> set[str]:
     """The keys (``clause_key``) of the clauses holding a paragraph with a tracked change."""
     old_texts, new_texts = changed_paragraphs(redline)
     found: set[str] = set()
     for texts, clauses in ((old_texts, old), (new_texts, new)):
-        full = [(clause_key(c), clause_key_full(c)) for c in clauses]
+        full = paragraph_units(clauses)
         for text in texts:
             words = clause_key_full(text)
             if len(words.split()) < 2:
