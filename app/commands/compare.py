@@ -25,8 +25,20 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     parser.add_argument("old", metavar="OLD", help="the earlier version: a DOC_ID (see `pagewise list`) or a file")
     parser.add_argument("new", metavar="NEW", help="the later version: a DOC_ID or a file")
     parser.add_argument("--all", action="store_true", help="also list formatting-only changes (hidden by default)")
-    parser.add_argument("--format", choices=("md",), help="write the comparison as Markdown (with --out)")
+    parser.add_argument(
+        "--format",
+        choices=("md", "docx"),
+        help="write the comparison to --out: md (a Markdown report) or docx (a Word redline: each difference a "
+        "tracked change by 'Pagewise', material changes in a table at the top)",
+    )
     parser.add_argument("--out", type=Path, help="the file to write with --format")
+    parser.add_argument(
+        "--checklist",
+        metavar="NAME",
+        help="also set a checklist's items side by side (cuad, or a CSV/YAML checklist file): each item's value "
+        "or evidence in both versions from the stored reviews (evidence is found, without a model, where none is "
+        "stored), the items whose clause changed marked",
+    )
     add_json_flag(parser)
     parser.set_defaults(handler=run)
 
@@ -52,9 +64,18 @@ def _document_id(library: Library, given: str, progress: TerminalProgress) -> st
 
 def run(args: argparse.Namespace) -> int:
     from app.services.output import fail
+    from summarizer.compare.comparison import DIFFERENT_DOCUMENTS
     from summarizer.compare.library_versions import compare_documents
+    from summarizer.compare.redline_docx import write_redline
     from summarizer.compare.report import comparison_json, comparison_markdown
     from summarizer.library.storage.store import Library
+    from summarizer.review.checklist_pair import (
+        ChecklistRow,
+        add_checklist_section,
+        checklist_markdown,
+        pair_reviews,
+        side_by_side,
+    )
 
     if (args.format is None) != (args.out is None):
         return fail(args, "--format and --out go together (e.g. --format md --out changes.md)", 2)
@@ -65,16 +86,31 @@ def run(args: argparse.Namespace) -> int:
         comparison = compare_documents(library, old_id, new_id, progress=progress)
         progress.close()
         old, new = library.document(old_id), library.document(new_id)
+        rows: list[ChecklistRow] | None = None
+        if args.checklist and comparison.verdict != DIFFERENT_DOCUMENTS:
+            from summarizer.review.checklist import load_checklist
+
+            checklist = load_checklist(args.checklist)
+            old_review, new_review = pair_reviews(library, [old_id, new_id], checklist, progress)
+            progress.close()
+            rows = side_by_side(comparison, old_review, new_review)
     units = tuple("¶" if d.file_type == "docx" else "p." for d in (old, new))
+    markdown = comparison_markdown(comparison, old.title, new.title, (units[0], units[1]))
+    if rows is not None:
+        markdown += "\n" + checklist_markdown(rows, old.title, new.title)
     if args.format == "md":
-        args.out.write_text(
-            comparison_markdown(comparison, old.title, new.title, (units[0], units[1])), encoding="utf-8"
-        )
+        args.out.write_text(markdown, encoding="utf-8")
+    elif args.format == "docx":
+        sections = [add_checklist_section(rows, old.title, new.title)] if rows is not None else []
+        write_redline(comparison, args.out, old.title, new.title, units=(units[0], units[1]), extra_sections=sections)
     if args.json:
-        emit_json({"old": old_id, "new": new_id} | comparison_json(comparison, show_hidden=args.all))
+        result = {"old": old_id, "new": new_id} | comparison_json(comparison, show_hidden=args.all)
+        if rows is not None:
+            result["checklist"] = [row.to_json() for row in rows]
+        emit_json(result)
         return 0
     if args.format is None:
-        print(comparison_markdown(comparison, old.title, new.title, (units[0], units[1])))
+        print(markdown)
     else:
-        print(f"{comparison.message} Written to {args.out}")
+        print(" ".join([comparison.message, *comparison.notes, f"Written to {args.out}"]))
     return 0

@@ -12,8 +12,9 @@ cut, aligned, classified: ``summarizer.compare``) and its list is scored against
 pair: recall and precision of changed clauses (added, removed, moved, changed) and by kind, of
 material marks, and the clauses renumbered only (or only reflowed) that it reported as changed.
 A plain line diff (``difflib``) of the two PDFs' text is scored on the same pairs, a line's
-changes counted against the clause it falls in. ``supply-16p`` and ``franchise-115p`` are held
-apart: reported beside the others, nothing chosen by them.
+changes counted against the clause it falls in; with ``--redlines-site``, python-redlines
+(Docxodus) on the same pairs written as Word files likewise (``lab.eval.redlines_baseline``).
+``supply-16p`` and ``franchise-115p`` are held apart: reported beside the others, nothing chosen by them.
 """
 
 from __future__ import annotations
@@ -24,10 +25,12 @@ import json
 import re
 import tempfile
 import textwrap
+import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from lab.eval.known_edits import EditedPair, apply_edits, clause_key, clause_key_full
+from lab.eval.redlines_baseline import changed_clause_keys, run_redline, write_docx
 from summarizer.compare.comparison import compare_pages
 from summarizer.compare.differences import ADDED, CHANGED, MERGED, MOVED, REMOVED, SPLIT
 from summarizer.library.cutting.clause_units import ClauseUnit, document_clauses
@@ -104,6 +107,14 @@ class PairScore:
     baseline_reported_true: int = 0
     baseline_found: int = 0
     baseline_renumbered_reported: int = 0
+    redlines_ran: bool = False  # python-redlines (Docxodus) on the pair written as Word files
+    redlines_reported: int = 0
+    redlines_reported_true: int = 0
+    redlines_renumbered_reported: int = 0
+    redlines_moved_truth: int = 0
+    redlines_moved_reported: int = 0  # moved clauses (truth) it reported: as a deletion and an insertion
+    redlines_seconds: float = 0.0
+    redlines_found: int = 0
 
 
 def _key_of(clause: ClauseUnit | None) -> str:
@@ -197,6 +208,25 @@ def _score_baseline(
     score.baseline_renumbered_reported = len(changed & pair.renumbered_keys)
 
 
+def score_redlines(score: PairScore, pair: EditedPair, workdir: Path, name: str, site: Path) -> None:
+    """python-redlines' tracked changes on the same pair written as Word files, scored as difflib's."""
+    old_docx = write_docx(workdir / f"{name}-old.docx", pair.old)
+    new_docx = write_docx(workdir / f"{name}-new.docx", pair.new)
+    started = time.perf_counter()
+    redline = run_redline(old_docx, new_docx, workdir / f"{name}-redline.docx", site)
+    score.redlines_seconds = round(time.perf_counter() - started, 2)
+    changed = changed_clause_keys(pair.old, pair.new, redline)
+    truth_keys = {t.key for t in pair.truth}
+    moved_keys = {t.key for t in pair.truth if t.kind == MOVED}
+    score.redlines_ran = True
+    score.redlines_reported = len(changed)
+    score.redlines_reported_true = len(changed & truth_keys)
+    score.redlines_renumbered_reported = len(changed & pair.renumbered_keys)
+    score.redlines_moved_truth = len(moved_keys)
+    score.redlines_moved_reported = len(changed & moved_keys)
+    score.redlines_found = len(changed & truth_keys)
+
+
 def _ratio(a: int, b: int) -> float | None:
     return round(a / b, 4) if b else None
 
@@ -229,10 +259,18 @@ def summarize(scores: list[PairScore]) -> dict[str, object]:
             "precision_changed": _ratio(total("baseline_reported_true"), total("baseline_reported")),
             "renumbered_reported_changed": total("baseline_renumbered_reported"),
         },
+        "baseline_python_redlines": {
+            "pairs": sum(1 for s in scores if s.redlines_ran),
+            "recall_changed": _ratio(total("redlines_found"), truth) if any(s.redlines_ran for s in scores) else None,
+            "precision_changed": _ratio(total("redlines_reported_true"), total("redlines_reported")),
+            "renumbered_reported_changed": total("redlines_renumbered_reported"),
+            "moved_reported": f"{total('redlines_moved_reported')} of {total('redlines_moved_truth')}",
+            "seconds_per_pair": round(sum(s.redlines_seconds for s in scores) / max(1, len(scores)), 2),
+        },
     }
 
 
-def run(fixtures: list[str], seeds: int, workdir: Path) -> list[PairScore]:
+def run(fixtures: list[str], seeds: int, workdir: Path, redlines_site: Path | None = None) -> list[PairScore]:
     scores = []
     for fixture in fixtures:
         clauses = base_clauses(FIXTURES / f"{fixture}.pdf", workdir)
@@ -241,6 +279,8 @@ def run(fixtures: list[str], seeds: int, workdir: Path) -> list[PairScore]:
             old_pdf = write_version(workdir / f"{fixture}-{seed}-old.pdf", pair.old, OLD_WIDTH)
             new_pdf = write_version(workdir / f"{fixture}-{seed}-new.pdf", pair.new, NEW_WIDTH)
             score = score_pair(fixture, seed, pair, old_pdf, new_pdf)
+            if redlines_site is not None:
+                score_redlines(score, pair, workdir, f"{fixture}-{seed}", redlines_site)
             scores.append(score)
             print(
                 f"{fixture} seed {seed}: {sum(score.found.values())}/{sum(score.truth.values())} found, "
@@ -255,9 +295,15 @@ def main() -> None:
     parser.add_argument("--seeds", type=int, default=2, help="edited copies per contract")
     parser.add_argument("--fixtures", nargs="*", default=[*DEVELOPMENT, *HELD_APART])
     parser.add_argument("--out", type=Path, help="write the figures as JSON")
+    parser.add_argument(
+        "--redlines-site",
+        type=Path,
+        help="a folder python-redlines[docxodus] was installed into (pip install --target): scores it as a "
+        "baseline on the pairs written as Word files (lab/eval/redlines_baseline.py)",
+    )
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
-        scores = run(args.fixtures, args.seeds, Path(tmp))
+        scores = run(args.fixtures, args.seeds, Path(tmp), args.redlines_site)
     result = {
         "development": summarize([s for s in scores if not s.held_apart]),
         "held_apart": summarize([s for s in scores if s.held_apart]),

@@ -4,7 +4,7 @@ inside a changed clause and the material marks of ``summarizer.compare.material`
 from __future__ import annotations
 
 import bisect
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from summarizer.compare.alignment import CONTAINED_SHARE, Pair, contained_share, formatting_key, word_opcodes, words
@@ -103,14 +103,20 @@ def classify(pairs: Sequence[Pair]) -> list[Change]:
     changes: list[Change] = []
     paired_old = [p.old for p in pairs if p.old is not None and p.new is not None]
     paired_new = [p.new for p in pairs if p.old is not None and p.new is not None]
+    # Each paired clause's counterpart in the other version, by (version, index).
+    counterpart: dict[tuple[str, int], ClauseUnit] = {}
+    for p in pairs:
+        if p.old is not None and p.new is not None:
+            counterpart["old", p.old.index] = p.new
+            counterpart["new", p.new.index] = p.old
     for p in pairs:
         reasons: tuple[str, ...]
         if p.old is None and p.new is not None:
-            note = _container(p.new, paired_old, "split from")
+            note = _container(p.new, paired_old, "split from", lambda c: counterpart.get(("old", c.index)))
             reasons = ("a clause added",) if not note else ()
             changes.append(Change(SPLIT if note else ADDED, None, p.new, not note, reasons, note=note))
         elif p.new is None and p.old is not None:
-            note = _container(p.old, paired_new, "merged into")
+            note = _container(p.old, paired_new, "merged into", lambda c: counterpart.get(("new", c.index)))
             reasons = ("a clause removed",) if not note else ()
             changes.append(Change(MERGED if note else REMOVED, p.old, None, not note, reasons, note=note))
         elif p.old is not None and p.new is not None:
@@ -133,8 +139,15 @@ def classify(pairs: Sequence[Pair]) -> list[Change]:
     return changes
 
 
-def _container(clause: ClauseUnit, others: Sequence[ClauseUnit], verb: str) -> str:
-    """ "split from X" when the clause's words sit inside clause X of the other version."""
+def _container(
+    clause: ClauseUnit,
+    others: Sequence[ClauseUnit],
+    verb: str,
+    counterpart_of: Callable[[ClauseUnit], ClauseUnit | None],
+) -> str:
+    """ "split from X" when the clause's words sit inside clause X of the other version, and X's
+    own counterpart lost them (else the words are there twice: a clause added that repeats
+    another, as a "SLA Standard Terms" definition repeats the "Standard Terms" one)."""
     part = words(clause.content.lower())
     if len(part) < 3:
         return ""
@@ -144,6 +157,10 @@ def _container(clause: ClauseUnit, others: Sequence[ClauseUnit], verb: str) -> s
         # Most of the words must be there at all before their order is checked (cheap first).
         if len(part_set & set(whole)) < CONTAINED_SHARE * len(part_set):
             continue
-        if contained_share(part, whole) >= CONTAINED_SHARE:
-            return f"{verb} {other.display_label}"
+        if contained_share(part, whole) < CONTAINED_SHARE:
+            continue
+        kept = counterpart_of(other)
+        if kept is not None and contained_share(part, words(kept.content.lower())) >= CONTAINED_SHARE:
+            continue
+        return f"{verb} {other.display_label}"
     return ""

@@ -3,6 +3,7 @@ document stored before clauses were kept (until ``pagewise reindex`` stores them
 
 from __future__ import annotations
 
+import dataclasses
 import json
 
 from inference.cancel import CancelToken
@@ -10,7 +11,7 @@ from inference.progress import ProgressCallback, no_progress
 from summarizer.compare.comparison import Comparison, compare_clauses
 from summarizer.errors import LibraryError
 from summarizer.library.cutting.clause_units import ClauseUnit, document_clauses
-from summarizer.library.reading.ocr_pages import usable_text
+from summarizer.library.reading.ocr_pages import LOW_CONFIDENCE, outcome, usable_text
 from summarizer.library.storage.document_text import read_pages
 from summarizer.library.storage.store import Library
 
@@ -55,4 +56,29 @@ def compare_documents(
     progress: ProgressCallback = no_progress,
     cancel: CancelToken | None = None,
 ) -> Comparison:
-    return compare_clauses(stored_clauses(library, old_id), stored_clauses(library, new_id), progress, cancel)
+    comparison = compare_clauses(stored_clauses(library, old_id), stored_clauses(library, new_id), progress, cancel)
+    notes = [*input_notes(library, old_id, "old"), *input_notes(library, new_id, "new")]
+    return dataclasses.replace(comparison, notes=tuple(notes)) if notes else comparison
+
+
+def input_notes(library: Library, doc_id: str, side: str) -> list[str]:
+    """What the reader should know about one version: a Word file's tracked changes (compared as
+    accepted) and pages read by OCR with low confidence (differences there may be misreadings)."""
+    document = library.document(doc_id)
+    notes = []
+    if document.tracked_changes:
+        notes.append(
+            f"The {side} version ({document.title}) still holds {document.tracked_changes} tracked changes: it was "
+            "compared as if they were all accepted. Accept or reject them in Word first if that is not the "
+            "text you mean."
+        )
+    hard = outcome(library, doc_id).hard_to_read
+    if hard:
+        pages = ", ".join(f"p. {page} ({confidence:.2f})" for page, confidence in sorted(hard.items())[:10])
+        more = f" and {len(hard) - 10} more" if len(hard) > 10 else ""
+        notes.append(
+            f"The {side} version ({document.title}) is scanned and some pages were hard to read (OCR confidence "
+            f"below {LOW_CONFIDENCE:.2f}): {pages}{more}. Differences on these pages may come from reading errors, "
+            "not from edits: check them against the scan."
+        )
+    return notes

@@ -24,6 +24,9 @@ def comparison_json(comparison: Comparison, *, show_hidden: bool = False) -> dic
     return {
         "verdict": comparison.verdict,
         "message": comparison.message,
+        "notes": list(comparison.notes),
+        "amendment": comparison.amendment or None,
+        "amended_sections": list(comparison.amended_sections),
         "old_clauses": len(comparison.old_clauses),
         "new_clauses": len(comparison.new_clauses),
         "changes": [c.to_json() for c in comparison.changes if show_hidden or not c.hidden],
@@ -60,6 +63,7 @@ def comparison_markdown(
     comparison: Comparison, old_title: str, new_title: str, units: tuple[str, str] = ("p.", "p.")
 ) -> str:
     lines = [f"# Comparison: {old_title} → {new_title}", "", comparison.message, ""]
+    lines += [line for note in comparison.notes for line in (f"**Note:** {note}", "")]
     if comparison.verdict != VERSIONS:
         return "\n".join(lines)
     lines += [

@@ -77,3 +77,16 @@ def test_an_unknown_id_says_what_to_give(capsys: pytest.CaptureFixture[str], tmp
     old = _pdf(tmp_path / "old.pdf")
     assert main(["compare", str(old), "nosuchid", "--json"]) != 0
     assert "neither a document of the library nor a file" in _json(capsys)["error"]
+
+
+def test_compare_writes_a_word_redline(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    import zipfile
+
+    old = _pdf(tmp_path / "old.pdf")
+    new = _pdf(tmp_path / "new.pdf", {"thirty (30)": "sixty (60)"})
+    out = tmp_path / "redline.docx"
+    assert main(["compare", str(old), str(new), "--format", "docx", "--out", str(out)]) == 0
+    assert f"Written to {out}" in capsys.readouterr().out
+    xml = zipfile.ZipFile(out).read("word/document.xml").decode()
+    assert xml.count("<w:ins ") == 2 and xml.count("<w:del ") == 2  # thirty → sixty, 30 → 60
+    assert 'w:author="Pagewise"' in xml

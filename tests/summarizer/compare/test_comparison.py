@@ -151,6 +151,18 @@ def test_a_split_clause_is_said_so() -> None:
     assert MERGED not in {c.kind for c in changes}
 
 
+def test_an_added_clause_repeating_a_kept_one_is_added_not_split() -> None:
+    # As the SLA addendum's "SLA Standard Terms" definition repeats the agreement's "Standard Terms"
+    # one (docs/compare.md, real variants): the words are in both versions' 3.3, so nothing split.
+    articles = edited({})
+    law = articles[2][2][2][2]
+    articles[2][2].append(("3.4", "Addendum Law", law.replace("This Agreement", "This Addendum")))
+    _, changes = _shown(contract_pages(), contract_pages(articles))
+    assert [(c.kind, c.new.display_label, c.material) for c in changes] == [  # type: ignore[union-attr]
+        (ADDED, "3.4 Addendum Law", True)
+    ]
+
+
 def test_progress_is_typed_and_cancel_stops_the_comparison() -> None:
     events: list[Progress] = []
     compare_pages(contract_pages(), contract_pages(edited({"$10,000": "$20,000"})), progress=events.append)
@@ -174,3 +186,53 @@ def test_a_clause_start_made_by_a_line_break_in_one_version_only_is_not_a_change
     old = [(1, text.replace("before the claim.", "before the claim under\nSection 2.1 of this Agreement."))]
     new = [(1, text.replace("before the claim.", "before the claim under Section 2.1 of this Agreement."))]
     assert compare_pages(old, new).verdict == IDENTICAL
+
+
+# --- odd pairs: an amendment against the full agreement -----------------------------------
+
+AMENDMENT = """FIRST AMENDMENT TO SUPPLY AGREEMENT
+This First Amendment amends the Supply Agreement between Acme Corp. and Beta Ltd.
+
+1. Amendment of Section 2.1. Section 2.1 of the Agreement is deleted and replaced with the following: "Buyer
+shall pay the fees of $12,500 per month within sixty (60) days of each invoice."
+
+2. Amendment of Section 3.1. Section 3.1 of the Agreement is amended by replacing "twelve months" with
+"twenty-four months".
+
+3. Effect. Except as amended by this First Amendment, the Agreement remains in full force and effect.
+"""
+
+# An amendment that restates the clauses it changes, under their numbers: most of its clauses pair
+# with the agreement's, so the share of paired clauses alone would call the two versions.
+RESTATING_AMENDMENT = """AMENDMENT NO. 2
+The Supply Agreement is hereby amended as follows. Sections 2.1, 2.2 and 3.1 are deleted in their entirety
+and replaced with the following:
+
+2.1 Fees. Buyer shall pay the fees of $12,500 per month within sixty (60) days of each invoice.
+
+2.2 Late Payment. Late amounts bear interest at 1% per month until they are paid in full.
+
+3.1 Cap. The liability of each party shall not exceed the fees paid in the twenty-four months before the claim.
+"""
+
+
+@pytest.mark.parametrize(
+    ("amendment", "sections"),
+    [(AMENDMENT, ("2.1", "3.1")), (RESTATING_AMENDMENT, ("2.1", "2.2", "3.1"))],
+    ids=["short", "restating"],
+)
+def test_an_amendment_against_the_full_agreement_is_said_to_be_one(amendment: str, sections: tuple[str, ...]) -> None:
+    comparison = compare_pages(contract_pages(), [(1, amendment)])
+    assert comparison.verdict == DIFFERENT_DOCUMENTS and comparison.changes == ()
+    assert comparison.amendment == "new"
+    assert comparison.amended_sections == sections
+    assert "looks like an amendment to the old one" in comparison.message
+    backwards = compare_pages([(1, amendment)], contract_pages())
+    assert backwards.amendment == "old" and "amendment to the new one" in backwards.message
+
+
+def test_a_version_that_lost_clauses_without_amending_words_is_still_a_version() -> None:
+    articles = edited({})
+    shortened = [(articles[0][0], articles[0][1], articles[0][2]), (articles[1][0], articles[1][1], articles[1][2])]
+    comparison = compare_pages(contract_pages(), contract_pages(shortened))
+    assert comparison.verdict == VERSIONS and comparison.amendment == ""

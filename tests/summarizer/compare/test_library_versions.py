@@ -1,12 +1,15 @@
 """Clauses kept in the library (migration 9) for PDF and Word documents, their re-index, and
-comparing two stored documents."""
+comparing two stored documents; the notes on odd inputs (a Word version with unaccepted tracked
+changes, a scanned version with pages hard to read)."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
 
+from app.cli import main
 from summarizer.compare.comparison import IDENTICAL, VERSIONS
 from summarizer.compare.differences import CHANGED
 from summarizer.compare.library_versions import compare_documents, stored_clauses
@@ -76,3 +79,59 @@ def test_a_document_still_being_added_is_said_so(tmp_path: Path) -> None:
         library.db.execute("UPDATE documents SET state = 'extracting'")
         with pytest.raises(LibraryError, match="still being added"):
             stored_clauses(library, doc_id)
+
+
+def _tracked_docx(path: Path) -> Path:
+    """The contract as Word paragraphs, 2.1's period changed by a tracked change not yet accepted."""
+    body = ""
+    for line in contract_lines():
+        if not line:
+            continue
+        if "thirty (30)" in line:
+            head, tail = line.split("thirty (30)")
+            body += (
+                f'<w:p><w:r><w:t xml:space="preserve">{head}</w:t></w:r>'
+                '<w:del w:id="1" w:author="Counsel" w:date="2026-11-01T00:00:00Z"><w:r>'
+                '<w:delText xml:space="preserve">thirty (30)</w:delText></w:r></w:del>'
+                '<w:ins w:id="2" w:author="Counsel" w:date="2026-11-01T00:00:00Z"><w:r>'
+                '<w:t xml:space="preserve">sixty (60)</w:t></w:r></w:ins>'
+                f'<w:r><w:t xml:space="preserve">{tail}</w:t></w:r></w:p>'
+            )
+        else:
+            body += para(line)
+    return write_docx(path, body)
+
+
+def test_a_word_version_with_unaccepted_tracked_changes_is_compared_as_accepted_and_says_so(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    old = make_pdf(tmp_path / "old.pdf", [contract_lines()])  # type: ignore[list-item]
+    new = _tracked_docx(tmp_path / "draft.docx")
+    assert main(["compare", str(old), str(new), "--json"]) == 0
+    result = json.loads(capsys.readouterr().out.splitlines()[-1])
+    (change,) = result["changes"]
+    assert change["kind"] == CHANGED and change["new_label"] == "2.1 Fees"
+    assert [(e["old"], e["new"]) for e in change["edits"]] == [("thirty", "sixty"), ("30", "60")]
+    (note,) = result["notes"]
+    assert "new version (draft) still holds 2 tracked changes" in note and "as if they were all accepted" in note
+    assert main(["compare", str(old), str(new)]) == 0
+    assert "still holds 2 tracked changes" in capsys.readouterr().out
+
+
+def test_a_scanned_version_with_pages_hard_to_read_warns_with_their_confidence(tmp_path: Path) -> None:
+    with Library.open(tmp_path / "library.sqlite") as library:
+        old = ingest_path(library, make_pdf(tmp_path / "old.pdf", [contract_lines()])).doc_id  # type: ignore[list-item]
+        scan = make_pdf(tmp_path / "scan.pdf", [contract_lines(edited({"thirty (30)": "thirfy (3O)"}))])  # type: ignore[list-item]
+        new = ingest_path(library, scan).doc_id
+        # As OCR leaves a scanned page it read with a low mean word confidence (ocr_pages.record).
+        library.db.execute(
+            "INSERT INTO page_ocr (doc_id, page, status, engine, confidence, words) VALUES (?, 1, 'read', 'test', "
+            "0.61, '[[0, 6, 0, 0, 10, 10, 0.61]]')",
+            [new],
+        )
+        comparison = compare_documents(library, old, new)
+        assert comparison.verdict == VERSIONS
+        (note,) = comparison.notes
+        assert "The new version (scan) is scanned" in note and "p. 1 (0.61)" in note
+        assert "may come from reading errors" in note
+        assert compare_documents(library, old, old).notes == ()
