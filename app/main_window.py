@@ -102,6 +102,7 @@ class MainWindow(PdfDropTarget, QMainWindow):
         self.model_setup.refresh_plan_line()
         self.documents.refresh()
         self.reindexer.check()
+        self.ingest.offer_resume()  # a data room the window was closed in the middle of
         self.restore_state()
         QTimer.singleShot(0, self.answers.warm_up_search)
         self.first_painted = False
@@ -243,6 +244,7 @@ class MainWindow(PdfDropTarget, QMainWindow):
 
         self.library_panel.files_dropped.connect(self.ingest.add_paths)
         self.library_panel.retry_requested.connect(lambda path: self.ingest.add_paths([Path(path)]))
+        self.library_panel.retry_many_requested.connect(lambda paths: self.ingest.add_paths([Path(p) for p in paths]))
         self.library_panel.file_selected.connect(self.viewer.close_document)  # says why it is not shown
         self.ingest.added.connect(self._document_added)
         self.ingest.documents_changed.connect(self.documents.refresh)

@@ -51,6 +51,7 @@ class BatchProgress(Progress):
 
     pages: int = 0
     eta_s: float | None = None
+    path: str = ""  # the file being added ("" once the batch is over)
 
     def eta_seconds(self) -> float | None:
         return self.eta_s
@@ -91,17 +92,18 @@ def run_batch(
     pages_this_run = 0
     bytes_this_run = 0
 
-    def report(message: str) -> None:
+    def report(path: str) -> None:
         elapsed = time.monotonic() - started
         rate = pages_this_run / elapsed if elapsed > 0 and pages_this_run else None
         eta = bytes_left / (bytes_this_run / elapsed) if bytes_this_run and elapsed > 0 else None
-        progress(BatchProgress(Stage.ADD_FILES, done, total, message, rate, pages, eta))
+        name = Path(path).name if path else ""
+        progress(BatchProgress(Stage.ADD_FILES, done, total, name, rate, pages, eta, path))
 
     for file in files:
         if file.outcome != PENDING:
             continue
         cancel.raise_if_cancelled()
-        report(Path(file.path).name)
+        report(file.path)
         outcome, reason, result = _add(library, file, options, file_progress, cancel)
         record_outcome(library, file, outcome, reason, result.doc_id if result else None, _pages(result, outcome))
         done += 1
