@@ -235,11 +235,19 @@ class MainWindow(PdfDropTarget, QMainWindow):
         )
         self.reviews.file_state = self.library_panel.file_state
         self.background = BackgroundSummaries(
-            context, lambda: str(self.settings["background_summaries"]), missing, current_doc, self
+            context,
+            lambda: str(self.settings["background_summaries"]),
+            missing,
+            current_doc,
+            self,
+            all_up_to=lambda: int(self.settings["background_summaries_all_up_to"]),
         )
         self.background.summarized.connect(self.summaries.show_if_missing)
         self.background.summarized.connect(lambda _doc_id: self.documents.refresh())
         self.ingest.added.connect(lambda _doc_id: self.background.wake())
+        # In a large library only what the user opens or asks about is summarized (in that order).
+        self.documents.selected.connect(lambda record: self.background.request(record and record.doc_id))
+        self.answers.answered.connect(self.background.request)
         self.model_setup.settings_applied.connect(self.background.wake)
 
         self.library_panel.files_dropped.connect(self.ingest.add_paths)
@@ -328,6 +336,9 @@ class MainWindow(PdfDropTarget, QMainWindow):
             self._action(model_menu, "&Download recommended model", None, self.model_setup.download_recommended)
         library_menu = self.menuBar().addMenu("&Library")
         self._action(library_menu, "&Re-index library…", None, self.reindexer.reindex)
+        self.summarize_all_action = self._action(
+            library_menu, "&Summarize all documents", None, self.background.summarize_everything
+        )
         help_menu = self.menuBar().addMenu("&Help")
         self._action(help_menu, "&About Pagewise", None, self.about)
 
