@@ -298,7 +298,7 @@ class MainWindow(PdfDropTarget, QMainWindow):
             self.library_panel.select(doc_id)
             return
         record = self.documents.record(doc_id)
-        if record is None:
+        if record is None or self.ingest.batch_running():  # a data room's files: its summary says it
             return
         self._announced = doc_id
         show = partial(self.library_panel.select, doc_id)

@@ -116,6 +116,10 @@ class IngestController(UsesJobContext, QObject):
         job.finished.connect(self._finished)
         return job
 
+    def batch_running(self) -> bool:
+        """Whether a folder or zip is being added (its documents are not announced one by one)."""
+        return any(job.folder is not None for job in self.runner.ingests)
+
     def offer_resume(self) -> int | None:
         """At start: a batch the window was closed in the middle of is offered to continue."""
         from summarizer.library.batches.batch_store import batch_summary, unfinished_batch
