@@ -122,6 +122,7 @@ class LibraryPanel(PdfDropTarget, QWidget):
         super().__init__(parent)
         self.setAcceptDrops(True)
         self._places: dict[str, int] = {}  # a file's row while it is added again (its real path: row)
+        self._by_key: dict[str, QListWidgetItem] = {}  # every row by its key
         self.list = QListWidget(self)
         self.list.setObjectName("library-list")
         self._select_when_listed: str | None = None  # a document whose add the user was watching
@@ -164,17 +165,20 @@ class LibraryPanel(PdfDropTarget, QWidget):
     # Rows
 
     def _item(self, key: str) -> QListWidgetItem | None:
-        for row in range(self.list.count()):
-            item = self.list.item(row)
-            if item.data(KEY_ROLE) == key:
-                return item
-        return None
+        # By key, not by a walk over the rows: each of a 449-contract library's rows looked up the
+        # others, and a list refresh took 250 ms of the GUI thread (issue 46).
+        return self._by_key.get(key)
+
+    def _take_row(self, item: QListWidgetItem) -> None:
+        self._by_key.pop(str(item.data(KEY_ROLE)), None)
+        self.list.takeItem(self.list.row(item))
 
     def _set(self, key: str, title: str, state: str, tooltip: str = "", file: str = "") -> QListWidgetItem:
         item = self._item(key)
         if item is None:
             item = QListWidgetItem()
             item.setData(KEY_ROLE, key)
+            self._by_key[key] = item
             # A file added again takes the place its row had, and its document row takes it back
             # (walk 2026-12-05: re-opening a file moved its row to the end of the list).
             place = self._places.pop(file, None) if file else None
@@ -208,12 +212,12 @@ class LibraryPanel(PdfDropTarget, QWidget):
     def set_documents(self, records: list[DocumentRecord]) -> None:
         """Show the library's documents (rows of waiting or failed files are kept)."""
         current = self._select_when_listed or self.selected_key()
-        being_added = {r.path for r in records if self._rows_of_file(r.path, in_library=False)}
+        files_being_added = {str(i.data(FILE_ROLE)) for k, i in self._by_key.items() if k.startswith("path:")}
+        being_added = {r.path for r in records if r.path in files_being_added}
         wanted = {r.doc_id for r in records if r.path not in being_added}
-        for row in reversed(range(self.list.count())):
-            key = self.list.item(row).data(KEY_ROLE)
+        for key, item in list(self._by_key.items()):
             if not key.startswith("path:") and key not in wanted:
-                self.list.takeItem(row)
+                self._take_row(item)
         for record in records:
             if record.doc_id in wanted:
                 item = self._set(record.doc_id, record.title or Path(record.path).name, record_state(record),
@@ -255,7 +259,7 @@ class LibraryPanel(PdfDropTarget, QWidget):
         if item is not None:
             if key.startswith("path:"):  # its document's row (added next) goes where it was
                 self._places[str(item.data(FILE_ROLE))] = self.list.row(item)
-            self.list.takeItem(self.list.row(item))
+            self._take_row(item)
         self._refresh_empty()
 
     def finish_file(self, path: str, doc_id: str) -> None:
@@ -282,7 +286,7 @@ class LibraryPanel(PdfDropTarget, QWidget):
             else:
                 self.list.setCurrentRow(-1)
             blocker.unblock()
-        self.list.takeItem(self.list.row(item))
+        self._take_row(item)
 
     # Folders
 

@@ -17,6 +17,8 @@ the room (so every folder has a share, and the 10 are among the 100), linked int
   does): seconds from process start to the library list shown with N rows, and to the first
   search answered (a question to the first contract, the fake engine answering); its resident
   memory then.
+* panel: the library list's refresh (``LibraryPanel.set_documents``) with N documents, first and
+  again (a batch refreshes it every 1.5 s), in ms of the GUI thread; synthetic rows, no library.
 * review: the evidence-only CUAD review (no model) of up to ``--review-limit`` contracts: seconds
   per contract. export: the same reviews written as CSV and as a Word memo.
 
@@ -42,7 +44,7 @@ ROOT = Path(__file__).resolve().parents[2]
 ROOM = ROOT / "build" / "dataroom"
 WORK = ROOT / "build" / "dataroom-bench"
 OUT = ROOT / "docs" / "data" / "dataroom-scale" / "results.jsonl"
-STAGES = ("ingest", "search", "window", "review", "export")
+STAGES = ("ingest", "search", "window", "panel", "review", "export")
 QUERIES = (
     "change of control",
     "governing law of the State of New York",
@@ -214,6 +216,49 @@ def child_window(size: int) -> int:
     return 0
 
 
+def stage_panel(size: int) -> dict[str, Any]:
+    os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    from PySide6.QtWidgets import QApplication
+
+    from app.widgets import pyside_refcount
+
+    pyside_refcount.apply()
+    from app.views.library_panel import LibraryPanel
+    from summarizer.library.storage.store import DocumentRecord
+
+    _app = QApplication.instance() or QApplication([])
+    records = [
+        DocumentRecord(
+            f"d{i:05d}",
+            f"/room/f{i}.pdf",
+            f"Contract {i}",
+            12,
+            40,
+            "",
+            "indexed",
+            "ready",
+            [],
+            [],
+            [],
+            4,
+            "contract",
+            "pdf",
+            0,
+            0,
+            f"folder-{i % 7}",
+        )
+        for i in range(size)
+    ]
+    panel = LibraryPanel()
+    started = time.perf_counter()
+    panel.set_documents(records)
+    first = time.perf_counter() - started
+    started = time.perf_counter()
+    panel.set_documents(records)
+    again = time.perf_counter() - started
+    return {"first_ms": round(1000 * first, 1), "again_ms": round(1000 * again, 1)}
+
+
 def stage_review(size: int, limit: int, keep: dict[str, Any]) -> dict[str, Any]:
     os.environ["PAGEWISE_HOME"] = str(home_for(size))
     from summarizer.library.storage.store import Library
@@ -275,6 +320,8 @@ def main(argv: list[str] | None = None) -> int:
                 result = stage_search(size)
             elif stage == "window":
                 result = stage_window(size)
+            elif stage == "panel":
+                result = stage_panel(size)
             elif stage == "review":
                 result = stage_review(size, args.review_limit, keep)
             else:
