@@ -102,7 +102,8 @@ class IngestController(UsesJobContext, QObject):
     def add_batch(self, roots: list[Path], resume_id: int | None = None) -> IngestJob:
         """Add folders and zips as one batch (finding their files happens in the ingest process),
         or continue the stored batch ``resume_id``."""
-        self.messages.resolve(RESUME_KEY)
+        for key in (RESUME_KEY, f"{RESUME_KEY}-disk", f"{RESUME_KEY}-stopped"):
+            self.messages.resolve(key)
         job = self.runner.ingest([], FolderBatch([str(r) for r in roots], resume_id))
         names = ", ".join(r.name for r in roots) or "the documents"
         self.progress.start(f"Finding the documents in {names}…")
@@ -165,8 +166,15 @@ class IngestController(UsesJobContext, QObject):
             self._refresh_timer.start()
 
     def _batch_file_failed(self, path: str, kind: str, message: str) -> None:
-        if kind == "disk":  # the batch stopped: the files added stay, the message says what to free
-            self.messages.error(message + " Then choose Continue to add the rest.", key=RESUME_KEY)
+        if kind in ("disk", "stopped"):  # the batch stopped; the files added stay
+            job = next((j for j in self.runner.ingests if j.folder is not None), None)
+            if job is not None and job.batch_id is not None and job.folder is not None:
+                roots, batch_id = [Path(r) for r in job.folder.roots], job.batch_id
+                # (a full disk's message stays beside the batch's summary, which comes next)
+                self.messages.warning(message, key=f"{RESUME_KEY}-{kind}", action="Continue",
+                                      on_action=lambda: self.add_batch(roots, batch_id))  # fmt: skip
+            else:
+                self.messages.error(message, key=f"{RESUME_KEY}-{kind}")
             return
         state = "encrypted · needs its password" if "password" in message.lower() else "error · could not be added"
         self.library_panel.set_file(path, state, message)

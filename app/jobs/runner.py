@@ -456,6 +456,13 @@ class IngestJob(QObject):
         else:  # the process ended during the batch: take what it sent last, then finish
             self._handle(self._process.poll(limit=100_000))
         self._timer.stop()
+        if not self.was_cancelled and self.pending and not self.batch_over and self.folder is not None:
+            # A folder batch is kept in the library: one message, and it continues from there.
+            self.file_failed.emit(
+                "", "stopped", f"The PDF reader stopped unexpectedly (exit code {self._process.exitcode}) with "
+                f"{len(self.pending)} files still to add; the files added so far stay."
+            )  # fmt: skip
+            self.pending.clear()
         if not self.was_cancelled and self.pending and not self.batch_over:
             for path in sorted(self.pending):
                 self.file_failed.emit(

@@ -210,6 +210,7 @@ def child_window(size: int) -> int:
         "rss_mb_list": round(rss_list),
         "rss_mb_answer": round(_rss_mb()),
         "rows": len(panel.row_keys()),
+        "answer": window.conversation.turns[-1].text[:60] if job is not None and window.conversation.turns else None,
     }
     window.close()
     print(json.dumps(result), flush=True)
