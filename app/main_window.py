@@ -107,6 +107,7 @@ class MainWindow(PdfDropTarget, QMainWindow):
         self.model_setup.refresh_plan_line()
         self.documents.refresh()
         self.reindexer.check()
+        self.ingest.offer_resume()  # a data room the window was closed in the middle of
         self.restore_state()
         QTimer.singleShot(0, self.answers.warm_up_search)
         self.first_painted = False
@@ -258,15 +259,24 @@ class MainWindow(PdfDropTarget, QMainWindow):
         self.tabs.currentChanged.connect(self._show_versions_when_comparing)
         self.reviews.open_contract = self.select_document
         self.background = BackgroundSummaries(
-            context, lambda: str(self.settings["background_summaries"]), missing, current_doc, self
+            context,
+            lambda: str(self.settings["background_summaries"]),
+            missing,
+            current_doc,
+            self,
+            all_up_to=lambda: int(self.settings["background_summaries_all_up_to"]),
         )
         self.background.summarized.connect(self.summaries.show_if_missing)
         self.background.summarized.connect(lambda _doc_id: self.documents.refresh())
         self.ingest.added.connect(lambda _doc_id: self.background.wake())
+        # In a large library only what the user opens or asks about is summarized (in that order).
+        self.documents.selected.connect(lambda record: self.background.request(record and record.doc_id))
+        self.answers.answered.connect(self.background.request)
         self.model_setup.settings_applied.connect(self.background.wake)
 
         self.library_panel.files_dropped.connect(self.ingest.add_paths)
         self.library_panel.retry_requested.connect(lambda path: self.ingest.add_paths([Path(path)]))
+        self.library_panel.retry_many_requested.connect(lambda paths: self.ingest.add_paths([Path(p) for p in paths]))
         self.library_panel.file_selected.connect(self.viewer.close_document)  # says why it is not shown
         self.ingest.added.connect(self._document_added)
         self.ingest.documents_changed.connect(self.documents.refresh)
@@ -312,7 +322,7 @@ class MainWindow(PdfDropTarget, QMainWindow):
             self.library_panel.select(doc_id)
             return
         record = self.documents.record(doc_id)
-        if record is None:
+        if record is None or self.ingest.batch_running():  # a data room's files: its summary says it
             return
         self._announced = doc_id
         show = partial(self.library_panel.select, doc_id)
@@ -364,6 +374,9 @@ class MainWindow(PdfDropTarget, QMainWindow):
             self._action(model_menu, "&Download recommended model", None, self.model_setup.download_recommended)
         library_menu = self.menuBar().addMenu("&Library")
         self._action(library_menu, "&Re-index library…", None, self.reindexer.reindex)
+        self.summarize_all_action = self._action(
+            library_menu, "&Summarize all documents", None, self.background.summarize_everything
+        )
         compare_menu = self.menuBar().addMenu("&Compare")
         self._action(compare_menu, "&Compare selected documents", "Ctrl+Shift+C",
                      lambda: self.comparisons.compare_selected(self.library_panel.selected_doc_ids()))  # fmt: skip

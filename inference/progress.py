@@ -25,6 +25,7 @@ class Stage(StrEnum):
     LOAD_EMBEDDER = "Loading the embedding model"
     EMBED_PASSAGES = "Embedding passages"
     UPDATE_INDEX = "Updating the vector index"
+    ADD_FILES = "Adding files"  # a batch (a folder, a data room): files done of the batch's
     # summarizer: reindexing and re-embedding the library
     RECUT_PASSAGES = "Re-cutting passages"
     REEMBED_PASSAGES = "Re-embedding passages"

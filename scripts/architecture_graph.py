@@ -42,10 +42,10 @@ bottom of summarizer/ and inference/, the entry points at the top of app/)."""
 
 
 SUBGROUPS: dict[str, dict[str, int]] = {
-    "summarizer/library": {"storage": 1, "reading": 2, "cutting": 3, "vectors": 4, "": 5},
+    "summarizer/library": {"storage": 1, "reading": 2, "cutting": 3, "vectors": 4, "": 5, "batches": 6},
 }
 """Groups inside a group, by rank, kept the same way (here "" is the group's own top level:
-ingest and reindex, above the four jobs they use)."""
+ingest and reindex, above the four jobs they use; batches, adding many files, above ingest)."""
 
 
 def module_node(path: Path) -> tuple[str, str]:

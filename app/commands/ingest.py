@@ -1,18 +1,31 @@
-"""``pagewise ingest PATH...``: add PDFs (or folders of PDFs) to the library."""
+"""``pagewise ingest PATH...``: add PDFs (or folders of PDFs, or .zip archives of them) to the library.
+
+A folder or a zip is added as a batch (``summarizer.library.batches``): one progress over the whole
+set, the folder inside it kept per document, a summary at the end; a batch that was stopped
+continues with ``--resume`` or by running the same command again."""
 
 from __future__ import annotations
 
 import argparse
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from app.services.output import TerminalProgress, add_json_flag, emit_json
 from summarizer.library.reading.file_type import is_document_name
 
+if TYPE_CHECKING:
+    from summarizer.library.ingest import IngestResult
+
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     parser = sub.add_parser("ingest", help="add PDF files (or folders of them) to the library")
-    parser.add_argument("paths", nargs="+", metavar="PATH", help="PDF or Word (.docx) files, or folders")
+    parser.add_argument(
+        "paths", nargs="*", metavar="PATH", help="PDF or Word (.docx) files, folders of them, or .zip archives"
+    )
+    parser.add_argument(
+        "--resume", action="store_true", help="continue the last batch (a folder or zip) that was not finished"
+    )
     parser.add_argument("--password", help="password of encrypted PDFs")
     parser.add_argument("--max-tokens", type=int, default=None, help="passage size in embedding tokens")
     parser.add_argument(
@@ -38,6 +51,26 @@ def expand(paths: list[str]) -> list[Path]:
     return files
 
 
+def _is_batch(path: Path) -> bool:
+    return path.is_dir() or path.suffix.lower() == ".zip"
+
+
+def print_result(result: IngestResult, folder: str = "") -> None:
+    unit = "paragraphs" if result.file_type == "docx" else "pages"
+    extra = "".join(
+        f", {count} {name}{'s' if count != 1 else ''}"
+        for count, name in ((result.tracked_changes, "tracked change"), (result.comments, "comment"))
+        if count
+    )
+    where = f"  [{folder}]" if folder else ""
+    print(
+        f"{result.status:<9} {result.doc_id}  {result.title}{where}  "
+        f"({result.pages} {unit}, {result.passages} passages{extra})"
+    )
+    for warning in result.warnings:
+        print(f"          warning: {warning}")
+
+
 def run(args: argparse.Namespace) -> int:
     from inference.errors import PagewiseError
     from summarizer.library.cutting.passages import DEFAULT_MAX_TOKENS
@@ -46,6 +79,14 @@ def run(args: argparse.Namespace) -> int:
     from summarizer.library.vectors.reembed import model_notice
 
     options = IngestOptions(password=args.password, max_tokens=args.max_tokens or DEFAULT_MAX_TOKENS, ocr=args.ocr)
+    if args.resume or any(_is_batch(Path(p).expanduser()) for p in args.paths):
+        from app.commands._ingest_batch import run_batch_command
+
+        return run_batch_command(args, options)
+    if not args.paths:
+        from app.services.output import fail
+
+        return fail(args, "Name the files or folders to add (or --resume to continue the last batch).", 2)
     failures = 0
     progress = TerminalProgress(enabled=not args.json)
     with Library.open() as library:
@@ -65,19 +106,7 @@ def run(args: argparse.Namespace) -> int:
             if args.json:
                 emit_json(result.to_json())
             else:
-                unit = "paragraphs" if result.file_type == "docx" else "pages"
-                extra = "".join(
-                    f", {count} {name}{'s' if count != 1 else ''}"
-                    for count, name in ((result.tracked_changes, "tracked change"), (result.comments, "comment"))
-                    if count
-                )
-                line = (
-                    f"{result.status:<9} {result.doc_id}  {result.title}  "
-                    f"({result.pages} {unit}, {result.passages} passages{extra})"
-                )
-                print(line)
-                for warning in result.warnings:
-                    print(f"          warning: {warning}")
+                print_result(result)
         notice = model_notice(library)
     if notice:
         sys.stderr.write(f"pagewise: {notice}\n")

@@ -31,6 +31,6 @@ def run(args: argparse.Namespace) -> int:
         file_type = "Word" if d.file_type == "docx" else "PDF"
         print(
             f"{d.doc_id}  {d.status:<9} {file_type:<4} {d.kind or '?':<8} {d.pages:>5} {unit} "
-            f"{d.passages:>6} passages  {d.title}"
+            f"{d.passages:>6} passages  {d.title}" + (f"  [{d.folder}]" if d.folder else "")
         )
     return 0

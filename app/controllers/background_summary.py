@@ -13,9 +13,17 @@ finishes the document a pass started before (one that yielded to a question), el
 the selected document first, then the others, newest first: selecting another document does not
 move the work (walk 2026-12-05: the summaries hopped from document to document, so long ones
 never finished). A pass that finds every document summarized rests until a document is added or
-the model changes. A pass whose model worker died (killed, out of memory) is tried again with the
-model loaded afresh, up to ``CRASHES_IN_A_ROW`` times; a pass that fails otherwise rests, and the
-status bar says so.
+the model changes.
+
+In a large library (more ready documents than the setting ``background_summaries_all_up_to``,
+a data room) a pass summarizes only the documents the user opened or asked about, in the order
+they did (``request``), and the status bar counts those still queued; ``summarize_all`` (Library →
+Summarize all) lifts the limit. Two cores summarizing every contract of a data room would keep
+the model busy for days and the fans loud for nothing.
+
+A pass whose model worker died (killed, out of memory) is tried again with the model loaded
+afresh, up to ``CRASHES_IN_A_ROW`` times; a pass that fails otherwise rests, and the status bar
+says so.
 """
 
 from __future__ import annotations
@@ -52,6 +60,7 @@ class BackgroundSummaries(UsesJobContext, QObject):
         model_missing: Callable[[str], str],
         selected: Callable[[], str | None],
         parent: QObject | None = None,
+        all_up_to: Callable[[], int] = lambda: 25,
     ) -> None:
         super().__init__(parent)
         self.context = context
@@ -64,6 +73,9 @@ class BackgroundSummaries(UsesJobContext, QObject):
         self.crashes = 0  # passes in a row whose model worker died
         self.paused_reason = ""
         self.started_doc: str | None = None  # the document being summarized until its summary is stored
+        self.all_up_to = all_up_to
+        self.wanted: list[str] = []  # in a large library: the documents opened or asked about, in order
+        self.summarize_all = False
         context.runner.llm_idle.connect(self.schedule)
 
     def wake(self) -> None:
@@ -71,6 +83,28 @@ class BackgroundSummaries(UsesJobContext, QObject):
         self.resting = False
         self.crashes = 0
         self.schedule()
+
+    def request(self, doc_id: str | None) -> None:
+        """The user opened or asked about ``doc_id``: in a large library it joins the queue."""
+        if doc_id and doc_id not in self.wanted and self.limited():
+            self.wanted.append(doc_id)
+            self.wake()
+
+    def summarize_everything(self) -> None:
+        """Summarize every document, however large the library (Library → Summarize all)."""
+        self.summarize_all = True
+        self.wake()
+
+    def limited(self) -> bool:
+        """Whether only the requested documents are summarized (a large library)."""
+        if self.summarize_all:
+            return False
+        row = self.library.db.execute("SELECT COUNT(*) FROM documents WHERE state = 'ready'").fetchone()
+        return int(row[0]) > self.all_up_to()
+
+    def queued(self) -> int:
+        """Documents waiting for their background summary in a large library (0 otherwise)."""
+        return len(self.wanted) if self.limited() else 0
 
     def why_not(self) -> str:
         """Why no background summary runs now ("" when one may)."""
@@ -96,12 +130,16 @@ class BackgroundSummaries(UsesJobContext, QObject):
             self.status.set_background(f"background summaries {self.paused_reason}" if battery else "")
             return None
         first = self.started_doc or self.selected()
+        wanted = list(self.wanted) if self.limited() else None
 
         def run(job: Job) -> str:
             engine = self.session.ensure_loaded(job.report, job.token)
             library = self.worker_library()
             records = [r for r in reversed(library.documents()) if r.state == "ready" and r.passages > 0]
             records.sort(key=lambda r: r.doc_id != first)  # the one started, else the selected one, first
+            if wanted is not None:  # a large library: only those asked for, in the order asked
+                by_id = {r.doc_id: r for r in records}
+                records = [by_id[d] for d in ([first] if first in wanted else []) + wanted if d in by_id]
             for record in records:
                 if answering.cached_summary(library, record.doc_id, engine) is not None:
                     continue
@@ -133,6 +171,8 @@ class BackgroundSummaries(UsesJobContext, QObject):
             rate = getattr(inner, "tokens_per_s", None)
             if rate:
                 text += f" · {rate:.0f} tok/s"
+            if (more := self.queued() - 1) > 0:
+                text += f" · {more} more queued"
             self.status.set_background(text + (f" · {eta_text}" if eta_text else ""))
         elif isinstance(progress, BackgroundProgress):
             self.status.set_background(f"summarizing {progress.title} in the background")
@@ -141,8 +181,11 @@ class BackgroundSummaries(UsesJobContext, QObject):
         self.crashes = 0
         if doc_id == NOTHING_LEFT:
             self.resting = True
+            self.wanted.clear()  # every document asked for has its summary
             self.status.set_background("")
         else:
+            if doc_id in self.wanted:
+                self.wanted.remove(doc_id)
             self.summarized.emit(doc_id)
 
     def _failed(self, error: BaseException) -> None:

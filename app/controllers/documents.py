@@ -38,6 +38,7 @@ class DocumentsController(UsesJobContext, QObject):
         self.doc_id: str | None = None
         library_panel.document_selected.connect(self.select)
         library_panel.remove_requested.connect(self.remove)
+        library_panel.remove_many_requested.connect(self.remove_many)
 
     def record(self, doc_id: str | None) -> DocumentRecord | None:
         if not doc_id:
@@ -109,3 +110,29 @@ class DocumentsController(UsesJobContext, QObject):
             self.select(None)
         self.refresh()
         self.messages.info(f"Removed “{title_of(record)}” from the library.")
+
+    def remove_many(self, keys: list[str]) -> None:
+        """Remove several rows at once (one question for all): documents leave the library, rows of
+        files that were not added go."""
+        for key in [k for k in keys if k.startswith("path:")]:
+            self.library_panel.remove_key(key)
+            self.messages.resolve(f"ingest:{key[5:]}")
+        records = [r for k in keys if not k.startswith("path:") and (r := self.record(k)) is not None]
+        if not records:
+            self.refresh()
+            return
+        if not self.confirm_remove(f"these {len(records)} documents" if len(records) > 1 else title_of(records[0])):
+            return
+        removed = 0
+        for record in records:
+            self.removing.emit(record.doc_id)
+            try:
+                self.library.remove(record.doc_id)
+            except PagewiseError as error:
+                self.messages.report(error)
+                continue
+            removed += 1
+            if self.doc_id == record.doc_id:
+                self.select(None)
+        self.refresh()
+        self.messages.info(f"Removed {removed} document{'s' if removed != 1 else ''} from the library.")

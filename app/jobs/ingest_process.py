@@ -12,6 +12,11 @@ each batch (``IngestBatch``) it reports through a queue:
   goes on with the next file: one broken PDF does not stop the others.
 * ``("bug", path, summary, traceback)``: an unexpected exception (a bug in Pagewise, not a
   problem with the file): the window sends it to the crash report, and a test fails.
+* for a folder batch (``FolderBatch``: a folder, a zip, a data room, kept in the library so
+  that it survives a restart): ``("batch", batch_id, paths)`` once its files are found (the
+  pending ones), ``("batch_progress", done, total, path, pages_per_s, pages, eta_s)`` as each
+  file starts, and ``("batch_summary", summary_json)`` at its end (also after a full disk,
+  whose ``("error", path, "disk", message)`` comes first); its files' "done"/"error" as above
 * ``("cancelled", path)`` when the batch was cancelled; ``("finished",)`` when the batch is
   over (after its last file, or after "cancelled"): the worker waits for the next batch.
 
@@ -65,10 +70,19 @@ def expand_paths(paths: list[Path]) -> list[Path]:
 
 
 @dataclass(frozen=True, slots=True)
+class FolderBatch:
+    """Folders and zips to add as one batch (``roots``), or the stored batch to continue."""
+
+    roots: list[str]
+    resume_id: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class IngestBatch:
     requests: list[IngestRequest]
     embed: bool = True
     embedding_model: str | None = None
+    folder: FolderBatch | None = None
 
 
 def _child(
@@ -90,16 +104,10 @@ def _child(
             return
         if batch is None:
             return
-        _run_batch(batch.requests, queue, cancel_flag, batch.embed, batch.embedding_model)
+        _run_batch(batch, queue, cancel_flag)
 
 
-def _run_batch(
-    requests: list[IngestRequest],
-    queue: Queue[tuple[Any, ...]],
-    cancel_flag: SharedFlag,
-    embed: bool,
-    embedding_model: str | None,
-) -> None:
+def _run_batch(batch: IngestBatch, queue: Queue[tuple[Any, ...]], cancel_flag: SharedFlag) -> None:
     from inference.cancel import CancelToken
 
     token = CancelToken()
@@ -113,7 +121,10 @@ def _run_batch(
 
     threading.Thread(target=watch, daemon=True).start()
     try:
-        _add_files(requests, queue, token, embed, embedding_model)
+        if batch.folder is not None:
+            _add_folder(batch.folder, queue, token, batch.embed, batch.embedding_model)
+        else:
+            _add_files(batch.requests, queue, token, batch.embed, batch.embedding_model)
     finally:
         over.set()
         queue.put(("finished",))
@@ -163,6 +174,68 @@ def _add_files(
             data = result.to_json()
             data["path"] = result.path or request.path
             queue.put(("done", request.path, data))
+
+
+def _add_folder(
+    folder: FolderBatch,
+    queue: Queue[tuple[Any, ...]],
+    token: CancelToken,
+    embed: bool,
+    embedding_model: str | None,
+) -> None:
+    from inference.cancel import Cancelled
+    from inference.progress import Progress
+    from summarizer.errors import DiskFull
+    from summarizer.library.batches.batch_store import PENDING, BatchFile, batch_files, batch_summary
+    from summarizer.library.batches.run_batch import BatchProgress, run_batch, start_batch
+    from summarizer.library.ingest import IngestOptions, IngestResult
+    from summarizer.library.storage.store import Library
+
+    current = ""
+    last = 0.0
+
+    def batch_progress(p: Progress) -> None:
+        nonlocal current
+        assert isinstance(p, BatchProgress)
+        current = p.path
+        queue.put(("batch_progress", p.done, p.total, p.path, p.rate, p.pages, p.eta_s))
+
+    def file_progress(p: Progress) -> None:
+        nonlocal last
+        now = time.monotonic()
+        if now - last >= PROGRESS_INTERVAL_S or (p.total is not None and p.done >= p.total):
+            last = now
+            queue.put(("progress", current, p.stage.value, p.done, p.total, p.message, p.rate))
+
+    def on_file(file: BatchFile, outcome: str, reason: str, result: IngestResult | None) -> None:
+        if result is None:
+            queue.put(("error", file.path, "document", reason))
+            return
+        data = result.to_json()
+        data.update(path=result.path or file.path, folder=file.folder, outcome=outcome)
+        queue.put(("done", file.path, data))
+
+    with Library.open() as library:
+        if folder.resume_id is not None:
+            batch_id = folder.resume_id
+        else:
+            batch_id = start_batch(library, [Path(r) for r in folder.roots])
+        files = batch_files(library, batch_id)
+        queue.put(("batch", batch_id, [f.path for f in files if f.outcome == PENDING]))
+        options = IngestOptions(embed=embed, embedding_model=embedding_model)
+        try:
+            summary = run_batch(library, batch_id, options, batch_progress, file_progress, on_file, token)
+        except Cancelled:
+            queue.put(("cancelled", current))
+            return
+        except DiskFull as error:
+            queue.put(("error", current, "disk", str(error)))
+            summary = batch_summary(library, batch_id)
+        except Exception as error:  # a bug: to the crash report; the batch stays, to continue later
+            detail = "".join(traceback.format_exception(type(error), error, error.__traceback__))
+            queue.put(("bug", current, f"{type(error).__name__}: {error}", detail))
+            summary = batch_summary(library, batch_id)
+        queue.put(("batch_summary", summary.to_json()))
 
 
 class IngestProcess:

@@ -32,7 +32,7 @@ from typing import Any
 
 from PySide6.QtCore import QObject, QTimer, Signal
 
-from app.jobs.ingest_process import IngestBatch, IngestProcess, IngestRequest
+from app.jobs.ingest_process import FolderBatch, IngestBatch, IngestProcess, IngestRequest
 from inference.cancel import Cancelled, CancelToken
 from inference.progress import Progress, Stage
 
@@ -289,14 +289,15 @@ class JobRunner(QObject):
 
     # Ingest lane
 
-    def ingest(self, requests: list[IngestRequest]) -> IngestJob:
-        """Add ``requests`` in an idle ingest worker (its embedding model still loaded), else a new one."""
+    def ingest(self, requests: list[IngestRequest], folder: FolderBatch | None = None) -> IngestJob:
+        """Add ``requests`` (or the ``folder`` batch) in an idle ingest worker (its embedding model
+        still loaded), else a new one."""
         home = os.environ.get("PAGEWISE_HOME")
         worker = next((w for w in self.idle_ingest_workers if w.home == home and w.alive), None)
         if worker is not None:
             self.idle_ingest_workers.remove(worker)
         job = IngestJob(requests, home=home, embed=self.embed, embedding_model=self.embedding_model,
-                        worker=worker, parent=self)  # fmt: skip
+                        worker=worker, folder=folder, parent=self)  # fmt: skip
         self.ingests.append(job)
         job.finished.connect(lambda: self._ingest_finished(job))
         job.start()
@@ -362,6 +363,11 @@ class IngestJob(QObject):
     bug = Signal(object)  # IngestBug: an unexpected exception in the ingest process
     cancelled = Signal()
     finished = Signal()
+    # A folder batch: its id and pending files once found, its progress over the whole set
+    # (a BatchProgress), and its summary (BatchSummary.to_json()) at the end.
+    batch_planned = Signal(int, list)
+    batch_progress = Signal(object)
+    batch_finished = Signal(dict)
 
     def __init__(
         self,
@@ -371,16 +377,19 @@ class IngestJob(QObject):
         embed: bool,
         embedding_model: str | None,
         worker: IngestProcess | None = None,
+        folder: FolderBatch | None = None,
         parent: QObject | None = None,
     ) -> None:
         """``worker``: an idle ingest worker to add the files in (None: a new one is started)."""
         super().__init__(parent)
         self.requests = requests
+        self.folder = folder
+        self.batch_id: int | None = folder.resume_id if folder is not None else None
         self.paths = [r.path for r in requests]
         self.pending = set(self.paths)
         self.worker = worker or IngestProcess(home=home)
         self._process = self.worker
-        self._batch = IngestBatch(requests, embed, embedding_model)
+        self._batch = IngestBatch(requests, embed, embedding_model, folder)
         self.batch_over = False  # the worker said the batch is over: it can take another
         self._timer = QTimer(self)
         self._timer.setInterval(INGEST_POLL_MS)
@@ -441,6 +450,19 @@ class IngestJob(QObject):
             elif kind == "bug":
                 self.pending.discard(message[1])
                 self.bug.emit(IngestBug(message[1], message[2], message[3]))
+            elif kind == "batch":
+                self.batch_id = int(message[1])
+                self.paths = list(message[2])
+                self.pending = set(self.paths)
+                self.batch_planned.emit(self.batch_id, self.paths)
+            elif kind == "batch_progress":
+                from summarizer.library.batches.run_batch import BatchProgress
+
+                _, done, total, path, rate, pages, eta = message
+                name = Path(path).name if path else ""
+                self.batch_progress.emit(BatchProgress(Stage.ADD_FILES, done, total, name, rate, pages, eta, path))
+            elif kind == "batch_summary":
+                self.batch_finished.emit(message[1])
             elif kind == "cancelled":
                 self.was_cancelled = True
             elif kind == "finished":
@@ -468,6 +490,13 @@ class IngestJob(QObject):
         else:  # the process ended during the batch: take what it sent last, then finish
             self._handle(self._process.poll(limit=100_000))
         self._timer.stop()
+        if not self.was_cancelled and self.pending and not self.batch_over and self.folder is not None:
+            # A folder batch is kept in the library: one message, and it continues from there.
+            self.file_failed.emit(
+                "", "stopped", f"The PDF reader stopped unexpectedly (exit code {self._process.exitcode}) with "
+                f"{len(self.pending)} files still to add; the files added so far stay."
+            )  # fmt: skip
+            self.pending.clear()
         if not self.was_cancelled and self.pending and not self.batch_over:
             for path in sorted(self.pending):
                 self.file_failed.emit(

@@ -148,6 +148,10 @@ SCHEMA: tuple[Setting, ...] = (
             "battery power), on, or off. Questions never wait for it.",
             lambda v: None if v in BACKGROUND_CHOICES else f"Background summaries must be one of "
             f"{', '.join(BACKGROUND_CHOICES)}.", choices=BACKGROUND_CHOICES, kind="choice"),
+    Setting("background_summaries_all_up_to", "Summarize every document up to", int, 25,
+            "With more documents than this in the library (a data room), background summaries are made only "
+            "for the documents you open or ask about, in that order; Library → Summarize all makes the rest.",
+            lambda v: None if int(v) >= 0 else "The number of documents cannot be negative."),
     Setting("appearance", "Appearance", str, "auto",
             "Light or dark colours: auto follows the desktop; light or dark whatever it says (on Linux "
             "without a desktop that reports dark mode, choose dark here).",

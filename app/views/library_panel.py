@@ -1,5 +1,10 @@
 """The library panel: the documents with their state, drag-and-drop of PDFs and folders.
 
+A document added from a folder or a .zip (a data room) shows its folder in its row, and once the
+library holds any such, a folder list above the rows filters by it (a folder holds its
+sub-folders). Rows can be selected together (Shift/Ctrl+click): removing or adding again then
+applies to all of them at once.
+
 Rows are keyed by ``doc_id`` once a document is in the library, and by its path while it
 is waiting, being read, or failed (a file that could not be added has no ``doc_id``). A file
 is listed once: while its path has a row, the library's (partial) record of it is not shown.
@@ -12,9 +17,18 @@ import os
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QPoint, QSignalBlocker, Qt, Signal
+from PySide6.QtCore import QItemSelectionModel, QPoint, QSignalBlocker, Qt, Signal
 from PySide6.QtGui import QAction, QDragEnterEvent, QDragMoveEvent, QDropEvent, QKeySequence
-from PySide6.QtWidgets import QAbstractItemView, QLabel, QListWidget, QListWidgetItem, QMenu, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QComboBox,
+    QLabel,
+    QListWidget,
+    QListWidgetItem,
+    QMenu,
+    QVBoxLayout,
+    QWidget,
+)
 
 from app.widgets.job_progress import plural
 from summarizer.library.reading.file_type import is_document_name
@@ -23,6 +37,9 @@ from summarizer.library.storage.store import DocumentRecord
 KEY_ROLE = Qt.ItemDataRole.UserRole
 STATE_ROLE = Qt.ItemDataRole.UserRole + 1
 FILE_ROLE = Qt.ItemDataRole.UserRole + 2  # the resolved file path (the library stores it resolved)
+FOLDER_ROLE = Qt.ItemDataRole.UserRole + 3  # a document's folder in the folder or zip it came from
+ALL_FOLDERS = "All folders"
+ONLY = QItemSelectionModel.SelectionFlag.ClearAndSelect
 
 STATUS_TEXT = {
     "indexed": "ready",
@@ -52,6 +69,8 @@ def record_state(record: DocumentRecord) -> str:
         state += " · " + ", ".join(
             r for r, n in zip(review, (record.tracked_changes, record.comments), strict=True) if n
         )
+    if record.folder:  # first: in a data room it tells rows apart better than their long names
+        state = f"in {record.folder} · {state}"
     # "3 pages read by OCR: 1-3" (summarizer/library/reading/ocr_pages.py): the count shows in the row.
     read = next((w.split()[0] for w in record.warnings if " read by OCR" in w), None)
     if read is not None:
@@ -94,7 +113,9 @@ class LibraryPanel(PdfDropTarget, QWidget):
     document_selected = Signal(object)  # doc_id or None
     files_dropped = Signal(list)  # list[Path]
     remove_requested = Signal(str)  # doc_id, or a failed row's path
+    remove_many_requested = Signal(list)  # several rows' keys, selected together
     retry_requested = Signal(str)  # the file of an interrupted document or a failed row: add it again
+    retry_many_requested = Signal(list)  # several such files, added again as one batch
     file_selected = Signal(str)  # a row not in the library (failed, waiting) was selected: what it says
     compare_requested = Signal(list)  # the doc_ids of the documents selected together (two)
     compare_with_requested = Signal(str)  # doc_id: compare it with another, to be picked
@@ -103,6 +124,7 @@ class LibraryPanel(PdfDropTarget, QWidget):
         super().__init__(parent)
         self.setAcceptDrops(True)
         self._places: dict[str, int] = {}  # a file's row while it is added again (its real path: row)
+        self._by_key: dict[str, QListWidgetItem] = {}  # every row by its key
         self.list = QListWidget(self)
         self.list.setObjectName("library-list")
         self._select_when_listed: str | None = None  # a document whose add the user was watching
@@ -116,6 +138,12 @@ class LibraryPanel(PdfDropTarget, QWidget):
         self.list.customContextMenuRequested.connect(self._menu)
         self.list.currentItemChanged.connect(self._current_changed)
         self.list.setAcceptDrops(False)  # drops go to the panel
+        self.list.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
+        self.folder_filter = QComboBox(self)
+        self.folder_filter.setObjectName("library-folder-filter")
+        self.folder_filter.setToolTip("Show the documents of one folder of the data room")
+        self.folder_filter.currentIndexChanged.connect(self._apply_filter)
+        self.folder_filter.hide()
         self.empty = QLabel(
             "No documents yet.\n\nDrop PDF or Word files or folders\nhere, or use File → Open (Ctrl+O)."
         )
@@ -126,6 +154,7 @@ class LibraryPanel(PdfDropTarget, QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(6, 6, 6, 6)
         layout.addWidget(title)
+        layout.addWidget(self.folder_filter)
         layout.addWidget(self.list, 1)
         layout.addWidget(self.empty, 1)
         remove = QAction("Remove from library", self)
@@ -149,17 +178,20 @@ class LibraryPanel(PdfDropTarget, QWidget):
     # Rows
 
     def _item(self, key: str) -> QListWidgetItem | None:
-        for row in range(self.list.count()):
-            item = self.list.item(row)
-            if item.data(KEY_ROLE) == key:
-                return item
-        return None
+        # By key, not by a walk over the rows: each of a 449-contract library's rows looked up the
+        # others, and a list refresh took 250 ms of the GUI thread (issue 46).
+        return self._by_key.get(key)
+
+    def _take_row(self, item: QListWidgetItem) -> None:
+        self._by_key.pop(str(item.data(KEY_ROLE)), None)
+        self.list.takeItem(self.list.row(item))
 
     def _set(self, key: str, title: str, state: str, tooltip: str = "", file: str = "") -> QListWidgetItem:
         item = self._item(key)
         if item is None:
             item = QListWidgetItem()
             item.setData(KEY_ROLE, key)
+            self._by_key[key] = item
             # A file added again takes the place its row had, and its document row takes it back
             # (walk 2026-12-05: re-opening a file moved its row to the end of the list).
             place = self._places.pop(file, None) if file else None
@@ -193,17 +225,19 @@ class LibraryPanel(PdfDropTarget, QWidget):
     def set_documents(self, records: list[DocumentRecord]) -> None:
         """Show the library's documents (rows of waiting or failed files are kept)."""
         current = self._select_when_listed or self.selected_key()
-        being_added = {r.path for r in records if self._rows_of_file(r.path, in_library=False)}
+        files_being_added = {str(i.data(FILE_ROLE)) for k, i in self._by_key.items() if k.startswith("path:")}
+        being_added = {r.path for r in records if r.path in files_being_added}
         wanted = {r.doc_id for r in records if r.path not in being_added}
-        for row in reversed(range(self.list.count())):
-            key = self.list.item(row).data(KEY_ROLE)
+        for key, item in list(self._by_key.items()):
             if not key.startswith("path:") and key not in wanted:
-                self.list.takeItem(row)
+                self._take_row(item)
         for record in records:
             if record.doc_id in wanted:
-                self._set(record.doc_id, record.title or Path(record.path).name, record_state(record),
+                item = self._set(record.doc_id, record.title or Path(record.path).name, record_state(record),
                           f"{record.path}\n{plural(record.pages, 'page')} · {plural(record.passages, 'passage')}"
                           + "".join(f"\n{w}" for w in record.warnings), record.path)  # fmt: skip
+                item.setData(FOLDER_ROLE, record.folder)
+        self._refresh_folders()
         if current and self.select(current) and current == self._select_when_listed:
             self._select_when_listed = None
         self._refresh_empty()
@@ -238,7 +272,7 @@ class LibraryPanel(PdfDropTarget, QWidget):
         if item is not None:
             if key.startswith("path:"):  # its document's row (added next) goes where it was
                 self._places[str(item.data(FILE_ROLE))] = self.list.row(item)
-            self.list.takeItem(self.list.row(item))
+            self._take_row(item)
         self._refresh_empty()
 
     def finish_file(self, path: str, doc_id: str) -> None:
@@ -261,11 +295,51 @@ class LibraryPanel(PdfDropTarget, QWidget):
         if item is self.list.currentItem():
             blocker = QSignalBlocker(self.list)
             if successor is not None:
-                self.list.setCurrentItem(successor)
+                self.list.setCurrentItem(successor, ONLY)
             else:
                 self.list.setCurrentRow(-1)
             blocker.unblock()
-        self.list.takeItem(self.list.row(item))
+        self._take_row(item)
+
+    # Folders
+
+    def _refresh_folders(self) -> None:
+        """The folder list: every folder of the documents and the folders above them."""
+        folders: set[str] = set()
+        for row in range(self.list.count()):
+            folder = self.list.item(row).data(FOLDER_ROLE)
+            while folder:
+                folders.add(folder)
+                folder = folder.rpartition("/")[0]
+        chosen = self.folder_filter.currentData()
+        wanted = [ALL_FOLDERS, *sorted(folders)]
+        if [self.folder_filter.itemText(i) for i in range(self.folder_filter.count())] != wanted:
+            blocker = QSignalBlocker(self.folder_filter)
+            self.folder_filter.clear()
+            self.folder_filter.addItem(ALL_FOLDERS, "")
+            for folder in sorted(folders):
+                self.folder_filter.addItem(folder, folder)
+            index = self.folder_filter.findData(chosen) if chosen in folders else 0
+            self.folder_filter.setCurrentIndex(max(0, index))
+            blocker.unblock()
+        self.folder_filter.setVisible(bool(folders))
+        self._apply_filter()
+
+    def show_folder(self, folder: str) -> None:
+        """Show only the documents of ``folder`` (and its sub-folders); "" shows all."""
+        index = self.folder_filter.findData(folder)
+        self.folder_filter.setCurrentIndex(max(0, index))
+
+    def _apply_filter(self) -> None:
+        chosen = self.folder_filter.currentData() or ""
+        for row in range(self.list.count()):
+            item = self.list.item(row)
+            folder = str(item.data(FOLDER_ROLE) or "")
+            shown = not chosen or folder == chosen or folder.startswith(chosen + "/")
+            item.setHidden(not shown and not str(item.data(KEY_ROLE)).startswith("path:"))
+
+    def shown_keys(self) -> list[str]:
+        return [self.list.item(r).data(KEY_ROLE) for r in range(self.list.count()) if not self.list.item(r).isHidden()]
 
     # Selection
 
@@ -275,6 +349,13 @@ class LibraryPanel(PdfDropTarget, QWidget):
         order = self.row_keys()
         return sorted((k for k in keys if not k.startswith("path:")), key=order.index)
 
+    def selected_keys(self) -> list[str]:
+        """The selected rows' keys in list order (the current row alone when none is selected)."""
+        items = sorted(self.list.selectedItems(), key=self.list.row)
+        keys = [str(i.data(KEY_ROLE)) for i in items if not i.isHidden()]
+        current = self.selected_key()
+        return keys or ([current] if current else [])
+
     def selected_key(self) -> str | None:
         item = self.list.currentItem()
         return None if item is None else str(item.data(KEY_ROLE))
@@ -283,7 +364,7 @@ class LibraryPanel(PdfDropTarget, QWidget):
         item = self._item(key)
         if item is None:
             return False
-        self.list.setCurrentItem(item)
+        self.list.setCurrentItem(item, ONLY)  # the one selected row (rows can be selected together)
         return True
 
     def mark_selected(self, key: str | None) -> None:
@@ -335,12 +416,21 @@ class LibraryPanel(PdfDropTarget, QWidget):
             return
         two = item.isSelected() and len(self.selected_doc_ids()) == 2
         if not item.isSelected():
-            self.list.setCurrentItem(item)
+            self.list.setCurrentItem(item, ONLY)
         menu = QMenu(self)
         key = str(item.data(KEY_ROLE))
-        if self.retry_file(key):
-            self.retry_action.setText("Try again" if key.startswith("path:") else "Add again to finish")
-            menu.addAction(self.retry_action)
+        keys = self.selected_keys()
+        retry = [f for k in keys if (f := self.retry_file(k))]
+        if len(keys) > 1:
+            if retry:
+                self.retry_action.setText(f"Add {len(retry)} again")
+                menu.addAction(self.retry_action)
+            self.remove_action.setText(f"Remove {len(keys)} from library")
+        else:
+            self.remove_action.setText("Remove from library")
+            if self.retry_file(key):
+                self.retry_action.setText("Try again" if key.startswith("path:") else "Add again to finish")
+                menu.addAction(self.retry_action)
         if two:
             menu.addAction(self.compare_action)
         if not key.startswith("path:"):
@@ -356,12 +446,15 @@ class LibraryPanel(PdfDropTarget, QWidget):
             self.compare_with_requested.emit(key)
 
     def _retry_current(self) -> None:
-        key = self.selected_key()
-        file = self.retry_file(key) if key is not None else None
-        if file:
-            self.retry_requested.emit(file)
+        files = [f for k in self.selected_keys() if (f := self.retry_file(k))]
+        if len(files) > 1:
+            self.retry_many_requested.emit(files)
+        elif files:
+            self.retry_requested.emit(files[0])
 
     def _remove_current(self) -> None:
-        key = self.selected_key()
-        if key is not None:
-            self.remove_requested.emit(key)
+        keys = self.selected_keys()
+        if len(keys) > 1:
+            self.remove_many_requested.emit(keys)
+        elif keys:
+            self.remove_requested.emit(keys[0])

@@ -34,7 +34,7 @@ from summarizer.library.cutting.passages import (
 )
 from summarizer.library.reading.document_kind import FILING, document_kind
 from summarizer.library.reading.docx_extract import DocxPages
-from summarizer.library.reading.file_type import PDF, WORD, sniff
+from summarizer.library.reading.file_type import PDF, WORD, check_size, sniff
 from summarizer.library.reading.page_furniture import without_furniture
 from summarizer.library.reading.page_status import final_status, page_warnings
 from summarizer.library.reading.pdf_extract import PageText, PdfPages
@@ -177,6 +177,7 @@ class Ingestor:
         path = Path(path).expanduser()
         with contextlib.suppress(OSError):
             path = path.resolve()
+        check_size(path)
         # A .pdf goes to the PDF readers, whose messages say what is wrong with a PDF; any other name
         # is told by its first bytes (raising DocumentError for what Pagewise cannot read).
         if path.suffix.lower() != ".pdf" and sniff(path) == WORD:
@@ -553,7 +554,7 @@ def _open_pdf(path: Path, password: str | None) -> PdfPages | PdfiumPages:
             raise
         try:
             return PdfiumPages(path, password)
-        except DocumentError:
+        except (DocumentError, OSError):  # an unreadable file: pypdf's message says why (issue 46)
             raise error from None
 
 

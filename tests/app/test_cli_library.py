@@ -56,6 +56,7 @@ def test_ingest_list_search_remove(capsys: pytest.CaptureFixture[str], tmp_path:
             "file_type": "pdf",
             "tracked_changes": 0,
             "comments": 0,
+            "folder": "",
         }
     ]
 
@@ -167,8 +168,10 @@ def test_a_folder_of_pdf_and_word_files_skips_word_lock_files(
     )
     write_docx(folder / "draft.docx", body, title="Supply Draft")
     (folder / "~$draft.docx").write_bytes(b"\x05alice" + b"\x00" * 150)  # Word's lock file: skipped
-    code, rows = run_json(capsys, "ingest", "--ocr", "never", str(folder))
+    code, events = run_json(capsys, "ingest", "--ocr", "never", str(folder))
     assert code == 0
+    rows = [row for row in events if "event" not in row]  # a folder is a batch: progress and summary too
+    assert events[-1]["event"] == "summary" and events[-1]["added"] == 2 and len(events[-1]["skipped"]) == 1
     by_type = {row["file_type"]: row for row in rows}
     assert sorted(by_type) == ["docx", "pdf"] and len(rows) == 2
     assert (by_type["docx"]["title"], by_type["docx"]["pages"], by_type["docx"]["tracked_changes"]) == (

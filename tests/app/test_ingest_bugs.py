@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 import summarizer.library.ingest
-from app.jobs.ingest_process import IngestRequest, _run_batch
+from app.jobs.ingest_process import IngestBatch, IngestRequest, _run_batch
 from app.jobs.runner import IngestBug, IngestJob
 from summarizer.errors import DocumentError
 
@@ -22,7 +22,8 @@ def _run_child(monkeypatch: pytest.MonkeyPatch, error: BaseException, tmp_path: 
 
     monkeypatch.setattr(summarizer.library.ingest, "ingest_path", broken)
     sent: queue.Queue[tuple[Any, ...]] = queue.Queue()
-    _run_batch([IngestRequest(str(tmp_path / "a.pdf"))], sent, threading.Event(), False, None)  # type: ignore[arg-type]
+    batch = IngestBatch([IngestRequest(str(tmp_path / "a.pdf"))], embed=False)
+    _run_batch(batch, sent, threading.Event())  # type: ignore[arg-type]
     return [sent.get_nowait() for _ in range(sent.qsize())]
 
 
@@ -49,3 +50,26 @@ def test_the_window_reports_an_ingest_bug_as_a_bug(qtbot: Any, tmp_path: Path) -
     center.raise_unexpected = True
     with pytest.raises(IngestBug):
         center.report(bugs[0], "adding documents")
+
+
+def test_a_bug_in_a_folder_batch_is_sent_and_the_batch_kept(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    from app.jobs.ingest_process import FolderBatch
+    from summarizer.library.batches import run_batch
+    from summarizer.library.batches.batch_store import unfinished_batch
+    from summarizer.library.storage.store import Library
+    from tests.pdf_factory import make_pdf, text_pages
+
+    def broken(*args: Any, **kwargs: Any) -> None:
+        raise ZeroDivisionError("division by zero")
+
+    (tmp_path / "room").mkdir()
+    make_pdf(tmp_path / "room" / "a.pdf", text_pages(1))
+    monkeypatch.setattr(run_batch, "ingest_path", broken)
+    sent: queue.Queue[tuple[Any, ...]] = queue.Queue()
+    _run_batch(IngestBatch([], embed=False, folder=FolderBatch([str(tmp_path / "room")])), sent, threading.Event())  # type: ignore[arg-type]
+    messages = [sent.get_nowait() for _ in range(sent.qsize())]
+    bug = next(m for m in messages if m[0] == "bug")
+    assert bug[1].endswith("a.pdf") and bug[2] == "ZeroDivisionError: division by zero" and "Traceback" in bug[3]
+    assert messages[-2][0] == "batch_summary" and messages[-2][1]["pending"] == 1 and messages[-1] == ("finished",)
+    with Library.open() as library:
+        assert unfinished_batch(library) is not None

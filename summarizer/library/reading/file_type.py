@@ -32,6 +32,9 @@ _HEAD = 1024
 _ENCRYPTION_INFO = "EncryptionInfo".encode("utf-16-le")
 _WORD_STREAM = "WordDocument".encode("utf-16-le")
 _OLE_SCAN_LIMIT = 64 << 20
+# The largest file added. pypdf reads a PDF whole into memory (and its objects beside it), so a
+# 1 GB PDF would take the window past its 1.5 GB; larger files are refused with this limit named.
+MAX_DOCUMENT_BYTES = 256 * 1024**2
 
 
 def is_document_name(name: str) -> bool:
@@ -59,6 +62,22 @@ def read_head(path: Path, kind: str) -> bytes:
         ) from None
     except OSError as error:
         raise DocumentError(f"{path} cannot be read: {error.strerror or error}.", path=path) from None
+
+
+def check_size(path: Path, limit: int = MAX_DOCUMENT_BYTES) -> None:
+    """DocumentError, naming the limit, for a file larger than Pagewise reads (missing files pass:
+    the readers say so)."""
+    try:
+        size = path.stat().st_size
+    except OSError:
+        return
+    if size > limit:
+        raise DocumentError(
+            f"{path.name} is {size / 1024**2:,.0f} MiB, larger than the {limit / 1024**2:,.0f} MiB Pagewise reads "
+            "(a PDF is read into memory whole). Split it into parts (for example `qpdf --split-pages=500`) "
+            "and add the parts.",
+            path=path,
+        )
 
 
 def sniff(path: Path) -> FileType:

@@ -464,6 +464,41 @@ def _saved_comparisons(db: sqlite_utils.Database) -> None:
     )
 
 
+def _data_rooms(db: sqlite_utils.Database) -> None:
+    # A document's folder inside the folder (or .zip) it was added with ("licensing/2019", "" for a
+    # file added on its own), shown and filtered by in the library. And a batch of files being
+    # added (summarizer.library.batch): its files with their outcome, kept until the batch is over
+    # so that one interrupted (the window closed, the disk full) continues where it stopped.
+    db.execute("ALTER TABLE documents ADD COLUMN folder TEXT NOT NULL DEFAULT ''")
+    db.execute(
+        """
+        CREATE TABLE ingest_batches (
+            batch_id INTEGER PRIMARY KEY,
+            roots TEXT NOT NULL DEFAULT '[]',
+            created_at TEXT NOT NULL,
+            finished_at TEXT
+        )
+        """
+    )
+    # outcome: pending | added | duplicate | failed | skipped (not a document: named, not read)
+    db.execute(
+        """
+        CREATE TABLE ingest_batch_files (
+            batch_id INTEGER NOT NULL REFERENCES ingest_batches(batch_id) ON DELETE CASCADE,
+            seq INTEGER NOT NULL,
+            path TEXT NOT NULL,
+            folder TEXT NOT NULL DEFAULT '',
+            size INTEGER NOT NULL DEFAULT 0,
+            outcome TEXT NOT NULL DEFAULT 'pending',
+            reason TEXT NOT NULL DEFAULT '',
+            doc_id TEXT,
+            pages INTEGER NOT NULL DEFAULT 0,
+            PRIMARY KEY (batch_id, seq)
+        )
+        """
+    )
+
+
 MIGRATIONS: list[tuple[int, str, Migration]] = [
     (1, "documents, pages, passages with FTS5, embeddings, meta", _initial),
     (2, "model file hashes, segments, summaries, conversation turns", _summaries_and_conversations),
@@ -475,6 +510,7 @@ MIGRATIONS: list[tuple[int, str, Migration]] = [
     (8, "Word documents: file type, paragraphs' numbers and pages, tracked changes, comments", _word_documents),
     (9, "clauses as units: number, heading path, span and text of every clause", _clauses),
     (10, "comparisons of two versions saved from the window", _saved_comparisons),
+    (11, "data rooms: a document's folder, batches of files being added", _data_rooms),
 ]
 
 SCHEMA_VERSION = max(version for version, _, _ in MIGRATIONS)

@@ -52,6 +52,8 @@ class DocumentRecord:
     # A Word document's tracked changes and comments (word_changes, word_comments); 0 for a PDF.
     tracked_changes: int = 0
     comments: int = 0
+    # Its folder inside the folder or .zip it was added with ("" when added on its own).
+    folder: str = ""
 
     @property
     def needs_reindex(self) -> bool:
@@ -71,6 +73,7 @@ class DocumentRecord:
             "file_type": self.file_type,
             "tracked_changes": self.tracked_changes,
             "comments": self.comments,
+            "folder": self.folder,
         }
 
 
@@ -79,7 +82,7 @@ _DOC_COLUMNS = (
     "(SELECT COUNT(*) FROM passages p WHERE p.doc_id = d.doc_id), "
     "d.content_sha256, d.status, d.state, d.warnings, d.ocr_pages, d.bad_pages, d.passage_format, d.kind, "
     "d.file_type, (SELECT COUNT(*) FROM word_changes c WHERE c.doc_id = d.doc_id), "
-    "(SELECT COUNT(*) FROM word_comments m WHERE m.doc_id = d.doc_id)"
+    "(SELECT COUNT(*) FROM word_comments m WHERE m.doc_id = d.doc_id), d.folder"
 )
 
 
@@ -101,6 +104,7 @@ def _record(row: tuple[Any, ...]) -> DocumentRecord:
         file_type=str(row[13] or "pdf"),
         tracked_changes=int(row[14]),
         comments=int(row[15]),
+        folder=str(row[16] or ""),
     )
 
 

@@ -136,3 +136,28 @@ def test_background_summaries_that_keep_failing_rest_and_say_so(qtbot: Any, make
     assert window.status.background.text() == STOPPED_AFTER_ERROR and window.status.background.isVisible()
     window.background.wake()  # a document added or the settings changed: it tries again
     assert window.background.job is not None
+
+
+def test_in_a_large_library_only_the_documents_opened_are_summarized_until_summarize_all(
+    qtbot: Any, make_window: Any, fake_engine: Any
+) -> None:
+    """Issue 46: a data room's background summaries would keep two cores busy for days. Past the
+    setting's number of documents, only those the user opens (or asks about) are summarized, in
+    that order; Library → Summarize all makes the rest."""
+    window = make_window(settings={"background_summaries": "on", "background_summaries_all_up_to": 1})
+    window.add_paths([CONTRACTS / "endorsement-8p.pdf"])
+    first = wait_for_document(qtbot, window)  # alone in the library: summarized as before
+    qtbot.waitUntil(lambda: summary_stored(window, first) and window.background.resting, timeout=60_000)
+    window.add_paths([CONTRACTS / "supply-16p.pdf", CONTRACTS / "license-17p.pdf"])
+    qtbot.waitUntil(lambda: len(window.library.documents()) == 3 and not window.runner.ingests, timeout=90_000)
+    supply, license_ = (
+        next(r.doc_id for r in window.library.documents() if r.title.startswith(name)) for name in ("supply", "license")
+    )
+    qtbot.wait(300)
+    assert window.background.limited() and window.background.job is None
+    assert not summary_stored(window, supply) and not summary_stored(window, license_)
+    window.select_document(license_)  # opened: queued, and summarized
+    qtbot.waitUntil(lambda: summary_stored(window, license_) and window.background.job is None, timeout=60_000)
+    assert not summary_stored(window, supply) and window.background.queued() == 0
+    window.summarize_all_action.trigger()
+    qtbot.waitUntil(lambda: summary_stored(window, supply), timeout=60_000)

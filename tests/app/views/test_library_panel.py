@@ -14,6 +14,7 @@ from summarizer.library.storage.store import Library
 from tests.app.conftest import wait_for_document
 from tests.conftest import CONTRACTS
 from tests.docx_factory import comments, para, write_docx
+from tests.summarizer.library.batches.conftest import data_room  # noqa: F401  (a fixture)
 
 
 def drop_event(*paths: Path) -> MagicMock:
@@ -64,10 +65,11 @@ def test_a_broken_pdf_does_not_stop_the_others(qtbot: Any, make_window: Any, tmp
     folder.mkdir()
     (folder / "broken.pdf").write_bytes(b"%PDF-1.4\nthis is not really a pdf")
     shutil.copy(CONTRACTS / "endorsement-8p.pdf", folder / "good.pdf")
-    window.library_panel.dropEvent(drop_event(folder))  # a folder: every PDF in it
+    window.library_panel.dropEvent(drop_event(folder))  # a folder: every PDF in it, as one batch
     qtbot.waitUntil(lambda: not window.runner.ingests and window.doc_id is not None, timeout=90_000)
-    errors = [m.text for m in window.messages.history if m.level == "error"]
-    assert len(errors) == 1 and "broken.pdf" in errors[0]
+    # a folder's failures are told by their rows and summed up once (a data room's would fill the window)
+    assert window.messages.history[-1].text == "Added drop: 1 added, 1 failed (their rows say why)."
+    assert "broken.pdf" in window.library_panel._item(f"path:{folder / 'broken.pdf'}").toolTip()
     assert window.library_panel.state_of(
         f"path:{folder / 'broken.pdf'}",
     ).startswith("error")
@@ -348,3 +350,61 @@ def test_showing_a_word_document_from_elsewhere_moves_the_library_selection(
     assert window.doc_id == word_id and highlighted() == [word_id]
     window.select_document(None)
     assert window.doc_id is None and highlighted() == []
+
+
+def _document_keys(keys: list[str]) -> list[str]:
+    return [k for k in keys if not k.startswith("path:")]
+
+
+def test_a_data_rooms_folders_show_and_filter_the_library(
+    qtbot: Any,
+    make_window: Any,
+    data_room: Path,  # noqa: F811
+) -> None:
+    window = make_window()
+    panel = window.library_panel
+    window.add_paths([data_room])
+    qtbot.waitUntil(lambda: not window.runner.ingests, timeout=90_000)
+    qtbot.waitUntil(lambda: len(_document_keys(panel.row_keys())) == 6, timeout=5000)
+    assert panel.folder_filter.isVisible()
+    folders = [panel.folder_filter.itemText(i) for i in range(panel.folder_filter.count())]
+    assert folders == ["All folders", "archive", "archive/inner", "licensing", "licensing/2019", "services"]
+    with Library.open() as library:
+        by_folder = {r.folder: r.doc_id for r in library.documents()}
+    assert panel.state_of(by_folder["licensing/2019"]) == "in licensing/2019 · ready · 3 pages · PDF · contract"
+    panel.show_folder("licensing")  # a folder holds its sub-folders
+    assert _document_keys(panel.shown_keys()) == [by_folder["licensing/2019"]]
+    panel.show_folder("archive")
+    assert sorted(_document_keys(panel.shown_keys())) == sorted([by_folder["archive"], by_folder["archive/inner"]])
+    panel.show_folder("")
+    assert len(_document_keys(panel.shown_keys())) == 6
+
+
+def test_many_documents_are_removed_and_added_again_at_once(
+    qtbot: Any,
+    make_window: Any,
+    data_room: Path,  # noqa: F811
+) -> None:
+    window = make_window()
+    panel = window.library_panel
+    window.add_paths([data_room])
+    qtbot.waitUntil(lambda: not window.runner.ingests, timeout=90_000)
+    qtbot.waitUntil(lambda: len(_document_keys(panel.row_keys())) == 6, timeout=5000)
+    failed = [k for k in panel.row_keys() if k.startswith("path:")]
+    assert len(failed) == 2
+    for key in failed:  # the two files that could not be added, selected together: added again as one job
+        panel._item(key).setSelected(True)
+    window.ask_password = lambda path, wrong: None  # the encrypted one asks again; the user cancels
+    panel.retry_action.trigger()
+    assert len(window.runner.ingests) == 1 and sorted(window.runner.ingests[0].paths) == sorted(k[5:] for k in failed)
+    qtbot.waitUntil(lambda: not window.runner.ingests, timeout=90_000)
+    asked: list[str] = []
+    window.confirm_remove = lambda title: asked.append(title) or True
+    panel.list.clearSelection()
+    for key in _document_keys(panel.row_keys()):
+        panel._item(key).setSelected(True)
+    panel.remove_action.trigger()
+    assert asked == ["these 6 documents"], "one question for all of them"
+    with Library.open() as library:
+        assert library.documents() == []
+    assert _document_keys(panel.row_keys()) == [] and not panel.folder_filter.isVisible()

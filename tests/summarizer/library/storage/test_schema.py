@@ -91,3 +91,14 @@ def test_a_migration_numbered_below_the_latest_is_still_applied(
     with Library.open(path) as library:
         assert "review_results" in library.db.table_names()
         assert library.migration_backup == backup_path(path, SCHEMA_VERSION)
+
+
+def test_migration_10_gives_documents_added_before_it_no_folder(tmp_path: Path) -> None:
+    """Data rooms (issue 46): documents added before it keep working, with an empty folder, and
+    the batch tables start empty."""
+    path = tmp_path / "library.sqlite"
+    _library_at_version_3(path)
+    with Library.open(path) as library:
+        assert [r.folder for r in library.documents()] == [""]
+        assert library.db.execute("SELECT COUNT(*) FROM ingest_batches").fetchone()[0] == 0
+        assert library.db.execute("SELECT COUNT(*) FROM ingest_batch_files").fetchone()[0] == 0

@@ -1,0 +1,344 @@
+"""What each step costs as the library grows to a data room (issue 46): 10, 100, 449 contracts.
+
+    python -m lab.bench.dataroom_scale --sizes 10,100 [--stage ingest,search,window,review,export]
+
+The contracts are the rendered CUAD data room (``python -m lab.bench.dataroom_render`` first:
+``build/dataroom/``). A size's sample is the first N PDFs ordered by the SHA-256 of their path in
+the room (so every folder has a share, and the 10 are among the 100), linked into
+``build/dataroom-bench/room-N/`` with their folders, and added to the library
+``build/dataroom-bench/home-N/``. Each stage runs on its own over what the earlier ones left:
+
+* ingest: ``pagewise ingest room-N/ --json`` in a fresh process (with embeddings): wall time,
+  pages, pages per second, the library's size on disk (database and vector index). Skipped when
+  the library already holds the batch finished (``--fresh`` starts it again).
+* search: ``pagewise search --all QUERY`` in a fresh process, 3 queries (cold), then 10 queries x
+  2 rounds in one process after a first one (warm): p50/p95 of ``summarizer.search.retrieval.search``.
+* window: a fresh process builds the window offscreen (fake engine, as scripts/bench_gui_stall.py
+  does): seconds from process start to the library list shown with N rows, and to the first
+  search answered (a question to the first contract, the fake engine answering); its resident
+  memory then.
+* panel: the library list's refresh (``LibraryPanel.set_documents``) with N documents, first and
+  again (a batch refreshes it every 1.5 s), in ms of the GUI thread; synthetic rows, no library.
+* review: the evidence-only CUAD review (no model) of up to ``--review-limit`` contracts: seconds
+  per contract. export: the same reviews written as CSV and as a Word memo.
+
+Prints one JSON object per stage and size, and appends them to ``--out``
+(docs/data/dataroom-scale/results.jsonl). Run under ``flock /tmp/pagewise-cpu.lock`` on 2 cores.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[2]
+ROOM = ROOT / "build" / "dataroom"
+WORK = ROOT / "build" / "dataroom-bench"
+OUT = ROOT / "docs" / "data" / "dataroom-scale" / "results.jsonl"
+STAGES = ("ingest", "search", "window", "panel", "review", "export")
+QUERIES = (
+    "change of control",
+    "governing law of the State of New York",
+    "limitation of liability cap on damages",
+    "termination for convenience on notice",
+    "exclusivity",
+    "non-compete restriction",
+    "audit rights over books and records",
+    "assignment requires prior written consent",
+    "insurance the party must maintain",
+    "most favored nation pricing",
+)
+
+
+def sample(size: int) -> list[Path]:
+    pdfs = sorted(ROOM.rglob("*.pdf"), key=lambda p: hashlib.sha256(p.relative_to(ROOM).as_posix().encode()).digest())
+    if len(pdfs) < size:
+        raise SystemExit(f"{ROOM} holds {len(pdfs)} PDFs, fewer than {size}: run python -m lab.bench.dataroom_render")
+    return pdfs[:size]
+
+
+def room_for(size: int) -> Path:
+    room = WORK / f"room-{size}"
+    wanted = {p.relative_to(ROOM) for p in sample(size)}
+    for relative in wanted:
+        link = room / relative
+        if not link.exists():
+            link.parent.mkdir(parents=True, exist_ok=True)
+            link.symlink_to(ROOM / relative)
+    return room
+
+
+def home_for(size: int) -> Path:
+    home = WORK / f"home-{size}"
+    home.mkdir(parents=True, exist_ok=True)
+    return home
+
+
+def env_for(size: int) -> dict[str, str]:
+    return {**os.environ, "PAGEWISE_HOME": str(home_for(size)), "QT_QPA_PLATFORM": "offscreen"}
+
+
+def library_bytes(home: Path) -> int:
+    skip = {"unpacked", "models"}
+    return sum(p.stat().st_size for p in home.rglob("*") if p.is_file() and not (set(p.relative_to(home).parts) & skip))
+
+
+def cli(size: int, *argv: str) -> tuple[float, list[dict[str, Any]]]:
+    started = time.monotonic()
+    done = subprocess.run(
+        [sys.executable, "-m", "app.cli", *argv, "--json"], env=env_for(size), capture_output=True, text=True
+    )
+    elapsed = time.monotonic() - started
+    rows = [json.loads(line) for line in done.stdout.splitlines() if line.startswith("{")]
+    if done.returncode not in (0, 1):
+        raise SystemExit(f"pagewise {' '.join(argv)} failed ({done.returncode}): {done.stderr[-2000:]}")
+    return elapsed, rows
+
+
+def stage_ingest(size: int, fresh: bool) -> dict[str, Any]:
+    home = home_for(size)
+    if fresh:
+        shutil.rmtree(home)
+        home.mkdir()
+    room = room_for(size)
+    elapsed, rows = cli(size, "ingest", str(room))
+    summary = next(r for r in rows if r.get("event") == "summary")
+    added = summary["added"]
+    return {
+        "wall_s": round(elapsed, 1),
+        "added": added,
+        "duplicates": summary["duplicates"],
+        "failed": len(summary["failed"]),
+        "pages": summary["pages"],
+        "pages_per_s": round(summary["pages"] / elapsed, 2) if added else None,
+        "library_mb": round(library_bytes(home) / 1024**2, 1),
+        "note": "" if added else "already added: run with --fresh to measure the ingest again",
+    }
+
+
+def stage_search(size: int) -> dict[str, Any]:
+    cold = [cli(size, "search", "--all", query, "-k", "5")[0] for query in QUERIES[:3]]
+    os.environ["PAGEWISE_HOME"] = str(home_for(size))
+    from summarizer.library.storage.store import Library
+    from summarizer.search.retrieval import search
+
+    warm: list[float] = []
+    one: list[float] = []  # the same queries over one contract, for comparison
+    with Library.open() as library:
+        search(library, "first search loads the encoder and the ranker", k=5)
+        first = library.documents()[0].doc_id
+        for _round in range(2):
+            for query in QUERIES:
+                started = time.perf_counter()
+                search(library, query, k=5)
+                warm.append(time.perf_counter() - started)
+                started = time.perf_counter()
+                search(library, query, doc_ids=[first], k=5)
+                one.append(time.perf_counter() - started)
+    ordered = sorted(warm)
+    return {
+        "cold_s": [round(c, 2) for c in cold],
+        "cold_median_s": round(statistics.median(cold), 2),
+        "warm_p50_ms": round(1000 * statistics.median(warm)),
+        "warm_p95_ms": round(1000 * ordered[int(0.95 * (len(ordered) - 1))]),
+        "one_document_p50_ms": round(1000 * statistics.median(one)),
+    }
+
+
+def stage_window(size: int) -> dict[str, Any]:
+    env = {**env_for(size), "DATAROOM_BENCH_T0": repr(time.time())}
+    done = subprocess.run(
+        [sys.executable, "-m", "lab.bench.dataroom_scale", "--child-window", str(size)],
+        env=env,
+        capture_output=True,
+        text=True,
+    )
+    lines = [line for line in done.stdout.splitlines() if line.startswith("{")]
+    if done.returncode != 0 or not lines:
+        raise SystemExit(f"the window child failed ({done.returncode}): {done.stderr[-3000:]}")
+    result: dict[str, Any] = json.loads(lines[-1])
+    return result
+
+
+def _rss_mb() -> float:
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+def child_window(size: int) -> int:
+    """In a fresh process: the window from start to its list shown and a first search answered."""
+    t0 = float(os.environ["DATAROOM_BENCH_T0"])
+    from app.gui_main import make_application
+    from app.main_window import MainWindow
+    from app.services.load_planning import PlanPreview
+    from app.services.model_session import ModelSession
+    from app.services.settings import Settings
+    from app.widgets.messages import MessageCenter
+    from app.widgets.qt_wait import wait_until
+    from inference.engines.fake import FakeEngine
+
+    make_application(sys.argv[:1])
+    values = {"background_summaries": "off"}
+    engine = FakeEngine(default_reply="The contract says so [p. 1].", autoload=False, n_ctx=8192)
+    session = ModelSession(values, engine_factory=lambda _p: engine, planner=lambda _v: PlanPreview(None, "fake"))
+    home = Path(os.environ["PAGEWISE_HOME"])
+    window = MainWindow(settings=Settings(values, path=home / "bench-settings.json"), session=session,
+                        messages=MessageCenter())  # fmt: skip
+    window.resize(1300, 850)
+    window.show()
+    panel = window.library_panel
+
+    def listed() -> bool:
+        return len([k for k in panel.row_keys() if not k.startswith("path:")]) >= size
+
+    wait_until(lambda: window.first_painted and listed(), 120)
+    list_shown = time.time() - t0
+    rss_list = _rss_mb()
+    first = next(k for k in panel.row_keys() if not k.startswith("path:"))
+    window.select_document(first)
+    job = window.ask("Which law governs this agreement?")
+    wait_until(lambda: job is None or job.done, 120)
+    answered = time.time() - t0
+    result = {
+        "list_shown_s": round(list_shown, 2),
+        "first_answer_s": round(answered, 2),
+        "rss_mb_list": round(rss_list),
+        "rss_mb_answer": round(_rss_mb()),
+        "rows": len(panel.row_keys()),
+        "answer": window.conversation.turns[-1].text[:60] if job is not None and window.conversation.turns else None,
+    }
+    window.close()
+    print(json.dumps(result), flush=True)
+    return 0
+
+
+def stage_panel(size: int) -> dict[str, Any]:
+    os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    from PySide6.QtWidgets import QApplication
+
+    from app.widgets import pyside_refcount
+
+    pyside_refcount.apply()
+    from app.views.library_panel import LibraryPanel
+    from summarizer.library.storage.store import DocumentRecord
+
+    _app = QApplication.instance() or QApplication([])
+    records = [
+        DocumentRecord(
+            f"d{i:05d}",
+            f"/room/f{i}.pdf",
+            f"Contract {i}",
+            12,
+            40,
+            "",
+            "indexed",
+            "ready",
+            [],
+            [],
+            [],
+            4,
+            "contract",
+            "pdf",
+            0,
+            0,
+            f"folder-{i % 7}",
+        )
+        for i in range(size)
+    ]
+    panel = LibraryPanel()
+    started = time.perf_counter()
+    panel.set_documents(records)
+    first = time.perf_counter() - started
+    started = time.perf_counter()
+    panel.set_documents(records)
+    again = time.perf_counter() - started
+    return {"first_ms": round(1000 * first, 1), "again_ms": round(1000 * again, 1)}
+
+
+def stage_review(size: int, limit: int, keep: dict[str, Any]) -> dict[str, Any]:
+    os.environ["PAGEWISE_HOME"] = str(home_for(size))
+    from summarizer.library.storage.store import Library
+    from summarizer.review.checklist import load_checklist
+    from summarizer.review.evidence import review_evidence
+
+    checklist = load_checklist("cuad")
+    with Library.open() as library:
+        doc_ids = [d.doc_id for d in library.documents() if d.state == "ready"][:limit]
+        review_evidence(library, doc_ids[:1], checklist)  # the first loads the encoder and ranker
+        started = time.perf_counter()
+        reviews = review_evidence(library, doc_ids, checklist)
+        elapsed = time.perf_counter() - started
+    keep["reviews"] = reviews
+    return {"contracts": len(doc_ids), "wall_s": round(elapsed, 1), "per_contract_s": round(elapsed / len(doc_ids), 2)}
+
+
+def stage_export(size: int, limit: int, keep: dict[str, Any]) -> dict[str, Any]:
+    if "reviews" not in keep:
+        stage_review(size, limit, keep)
+    from summarizer.review.export import to_csv
+    from summarizer.review.memo_docx import write_docx
+
+    reviews = keep["reviews"]
+    out = WORK / f"export-{size}"
+    out.mkdir(parents=True, exist_ok=True)
+    started = time.perf_counter()
+    (out / "review.csv").write_text(to_csv(reviews), encoding="utf-8")
+    csv_s = time.perf_counter() - started
+    started = time.perf_counter()
+    write_docx(reviews, out / "review.docx", model="")
+    docx_s = time.perf_counter() - started
+    return {"contracts": len(reviews), "csv_s": round(csv_s, 3), "docx_s": round(docx_s, 2)}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--sizes", default="10,100", help="library sizes, comma-separated (default 10,100)")
+    parser.add_argument("--stage", default=",".join(STAGES), help=f"stages, comma-separated: {', '.join(STAGES)}")
+    parser.add_argument("--fresh", action="store_true", help="ingest again into an empty library")
+    parser.add_argument("--review-limit", type=int, default=10, help="contracts reviewed (default 10)")
+    parser.add_argument("--out", type=Path, default=OUT)
+    parser.add_argument("--child-window", type=int, help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.child_window:
+        return child_window(args.child_window)
+    stages = [s.strip() for s in args.stage.split(",") if s.strip()]
+    unknown = set(stages) - set(STAGES)
+    if unknown:
+        parser.error(f"unknown stage(s): {', '.join(sorted(unknown))}")
+    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True)
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    for size in (int(s) for s in args.sizes.split(",")):
+        keep: dict[str, Any] = {}
+        for stage in stages:
+            if stage == "ingest":
+                result = stage_ingest(size, args.fresh)
+            elif stage == "search":
+                result = stage_search(size)
+            elif stage == "window":
+                result = stage_window(size)
+            elif stage == "panel":
+                result = stage_panel(size)
+            elif stage == "review":
+                result = stage_review(size, args.review_limit, keep)
+            else:
+                result = stage_export(size, args.review_limit, keep)
+            row = {"size": size, "stage": stage, **result, "commit": commit.stdout.strip(), "cpus": os.cpu_count()}
+            print(json.dumps(row), flush=True)
+            with args.out.open("a", encoding="utf-8") as handle:
+                handle.write(json.dumps(row) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

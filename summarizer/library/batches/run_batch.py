@@ -1,0 +1,141 @@
+"""Adding a batch of files (a folder, a data room) with one progress over the whole set.
+
+``start_batch`` finds the documents (``folder_walk``) and stores the batch; ``run_batch`` adds its
+pending files one by one (``summarizer.library.ingest``), recording each outcome as it goes, and
+reports a ``BatchProgress``: files done of the batch's, pages per second, time left (from the bytes
+still to read at the rate of those read this run). One file that fails is recorded with its reason
+and the batch goes on; a full disk stops it (the files added so far stay added, and the
+``DiskFull`` message says what to free); a cancel stops it with the rest pending, to continue later.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from inference.cancel import NEVER_CANCELLED, CancelToken
+from inference.errors import PagewiseError
+from inference.progress import Progress, ProgressCallback, Stage, no_progress
+from summarizer.errors import DiskFull
+from summarizer.library.batches.batch_store import (
+    ADDED,
+    DUPLICATE,
+    FAILED,
+    PENDING,
+    SKIPPED,
+    BatchFile,
+    BatchSummary,
+    batch_files,
+    batch_summary,
+    create_batch,
+    finish_batch,
+    record_outcome,
+    unfinished_batch,
+)
+from summarizer.library.batches.folder_walk import find_documents
+from summarizer.library.ingest import IngestOptions, IngestResult, ingest_path
+from summarizer.library.storage.paths import data_home
+from summarizer.library.storage.store import Library
+
+FileOutcome = Callable[[BatchFile, str, str, IngestResult | None], None]
+"""(the file, its outcome, the reason (why it failed, what it duplicates), the ingest's result
+when it was added or a duplicate)."""
+
+
+@dataclass(frozen=True, slots=True)
+class BatchProgress(Progress):
+    """Files done of the batch's (``done``/``total``), the file being added (``message``), and
+    over the whole set: pages read, pages per second (``rate``) and seconds left."""
+
+    pages: int = 0
+    eta_s: float | None = None
+    path: str = ""  # the file being added ("" once the batch is over)
+
+    def eta_seconds(self) -> float | None:
+        return self.eta_s
+
+
+def unpack_folder() -> Path:
+    """Where archives are unpacked: the data folder's ``unpacked/``."""
+    return data_home() / "unpacked"
+
+
+def start_batch(library: Library, paths: list[Path], unpack_root: Path | None = None) -> int:
+    """The batch adding ``paths``: the unfinished batch of the very same paths when there is one
+    (running the same command again continues it), else a new one."""
+    roots = [Path(p).expanduser().resolve() for p in paths]
+    existing = unfinished_batch(library, roots)
+    if existing is not None:
+        return existing
+    found = find_documents(roots, unpack_root or unpack_folder())
+    return create_batch(library, roots, found)
+
+
+def run_batch(
+    library: Library,
+    batch_id: int,
+    options: IngestOptions | None = None,
+    progress: ProgressCallback = no_progress,
+    file_progress: ProgressCallback = no_progress,
+    on_file: FileOutcome | None = None,
+    cancel: CancelToken = NEVER_CANCELLED,
+) -> BatchSummary:
+    """Add the batch's pending files; the summary of the whole batch at the end."""
+    files = [f for f in batch_files(library, batch_id) if f.outcome != SKIPPED]
+    total = len(files)
+    done = sum(1 for f in files if f.outcome != PENDING)
+    pages = sum(f.pages for f in files)
+    bytes_left = sum(f.size for f in files if f.outcome == PENDING)
+    started = time.monotonic()
+    pages_this_run = 0
+    bytes_this_run = 0
+
+    def report(path: str) -> None:
+        elapsed = time.monotonic() - started
+        rate = pages_this_run / elapsed if elapsed > 0 and pages_this_run else None
+        eta = bytes_left / (bytes_this_run / elapsed) if bytes_this_run and elapsed > 0 else None
+        name = Path(path).name if path else ""
+        progress(BatchProgress(Stage.ADD_FILES, done, total, name, rate, pages, eta, path))
+
+    for file in files:
+        if file.outcome != PENDING:
+            continue
+        cancel.raise_if_cancelled()
+        report(file.path)
+        outcome, reason, result = _add(library, file, options, file_progress, cancel)
+        record_outcome(library, file, outcome, reason, result.doc_id if result else None, _pages(result, outcome))
+        done += 1
+        bytes_left -= file.size
+        bytes_this_run += file.size
+        if outcome == ADDED:
+            pages += _pages(result, outcome)
+            pages_this_run += _pages(result, outcome)
+        if on_file is not None:
+            on_file(file, outcome, reason, result)
+    report("")
+    finish_batch(library, batch_id)
+    return batch_summary(library, batch_id)
+
+
+def _pages(result: IngestResult | None, outcome: str) -> int:
+    return result.pages if result is not None and outcome == ADDED else 0
+
+
+def _add(
+    library: Library,
+    file: BatchFile,
+    options: IngestOptions | None,
+    progress: ProgressCallback,
+    cancel: CancelToken,
+) -> tuple[str, str, IngestResult | None]:
+    try:
+        result = ingest_path(library, Path(file.path), options, progress, cancel)
+    except DiskFull:
+        raise  # the batch stops here, this file still pending: nothing added so far is lost
+    except PagewiseError as error:
+        return FAILED, str(error), None
+    if result.status == "unchanged":
+        return DUPLICATE, f"already in the library as {result.title or Path(result.path).name}", result
+    return ADDED, "", result
