@@ -98,7 +98,7 @@ class CompareController(UsesJobContext, QObject):
         panel.swap_requested.connect(self.swap)
         panel.save_requested.connect(self.save)
         panel.saved_chosen.connect(self.open_saved)
-        panel.export_requested.connect(lambda _fmt: self.export_markdown())
+        panel.export_requested.connect(lambda fmt: self.export_redline() if fmt == "docx" else self.export_markdown())
         panel.cancel_requested.connect(self.cancel)
         panel.change_selected.connect(self.show_change)
         self.refresh_saved()
@@ -413,8 +413,26 @@ class CompareController(UsesJobContext, QObject):
         self.messages.info(f"Saved {path}.")
         return path
 
-    # A Word redline of the comparison (tracked changes) is built on another branch (issue 44,
-    # `pagewise compare --format docx`); its export button goes here when it lands.
+    def export_redline(self) -> Path | None:
+        """The comparison as a Word redline (``pagewise compare --format docx``): each difference a
+        tracked change that Word and LibreOffice can accept or reject, after a table of the material
+        changes."""
+        from summarizer.compare.redline_docx import write_redline
+
+        if self.comparison is None or self.old is None or self.new is None:
+            self.messages.info("Compare two versions first, then export the redline.")
+            return None
+        suggested = "".join(c for c in f"{self.old.title} vs {self.new.title} redline.docx" if c not in '\\/:*?"<>|')
+        path = self.choose_export_path(suggested)
+        if path is None:
+            return None
+        try:
+            write_redline(self.comparison, path, self.old.title, self.new.title, units=(self.old.unit, self.new.unit))
+        except OSError as error:
+            self.messages.error(f"Could not write {path}: {error.strerror or error}. Choose another folder.")
+            return None
+        self.messages.info(f"Saved {path}: open it in Word or LibreOffice to accept or reject each change.")
+        return path
 
     # --- dialogs (tests replace them) -----------------------------------------------------
 
@@ -428,7 +446,6 @@ class CompareController(UsesJobContext, QObject):
         return others[names.index(name)][0]
 
     def _export_dialog(self, suggested: str) -> Path | None:
-        path = file_dialogs.save_file(
-            self.parent_widget, "export", "Export the comparison", suggested, "Markdown (*.md)"
-        )
+        kind = "Word redline (*.docx)" if suggested.endswith(".docx") else "Markdown (*.md)"
+        path = file_dialogs.save_file(self.parent_widget, "export", "Export the comparison", suggested, kind)
         return Path(path) if path else None

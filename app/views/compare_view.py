@@ -163,7 +163,7 @@ class ComparePanel(QWidget):
     swap_requested = Signal()
     save_requested = Signal()
     saved_chosen = Signal(int)  # a saved comparison's id
-    export_requested = Signal(str)  # "md"
+    export_requested = Signal(str)  # "md" or "docx"
     cancel_requested = Signal()
 
     def __init__(self, parent: QWidget | None = None) -> None:
@@ -191,6 +191,12 @@ class ComparePanel(QWidget):
             "Write the list of changes as a Markdown file (as `pagewise compare --format md`)"
         )
         self.export_button.clicked.connect(lambda: self.export_requested.emit("md"))
+        self.redline_button = QPushButton("Word redline…")
+        self.redline_button.setToolTip(
+            "Write a Word file with each difference as a tracked change, after a table of the material changes"
+            " (as `pagewise compare --format docx`)"
+        )
+        self.redline_button.clicked.connect(lambda: self.export_requested.emit("docx"))
         self.progress = JobProgress("Stop the comparison")
         self.progress.cancel_button.setText("Stop")
         self.progress.cancel_requested.connect(self.cancel_requested)
@@ -251,6 +257,7 @@ class ComparePanel(QWidget):
         actions.addWidget(self.saved, 1)
         actions.addWidget(self.save_button)
         actions.addWidget(self.export_button)
+        actions.addWidget(self.redline_button)
         filters = QHBoxLayout()
         filters.addWidget(self.material_only)
         filters.addWidget(self.kind)
@@ -291,6 +298,7 @@ class ComparePanel(QWidget):
         self.swap_button.setEnabled(has_pair)
         self.save_button.setEnabled(has_pair)
         self.export_button.setEnabled(has_pair)
+        self.redline_button.setEnabled(has_pair)
         # Identical but for formatting: those changes can still be listed.
         versions = comparison is not None and (comparison.verdict == VERSIONS or listable(comparison))
         for widget in (self.material_only, self.kind, self.show_formatting, self.previous_button, self.next_button):
@@ -467,6 +475,6 @@ class ComparePanel(QWidget):
 
     def set_busy(self, busy: bool) -> None:
         """While a comparison runs, nothing that would start another or save the one shown."""
-        for widget in (self.swap_button, self.save_button, self.export_button):
+        for widget in (self.swap_button, self.save_button, self.export_button, self.redline_button):
             widget.setEnabled(not busy and self.comparison is not None)
         self.saved.setEnabled(not busy and self.saved.count() > 1)

@@ -6,6 +6,7 @@ and reopen, Markdown export, an identical pair, and a version still being added.
 from __future__ import annotations
 
 import os
+import re
 import threading
 from pathlib import Path
 from typing import Any
@@ -307,3 +308,26 @@ def test_stop_ends_a_comparison_without_showing_it(qtbot: Any, make_window: Any,
     assert window.comparisons.comparison is None and window.comparisons.job is None
     assert window.messages.history[-1].text == "The comparison was stopped."
     assert not window.compare.progress.isVisibleTo(window.compare)
+
+
+def test_the_word_redline_button_writes_each_difference_as_a_tracked_change(
+    qtbot: Any, make_window: Any, tmp_path: Path
+) -> None:
+    """The Compare tab's "Word redline…" writes what `pagewise compare --format docx` writes: the
+    period changed is a deletion of "thirty (30)" and an insertion of "sixty (60)" by Pagewise."""
+    import zipfile
+
+    window = make_window()
+    ids = add(window, _docx(tmp_path / "old.docx"), _docx(tmp_path / "new.docx", EDITS))
+    panel = compare_selected(qtbot, window, ids)
+    assert panel.redline_button.isEnabled()
+    out = tmp_path / "redline.docx"
+    suggested: list[str] = []
+    window.comparisons.choose_export_path = lambda name: suggested.append(name) or out
+    panel.redline_button.click()
+    assert suggested and suggested[0].endswith("redline.docx")
+    body = zipfile.ZipFile(out).read("word/document.xml").decode()
+    deleted = "".join(re.findall(r"<w:del\b.*?</w:del>", body, flags=re.S))
+    inserted = "".join(re.findall(r"<w:ins\b.*?</w:ins>", body, flags=re.S))
+    assert "thirty" in deleted and "sixty" in inserted
+    assert 'w:author="Pagewise"' in body
