@@ -55,7 +55,7 @@ def latin1(text: str) -> str:
     return text.translate(table).encode("latin-1", "replace").decode("latin-1")
 
 
-_ARTICLE_HEADING = re.compile(r"((?:ARTICLE|Article)\s+[IVXLC\d]+)\s+([A-Z][A-Z ,;&'-]+?)(?=\s+[A-Z]?[a-z(\"]|$)")
+ARTICLE_HEADING = re.compile(r"((?:ARTICLE|Article)\s+[IVXLC\d]+)\s+([A-Z][A-Z ,;&'-]+?)(?=\s+[A-Z]?[a-z(\"]|$)")
 
 
 def write_version(path: Path, clauses: list[str], width: int) -> Path:
@@ -64,7 +64,7 @@ def write_version(path: Path, clauses: list[str], width: int) -> Path:
     lines: list[str] = []
     for clause in clauses:
         for paragraph in clause.split("\n\n"):
-            heading = _ARTICLE_HEADING.match(paragraph)
+            heading = ARTICLE_HEADING.match(paragraph)
             if heading:
                 lines += [heading.group(1), heading.group(2).strip()]
                 paragraph = paragraph[heading.end() :].strip()
@@ -77,16 +77,21 @@ def base_clauses(path: Path, workdir: Path) -> list[str]:
     """The contract's clauses as Pagewise cuts the test PDF of them: cut the real PDF, write the
     clauses as a test PDF and cut that again (twice), so the truth is kept on the clauses the
     comparison sees."""
-    clauses = [latin1(c.text) for c in document_clauses(read_pages(path))]
+    return settled_clauses([c.text for c in document_clauses(read_pages(path))], path.stem, workdir)
+
+
+def settled_clauses(texts: list[str], name: str, workdir: Path) -> list[str]:
+    """Clause texts as Pagewise cuts them again from the test PDF written of them (twice)."""
+    clauses = [latin1(text) for text in texts]
     for round_ in range(2):
-        written = write_version(workdir / f"{path.stem}-base{round_}.pdf", clauses, OLD_WIDTH)
+        written = write_version(workdir / f"{name}-base{round_}.pdf", clauses, OLD_WIDTH)
         clauses = [c.text for c in document_clauses(read_pages(written))]
     return clauses
 
 
 @dataclass
 class PairScore:
-    fixture: str
+    fixture: str  # the source contract
     seed: int
     held_apart: bool
     truth: dict[str, int] = field(default_factory=dict)  # edits by kind
@@ -115,6 +120,7 @@ class PairScore:
     redlines_moved_reported: int = 0  # moved clauses (truth) it reported: as a deletion and an insertion
     redlines_seconds: float = 0.0
     redlines_found: int = 0
+    pair_type: str = "pdf-pdf"  # pdf-pdf, word-word or pdf-word (old version, new version)
 
 
 def _key_of(clause: ClauseUnit | None) -> str:
@@ -133,8 +139,21 @@ def _matching_truth(clauses: list[ClauseUnit | None], truth_keys: list[str]) -> 
 
 
 def score_pair(fixture: str, seed: int, pair: EditedPair, old_pdf: Path, new_pdf: Path) -> PairScore:
-    score = PairScore(fixture, seed, fixture in HELD_APART, skipped_edits=pair.skipped)
-    old_pages, new_pages = read_pages(old_pdf), read_pages(new_pdf)
+    return score_pages(fixture, seed, pair, read_pages(old_pdf), read_pages(new_pdf), fixture in HELD_APART)
+
+
+def score_pages(
+    source: str,
+    seed: int,
+    pair: EditedPair,
+    old_pages: list[tuple[int, str]],
+    new_pages: list[tuple[int, str]],
+    held_apart: bool,
+    pair_type: str = "pdf-pdf",
+) -> PairScore:
+    """Pagewise's comparison of the two versions' pages (PDF pages or Word paragraphs) scored
+    against the pair's truth, with difflib's line diff beside it."""
+    score = PairScore(source, seed, held_apart, skipped_edits=pair.skipped, pair_type=pair_type)
     comparison = compare_pages(old_pages, new_pages)
     truth_by_key = {t.key: t for t in pair.truth}
     for t in pair.truth:
