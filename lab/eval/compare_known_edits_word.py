@@ -26,7 +26,7 @@ from __future__ import annotations
 import argparse
 import json
 import tempfile
-from dataclasses import asdict
+from dataclasses import asdict, replace
 from pathlib import Path
 
 from lab.eval.compare_known_edits import (
@@ -43,7 +43,7 @@ from lab.eval.compare_known_edits import (
     summarize,
     write_version,
 )
-from lab.eval.known_edits import apply_edits
+from lab.eval.known_edits import EditedPair, apply_edits, clause_key
 from lab.eval.numbered_docx import write_numbered_docx
 from summarizer.library.cutting.clause_units import document_clauses
 from summarizer.library.reading.docx_extract import DocxPages
@@ -68,6 +68,20 @@ def word_source_clauses(path: Path, workdir: Path) -> list[str]:
     return settled_clauses([c.text for c in document_clauses(word_pages(path))], path.stem, workdir)
 
 
+def renumbered_only(pair: EditedPair, old_pages: list[tuple[int, str]], new_pages: list[tuple[int, str]]) -> set[str]:
+    """The clauses (by ``clause_key``) found once in each version, under another label, and not edited."""
+
+    def labels(pages: list[tuple[int, str]]) -> dict[str, str]:
+        found: dict[str, list[str]] = {}
+        for clause in document_clauses(pages):
+            found.setdefault(clause_key(clause.text), []).append(clause.label)
+        return {key: values[0] for key, values in found.items() if len(values) == 1}
+
+    old, new = labels(old_pages), labels(new_pages)
+    edited = {t.key for t in pair.truth}
+    return {key for key in old.keys() & new.keys() if old[key] != new[key] and key not in edited}
+
+
 def score_source(name: str, clauses: list[str], seeds: int, held_apart: bool, workdir: Path) -> list[PairScore]:
     scores = []
     for seed in range(1, seeds + 1):
@@ -79,7 +93,12 @@ def score_source(name: str, clauses: list[str], seeds: int, held_apart: bool, wo
         new_word = word_pages(write_numbered_docx(Path(f"{stem}-new.docx"), pair.new))
         versions = {"pdf-pdf": (old_pdf, new_pdf), "word-word": (old_word, new_word), "pdf-word": (old_pdf, new_word)}
         for pair_type, (old_pages, new_pages) in versions.items():
-            score = score_pages(name, seed, pair, old_pages, new_pages, held_apart, pair_type)
+            scored = pair
+            if pair_type != "pdf-pdf":
+                # Word counts a section on where the text skipped a number, so which clauses are
+                # renumbered only is read from the written versions' clause labels.
+                scored = replace(pair, renumbered_keys=renumbered_only(pair, old_pages, new_pages))
+            score = score_pages(name, seed, scored, old_pages, new_pages, held_apart, pair_type)
             scores.append(score)
             print(
                 f"{pair_type} {name} seed {seed}: {sum(score.found.values())}/{sum(score.truth.values())} found, "

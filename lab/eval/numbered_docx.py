@@ -123,14 +123,19 @@ class _Lists:
             counters[ilvl] = start - 1
         return num_id
 
-    def number(self, key: tuple[tuple[str, str, str], str], ilvl: int, values: dict[int, int]) -> int:
-        """The numId that makes the next paragraph at ``ilvl`` show ``values``."""
+    def number(
+        self, key: tuple[tuple[str, str, str], str], ilvl: int, values: dict[int, int], *, count_on: bool
+    ) -> int:
+        """The numId that makes the next paragraph at ``ilvl`` show ``values``; with ``count_on``, a
+        section or item whose number skips ahead of the count (2.1, then 2.3) is counted on as Word
+        counts it (2.2) instead."""
         abstract_id = self._abstract(key)
         counters = self.counters[abstract_id]
         shown = {j: (counters[j] if counters[j] is not None else 1) for j in values if j < ilvl}
         own = counters[ilvl]
         shown[ilvl] = 1 if own is None else own + 1
-        if shown != values:
+        skips_ahead = all(shown[j] == values[j] for j in values if j < ilvl) and values[ilvl] > shown[ilvl]
+        if shown != values and not (count_on and ilvl > 0 and skips_ahead):
             starts = {j: values[j] + 1 for j in values if j < ilvl and shown[j] != values[j]}
             starts[ilvl] = values[ilvl]
             self._new_num(abstract_id, starts)
@@ -159,9 +164,11 @@ def _paragraphs(clause: str) -> list[str]:
     return out
 
 
-def write_numbered_docx(path: Path, clauses: Sequence[str]) -> Path:
+def write_numbered_docx(path: Path, clauses: Sequence[str], *, keep_gaps: bool = False) -> Path:
     """The clauses as Word paragraphs (a clause's paragraphs apart), their markers made automatic
-    numbering."""
+    numbering. A section or item whose number skips one (2.3 after 2.1: 2.2 was deleted or moved
+    away) is counted on as Word counts it (2.3 shows "2.2") unless ``keep_gaps``; an article's
+    number is kept as written (an article renumbered from the middle on restarts the count there)."""
     lists = _Lists()
     body: list[str] = []
     key: tuple[tuple[str, str, str], str] = (("", "decimal", "."), "")
@@ -180,6 +187,6 @@ def write_numbered_docx(path: Path, clauses: Sequence[str]) -> Path:
                 last_letter = parsed.values[0][1]
             elif parsed.ilvl != 4:
                 last_letter = None
-            num_id = lists.number(key, parsed.ilvl, dict(parsed.values))
+            num_id = lists.number(key, parsed.ilvl, dict(parsed.values), count_on=not keep_gaps)
             body.append(para(escape(parsed.text), num=(num_id, parsed.ilvl)))
     return write_docx(path, "".join(body), numbering_xml=lists.numbering_xml())

@@ -3,11 +3,12 @@ read back as written, and a small Word↔Word pair scores as its truth says."""
 
 from __future__ import annotations
 
+import dataclasses
 import zipfile
 from pathlib import Path
 
 from lab.eval.compare_known_edits import score_pages
-from lab.eval.compare_known_edits_word import word_pages
+from lab.eval.compare_known_edits_word import renumbered_only, word_pages
 from lab.eval.known_edits import apply_edits
 from lab.eval.numbered_docx import write_numbered_docx
 from summarizer.library.cutting.clause_units import document_clauses
@@ -57,12 +58,25 @@ def test_a_renumbered_article_is_renumbered_by_the_numbering(tmp_path: Path) -> 
         assert "ARTICLE" not in archive.read("word/document.xml").decode()
 
 
+def test_a_number_skipped_after_a_deleted_clause_is_counted_on_as_word_counts(tmp_path: Path) -> None:
+    clauses = [CLAUSES[4], CLAUSES[5], CLAUSES[7], CLAUSES[8], CLAUSES[9], CLAUSES[11].replace("3.2", "3.4")]
+    clauses[2] = clauses[2].replace("(a)", "2.3")  # 2.2 deleted: Word shows this one as 2.2
+    counted = [p.number for p in read_docx(write_numbered_docx(tmp_path / "counted.docx", clauses)).paragraphs]
+    kept_path = write_numbered_docx(tmp_path / "kept.docx", clauses, keep_gaps=True)
+    kept = [p.number for p in read_docx(kept_path).paragraphs]
+    assert counted == ["ARTICLE II", "2.1", "2.2", "(a)", "ARTICLE III", "3.1"]  # "(b)" counted as the first item
+    assert kept == ["ARTICLE II", "2.1", "2.3", "(b)", "ARTICLE III", "3.4"]
+
+
 def test_a_small_word_pair_scores_as_its_truth_says(tmp_path: Path) -> None:
     pair = apply_edits(CLAUSES, seed=36)  # a seed whose edits include a clause moved, added and removed
     kinds = {t.kind for t in pair.truth}
     assert {"changed", "removed", "moved", "added"} <= kinds and pair.renumbered_keys
     old = word_pages(write_numbered_docx(tmp_path / "old.docx", pair.old))
     new = word_pages(write_numbered_docx(tmp_path / "new.docx", pair.new))
+    renumbered = renumbered_only(pair, old, new)
+    assert pair.renumbered_keys < renumbered  # and those Word counted on after the deleted clause
+    pair = dataclasses.replace(pair, renumbered_keys=renumbered)
     score = score_pages("supply", 1, pair, old, new, held_apart=False, pair_type="word-word")
     assert score.missed == [] and sum(score.found.values()) == len(pair.truth)
     assert score.kind_right == score.truth
