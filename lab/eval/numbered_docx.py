@@ -127,15 +127,16 @@ class _Lists:
         self, key: tuple[tuple[str, str, str], str], ilvl: int, values: dict[int, int], *, count_on: bool
     ) -> int:
         """The numId that makes the next paragraph at ``ilvl`` show ``values``; with ``count_on``, a
-        section or item whose number skips ahead of the count (2.1, then 2.3) is counted on as Word
-        counts it (2.2) instead."""
+        section whose number skips ahead of the count (2.1, then 2.3) is counted on as Word counts it
+        (2.2) instead. Items are not: where an item skips one ("(ii)" first) the one before is in a
+        clause's text in the source (an inline "(i)"), not a clause the edits removed."""
         abstract_id = self._abstract(key)
         counters = self.counters[abstract_id]
         shown = {j: (counters[j] if counters[j] is not None else 1) for j in values if j < ilvl}
         own = counters[ilvl]
         shown[ilvl] = 1 if own is None else own + 1
         skips_ahead = all(shown[j] == values[j] for j in values if j < ilvl) and values[ilvl] > shown[ilvl]
-        if shown != values and not (count_on and ilvl > 0 and skips_ahead):
+        if shown != values and not (count_on and ilvl in (1, 2) and skips_ahead):
             starts = {j: values[j] + 1 for j in values if j < ilvl and shown[j] != values[j]}
             starts[ilvl] = values[ilvl]
             self._new_num(abstract_id, starts)
@@ -166,8 +167,8 @@ def _paragraphs(clause: str) -> list[str]:
 
 def write_numbered_docx(path: Path, clauses: Sequence[str], *, keep_gaps: bool = False) -> Path:
     """The clauses as Word paragraphs (a clause's paragraphs apart), their markers made automatic
-    numbering. A section or item whose number skips one (2.3 after 2.1: 2.2 was deleted or moved
-    away) is counted on as Word counts it (2.3 shows "2.2") unless ``keep_gaps``; an article's
+    numbering. A section whose number skips one (2.3 after 2.1: 2.2 was deleted or moved away) is
+    counted on as Word counts it (2.3 shows "2.2") unless ``keep_gaps``; an article's or an item's
     number is kept as written (an article renumbered from the middle on restarts the count there)."""
     lists = _Lists()
     body: list[str] = []
