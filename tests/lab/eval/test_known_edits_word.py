@@ -8,7 +8,7 @@ import zipfile
 from pathlib import Path
 
 from lab.eval.compare_known_edits import score_pages
-from lab.eval.compare_known_edits_word import renumbered_only, word_pages
+from lab.eval.compare_known_edits_word import renumbered_only, word_pages, word_source_clauses
 from lab.eval.known_edits import apply_edits
 from lab.eval.numbered_docx import write_numbered_docx
 from summarizer.library.cutting.clause_units import document_clauses
@@ -83,3 +83,12 @@ def test_a_small_word_pair_scores_as_its_truth_says(tmp_path: Path) -> None:
     assert score.reported == score.reported_true, score.false_changes
     assert score.material_found == score.material_truth > 0
     assert score.renumbered_clauses == len(pair.renumbered_keys) and score.renumbered_reported_changed == 0
+
+
+def test_a_word_contract_as_source_is_written_back_with_its_clauses(tmp_path: Path) -> None:
+    source = Path(__file__).resolve().parents[2] / "fixtures" / "docx" / "common-paper-cloud-service-agreement.docx"
+    clauses = word_source_clauses(source, tmp_path)
+    assert len(clauses) > 100
+    path = write_numbered_docx(tmp_path / "csa.docx", clauses)
+    assert [c.text for c in document_clauses(word_pages(path))] == clauses
+    assert sum(1 for p in read_docx(path).paragraphs if p.number) > 100
