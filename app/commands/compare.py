@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
+from app.commands._model_args import add_model_flags
 from app.services.output import TerminalProgress, add_json_flag, emit_json
 
 if TYPE_CHECKING:
@@ -39,6 +40,13 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         "or evidence in both versions from the stored reviews (evidence is found, without a model, where none is "
         "stored), the items whose clause changed marked",
     )
+    parser.add_argument(
+        "--explain",
+        action="store_true",
+        help="load the model (--model/--remote, or the configured one) and add its one-sentence reading of each "
+        "material change, marked as the model's; the list and its marks stay the fixed rules'",
+    )
+    add_model_flags(parser)
     add_json_flag(parser)
     parser.set_defaults(handler=run)
 
@@ -60,6 +68,21 @@ def _document_id(library: Library, given: str, progress: TerminalProgress) -> st
             f"{given} is neither a document of the library nor a file. See `pagewise list`, or give the path "
             "of a PDF or Word file."
         ) from None
+
+
+def _explanations(
+    args: argparse.Namespace, library: Library, comparison: Any, progress: TerminalProgress
+) -> dict[int, Any]:
+    """The model's sentence per material change (``summarizer.compare.explain``), by change index."""
+    from app.commands import _model_args
+    from summarizer.compare.explain import explain_material_changes, explanations_by_index
+
+    if not any(change.material and not change.hidden for change in comparison.changes):
+        return {}
+    with _model_args.open_model(args, library, progress, batch=True) as model:
+        found = explain_material_changes(model.engine, comparison, progress=progress)
+    progress.close()
+    return explanations_by_index(found)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -94,8 +117,9 @@ def run(args: argparse.Namespace) -> int:
             old_review, new_review = pair_reviews(library, [old_id, new_id], checklist, progress)
             progress.close()
             rows = side_by_side(comparison, old_review, new_review)
+        explanations = _explanations(args, library, comparison, progress) if args.explain else {}
     units = tuple("¶" if d.file_type == "docx" else "p." for d in (old, new))
-    markdown = comparison_markdown(comparison, old.title, new.title, (units[0], units[1]))
+    markdown = comparison_markdown(comparison, old.title, new.title, (units[0], units[1]), explanations)
     if rows is not None:
         markdown += "\n" + checklist_markdown(rows, old.title, new.title)
     if args.format == "md":
@@ -104,7 +128,9 @@ def run(args: argparse.Namespace) -> int:
         sections = [add_checklist_section(rows, old.title, new.title)] if rows is not None else []
         write_redline(comparison, args.out, old.title, new.title, units=(units[0], units[1]), extra_sections=sections)
     if args.json:
-        result = {"old": old_id, "new": new_id} | comparison_json(comparison, show_hidden=args.all)
+        result = {"old": old_id, "new": new_id} | comparison_json(
+            comparison, show_hidden=args.all, explanations=explanations
+        )
         if rows is not None:
             result["checklist"] = [row.to_json() for row in rows]
         emit_json(result)

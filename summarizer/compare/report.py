@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
 
 from summarizer.compare.comparison import VERSIONS, Comparison
 from summarizer.compare.differences import Change
+
+if TYPE_CHECKING:
+    from summarizer.compare.explain import Explanation
 from summarizer.library.cutting.clause_units import PATH_SEPARATOR, ClauseUnit
 
 KIND_WORDS = {
@@ -20,7 +24,18 @@ KIND_WORDS = {
 }
 
 
-def comparison_json(comparison: Comparison, *, show_hidden: bool = False) -> dict[str, Any]:
+def _change_json(change: Change, explanation: Explanation | None) -> dict[str, Any]:
+    data = change.to_json()
+    if explanation is not None:
+        data["explanation"] = explanation.to_json()
+    return data
+
+
+def comparison_json(
+    comparison: Comparison, *, show_hidden: bool = False, explanations: Mapping[int, Explanation] | None = None
+) -> dict[str, Any]:
+    """``explanations``: the model's sentences by change index (``summarizer.compare.explain``)."""
+    explanations = explanations or {}
     return {
         "verdict": comparison.verdict,
         "message": comparison.message,
@@ -29,7 +44,11 @@ def comparison_json(comparison: Comparison, *, show_hidden: bool = False) -> dic
         "amended_sections": list(comparison.amended_sections),
         "old_clauses": len(comparison.old_clauses),
         "new_clauses": len(comparison.new_clauses),
-        "changes": [c.to_json() for c in comparison.changes if show_hidden or not c.hidden],
+        "changes": [
+            _change_json(c, explanations.get(i))
+            for i, c in enumerate(comparison.changes)
+            if show_hidden or not c.hidden
+        ],
     }
 
 
@@ -60,8 +79,13 @@ def _word_diff(change: Change) -> str:
 
 
 def comparison_markdown(
-    comparison: Comparison, old_title: str, new_title: str, units: tuple[str, str] = ("p.", "p.")
+    comparison: Comparison,
+    old_title: str,
+    new_title: str,
+    units: tuple[str, str] = ("p.", "p."),
+    explanations: Mapping[int, Explanation] | None = None,
 ) -> str:
+    explanations = explanations or {}
     lines = [f"# Comparison: {old_title} → {new_title}", "", comparison.message, ""]
     lines += [line for note in comparison.notes for line in (f"**Note:** {note}", "")]
     if comparison.verdict != VERSIONS:
@@ -73,7 +97,7 @@ def comparison_markdown(
         "",
     ]
     article = None
-    for change in comparison.changes:
+    for index, change in enumerate(comparison.changes):
         if change.hidden:
             continue
         if _article(change) != article:
@@ -92,6 +116,8 @@ def comparison_markdown(
             lines.append(f"  - {change.new.text[:300]}")
         elif change.kind == "removed" and change.old is not None:
             lines.append(f"  - ~~{change.old.text[:300]}~~")
+        if (explained := explanations.get(index)) is not None:
+            lines.append(f"  - *{explained.by}'s reading (a model's, not checked):* {explained.text}")
     lines.append("")
     return "\n".join(lines)
 

@@ -90,3 +90,42 @@ def test_compare_writes_a_word_redline(capsys: pytest.CaptureFixture[str], tmp_p
     xml = zipfile.ZipFile(out).read("word/document.xml").decode()
     assert xml.count("<w:ins ") == 2 and xml.count("<w:del ") == 2  # thirty → sixty, 30 → 60
     assert 'w:author="Pagewise"' in xml
+
+
+def test_explain_adds_the_model_s_sentence_to_material_changes_only(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 44, step 3: with a model, one sentence per material change, marked as the model's;
+    the list and its marks are the fixed rules' whatever the model says."""
+    from app.commands._model_args import OpenModel
+    from inference.engines.fake import FakeEngine
+    from inference.planning.plan import Plan
+
+    engine = FakeEngine(default_reply="The payment period doubles from 30 to 60 days. More words here.")
+
+    def open_model(*_args: object, **_kwargs: object) -> OpenModel:
+        engine.load()
+        return OpenModel(engine, "fake-sha", 2, Plan(model_path="fake.gguf", n_gpu_layers=0, n_ctx=2048))
+
+    monkeypatch.setattr("app.commands._model_args.open_model", open_model)
+    old = _pdf(tmp_path / "old.pdf")
+    new = _pdf(tmp_path / "new.pdf", {"thirty (30)": "sixty (60)", "Buyer shall pay": "Buyer shall remit"})
+    assert main(["compare", str(old), str(new), "--json"]) == 0
+    plain = _json(capsys)
+    assert main(["compare", str(old), str(new), "--json", "--explain"]) == 0
+    explained = _json(capsys)
+    strip = [{k: v for k, v in c.items() if k != "explanation"} for c in explained["changes"]]
+    assert strip == plain["changes"]  # the model changes nothing in the list
+    material = [c for c in explained["changes"] if c["material"]]
+    assert material and all(
+        c["explanation"]
+        == {"text": "The payment period doubles from 30 to 60 days.", "by": "fake-model", "kind": "model"}
+        for c in material
+    )
+    assert all("explanation" not in c for c in explained["changes"] if not c["material"])
+    assert len(engine.prompts) == len(material)
+    assert "sixty (60)" in str(engine.prompts[0]) and "thirty (30)" in str(engine.prompts[0])
+
+    out = tmp_path / "changes.md"
+    assert main(["compare", str(old), str(new), "--explain", "--format", "md", "--out", str(out)]) == 0
+    assert "*fake-model's reading (a model's, not checked):* The payment period doubles" in out.read_text()
