@@ -11,7 +11,6 @@ text (``app/widgets/word_view.py``).
 
 from __future__ import annotations
 
-import hashlib
 import os
 import shutil
 import subprocess
@@ -22,6 +21,7 @@ from pathlib import Path
 from inference.cancel import NEVER_CANCELLED, Cancelled, CancelToken
 from inference.errors import PagewiseError
 from inference.progress import Progress, ProgressCallback, Stage, no_progress
+from summarizer.library.reading.pdf_extract import file_sha256
 
 RENDER_TIMEOUT_S = 180.0  # a 300-page contract takes LibreOffice about a minute on 2 cores
 POLL_S = 0.1
@@ -39,14 +39,6 @@ def find_soffice() -> str | None:
         if found:
             return found
     return None
-
-
-def file_sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 def rendered_path(cache: Path, sha256: str) -> Path:
