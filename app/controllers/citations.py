@@ -45,7 +45,7 @@ class CitationController(UsesJobContext):
         pieces: list[tuple[int, str, float]] = []
         scanned: list[tuple[int, list[tuple[float, float, float, float]]]] = []
         for page, start, end in citation.spans:
-            raw = self._page_text(citation.doc_id, page)
+            raw = self.library.page_text_if_any(citation.doc_id, page)
             if raw is None:
                 continue
             body = body_span(raw, start, end, self._neighbours(citation.doc_id, page))
@@ -101,19 +101,11 @@ class CitationController(UsesJobContext):
             return None
         return stored[1] if stored is not None else None
 
-    def _page_text(self, doc_id: str, page: int) -> str | None:
-        if page < 1:
-            return None
-        try:
-            return self.library.page_text(doc_id, page)
-        except PagewiseError:
-            return None
-
     def _neighbours(self, doc_id: str, page: int) -> list[str]:
         """The texts of the pages near ``page``, where its running header and footer repeat."""
         texts = []
         for other in range(page - NEIGHBOUR_PAGES, page + NEIGHBOUR_PAGES + 1):
-            text = self._page_text(doc_id, other) if other != page else None
+            text = self.library.page_text_if_any(doc_id, other) if other != page else None
             if text:
                 texts.append(text)
         return texts

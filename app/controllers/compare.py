@@ -11,6 +11,7 @@ comparison starts when it is in.
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -289,7 +290,7 @@ class CompareController(UsesJobContext, QObject):
         if not 0 <= index < len(self.comparison.changes):
             return
         change = self.comparison.changes[index]
-        spans = change_spans(change, self._page_text(self.old.doc_id), self._page_text(self.new.doc_id))
+        spans = change_spans(change, self._page_texts(self.old.doc_id), self._page_texts(self.new.doc_id))
         for pane, version, clause, side in (
             (self.versions.old, self.old, change.old, spans.old),
             (self.versions.new, self.new, change.new, spans.new),
@@ -315,7 +316,7 @@ class CompareController(UsesJobContext, QObject):
             return
         pieces = []
         for span in spans:
-            raw = self._page_text(record.doc_id)(span.page)
+            raw = self.library.page_text_if_any(record.doc_id, span.page)
             if raw:
                 pieces.append((span.page, raw[span.start : span.end], span.start / max(1, len(raw))))
         if pieces and viewer.highlight_passage(pieces, focus_page=pieces[0][0]):
@@ -323,17 +324,6 @@ class CompareController(UsesJobContext, QObject):
         viewer.clear_highlights()  # words only removed (or added) on the other side: the clause's start
         if at is not None:
             viewer.go_to_page(at.page_start)
-
-    def _page_text(self, doc_id: str) -> Callable[[int], str | None]:
-        def text(page: int) -> str | None:
-            if page < 1:
-                return None
-            try:
-                return self.library.page_text(doc_id, page)
-            except PagewiseError:
-                return None
-
-        return text
 
     def swap(self) -> Job | None:
         if self.old is None or self.new is None:
@@ -433,6 +423,9 @@ class CompareController(UsesJobContext, QObject):
             return None
         self.messages.info(f"Saved {path}: open it in Word or LibreOffice to accept or reject each change.")
         return path
+
+    def _page_texts(self, doc_id: str) -> Callable[[int], str | None]:
+        return functools.partial(self.library.page_text_if_any, doc_id)
 
     # --- dialogs (tests replace them) -----------------------------------------------------
 

@@ -217,10 +217,17 @@ class Library:
         return record
 
     def page_text(self, doc_id: str, page: int) -> str:
-        row = self.db.execute("SELECT text FROM pages WHERE doc_id = ? AND page = ?", [doc_id, page]).fetchone()
-        if row is None:
+        text = self.page_text_if_any(doc_id, page)
+        if text is None:
             raise DocumentNotFound(f"Document {doc_id} has no page {page}.")
-        return str(row[0])
+        return text
+
+    def page_text_if_any(self, doc_id: str, page: int) -> str | None:
+        """``page_text``, or None where the document has no such page (a viewer's lookup)."""
+        if page < 1:
+            return None
+        row = self.db.execute("SELECT text FROM pages WHERE doc_id = ? AND page = ?", [doc_id, page]).fetchone()
+        return str(row[0]) if row is not None else None
 
     def integrity_ok(self) -> bool:
         row = self.db.execute("PRAGMA integrity_check").fetchone()
