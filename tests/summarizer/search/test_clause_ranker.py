@@ -98,3 +98,11 @@ def test_rerank_reorders_only_the_head(tmp_path: Path) -> None:
         assert reordered[3] == ranked[3]  # beyond the head: untouched, and not scored
         assert set(scores) == set(ids[:3])
         assert rerank(lib, "Which law governs?", ranked, top=0, weight=2.0) == (ranked, {})
+
+
+def test_pairs_run_side_by_side_score_as_they_do_one_after_the_other() -> None:
+    passages = [GOVERNING, NOTICE, PAYMENT] * 3
+    alone = ClauseRanker(ranker_dir(), threads=1).score("governing law", passages)
+    side_by_side = ClauseRanker(ranker_dir(), threads=2)
+    assert side_by_side.score("governing law", passages) == alone
+    assert side_by_side.score("governing law", passages[:1]) == alone[:1]  # one pair: run on the caller's thread

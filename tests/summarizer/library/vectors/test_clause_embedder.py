@@ -9,7 +9,7 @@ from inference.errors import ModelError
 from summarizer.library.vectors import clause_embedder
 from summarizer.library.vectors.clause_embedder import CLAUSE_EMBEDDER, WEIGHTS, dequantize, load_weights, quantize
 from summarizer.library.vectors.embedding_model import canonical_name, resolve_model_dir
-from summarizer.library.vectors.query_encoder import NumpyBertEncoder, load_query_encoder
+from summarizer.library.vectors.query_encoder import NumpyBertEncoder, RememberedQueries, load_query_encoder
 
 TEXTS = [
     "Which state's law governs this agreement?",
@@ -45,7 +45,7 @@ def test_numpy_queries_match_sentence_transformers_and_differ_from_the_base() ->
     from summarizer.library.vectors.embedder import load_embedder
 
     fast = load_query_encoder(CLAUSE_EMBEDDER)
-    assert isinstance(fast, NumpyBertEncoder)
+    assert isinstance(fast, RememberedQueries) and isinstance(fast.encoder, NumpyBertEncoder)
     reference = load_embedder(CLAUSE_EMBEDDER).encode(TEXTS)
     base = load_embedder(clause_embedder.BASE_MODEL).encode(TEXTS)
     for text, expected, original in zip(TEXTS, reference, base, strict=True):
