@@ -19,8 +19,12 @@ the room (so every folder has a share, and the 10 are among the 100), linked int
   memory then.
 * panel: the library list's refresh (``LibraryPanel.set_documents``) with N documents, first and
   again (a batch refreshes it every 1.5 s), in ms of the GUI thread; synthetic rows, no library.
-* review: the evidence-only CUAD review (no model) of up to ``--review-limit`` contracts: seconds
-  per contract. export: the same reviews written as CSV and as a Word memo.
+* review: the evidence-only CUAD review (no model) of ``--review-limit`` contracts in the library
+  of N, stored contract by contract as the window does: seconds per contract.
+* table and export read the stored reviews of a library reviewed whole (``--reviewed-home``: the
+  449 contracts that scripts/dataroom_window_run.py added and reviewed in the window), its first N
+  contracts: table, opening the Review table (the stored reviews read back, the table of
+  contracts filled) and a sort and a filter in it; export, the CSV, XLSX and Word memo written.
 
 Prints one JSON object per stage and size, and appends them to ``--out``
 (docs/data/dataroom-scale/results.jsonl). Run under ``flock /tmp/pagewise-cpu.lock`` on 2 cores.
@@ -37,6 +41,7 @@ import statistics
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -44,7 +49,8 @@ ROOT = Path(__file__).resolve().parents[2]
 ROOM = ROOT / "build" / "dataroom"
 WORK = ROOT / "build" / "dataroom-bench"
 OUT = ROOT / "docs" / "data" / "dataroom-scale" / "results.jsonl"
-STAGES = ("ingest", "search", "window", "panel", "review", "export")
+STAGES = ("ingest", "search", "window", "panel", "review", "table", "export")
+REVIEWED = WORK / "window-449"  # the library the window run reviewed whole (scripts/dataroom_window_run.py)
 QUERIES = (
     "change of control",
     "governing law of the State of New York",
@@ -266,39 +272,112 @@ def stage_panel(size: int) -> dict[str, Any]:
     return {"first_ms": round(1000 * first, 1), "again_ms": round(1000 * again, 1)}
 
 
-def stage_review(size: int, limit: int, keep: dict[str, Any]) -> dict[str, Any]:
+def reviewed_sample(size: int, home: Path) -> tuple[Any, list[str]]:
+    """The checklist and the first ``size`` contracts (the sample's order) with a stored evidence-only
+    review in ``home`` (the window run's library, scripts/dataroom_window_run.py)."""
+    os.environ["PAGEWISE_HOME"] = str(home)
+    from summarizer.library.storage.store import Library
+    from summarizer.review.checklist import load_checklist
+    from summarizer.review.item_answers import stored_evidence_review
+
+    checklist = load_checklist("cuad")
+    order = {p.relative_to(ROOM).as_posix(): n for n, p in enumerate(sample(len(list(ROOM.rglob("*.pdf")))))}
+    with Library.open() as library:
+        records = [d for d in library.documents() if d.state == "ready"]
+        records.sort(key=lambda d: order.get(Path(d.path).relative_to(Path(d.path).parents[1]).as_posix(), 10**6))
+        reviewed = [d.doc_id for d in records if stored_evidence_review(library, d.doc_id, checklist) is not None]
+    if len(reviewed) < size:
+        raise SystemExit(f"{home} has {len(reviewed)} reviewed contracts, fewer than {size}: run the window run first")
+    return checklist, reviewed[:size]
+
+
+def stage_review(size: int, limit: int) -> dict[str, Any]:
+    """The evidence-only review of ``limit`` contracts in the library of ``size``, as the window runs it
+    (stored contract by contract, ``fresh``: found again even when stored)."""
     os.environ["PAGEWISE_HOME"] = str(home_for(size))
     from summarizer.library.storage.store import Library
     from summarizer.review.checklist import load_checklist
-    from summarizer.review.evidence import review_evidence
+    from summarizer.review.evidence_batch import review_evidence_stored
 
     checklist = load_checklist("cuad")
     with Library.open() as library:
-        doc_ids = [d.doc_id for d in library.documents() if d.state == "ready"][:limit]
-        review_evidence(library, doc_ids[:1], checklist)  # the first loads the encoder and ranker
+        doc_ids = [d.doc_id for d in library.documents() if d.state == "ready"][: limit + 1]
+        review_evidence_stored(library, doc_ids[:1], checklist, fresh=True)  # the first loads the encoder and ranker
         started = time.perf_counter()
-        reviews = review_evidence(library, doc_ids, checklist)
+        review_evidence_stored(library, doc_ids[1:], checklist, fresh=True)
         elapsed = time.perf_counter() - started
-    keep["reviews"] = reviews
-    return {"contracts": len(doc_ids), "wall_s": round(elapsed, 1), "per_contract_s": round(elapsed / len(doc_ids), 2)}
+    n = len(doc_ids) - 1
+    return {"contracts": n, "wall_s": round(elapsed, 1), "per_contract_s": round(elapsed / n, 2)}
 
 
-def stage_export(size: int, limit: int, keep: dict[str, Any]) -> dict[str, Any]:
-    if "reviews" not in keep:
-        stage_review(size, limit, keep)
+def stage_table(size: int, reviewed_home: Path) -> dict[str, Any]:
+    """Opening the Review table of ``size`` reviewed contracts, as the window does (each stored
+    review read back, ``ReviewPanel.set_grid`` as a table of contracts), then a sort and a filter."""
+    os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    checklist, doc_ids = reviewed_sample(size, reviewed_home)
+    from PySide6.QtCore import Qt
+    from PySide6.QtWidgets import QApplication
+
+    from app.widgets import pyside_refcount
+
+    pyside_refcount.apply()
+    from app.views.review_view import ReviewPanel
+    from summarizer.library.storage.store import Library
+    from summarizer.review.item_answers import shown_review
+
+    _app = QApplication.instance() or QApplication([])
+    panel = ReviewPanel()
+    panel.contracts_as_rows.setChecked(True)  # a table of contracts at every size (the window's from 6)
+    with Library.open() as library:
+        started = time.perf_counter()
+        records = [library.document(doc_id) for doc_id in doc_ids]
+        columns = [(r.title, shown_review(library, r.doc_id, checklist)) for r in records]
+        read = time.perf_counter() - started
+        panel.set_grid(list(checklist.items), columns, [str(r.folder or "") for r in records])
+        opened = time.perf_counter() - started
+    law = next(n for n, c in enumerate(panel.table_model.columns) if c.key == "governing-law")
+    started = time.perf_counter()
+    panel.table.sortByColumn(law, Qt.SortOrder.AscendingOrder)
+    sort_s = time.perf_counter() - started
+    started = time.perf_counter()
+    panel.filter_box.setText("has Change of Control")
+    filter_s = time.perf_counter() - started
+    return {
+        "contracts": size,
+        "read_s": round(read, 2),
+        "open_s": round(opened, 2),
+        "sort_ms": round(1000 * sort_s, 1),
+        "filter_ms": round(1000 * filter_s, 1),
+        "rows_shown": panel.table.model().rowCount(),
+    }
+
+
+def stage_export(size: int, reviewed_home: Path) -> dict[str, Any]:
+    """``size`` stored reviews written as the window's Export menu writes them: CSV, XLSX, Word memo."""
+    checklist, doc_ids = reviewed_sample(size, reviewed_home)
+    from summarizer.library.storage.store import Library
     from summarizer.review.export import to_csv
+    from summarizer.review.export_xlsx import write_xlsx
+    from summarizer.review.item_answers import shown_review
     from summarizer.review.memo_docx import write_docx
 
-    reviews = keep["reviews"]
+    with Library.open() as library:
+        reviews = [r for doc_id in doc_ids if (r := shown_review(library, doc_id, checklist)) is not None]
     out = WORK / f"export-{size}"
     out.mkdir(parents=True, exist_ok=True)
-    started = time.perf_counter()
-    (out / "review.csv").write_text(to_csv(reviews), encoding="utf-8")
-    csv_s = time.perf_counter() - started
-    started = time.perf_counter()
-    write_docx(reviews, out / "review.docx", model="")
-    docx_s = time.perf_counter() - started
-    return {"contracts": len(reviews), "csv_s": round(csv_s, 3), "docx_s": round(docx_s, 2)}
+    figures: dict[str, Any] = {"contracts": len(reviews)}
+    writers: dict[str, Callable[[Path], object]] = {
+        "csv": lambda path: path.write_text(to_csv(reviews), encoding="utf-8"),
+        "xlsx": lambda path: write_xlsx(reviews, path, model=""),
+        "docx": lambda path: write_docx(reviews, path, model=""),
+    }
+    for fmt, write in writers.items():
+        path = out / f"review.{fmt}"
+        started = time.perf_counter()
+        write(path)
+        figures[f"{fmt}_s"] = round(time.perf_counter() - started, 2)
+        figures[f"{fmt}_mb"] = round(path.stat().st_size / 1e6, 2)
+    return figures
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -307,6 +386,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--stage", default=",".join(STAGES), help=f"stages, comma-separated: {', '.join(STAGES)}")
     parser.add_argument("--fresh", action="store_true", help="ingest again into an empty library")
     parser.add_argument("--review-limit", type=int, default=10, help="contracts reviewed (default 10)")
+    parser.add_argument(
+        "--reviewed-home", type=Path, default=REVIEWED, help="the reviewed library the table and export stages read"
+    )
     parser.add_argument("--out", type=Path, default=OUT)
     parser.add_argument("--child-window", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
@@ -319,7 +401,6 @@ def main(argv: list[str] | None = None) -> int:
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     for size in (int(s) for s in args.sizes.split(",")):
-        keep: dict[str, Any] = {}
         for stage in stages:
             if stage == "ingest":
                 result = stage_ingest(size, args.fresh)
@@ -330,9 +411,11 @@ def main(argv: list[str] | None = None) -> int:
             elif stage == "panel":
                 result = stage_panel(size)
             elif stage == "review":
-                result = stage_review(size, args.review_limit, keep)
+                result = stage_review(size, args.review_limit)
+            elif stage == "table":
+                result = stage_table(size, args.reviewed_home)
             else:
-                result = stage_export(size, args.review_limit, keep)
+                result = stage_export(size, args.reviewed_home)
             row = {"size": size, "stage": stage, **result, "commit": commit.stdout.strip(), "cpus": os.cpu_count()}
             print(json.dumps(row), flush=True)
             with args.out.open("a", encoding="utf-8") as handle:
