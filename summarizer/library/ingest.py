@@ -79,6 +79,9 @@ class IngestOptions:
     # The document's kind (summarizer.library.reading.document_kind), instead of deciding it from the
     # text: how docs/retrieval.md measures a wrong kind against the generic path.
     kind: str | None = None
+    # Write the vector index's file after the document (False: only this process's index grows;
+    # a batch writes the file once at its end, summarizer/library/batches/run_batch.py).
+    save_index: bool = True
 
     @property
     def overlap(self) -> int:
@@ -519,7 +522,7 @@ class Ingestor:
                 )
         if self.options.embed:
             self.progress(Progress(Stage.UPDATE_INDEX, 0, None))
-            refresh_index(self.library)
+            refresh_index(self.library, save=self.options.save_index)
 
 
 WORDS_PER_PAGE = 400

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from inference.cancel import NEVER_CANCELLED, CancelToken
@@ -82,7 +82,27 @@ def run_batch(
     on_file: FileOutcome | None = None,
     cancel: CancelToken = NEVER_CANCELLED,
 ) -> BatchSummary:
-    """Add the batch's pending files; the summary of the whole batch at the end."""
+    """Add the batch's pending files; the summary of the whole batch at the end. The vector
+    index's file is written once, when the batch ends or stops, not after every document."""
+    options = replace(options or IngestOptions(), save_index=False)
+    try:
+        return _run(library, batch_id, options, progress, file_progress, on_file, cancel)
+    finally:
+        if options.embed and library.embedding_model is not None:
+            from summarizer.library.vectors.vector_index import refresh_index
+
+            refresh_index(library)  # a failure to write it costs a rebuild at the next search, nothing more
+
+
+def _run(
+    library: Library,
+    batch_id: int,
+    options: IngestOptions,
+    progress: ProgressCallback,
+    file_progress: ProgressCallback,
+    on_file: FileOutcome | None,
+    cancel: CancelToken,
+) -> BatchSummary:
     files = [f for f in batch_files(library, batch_id) if f.outcome != SKIPPED]
     total = len(files)
     done = sum(1 for f in files if f.outcome != PENDING)

@@ -3,6 +3,12 @@
 The file records the embeddings generation it was built from and a checksum. It is rebuilt
 from SQLite when missing, damaged or stale, and always written atomically (temp file, fsync,
 rename), so a process killed while writing leaves either the old file or the new one.
+
+An index loaded in this process grows by the vectors added since (a document added: its new
+passages) instead of being rebuilt from every vector in the library; a removal or a re-embed
+rebuilds it. Adding a data room of 449 contracts rebuilt and rewrote the whole index after each
+one, a cost that grew with the library (issue 46); a batch now writes the file once, at its end
+(``refresh_index(save=False)`` after each document).
 """
 
 from __future__ import annotations
@@ -13,14 +19,16 @@ import os
 import struct
 import time
 import zlib
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import Any, BinaryIO, TypeVar
 
 import numpy as np
 import numpy.typing as npt
 
 from summarizer.library.storage.store import Library
 
+_T = TypeVar("_T")
 MAGIC = b"PWFAISS1"
 _HEADER = struct.Struct("<8sQI")  # magic, header-json length, crc32 of header json + payload
 
@@ -32,6 +40,15 @@ class VectorIndex:
         self.index = index
         self.generation = generation
         self.model = model
+
+    @property
+    def last_id(self) -> int:
+        """The highest passage id in the index (-1 when empty): passage ids only grow."""
+        import faiss
+
+        if self.size == 0:
+            return -1
+        return int(faiss.vector_to_array(self.index.id_map).max())
 
     @property
     def size(self) -> int:
@@ -64,13 +81,47 @@ class VectorIndex:
 
 def _build(library: Library) -> VectorIndex:
     # One read snapshot: a re-embed swapping models meanwhile cannot give a half-built index.
+    return _in_snapshot(library, _build_in_snapshot)
+
+
+def _in_snapshot(library: Library, read: Callable[[Library], _T]) -> _T:
     if library.db.conn.in_transaction:
-        return _build_in_snapshot(library)
+        return read(library)
     library.db.execute("BEGIN")
     try:
-        return _build_in_snapshot(library)
+        return read(library)
     finally:
         library.db.execute("COMMIT")
+
+
+def _grown(library: Library, old: VectorIndex) -> VectorIndex | None:
+    """``old`` with the vectors added since it was built, when adding them is all that changed:
+    every insert or delete of a vector bumps the generation by one, so as many new vectors of
+    its model (ids above its last) as bumps means nothing of it was removed or replaced. None
+    otherwise (a removal, a re-embed, another model): the caller rebuilds."""
+    model = library.embedding_model
+    if model is None or model != old.model:
+        return None
+    last = old.last_id
+
+    def read(library: Library) -> tuple[int, list[tuple[int, bytes]]]:
+        rows = library.db.execute(
+            "SELECT passage_id, vector FROM embeddings WHERE model = ? AND passage_id > ? ORDER BY passage_id",
+            [model, last],
+        ).fetchall()
+        return library.embeddings_generation(), rows
+
+    generation, rows = _in_snapshot(library, read)
+    if generation - old.generation != len(rows) or not rows:
+        return None
+    import faiss
+
+    index = faiss.clone_index(old.index)  # a search on another thread may be reading the old one
+    dim = index.d
+    ids = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
+    vectors = np.frombuffer(b"".join(r[1] for r in rows), dtype=np.float32).reshape(len(rows), dim)
+    index.add_with_ids(vectors, ids)
+    return VectorIndex(index, generation, model)
 
 
 def _build_in_snapshot(library: Library) -> VectorIndex:
@@ -159,12 +210,20 @@ def forget_loaded() -> None:
 
 
 def load_index(library: Library, *, rebuild_if_stale: bool = True) -> VectorIndex:
-    """The FAISS index for ``library``, rebuilt from SQLite if missing, damaged or stale."""
+    """The FAISS index for ``library``: this process's copy (grown by the vectors added since),
+    else the file, else rebuilt from SQLite; the file is written when it was stale unless
+    ``rebuild_if_stale`` is False."""
     path = index_path_for(library)
     generation = library.embeddings_generation()
     in_memory = _loaded.get(path)
     if in_memory is not None and in_memory.generation == generation:
         return in_memory
+    grown = _grown(library, in_memory) if in_memory is not None else None
+    if grown is not None:
+        if rebuild_if_stale:
+            save_index(library, grown)
+        _loaded[path] = grown
+        return grown
     cached = _read(path)
     if cached is not None and cached.generation == generation:
         _loaded[path] = cached
@@ -182,6 +241,23 @@ def save_index(library: Library, built: VectorIndex) -> None:
         _write(index_path_for(library), built)
 
 
-def refresh_index(library: Library) -> VectorIndex:
-    """Bring the cached file up to date with the embeddings table."""
-    return load_index(library)
+def refresh_index(library: Library, *, save: bool = True) -> VectorIndex:
+    """Bring this process's index (and, when ``save``, the cached file) up to date with the
+    embeddings table. A batch passes ``save=False`` after each document and saves at its end."""
+    index = load_index(library, rebuild_if_stale=save)
+    if save and _file_generation(index_path_for(library)) != index.generation:
+        save_index(library, index)
+    return index
+
+
+def _file_generation(path: Path) -> int | None:
+    """The generation the cached file records, read from its header alone (None: no such file)."""
+    try:
+        with path.open("rb") as handle:
+            head = handle.read(_HEADER.size)
+            magic, header_len, _ = _HEADER.unpack(head)
+            if magic != MAGIC:
+                return None
+            return int(json.loads(handle.read(header_len))["generation"])
+    except (OSError, ValueError, struct.error, KeyError, TypeError):
+        return None

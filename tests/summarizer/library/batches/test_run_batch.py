@@ -131,3 +131,24 @@ def test_the_same_file_twice_is_a_duplicate_not_a_second_document(tmp_path: Path
         again = run_batch(library, start_batch(library, [data_room / "services"], tmp_path / "unpacked"), FAST)
         outcomes = {Path(f.path).name: f.outcome for f in batch_files(library, again.batch_id)}
     assert outcomes["copy of supply.pdf"] == DUPLICATE and again.added == 0
+
+
+def test_a_batch_writes_the_vector_index_once_at_its_end(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from summarizer.library.vectors import vector_index
+    from tests.pdf_factory import make_pdf, text_pages
+
+    room = tmp_path / "room"
+    room.mkdir()
+    for n in range(3):
+        make_pdf(room / f"contract-{n}.pdf", text_pages(2, tag=f"contract {n}"))
+    writes: list[Path] = []
+    write = vector_index._write
+    monkeypatch.setattr(vector_index, "_write", lambda path, built: (writes.append(path), write(path, built)))
+    with Library.open() as library:
+        summary = run_batch(library, start_batch(library, [room], tmp_path / "unpacked"), IngestOptions(ocr="never"))
+        assert summary.added == 3
+        assert len(writes) == 1  # not once per document: the file grows with the library
+        assert vector_index._file_generation(writes[0]) == library.embeddings_generation()
+        vector_index.forget_loaded()
+        count = library.db.execute("SELECT COUNT(*) FROM embeddings").fetchone()[0]
+        assert vector_index.load_index(library).size == count > 0

@@ -2,6 +2,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from summarizer.library.ingest import ingest_path
 from summarizer.library.storage.store import Library
 from summarizer.library.vectors.embed_passages import embed_missing
@@ -84,3 +86,53 @@ def test_changing_the_embedding_model_re_embeds() -> None:
         models = library.db.execute("SELECT DISTINCT model FROM embeddings").fetchall()
         assert models == [("pagewise/clause-embedder",)]
         assert embed_missing(library, [doc_id]) == 0
+
+
+def test_an_index_in_memory_grows_by_the_vectors_added_without_a_rebuild(monkeypatch: pytest.MonkeyPatch) -> None:
+    import numpy as np
+
+    from summarizer.library.vectors import vector_index
+
+    library, _ = _library_with_a_document()
+    with library:
+        before = load_index(library)
+        size_before = before.size
+        rebuilt = vector_index._build
+
+        def no_rebuild(_library: Library) -> vector_index.VectorIndex:
+            raise AssertionError("the whole index was rebuilt: it should have grown by the new vectors")
+
+        monkeypatch.setattr(vector_index, "_build", no_rebuild)
+        ingest_path(library, CONTRACTS / "supply-16p.pdf")  # its refresh grows the index
+        grown = load_index(library)
+        assert grown.generation == library.embeddings_generation()
+        assert grown.size == library.db.execute("SELECT COUNT(*) FROM embeddings").fetchone()[0] > size_before
+        assert before.size == size_before  # a search holding the old index is not disturbed
+        assert (
+            index_path_for(library).exists()
+            and vector_index._file_generation(index_path_for(library)) == library.embeddings_generation()
+        )
+        whole = rebuilt(library)
+        query = np.frombuffer(
+            library.db.execute("SELECT vector FROM embeddings ORDER BY passage_id DESC LIMIT 1").fetchone()[0],
+            dtype=np.float32,
+        )
+        assert grown.search(query, 10) == whole.search(query, 10)
+
+
+def test_a_removed_document_rebuilds_the_index_in_memory() -> None:
+    library, doc_id = _library_with_a_document()
+    with library:
+        ingest_path(library, CONTRACTS / "supply-16p.pdf")
+        load_index(library)
+        library.remove(doc_id)
+        after = load_index(library)
+        count = library.db.execute("SELECT COUNT(*) FROM embeddings").fetchone()[0]
+        assert after.size == count > 0
+        assert set(np_ids(after)) == {r[0] for r in library.db.execute("SELECT passage_id FROM embeddings").fetchall()}
+
+
+def np_ids(index: object) -> list[int]:
+    import faiss
+
+    return [int(i) for i in faiss.vector_to_array(index.index.id_map)]  # type: ignore[attr-defined]
