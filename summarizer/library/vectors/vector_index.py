@@ -17,6 +17,7 @@ import contextlib
 import json
 import os
 import struct
+import threading
 import time
 import zlib
 from collections.abc import Callable
@@ -34,21 +35,32 @@ _HEADER = struct.Struct("<8sQI")  # magic, header-json length, crc32 of header j
 
 
 class VectorIndex:
-    """Vectors of all passages, searchable by inner product (cosine: vectors are normalized)."""
+    """Vectors of all passages, searchable by inner product (cosine: vectors are normalized).
+    A search on one thread and ``grow`` on another take turns."""
 
     def __init__(self, index: Any, generation: int, model: str | None) -> None:
         self.index = index
         self.generation = generation
         self.model = model
+        self._lock = threading.Lock()
+        self._last_id: int | None = None
 
     @property
     def last_id(self) -> int:
         """The highest passage id in the index (-1 when empty): passage ids only grow."""
         import faiss
 
-        if self.size == 0:
-            return -1
-        return int(faiss.vector_to_array(self.index.id_map).max())
+        if self._last_id is None:
+            self._last_id = int(faiss.vector_to_array(self.index.id_map).max()) if self.size else -1
+        return self._last_id
+
+    def grow(self, ids: npt.NDArray[np.int64], vectors: npt.NDArray[np.float32], generation: int) -> None:
+        """Add ``vectors`` (of passages whose ids are above ``last_id``): the index of ``generation``."""
+        last = self.last_id
+        with self._lock:
+            self.index.add_with_ids(vectors, ids)
+            self.generation = generation
+            self._last_id = max(last, int(ids.max()))
 
     @property
     def size(self) -> int:
@@ -73,7 +85,8 @@ class VectorIndex:
         threads = faiss.omp_get_max_threads()
         faiss.omp_set_num_threads(1)
         try:
-            scores, ids = self.index.search(query.reshape(1, -1), min(k, self.size), params=params)
+            with self._lock:
+                scores, ids = self.index.search(query.reshape(1, -1), min(k, self.size), params=params)
         finally:
             faiss.omp_set_num_threads(threads)
         return [(int(i), float(s)) for i, s in zip(ids[0], scores[0], strict=True) if i >= 0]
@@ -95,9 +108,9 @@ def _in_snapshot(library: Library, read: Callable[[Library], _T]) -> _T:
 
 
 def _grown(library: Library, old: VectorIndex) -> VectorIndex | None:
-    """``old`` with the vectors added since it was built, when adding them is all that changed:
-    every insert or delete of a vector bumps the generation by one, so as many new vectors of
-    its model (ids above its last) as bumps means nothing of it was removed or replaced. None
+    """``old`` grown by the vectors added since it was built, when adding them is all that changed:
+    every insert or delete of a vector bumps the generation by one, so as many new vectors of its
+    model (ids above its last) as bumps means nothing of it was removed or replaced. None
     otherwise (a removal, a re-embed, another model): the caller rebuilds."""
     model = library.embedding_model
     if model is None or model != old.model:
@@ -114,14 +127,10 @@ def _grown(library: Library, old: VectorIndex) -> VectorIndex | None:
     generation, rows = _in_snapshot(library, read)
     if generation - old.generation != len(rows) or not rows:
         return None
-    import faiss
-
-    index = faiss.clone_index(old.index)  # a search on another thread may be reading the old one
-    dim = index.d
     ids = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
-    vectors = np.frombuffer(b"".join(r[1] for r in rows), dtype=np.float32).reshape(len(rows), dim)
-    index.add_with_ids(vectors, ids)
-    return VectorIndex(index, generation, model)
+    vectors = np.frombuffer(b"".join(r[1] for r in rows), dtype=np.float32).reshape(len(rows), old.index.d)
+    old.grow(ids, vectors, generation)
+    return old
 
 
 def _build_in_snapshot(library: Library) -> VectorIndex:
