@@ -8,8 +8,8 @@ clauses takes one line, not three, and the list names up to ``CONTRACTS_SHOWN`` 
 
 Its knobs are ``LIBRARY_PARAMS``, today the single-document search's: on the 449-contract data room
 (docs/data/dataroom-quality) the lexicon expansions list more contracts that have the clause asked
-about, and the clause ranker, which reorders only the first ``rerank_top`` passages, changes which
-contracts are listed hardly at all, for better or worse.
+about, and the clause ranker, which reorders only the first ``rerank_top`` passages, does not change
+which contracts are listed, only the order of the first few (for better and for worse).
 
 Unlike a search for passages, near-copies are kept: a data room holds the same boilerplate
 clause in many contracts, and each of them has it (the search's de-duplication listed one).
