@@ -6,15 +6,15 @@ from __future__ import annotations
 
 import json
 
-from lab.eval import dataroom_quality
 from lab.eval.dataroom_quality import VARIANTS, clause_shown, scores
+from summarizer.search.by_contract import CONTRACTS_SHOWN
 
 
 def test_scores_of_a_list_against_the_contracts_that_have_the_clause() -> None:
     listed = [f"d{i}" for i in range(40)]
     relevant = {"d1", "d3", "d30", "x"}  # d30 searched but past the screen; x never reached
     figures = scores(listed, listed, relevant, held_out={"d3", "x"})
-    assert figures["shown"] == dataroom_quality.CONTRACTS_SHOWN
+    assert figures["shown"] == CONTRACTS_SHOWN
     assert figures["hits_shown"] == 2 and figures["precision_shown"] == 2 / 25
     assert figures["recall_shown"] == 2 / 4 and figures["recall_shown_capped"] == 2 / 4
     assert figures["reciprocal_rank"] == 1 / 2  # d1 is second
