@@ -6,6 +6,11 @@ clause ranker included) ranks ``PASSAGES_SEARCHED`` passages of every document; 
 keeps its best one, in the order of the best passages, so a contract with three matching
 clauses takes one line, not three, and the list names up to ``CONTRACTS_SHOWN`` contracts.
 
+Its knobs are ``LIBRARY_PARAMS``, today the single-document search's: on the 449-contract data room
+(docs/data/dataroom-quality) the lexicon expansions list more contracts that have the clause asked
+about, and the clause ranker, which reorders only the first ``rerank_top`` passages, does not change
+which contracts are listed, only the order of the first few (for better and for worse).
+
 Unlike a search for passages, near-copies are kept: a data room holds the same boilerplate
 clause in many contracts, and each of them has it (the search's de-duplication listed one).
 """
@@ -16,10 +21,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from summarizer.library.storage.store import Library
-from summarizer.search.retrieval import DEFAULT_PARAMS, SearchResult, search
+from summarizer.search.retrieval import DEFAULT_PARAMS, RetrievalParams, SearchResult, search
 
 PASSAGES_SEARCHED = 120  # passages ranked over the library, before keeping each contract's best
 CONTRACTS_SHOWN = 25  # contracts listed for one question: a screen's worth, best first
+# The search's knobs for a question across the library: ranker and lexicon on or off, measured by
+# lab/eval/dataroom_quality.py (docs/data/dataroom-quality); no setting beat these clearly.
+LIBRARY_PARAMS = DEFAULT_PARAMS
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,10 +47,12 @@ def best_passage_per_contract(
     doc_ids: Sequence[str] | None = None,
     contracts: int = CONTRACTS_SHOWN,
     passages: int = PASSAGES_SEARCHED,
+    params: RetrievalParams = LIBRARY_PARAMS,
 ) -> list[ContractMatch]:
     """The contracts (of ``doc_ids``, default all) whose passages best match ``question``, each
-    with its best passage, best first; at most ``contracts``."""
-    params = replace(DEFAULT_PARAMS, max_overlap=1.0, candidates=max(DEFAULT_PARAMS.candidates, passages))
+    with its best passage, best first; at most ``contracts``. ``params``: the search's knobs
+    (near-copies are kept and at least ``passages`` candidates taken from each ranking)."""
+    params = replace(params, max_overlap=1.0, candidates=max(params.candidates, passages))
     results = search(library, question, doc_ids=doc_ids, k=passages, params=params)
     titles = {record.doc_id: record.title for record in library.documents()}
     best: dict[str, SearchResult] = {}
