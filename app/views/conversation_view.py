@@ -21,6 +21,7 @@ from app.services.answering import AnswerView, CitationView, cited_units, page_r
 from app.services.library_question import ContractHit, LibraryTurn
 from app.widgets.job_progress import JobProgress
 from inference.errors import shorten_message
+from summarizer.search.by_contract import CONTRACTS_SHOWN
 
 RENDER_INTERVAL_MS = 80  # a streamed answer is re-rendered at most ~12 times a second
 
@@ -99,10 +100,26 @@ def contract_lines(turn: int, contracts: list[ContractHit]) -> list[str]:
     link (``hit:TURN/NUMBER``) and the passage's beginning."""
     if not contracts:
         return ["*No contract has a passage that matches.*"]
-    lines = [f"**{len(contracts)} contracts with a matching passage** (the best passage of each, best first):", ""]
+    full = len(contracts) >= CONTRACTS_SHOWN
+    heading = (
+        f"**The {len(contracts)} contracts whose passages match best**"
+        if full
+        else f"**{len(contracts)} contracts with a matching passage**"
+    )
+    lines = [f"{heading} (the best passage of each, best first):", ""]
     for n, hit in enumerate(contracts, start=1):
         snippet = shorten_message(" ".join(hit.best.text.split()), SNIPPET_CHARS)
         lines.append(f"{n}. **{hit.title}** — [{hit.best.where}](hit:{turn}/{n}): “{snippet}”")
+    if full:
+        # In a data room a common clause is in far more contracts than a list can hold: of the
+        # 107 of 449 CUAD contracts with a change-of-control clause, 21% are among the 25 listed
+        # (docs/data/dataroom-quality). The review finds it in every contract.
+        lines += [
+            "",
+            "*More contracts may have one: this list stops at the best "
+            f"{CONTRACTS_SHOWN}. To find every contract with a clause, review them all on the Review tab "
+            "(Evidence only) and filter the table, e.g. “has Change of Control”.*",
+        ]
     return lines
 
 

@@ -569,3 +569,27 @@ def test_a_citation_of_a_word_document_shows_its_clause_and_copies_its_words(
     assert clipboard.text() == "§ 1.1 Invoices, ¶ 2"
     window.show_citation(CitationView(2, doc_id, 9, None, "[p. 9]", False))
     assert window.messages.history[-1].text.startswith("¶ 9 was cited, but it is not in the passages")
+
+
+def _hits(count: int) -> list[Any]:
+    from app.services.library_question import ContractHit
+    from summarizer.search.retrieval import SearchResult
+
+    hits = []
+    for n in range(count):
+        passage = SearchResult(n, f"doc{n}", f"Change of control clause {n}.", 2, 2, 1.0, [(2, 0, 10)])
+        view = CitationView(n + 1, f"doc{n}", 2, n, passage.text, True, tuple(passage.spans))
+        hits.append(ContractHit(f"doc{n}", f"Contract {n}", view, 1, passage))
+    return hits
+
+
+def test_a_full_list_of_contracts_says_more_may_have_the_clause_and_where_to_find_them_all() -> None:
+    from app.views.conversation_view import contract_lines
+    from summarizer.search.by_contract import CONTRACTS_SHOWN
+
+    few = "\n".join(contract_lines(0, _hits(3)))
+    assert "3 contracts with a matching passage" in few and "Review tab" not in few
+    full = "\n".join(contract_lines(0, _hits(CONTRACTS_SHOWN)))
+    assert f"The {CONTRACTS_SHOWN} contracts whose passages match best" in full
+    assert "contracts with a matching passage" not in full  # not "only these have one"
+    assert "Review tab" in full and "has Change of Control" in full
