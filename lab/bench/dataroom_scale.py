@@ -36,6 +36,7 @@ import argparse
 import hashlib
 import json
 import os
+import resource
 import shutil
 import statistics
 import subprocess
@@ -117,6 +118,8 @@ def stage_ingest(size: int, fresh: bool) -> dict[str, Any]:
         home.mkdir()
     room = room_for(size)
     elapsed, rows = cli(size, "ingest", str(room))
+    # The largest resident memory of the children waited for so far: the ingest's, when it runs first.
+    peak_mb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
     summary = next(r for r in rows if r.get("event") == "summary")
     added = summary["added"]
     return {
@@ -127,6 +130,7 @@ def stage_ingest(size: int, fresh: bool) -> dict[str, Any]:
         "pages": summary["pages"],
         "pages_per_s": round(summary["pages"] / elapsed, 2) if added else None,
         "library_mb": round(library_bytes(home) / 1024**2, 1),
+        "ingest_peak_rss_mb": round(peak_mb),
         "note": "" if added else "already added: run with --fresh to measure the ingest again",
     }
 
