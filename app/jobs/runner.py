@@ -468,6 +468,13 @@ class IngestJob(QObject):
             elif kind == "finished":
                 self.batch_over = True
 
+    def _batch_stopped_message(self) -> str:
+        how = f"The PDF reader stopped unexpectedly (exit code {self._process.exitcode})"
+        if self.batch_id is None:  # it ended before the batch was stored: there is nothing to continue
+            names = ", ".join(Path(root).name for root in self.folder.roots) if self.folder else "the folder"
+            return f"{how} while it looked for the documents in {names}; nothing was added. Add {names} again."
+        return f"{how} with {len(self.pending)} files still to add; the files added so far stay."
+
     def _poll(self) -> None:
         if self.done or not self._started.is_set():
             return
@@ -490,12 +497,9 @@ class IngestJob(QObject):
         else:  # the process ended during the batch: take what it sent last, then finish
             self._handle(self._process.poll(limit=100_000))
         self._timer.stop()
-        if not self.was_cancelled and self.pending and not self.batch_over and self.folder is not None:
+        if not self.was_cancelled and not self.batch_over and self.folder is not None:
             # A folder batch is kept in the library: one message, and it continues from there.
-            self.file_failed.emit(
-                "", "stopped", f"The PDF reader stopped unexpectedly (exit code {self._process.exitcode}) with "
-                f"{len(self.pending)} files still to add; the files added so far stay."
-            )  # fmt: skip
+            self.file_failed.emit("", "stopped", self._batch_stopped_message())
             self.pending.clear()
         if not self.was_cancelled and self.pending and not self.batch_over:
             for path in sorted(self.pending):
