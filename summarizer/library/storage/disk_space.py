@@ -70,21 +70,22 @@ def library_bytes(folder: Path) -> int:
 def batch_space_error(folder: Path, documents: int, added: int, pending: int) -> DiskFull:
     """A batch stopped by a full disk: where (the disk holding the library's ``folder``), how much to
     free (the ``pending`` files at what each of the library's ``documents`` took so far, and no less
-    than the ``LOW_SPACE_BYTES`` a write needs), and that the ``added`` files stay."""
+    than the ``LOW_SPACE_BYTES`` a write needs), and that the ``added`` files stay. What to do comes
+    first: the window's banner shows three lines of it."""
     free = free_bytes(folder)
     left = f" ({free / 1024**2:.0f} MiB free)" if free is not None else ""
-    files = f"{pending} file{'s' if pending != 1 else ''}"
-    floor = f"{LOW_SPACE_BYTES / 1024**2:.0f} MiB"
-    if documents:
-        need = library_bytes(folder) / documents * pending
-        what = (
-            f"free at least {max(need, LOW_SPACE_BYTES) / 1024**2:,.0f} MiB there (the {files} still to add take "
-            f"about {max(need / 1024**2, 1):,.0f} MiB in the library, going by the {documents} "
-            f"document{'s' if documents != 1 else ''} in it)"
-        )
-    else:
-        what = f"free at least {floor} there for the {files} still to add"
+    need = library_bytes(folder) / documents * pending if documents else 0.0
     kept = "nothing in the library was lost"
     if added:
         kept = f"the {added} file{'s' if added != 1 else ''} added so far stay"
-    return DiskFull(f"No space left on the disk holding {folder}{left}: {what}, then continue; {kept}.", path=folder)
+    text = (
+        f"No space left on the disk holding {folder}{left}: free at least "
+        f"{max(need, LOW_SPACE_BYTES) / 1024**2:,.0f} MiB there, then continue; {kept}."
+    )
+    if documents:
+        text += (
+            f" The {pending} file{'s' if pending != 1 else ''} still to add take about "
+            f"{max(need / 1024**2, 1):,.0f} MiB in the library, going by the {documents} "
+            f"document{'s' if documents != 1 else ''} in it."
+        )
+    return DiskFull(text, path=folder)
