@@ -147,6 +147,13 @@ def _shown(window: Any) -> list[str]:
     return [item.message.text for item in window.message_bar.items()]
 
 
+def _rows_still_adding(window: Any) -> list[str]:
+    """The rows of files that say they are being added (a failed file's row stays: it says why)."""
+    panel = window.library_panel
+    states = [panel.state_of(key) or "" for key in panel.row_keys() if key.startswith("path:")]
+    return [state for state in states if not state.startswith(("error", "encrypted"))]
+
+
 def _documents_listed(window: Any) -> set[str]:
     return {key for key in window.library_panel.row_keys() if not key.startswith("path:")}
 
@@ -172,6 +179,7 @@ def test_a_full_disk_half_way_keeps_the_documents_added_and_offers_to_continue(
     assert summary.key == "ingest-batch" and summary.action == "Continue"
     assert summary.text.startswith(f"Added {data_room.name}: 2 added") and "still to add" in summary.text
     assert full.text in _shown(window) and summary.text in _shown(window)  # both stay on screen
+    assert _rows_still_adding(window) == []
     with Library.open() as library:
         kept = {document.doc_id for document in library.documents() if document.state == "ready"}
         assert len(kept) == 2 and unfinished_batch(library) is not None
@@ -218,6 +226,10 @@ def test_the_ingest_process_killed_mid_batch_is_said_and_continued_at_the_next_s
     assert stopped.action == "Continue" and stopped.text in _shown(window)
     assert window.isVisible() and not window.ingest_progress.isVisible() and not window.runner.ingests
     assert _states() == ["chunking", "ready", "ready"]
+    assert _rows_still_adding(window) == []  # the file it was reading shows as the partial document it is
+    with Library.open() as library:
+        (partial_id,) = [document.doc_id for document in library.documents() if document.state != "ready"]
+    qtbot.waitUntil(lambda: window.library_panel.state_of(partial_id) == "interrupted · add it again to finish")
     window.close()
 
     again = make_window()  # the next start, on the same library
