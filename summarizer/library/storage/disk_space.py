@@ -77,14 +77,14 @@ def batch_space_error(folder: Path, documents: int, added: int, pending: int) ->
     need = library_bytes(folder) / documents * pending if documents else 0.0
     kept = "nothing in the library was lost"
     if added:
-        kept = f"the {added} file{'s' if added != 1 else ''} added so far stay"
+        kept = "the file added so far stays" if added == 1 else f"the {added} files added so far stay"
     text = (
         f"No space left on the disk holding {folder}{left}: free at least "
         f"{max(need, LOW_SPACE_BYTES) / 1024**2:,.0f} MiB there, then continue; {kept}."
     )
     if documents:
         text += (
-            f" The {pending} file{'s' if pending != 1 else ''} still to add take about "
+            f" The {pending} file{'s' if pending != 1 else ''} still to add take{'s' if pending == 1 else ''} about "
             f"{max(need / 1024**2, 1):,.0f} MiB in the library, going by the {documents} "
             f"document{'s' if documents != 1 else ''} in it."
         )

@@ -107,5 +107,7 @@ def test_a_batch_stopped_by_a_full_disk_says_how_much_to_free(tmp_path: Path, mo
         "the 2 files added so far stay. The 10 files still to add take about 100 MiB in the library, going by the "
         "3 documents in it."
     )
+    one = str(batch_space_error(tmp_path, documents=1, added=1, pending=1))
+    assert "then continue; the file added so far stays. The 1 file still to add takes about" in one
     empty = str(batch_space_error(tmp_path / "new", documents=0, added=0, pending=1))
     assert empty.endswith("free at least 64 MiB there, then continue; nothing in the library was lost.")
