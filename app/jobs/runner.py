@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import os
 import queue
+import signal
 import threading
 import time
 from collections.abc import Callable
@@ -354,6 +355,20 @@ class IngestBug(RuntimeError):
         self.path = path
 
 
+def how_it_ended(exitcode: int | None) -> str:
+    """How a child process that ended unasked ended, for a message: a negative exit code is the
+    signal that ended it (SIGKILL: what the system sends when memory runs out)."""
+    if exitcode is not None and exitcode < 0:
+        if -exitcode == signal.SIGKILL:
+            return "was ended by the system (SIGKILL, as when memory runs out)"
+        try:
+            name = signal.Signals(-exitcode).name
+        except ValueError:
+            name = f"signal {-exitcode}"
+        return f"crashed ({name})"
+    return f"stopped unexpectedly (exit code {exitcode})"
+
+
 class IngestJob(QObject):
     """One batch of PDFs ingested in a spawned process."""
 
@@ -469,7 +484,7 @@ class IngestJob(QObject):
                 self.batch_over = True
 
     def _batch_stopped_message(self) -> str:
-        how = f"The PDF reader stopped unexpectedly (exit code {self._process.exitcode})"
+        how = f"The PDF reader {how_it_ended(self._process.exitcode)}"
         if self.batch_id is None:  # it ended before the batch was stored: there is nothing to continue
             names = ", ".join(Path(root).name for root in self.folder.roots) if self.folder else "the folder"
             return f"{how} while it looked for the documents in {names}; nothing was added. Add {names} again."
@@ -504,8 +519,8 @@ class IngestJob(QObject):
         if not self.was_cancelled and self.pending and not self.batch_over:
             for path in sorted(self.pending):
                 self.file_failed.emit(
-                    path, "other", f"{Path(path).name}: the PDF reader stopped unexpectedly "
-                    f"(exit code {self._process.exitcode}). Try adding the file again."
+                    path, "other", f"{Path(path).name}: the PDF reader {how_it_ended(self._process.exitcode)}. "
+                    "Try adding the file again."
                 )  # fmt: skip
         if self.was_cancelled:
             self.cancelled.emit()

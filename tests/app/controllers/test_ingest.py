@@ -221,7 +221,7 @@ def test_the_ingest_process_killed_mid_batch_is_said_and_continued_at_the_next_s
     _kill_when(qtbot, window, worker, lambda: _states() == ["chunking", "ready", "ready"])
     assert job.batch_id is not None
     stopped = next(m for m in window.messages.history if m.key == "ingest-batch-stopped")
-    assert stopped.text.startswith("The PDF reader stopped unexpectedly (exit code -9) with ")
+    assert stopped.text.startswith("The PDF reader was ended by the system (SIGKILL, as when memory runs out) with ")
     assert "files still to add; the files added so far stay" in stopped.text
     assert stopped.action == "Continue" and stopped.text in _shown(window)
     assert window.isVisible() and not window.ingest_progress.isVisible() and not window.runner.ingests
@@ -258,5 +258,6 @@ def test_the_ingest_process_killed_while_finding_the_documents_is_said(
     job = window.add_paths([data_room])
     _kill_when(qtbot, window, worker, lambda: worker.alive and job.batch_id is None and bool(window.runner.ingests))
     stopped = next(m for m in window.messages.history if m.key == "ingest-batch-stopped")
-    assert "stopped unexpectedly" in stopped.text and f"Add {data_room.name} again" in stopped.text
+    assert stopped.text.startswith("The PDF reader was ended by the system (SIGKILL, as when memory runs out) while ")
+    assert f"Add {data_room.name} again" in stopped.text
     assert stopped.text in _shown(window) and not window.ingest_progress.isVisible()
