@@ -168,6 +168,10 @@ class IngestController(UsesJobContext, QObject):
     def _batch_file_failed(self, path: str, kind: str, message: str) -> None:
         if kind in ("disk", "stopped"):  # the batch stopped; the files added stay
             job = next((j for j in self.runner.ingests if j.folder is not None), None)
+            # The file it was reading has no work going on any more: its row goes (a partial record
+            # is listed as interrupted), as after a cancel.
+            for file in {path, *(job.pending if job is not None else ())} - {""}:
+                self.library_panel.remove_key(f"path:{file}")
             if job is not None and job.batch_id is not None and job.folder is not None:
                 roots, batch_id = [Path(r) for r in job.folder.roots], job.batch_id
                 # (a full disk's message stays beside the batch's summary, which comes next)

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import os
 import queue
+import signal
 import threading
 import time
 from collections.abc import Callable
@@ -354,6 +355,20 @@ class IngestBug(RuntimeError):
         self.path = path
 
 
+def how_it_ended(exitcode: int | None) -> str:
+    """How a child process that ended unasked ended, for a message: a negative exit code is the
+    signal that ended it (SIGKILL: what the system sends when memory runs out)."""
+    if exitcode is not None and exitcode < 0:
+        if -exitcode == signal.SIGKILL:
+            return "was ended by the system (SIGKILL, as when memory runs out)"
+        try:
+            name = signal.Signals(-exitcode).name
+        except ValueError:
+            name = f"signal {-exitcode}"
+        return f"crashed ({name})"
+    return f"stopped unexpectedly (exit code {exitcode})"
+
+
 class IngestJob(QObject):
     """One batch of PDFs ingested in a spawned process."""
 
@@ -468,6 +483,13 @@ class IngestJob(QObject):
             elif kind == "finished":
                 self.batch_over = True
 
+    def _batch_stopped_message(self) -> str:
+        how = f"The PDF reader {how_it_ended(self._process.exitcode)}"
+        if self.batch_id is None:  # it ended before the batch was stored: there is nothing to continue
+            names = ", ".join(Path(root).name for root in self.folder.roots) if self.folder else "the folder"
+            return f"{how} while it looked for the documents in {names}; nothing was added. Add {names} again."
+        return f"{how} with {len(self.pending)} files still to add; the files added so far stay."
+
     def _poll(self) -> None:
         if self.done or not self._started.is_set():
             return
@@ -490,18 +512,15 @@ class IngestJob(QObject):
         else:  # the process ended during the batch: take what it sent last, then finish
             self._handle(self._process.poll(limit=100_000))
         self._timer.stop()
-        if not self.was_cancelled and self.pending and not self.batch_over and self.folder is not None:
+        if not self.was_cancelled and not self.batch_over and self.folder is not None:
             # A folder batch is kept in the library: one message, and it continues from there.
-            self.file_failed.emit(
-                "", "stopped", f"The PDF reader stopped unexpectedly (exit code {self._process.exitcode}) with "
-                f"{len(self.pending)} files still to add; the files added so far stay."
-            )  # fmt: skip
+            self.file_failed.emit("", "stopped", self._batch_stopped_message())
             self.pending.clear()
         if not self.was_cancelled and self.pending and not self.batch_over:
             for path in sorted(self.pending):
                 self.file_failed.emit(
-                    path, "other", f"{Path(path).name}: the PDF reader stopped unexpectedly "
-                    f"(exit code {self._process.exitcode}). Try adding the file again."
+                    path, "other", f"{Path(path).name}: the PDF reader {how_it_ended(self._process.exitcode)}. "
+                    "Try adding the file again."
                 )  # fmt: skip
         if self.was_cancelled:
             self.cancelled.emit()

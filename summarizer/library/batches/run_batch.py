@@ -36,6 +36,7 @@ from summarizer.library.batches.batch_store import (
 )
 from summarizer.library.batches.folder_walk import find_documents
 from summarizer.library.ingest import IngestOptions, IngestResult, ingest_path
+from summarizer.library.storage.disk_space import batch_space_error
 from summarizer.library.storage.paths import data_home
 from summarizer.library.storage.store import Library
 
@@ -124,7 +125,12 @@ def _run(
             continue
         cancel.raise_if_cancelled()
         report(file.path)
-        outcome, reason, result = _add(library, file, options, file_progress, cancel)
+        try:
+            outcome, reason, result = _add(library, file, options, file_progress, cancel)
+        except DiskFull as error:  # the batch stops here, this file still pending: nothing added so far is lost
+            summary = batch_summary(library, batch_id)
+            ready = library.db.execute("SELECT COUNT(*) FROM documents WHERE state = 'ready'").fetchone()[0]
+            raise batch_space_error(library.path.parent, int(ready), summary.added, summary.pending) from error
         record_outcome(library, file, outcome, reason, result.doc_id if result else None, _pages(result, outcome))
         done += 1
         bytes_left -= file.size
@@ -153,7 +159,7 @@ def _add(
     try:
         result = ingest_path(library, Path(file.path), options, progress, cancel)
     except DiskFull:
-        raise  # the batch stops here, this file still pending: nothing added so far is lost
+        raise  # run_batch says it for the batch
     except PagewiseError as error:
         return FAILED, str(error), None
     if result.status == "unchanged":

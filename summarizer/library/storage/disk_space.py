@@ -52,3 +52,40 @@ def space_error(error: BaseException, folder: Path, doing: str = "") -> DiskFull
         "Nothing in the library was lost.",
         path=folder,
     )
+
+
+def library_bytes(folder: Path) -> int:
+    """What the library takes on disk: the files at the top of its data ``folder`` (the database
+    and its journal, the vector index), not the models or the unpacked archives beside them."""
+    total = 0
+    for path in folder.glob("*"):
+        try:
+            if path.is_file():
+                total += path.stat().st_size
+        except OSError:
+            continue
+    return total
+
+
+def batch_space_error(folder: Path, documents: int, added: int, pending: int) -> DiskFull:
+    """A batch stopped by a full disk: where (the disk holding the library's ``folder``), how much to
+    free (the ``pending`` files at what each of the library's ``documents`` took so far, and no less
+    than the ``LOW_SPACE_BYTES`` a write needs), and that the ``added`` files stay. What to do comes
+    first: the window's banner shows three lines of it."""
+    free = free_bytes(folder)
+    left = f" ({free / 1024**2:.0f} MiB free)" if free is not None else ""
+    need = library_bytes(folder) / documents * pending if documents else 0.0
+    kept = "nothing in the library was lost"
+    if added:
+        kept = "the file added so far stays" if added == 1 else f"the {added} files added so far stay"
+    text = (
+        f"No space left on the disk holding {folder}{left}: free at least "
+        f"{max(need, LOW_SPACE_BYTES) / 1024**2:,.0f} MiB there, then continue; {kept}."
+    )
+    if documents:
+        text += (
+            f" The {pending} file{'s' if pending != 1 else ''} still to add take{'s' if pending == 1 else ''} about "
+            f"{max(need / 1024**2, 1):,.0f} MiB in the library, going by the {documents} "
+            f"document{'s' if documents != 1 else ''} in it."
+        )
+    return DiskFull(text, path=folder)

@@ -3,6 +3,7 @@ kept per document, a batch that continues where it stopped (cancelled, window cl
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -101,8 +102,13 @@ def test_a_full_disk_half_way_keeps_what_was_added_and_says_what_to_free(
     monkeypatch.setattr(run_batch_module, "ingest_path", fills_the_disk)
     with Library.open() as library:
         batch_id = start_batch(library, [data_room], tmp_path / "unpacked")
-        with pytest.raises(DiskFull, match="free some space"):
+        with pytest.raises(DiskFull) as full:
             run_batch(library, batch_id, FAST)
+        # Said for the batch: what to free for the files left, and that those added stay (the
+        # file's own "add supply.pdf again" would be the wrong advice: the batch continues).
+        assert str(full.value).startswith(f"No space left on the disk holding {library.path.parent} (")
+        assert "free at least 64 MiB there, then continue; the 2 files added so far stay." in str(full.value)
+        assert re.search(r"The 7 files still to add take about \d+ MiB in the library, going by the 2", str(full.value))
         outcomes = [f.outcome for f in batch_files(library, batch_id) if f.outcome != "skipped"]
         kept = len(library.documents())
         assert outcomes[:2] == [ADDED, ADDED] and set(outcomes[2:]) == {"pending"} and kept == 2

@@ -90,3 +90,24 @@ def test_an_ingest_that_runs_out_of_space_loses_nothing_and_finishes_later(
         result = ingest_path(library, pdf, IngestOptions(embed=False))
         assert library.document(result.doc_id).state == "ready" and result.pages == 4 and result.passages > 0
         assert len(library.documents()) == 2
+
+
+def test_a_batch_stopped_by_a_full_disk_says_how_much_to_free(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The files left at what each document took (the library's files, not the models beside it)."""
+    from summarizer.library.storage.disk_space import batch_space_error
+
+    _free(monkeypatch, 5 * 1024**2)
+    for name, size in (("library.sqlite", 25 * 1024**2), ("vectors.faiss", 5 * 1024**2), ("models/m.gguf", 10**9)):
+        (tmp_path / name).parent.mkdir(exist_ok=True)
+        with (tmp_path / name).open("wb") as handle:
+            handle.truncate(size)  # sparse: no disk used
+    message = str(batch_space_error(tmp_path, documents=3, added=2, pending=10))
+    assert message == (
+        f"No space left on the disk holding {tmp_path} (5 MiB free): free at least 100 MiB there, then continue; "
+        "the 2 files added so far stay. The 10 files still to add take about 100 MiB in the library, going by the "
+        "3 documents in it."
+    )
+    one = str(batch_space_error(tmp_path, documents=1, added=1, pending=1))
+    assert "then continue; the file added so far stays. The 1 file still to add takes about" in one
+    empty = str(batch_space_error(tmp_path / "new", documents=0, added=0, pending=1))
+    assert empty.endswith("free at least 64 MiB there, then continue; nothing in the library was lost.")
