@@ -15,10 +15,12 @@ words, with "…".
 from __future__ import annotations
 
 import csv
+import dataclasses
 import datetime as dt
 import io
 import re
 from collections.abc import Sequence
+from typing import Any
 
 from inference.errors import shorten_message
 from summarizer.review.absence import absence_model
@@ -176,6 +178,38 @@ def generated_at(when: dt.datetime | None = None) -> str:
 
 
 QUOTE_CHARS = 800  # of a passage quoted in the exports: a clause whole, as a rule
+
+
+# What XML 1.0 cannot hold: control characters, U+FFFE/U+FFFF, lone surrogates. python-docx and
+# openpyxl refuse a string with one, and a PDF's text can have them (U+FFFE in a CUAD contract of
+# the data room stopped its export to Excel, issue 46).
+_NOT_XML = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+
+
+def xml_safe(reviews: Sequence[DocumentReview]) -> list[DocumentReview]:
+    """``reviews`` with the characters XML cannot hold left out of every string they hold, for the
+    Word and Excel writers (the reviews themselves are not changed; unchanged parts are shared)."""
+    return [_xml_safe(review) for review in reviews]
+
+
+def _xml_safe(value: Any) -> Any:
+    if isinstance(value, str):
+        return _NOT_XML.sub("", value)
+    if isinstance(value, list | tuple):
+        cleaned = [_xml_safe(v) for v in value]
+        changed = any(a is not b for a, b in zip(cleaned, value, strict=True))
+        return (cleaned if isinstance(value, list) else tuple(cleaned)) if changed else value
+    if isinstance(value, dict):
+        cleaned_dict = {k: _xml_safe(v) for k, v in value.items()}
+        return cleaned_dict if any(cleaned_dict[k] is not v for k, v in value.items()) else value
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        changes = {}
+        for f in dataclasses.fields(value):
+            old = getattr(value, f.name)
+            if (new := _xml_safe(old)) is not old:
+                changes[f.name] = new
+        return dataclasses.replace(value, **changes) if changes else value
+    return value
 
 
 def quote_snippet(text: str, limit: int = QUOTE_CHARS) -> str:

@@ -30,6 +30,7 @@ from summarizer.review.export import (
     quote_snippet,
     side_of,
     status_word,
+    xml_safe,
 )
 from summarizer.review.memo_docx import FLAG_COLOURS
 
@@ -107,6 +108,7 @@ def write_xlsx(
     """Write the workbook to ``path`` (``model``: the model's file name, empty for evidence-only)."""
     from openpyxl import Workbook
 
+    reviews = xml_safe(reviews)
     book = Workbook()
     contracts = book.active
     contracts.title = "Contracts"

@@ -24,6 +24,7 @@ from summarizer.review.export import (
     quote_snippet,
     reviewer_line,
     side_of,
+    xml_safe,
 )
 
 # Excel's good/bad/neutral; unverified: grey, not a playbook colour (nothing supports the value)
@@ -171,6 +172,7 @@ def write_docx(
     from docx import Document
     from docx.shared import Pt
 
+    reviews = xml_safe(reviews)
     document = Document()
     header = document.sections[0].header.paragraphs[0]
     header.text = CONFIDENTIAL

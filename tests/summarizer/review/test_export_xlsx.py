@@ -53,3 +53,31 @@ def test_the_exports_of_a_data_room(tmp_path: Path) -> None:
     assert summary.rows[1].cells[1].text == "2 of 2"
     headings = [p.text for p in memo.paragraphs if p.style.name == "Heading 2"]
     assert headings == [f"Contract {n}" for n in range(8)]  # then one section per contract
+
+
+def test_text_xml_cannot_hold_is_left_out_of_the_workbook_and_the_memo(tmp_path: Path) -> None:
+    """A PDF's text can hold U+FFFE or a control character (a CUAD contract of the data room did):
+    openpyxl and python-docx refuse them, and the export stopped with a ValueError."""
+    import dataclasses
+
+    import docx
+    import openpyxl
+
+    from summarizer.review.export_xlsx import write_xlsx
+    from summarizer.review.memo_docx import write_docx
+
+    with Library.open(tmp_path / "library.sqlite") as lib:
+        ids = [add_document(lib, PAGES, title="Upjohn\ufffe Agreement", words_per_passage=12)]
+        (review,) = review_evidence_stored(lib, ids, CHECKLIST)
+    item = review.items[0]
+    evidence = [dataclasses.replace(e, text="governed by the laws\x01 of New\ufffe York") for e in item.evidence]
+    dirty = dataclasses.replace(review, items=(dataclasses.replace(item, evidence=evidence), *review.items[1:]))
+
+    write_xlsx([dirty], tmp_path / "room.xlsx")
+    book = openpyxl.load_workbook(tmp_path / "room.xlsx")
+    assert book["Contracts"].cell(row=2, column=1).value == "Upjohn Agreement"
+    assert book["Evidence"].cell(row=2, column=7).value == "governed by the laws of New York"
+    write_docx([dirty], tmp_path / "room.docx")
+    text = "\n".join(p.text for p in docx.Document(str(tmp_path / "room.docx")).paragraphs)
+    assert "Upjohn Agreement" in text and "\ufffe" not in text
+    assert dirty.items[0].evidence[0].text.endswith("New\ufffe York")  # the review itself is unchanged
