@@ -217,8 +217,6 @@ class ReviewController(UsesJobContext, QObject):
     def _start(self, doc_ids: list[str]) -> Job | None:
         from summarizer.review.evidence_batch import review_evidence_stored
         from summarizer.review.item_answers import review_with_model
-        from summarizer.review.playbook import flag_results
-        from summarizer.review.store import attach_corrections
 
         evidence_only = self.panel.evidence_only.isChecked()
         if not evidence_only and (note := self.model_missing("Reviewing")):
@@ -231,13 +229,12 @@ class ReviewController(UsesJobContext, QObject):
             library = self.worker_library()
             if evidence_only:
                 # each contract is stored as it is done: a stopped or crashed run continues where it was
-                reviews = review_evidence_stored(
-                    library, doc_ids, checklist, job.report, job.token, side=side, on_item=job.emit_partial
+                # the cells arrive one by one (on_item) and the table is read back when it ends: the
+                # run keeps none of the reviews (in a data room, hundreds held twice)
+                review_evidence_stored(
+                    library, doc_ids, checklist, job.report, job.token, side=side, on_item=job.emit_partial, keep=False
                 )
-                for found in reviews:
-                    attach_corrections(library, found)
-                    flag_results(checklist.items, found.items, side)
-                return reviews
+                return []
             engine = self.session.ensure_loaded(job.report, job.token)
             return review_with_model(
                 library, engine, doc_ids, checklist, job.report, job.token, side=side, on_item=job.emit_partial
@@ -251,7 +248,7 @@ class ReviewController(UsesJobContext, QObject):
         job.progressed.connect(self.panel.progress.update_progress)
         job.partial.connect(lambda done: self._show_item(checklist, done))
         if evidence_only:
-            job.succeeded.connect(lambda reviews: self._evidence_done(checklist, reviews))
+            job.succeeded.connect(lambda _: self._evidence_done(checklist, doc_ids))
         job.failed.connect(lambda error: self.messages.report(error, "reviewing", key="review"))
         job.cancelled.connect(
             lambda: self.messages.info("The review was stopped. Answers finished so far are kept: Review continues.")
@@ -301,15 +298,15 @@ class ReviewController(UsesJobContext, QObject):
             self.panel.progress.mark_stopping()
             self.job.cancel()
 
-    def _evidence_done(self, checklist: Checklist, reviews: list[DocumentReview]) -> None:
+    def _evidence_done(self, checklist: Checklist, doc_ids: list[str]) -> None:
         """Say which contracts keep showing the model's answers over the evidence just found."""
         from summarizer.review.item_answers import stored_review
 
         answered = []
-        for review in reviews:
+        for doc_id in doc_ids:
             try:
-                if stored_review(self.library, review.doc_id, checklist) is not None:
-                    answered.append(review.title)
+                if stored_review(self.library, doc_id, checklist) is not None:
+                    answered.append(title_of(self.library.document(doc_id)))
             except PagewiseError:
                 continue
         if answered:

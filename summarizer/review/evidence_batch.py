@@ -40,12 +40,15 @@ def review_evidence_stored(
     fresh: bool = False,
     on_item: ItemCallback = no_items,
     on_review: ReviewCallback = no_reviews,
+    keep: bool = True,
 ) -> list[DocumentReview]:
     """Each contract's evidence for ``checklist``: read back when stored (unless ``fresh``), else
     found and stored before the next contract. ``on_review`` receives each contract's review as
     soon as it is stored or read (the window's table fills a row at a time); ``on_item`` each item
     found. A stop (``Cancelled``) keeps every contract finished before it. Reviews come back
-    without corrections or flags: the caller adds them for the side it shows."""
+    without corrections or flags: the caller adds them for the side it shows. ``keep=False``
+    returns none of them (the window reads its table back from the library: 449 reviews held
+    twice took ~300 MB of its memory)."""
     check_reviewable(library, doc_ids)
     n_items = len(checklist.items)
     total = len(doc_ids) * n_items
@@ -56,7 +59,8 @@ def review_evidence_stored(
         offset = n_doc * n_items
         stored = None if fresh else stored_evidence_review(library, doc_id, checklist, side)
         if stored is not None:
-            reviews.append(stored)
+            if keep:
+                reviews.append(stored)
             on_review(stored)
             progress(Progress(Stage.FIND_CLAUSES, offset + n_items, total, f"{stored.title}: stored", None))
             continue
@@ -69,6 +73,7 @@ def review_evidence_stored(
         (review,) = review_evidence(library, [doc_id], checklist, overall, cancel, side, on_item=on_item)
         store_evidence(library, checklist, [review])  # one transaction: the contract is kept whole or not at all
         found_cells += n_items
-        reviews.append(review)
+        if keep:
+            reviews.append(review)
         on_review(review)
     return reviews
