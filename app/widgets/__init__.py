@@ -1,6 +1,8 @@
 """Qt building blocks the views and the window are made of, each knowing nothing of a job.
 
 - ``pdf_viewer``: QPdfView with zoom, navigation, find and our passage highlights
+- ``word_pages``: the viewer's Word documents, as text (``word_view``) or as LibreOffice's pages
+- ``find_box``: the viewer's find field, its status ("1 of 3") inside it
 - ``job_progress``: a progress row: what runs, a bar, the time left, a cancel button
 - ``status_bar``: live VRAM, tokens/s, the active plan
 - ``messages``: the one place that turns errors into (non-modal) messages
