@@ -11,5 +11,7 @@
 - ``appearance``: light or dark colours, as the desktop says or the setting asks
 - ``single_instance``: one window per library; a second start hands its files to the first
 - ``focus_wheel``: a combo box that takes the mouse wheel only when focused (forms scroll)
+- ``menus``: a menu's entry, an action with its shortcut calling a slot
+- ``wide_tabs``: while a tab that needs width is open, its pane takes a share of the window
 - ``qt_wait``, ``pyside_refcount``: waiting while the event loop runs; a PySide6 workaround
 """
