@@ -144,7 +144,7 @@ def test_a_correction_in_an_evidence_review_names_no_model_value(qtbot: Any, mak
 def test_an_absent_cell_says_why_and_where_to_check_without_a_percentage() -> None:
     """Issue 42: cells shown at 94-99% "likely absent" were clauses the annotators marked present,
     so the grid says "probably absent" and the page to check, and no likelihood."""
-    from app.views.review_view import cell_text, cell_tip, panel_text
+    from app.views.review_cells import cell_text, cell_tip, panel_text
     from summarizer.review.absence import absence_model
     from summarizer.review.evidence import Evidence, ItemResult
 

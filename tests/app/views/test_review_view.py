@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from app.views.review_view import cell_text, panel_text
+from app.views.review_cells import cell_text, panel_text
 from summarizer.review.evidence import Evidence, ItemResult
 
 
