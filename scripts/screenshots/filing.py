@@ -27,10 +27,8 @@ def add_arguments(group: argparse._ArgumentGroup) -> None:
 def run(args: argparse.Namespace, home: Path) -> None:
     out_dir = args.out
 
-    from PySide6.QtCore import QUrl
-
     from app.widgets.qt_wait import wait_until
-    from scripts.scripted_window import scripted_window
+    from scripts.scripted_window import ask_and_open_citation, scripted_window
 
     app, w, engine = scripted_window(home, context_size=4096)
     w.add_paths([args.pdf])
@@ -44,11 +42,7 @@ def run(args: argparse.Namespace, home: Path) -> None:
         page = int(found.group(1)) if found else 1
         return f"Total current assets were $16,525 million at May 31, 2019 [p. {page}]."
 
-    engine.queue(reply)
-    job = w.ask(QUESTION)
-    wait_until(lambda: job.done, 120)
-    turn = w.conversation.turns[-1]
-    w.conversation.browser.anchorClicked.emit(QUrl(f"cite:0/{turn.citations[0].number}"))
+    turn = ask_and_open_citation(w, engine, QUESTION, reply)
     wait_until(lambda: False, 1.5)
     print("cited page:", turn.citations[0].page, flush=True)
     print("highlights:", [(h.page + 1, len(h.rects), h.exact) for h in w.viewer.view.highlights], flush=True)

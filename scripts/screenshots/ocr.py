@@ -24,10 +24,8 @@ def run(args: argparse.Namespace, home: Path) -> None:
 
     scan = scan_pdf(ROOT / "tests/fixtures/contracts/supply-16p.pdf", [1, 2, 3], 150, True, home / "scanned-supply.pdf")
 
-    from PySide6.QtCore import QUrl
-
     from app.widgets.qt_wait import wait_until
-    from scripts.scripted_window import scripted_window
+    from scripts.scripted_window import ask_and_open_citation, scripted_window
 
     # A context of 2,048: the scan does not fit whole and is answered from its passages.
     app, w, engine = scripted_window(home, context_size=2048)
@@ -41,11 +39,7 @@ def run(args: argparse.Namespace, home: Path) -> None:
         page = int(found.group(1)) if found else 1
         return f"The Supplier must deliver the Products by the delivery date in each purchase order [p. {page}]."
 
-    engine.queue(reply)
-    job = w.ask("When must the supplier deliver the products?")
-    wait_until(lambda: job.done, 120)
-    turn = w.conversation.turns[-1]
-    w.conversation.browser.anchorClicked.emit(QUrl(f"cite:0/{turn.citations[0].number}"))
+    ask_and_open_citation(w, engine, "When must the supplier deliver the products?", reply)
     wait_until(lambda: False, 1.0)
     print("highlights:", [(h.page + 1, len(h.rects)) for h in w.viewer.view.highlights], flush=True)
     w.grab().save(str(out_dir / "scanned-citation.png"))

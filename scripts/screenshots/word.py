@@ -31,10 +31,8 @@ def add_arguments(group: argparse._ArgumentGroup) -> None:
 
 def run(args: argparse.Namespace, home: Path) -> None:
 
-    from PySide6.QtCore import QUrl
-
     from app.widgets.qt_wait import wait_until
-    from scripts.scripted_window import scripted_window
+    from scripts.scripted_window import ask_and_open_citation, scripted_window
 
     app, w, engine = scripted_window(home, context_size=4096)
     w.add_paths([ROOT / "assets" / "sample-contract.pdf", args.docx])
@@ -49,11 +47,7 @@ def run(args: argparse.Namespace, home: Path) -> None:
         paragraph = int(found.group(1)) if found else 1
         return f"Each party's liability is capped at the amounts set as the General Cap Amount [¶ {paragraph}]."
 
-    engine.queue(reply)
-    job = w.ask(QUESTION)
-    wait_until(lambda: job.done, 120)
-    turn = w.conversation.turns[-1]
-    w.conversation.browser.anchorClicked.emit(QUrl(f"cite:0/{turn.citations[0].number}"))
+    ask_and_open_citation(w, engine, QUESTION, reply)
     from app.controllers.word_pages import LAYING_OUT
 
     wait_until(lambda: w.viewer.word.status.text() != LAYING_OUT, 300)  # LibreOffice, where it is installed

@@ -104,7 +104,7 @@ def test_an_evidence_review_stays_after_a_checklist_switch_and_a_restart(
     assert window.reviews.use_checklist("cuad")
     assert window.reviews.use_checklist(str(tmp_path / "three.csv"))
     assert panel.grid.item(1, 0).text() == "Delaware (p.\u00a02) ✎"  # not "not reviewed"
-    assert panel.grid.item(2, 0).text() == "p. 3"
+    assert panel.grid.item(2, 0).text() == "p.\u00a03"
     window.close()
 
     again = make_window()
@@ -151,11 +151,11 @@ def test_an_absent_cell_says_why_and_where_to_check_without_a_percentage() -> No
     evidence = [Evidence(7, 4, 4, "The Supplier shall offer prices no higher than ...")]
     result = ItemResult("mfn", "Most Favored Nation", "Is there an MFN clause?", "yesno", "absent", evidence, 9)
     result.reason = absence_model().reason(-5.2, "Most Favored Nation")
-    assert cell_text(result) == "probably absent — closest: p. 4"
+    assert cell_text(result) == "probably absent — closest: p.\u00a04"
     text = panel_text(result)
     assert text.startswith("Most Favored Nation — probably absent: no passage reads like this clause")
-    assert "score" not in text and text.endswith("check the closest candidate, on p. 4")  # finding 21: no engine talk
+    assert "score" not in text and text.endswith("check the closest candidate, on p.\u00a04")  # finding 21: no engine talk
     tip = cell_tip(result)
-    assert "status: probably absent — closest: p. 4" in tip
+    assert "status: probably absent — closest: p.\u00a04" in tip
     for shown in (cell_text(result), text, tip):
         assert "%" not in shown and "likely absent" not in shown, shown

@@ -417,7 +417,7 @@ def test_the_conversation_export_keeps_the_cited_passages_and_the_passages_given
     first_words = " ".join(cited.text.split()[:8])
     assert f"p.\u00a0{cited.page}: “{first_words}" in text
     assert "Passages given to the model:" in text
-    assert text.count("\n- p. ") >= len(answer.sources)
+    assert text.count("\n- p.\u00a0") >= len(answer.sources)
 
 
 def test_a_citation_on_a_scanned_page_highlights_the_words_ocr_read(

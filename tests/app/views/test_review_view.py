@@ -18,9 +18,9 @@ def test_a_not_found_cell_beside_a_passage_that_reads_like_the_clause_says_which
     """Walk 2026-12-05, finding 9: "not found" in the grid and the panel while a click on the cell
     highlighted §11.8, "…THE LAWS OF THE STATE OF TEXAS"."""
     likely = not_found(5.8)  # the clause ranker's score of a passage that reads like the clause
-    assert cell_text(likely) == "not found — check p. 13"
+    assert cell_text(likely) == "not found — check p.\u00a013"
     assert panel_text(likely) == (
-        "Governing Law — the model found no answer, but the passage on p. 13 reads like this clause: check it"
+        "Governing Law — the model found no answer, but the passage on p.\u00a013 reads like this clause: check it"
     )
     unlikely = not_found(-6.0)  # nothing reads like it: the model's "not found" stands alone
     assert cell_text(unlikely) == "not found"
