@@ -8,12 +8,14 @@ writes "at 3–7", "¶¶ 40–42"); the no-break space keeps "pp." from ending o
 single "¶" of the labels already stored with the documents of a library (Word locators,
 summarizer/library/reading/docx_locator.py), so an old document and a new one read alike.
 
-``TEXT`` is the same glyphs with ordinary spaces: a terminal wraps by column, not by word, and
-a stored locator is searched and shown by code that replaces its spaces itself. ``PROMPT`` is
+``TEXT`` is the same glyphs with ordinary spaces, for what the commands print themselves
+(search, summarize, ask: a terminal wraps by column, not by word; ``pagewise review`` prints the
+exports' labels) and for the Word locators stored in the library, which are searched as text and
+given their no-break spaces where they are shown (app/services/answering.py: CitationView.where). ``PROMPT`` is
 what the model reads: a hyphen and ordinary spaces, as the citation forms the prompts teach it
 ("[pp. 3-4]", summarizer/answers/answer_wording.py), every character one it has seen often.
 
-tests/test_page_labels.py fails on a label built anywhere else.
+tests/summarizer/test_page_labels.py fails on a label built anywhere else.
 """
 
 from __future__ import annotations
