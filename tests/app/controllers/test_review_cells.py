@@ -154,7 +154,8 @@ def test_an_absent_cell_says_why_and_where_to_check_without_a_percentage() -> No
     assert cell_text(result) == "probably absent — closest: p.\u00a04"
     text = panel_text(result)
     assert text.startswith("Most Favored Nation — probably absent: no passage reads like this clause")
-    assert "score" not in text and text.endswith("check the closest candidate, on p.\u00a04")  # finding 21: no engine talk
+    # finding 21: no engine talk
+    assert "score" not in text and text.endswith("check the closest candidate, on p.\u00a04")
     tip = cell_tip(result)
     assert "status: probably absent — closest: p.\u00a04" in tip
     for shown in (cell_text(result), text, tip):
