@@ -27,6 +27,7 @@ from inference.progress import Progress, ProgressCallback, Stage, no_progress
 from summarizer.answers.conversations import HistoryTurn, append_turn, list_turns
 from summarizer.library.storage.queries import passage_spans
 from summarizer.library.storage.store import Library
+from summarizer.page_labels import page_label, paragraph_label, unit_label
 from summarizer.review.export import generated_at
 from summarizer.summaries.compress import cached_summary as stored
 from summarizer.summaries.compress import compress
@@ -58,7 +59,7 @@ class CitationView:
     @property
     def where(self) -> str:
         """ "p. 7" or the label, with no-break spaces (a link is not broken across lines)."""
-        return self.label.replace(" ", "\u00a0") if self.label else f"p.\u00a0{self.page}"
+        return self.label.replace(" ", "\u00a0") if self.label else page_label(self.page)
 
 
 @dataclass(slots=True)
@@ -179,7 +180,7 @@ def _read_views(library: Library, doc_id: str, read: Sequence[dict[str, Any]] | 
     word = {d for d, kind in file_types(library, {v.doc_id for v in views}).items() if kind == WORD}
 
     def paragraphs(view: CitationView) -> str:  # a Word document's "pages" are its paragraphs
-        return f"¶ {view.page}" if view.page_end <= view.page else f"¶ {view.page}–{view.page_end}"
+        return paragraph_label(view.page, view.page_end)
 
     return [replace(v, label=paragraphs(v)) if v.doc_id in word else v for v in views]
 
@@ -369,7 +370,7 @@ def page_run_label(source: CitationView) -> str:
     if source.label:
         return source.where
     last = max(source.page, source.page_end)
-    return f"p.\u00a0{source.page}" if last == source.page else f"pp.\u00a0{source.page}–{last}"
+    return page_label(source.page, last)
 
 
 def pages_label(sources: Sequence[CitationView]) -> str:
@@ -393,13 +394,14 @@ class CitedUnits:
     one: str
     many: str
     mark: str  # before a number: "p." or "¶"
+    word: bool = False
 
     def name(self, number: int) -> str:
-        return f"{self.mark} {number}"
+        return unit_label(number, word=self.word)
 
 
 PAGES = CitedUnits("page", "pages", "p.")
-PARAGRAPHS = CitedUnits("paragraph", "paragraphs", "¶")
+PARAGRAPHS = CitedUnits("paragraph", "paragraphs", "¶", word=True)
 
 
 def cited_units(word: bool) -> CitedUnits:

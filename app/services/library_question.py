@@ -16,6 +16,7 @@ from inference.cancel import NEVER_CANCELLED, CancelToken
 from inference.engines.engine import Engine
 from inference.progress import Progress, ProgressCallback, Stage, no_progress
 from summarizer.library.storage.store import Library
+from summarizer.page_labels import TEXT, page_label
 from summarizer.search.retrieval import SearchResult
 
 CONTRACTS_GIVEN = 6
@@ -64,7 +65,7 @@ def named(citation: CitationView, titles: dict[str, str]) -> CitationView:
     title = titles.get(citation.doc_id)
     if not title:
         return citation
-    return replace(citation, label=f"{title}, {citation.label or f'p. {citation.page}'}")
+    return replace(citation, label=f"{title}, {citation.label or page_label(citation.page, style=TEXT)}")
 
 
 def answer_across(
