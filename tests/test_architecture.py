@@ -176,6 +176,42 @@ def test_groups_import_only_groups_below_them() -> None:
         assert groups == set(ranks) - {""}, floor
 
 
+def import_circles() -> list[list[str]]:
+    """Circles of imports between Pagewise modules (scripts/architecture_graph.py: sources), each
+    as the modules in import order, the first repeated at the end.
+
+    Every import counts, as the other tests here read them: at module level, inside functions and
+    under ``TYPE_CHECKING``. A circle closed by an import inside a function runs, but still makes
+    two modules one job that neither can be read without. Across groups a circle already breaks
+    the ranks (LAYERS, SUBGROUPS), so the circles this finds lie inside one group."""
+    from graphlib import CycleError, TopologicalSorter
+
+    from scripts.architecture_graph import imported_nodes, sources
+
+    imports: dict[str, set[str]] = {}
+    for path in sources():
+        parts = path.relative_to(ROOT).with_suffix("").parts
+        here = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+        imports[here] = {name for _floor, _group, name in imported_nodes(path) if name != here}
+    circles: list[list[str]] = []
+    while True:  # each round finds one circle and drops one of its imports, until none is left
+        try:
+            TopologicalSorter(imports).prepare()  # a module's imports come before it
+        except CycleError as error:
+            circle = list(reversed(error.args[1]))  # graphlib lists each module before its importer
+            circles.append(circle)
+            imports[circle[0]].discard(circle[1])
+            continue
+        return circles
+
+
+def test_no_import_circles() -> None:
+    circles = import_circles()
+    assert not circles, "import circles (a -> b: a imports b; move what both need into a module of its own):\n" + (
+        "\n".join(" -> ".join(circle) for circle in circles)
+    )
+
+
 # Tests of a group named by a job of it rather than by one of its modules.
 JOB_TESTS = {
     "tests/summarizer/library/test_ingest_kill.py",

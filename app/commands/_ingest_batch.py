@@ -12,6 +12,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from app.commands._ingest_results import print_result
 from app.services.output import TerminalProgress, emit_json, fail
 from inference.progress import Progress
 from summarizer.errors import DiskFull
@@ -21,7 +22,6 @@ from summarizer.library.ingest import IngestOptions, IngestResult
 
 
 def run_batch_command(args: argparse.Namespace, options: IngestOptions) -> int:
-    from app.commands.ingest import print_result
     from summarizer.library.storage.store import Library
     from summarizer.library.vectors.reembed import model_notice
 

@@ -9,13 +9,10 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING
 
+from app.commands._ingest_results import print_result
 from app.services.output import TerminalProgress, add_json_flag, emit_json
 from summarizer.library.reading.file_type import is_document_name
-
-if TYPE_CHECKING:
-    from summarizer.library.ingest import IngestResult
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -53,22 +50,6 @@ def expand(paths: list[str]) -> list[Path]:
 
 def _is_batch(path: Path) -> bool:
     return path.is_dir() or path.suffix.lower() == ".zip"
-
-
-def print_result(result: IngestResult, folder: str = "") -> None:
-    unit = "paragraphs" if result.file_type == "docx" else "pages"
-    extra = "".join(
-        f", {count} {name}{'s' if count != 1 else ''}"
-        for count, name in ((result.tracked_changes, "tracked change"), (result.comments, "comment"))
-        if count
-    )
-    where = f"  [{folder}]" if folder else ""
-    print(
-        f"{result.status:<9} {result.doc_id}  {result.title}{where}  "
-        f"({result.pages} {unit}, {result.passages} passages{extra})"
-    )
-    for warning in result.warnings:
-        print(f"          warning: {warning}")
 
 
 def run(args: argparse.Namespace) -> int:

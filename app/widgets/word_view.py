@@ -15,7 +15,7 @@ from PySide6.QtGui import QDesktopServices, QGuiApplication, QTextCursor
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QTextBrowser, QToolButton, QVBoxLayout, QWidget
 
 from app.widgets.elided_label import ElidedLabel
-from summarizer.library.reading.docx_extract import Comment, DocxParagraph, TrackedChange
+from summarizer.library.reading.docx_document import Comment, DocxParagraph, TrackedChange
 from summarizer.page_labels import paragraph_label
 
 INSERTED = "#1f5fbf"

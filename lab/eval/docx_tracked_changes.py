@@ -107,7 +107,8 @@ def make_document(path: Path, seed: int) -> Counter[str]:
 
 
 def ours(path: Path) -> Counter[str]:
-    from summarizer.library.reading.docx_extract import PARAGRAPH_MARK, read_docx
+    from summarizer.library.reading.docx_document import PARAGRAPH_MARK
+    from summarizer.library.reading.docx_extract import read_docx
 
     document = read_docx(path)
     counts: Counter[str] = Counter()

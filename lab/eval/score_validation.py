@@ -35,7 +35,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 class TextPages:
-    """A plain text as an ingest page source (``summarizer.library.ingest.PageSource``)."""
+    """A plain text as an ingest page source (``summarizer.library.ingest_read.PageSource``)."""
 
     def __init__(self, name: str, text: str) -> None:
         from summarizer.library.reading.pdf_extract import PageText

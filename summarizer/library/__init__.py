@@ -6,8 +6,9 @@ Four groups, each a job, and the two steps that use them all at the top:
   scanned pages (``ocr_engine``, ``ocr_pages``), pages of figures read row by row
   (``table_pages``), running headers and footers (``page_furniture``), what kind of document it
   is (``document_kind``) and what its pages came to (``page_status``); what a file really is
-  (``file_type``); a Word document's paragraphs with the numbers Word shows (``docx_extract``,
-  ``docx_numbering``) and the locators cited for them (``docx_locator``).
+  (``file_type``); a Word document's paragraphs with the numbers Word shows (``docx_extract``, which
+  puts together ``docx_package``, ``docx_styles``, ``docx_numbering`` and ``docx_body`` into a
+  ``docx_document``) and the locators cited for them (``docx_locator``).
 - ``cutting``: pages into clauses with heading paths (``normalize``, ``clauses``,
   ``filing_headings``) and into passages with page spans (``passages``).
 - ``vectors``: embedding passages and questions: the model (``embedding_model``, ``embedder``,
@@ -15,12 +16,13 @@ Four groups, each a job, and the two steps that use them all at the top:
   tokenizer passages are measured with (``chunk_tokenizer``), the FAISS cache
   (``vector_index``), embedding what has no vector (``embed_passages``) and switching models
   (``reembed``).
-- ``storage``: the SQLite library (``store.Library``), its schema and migrations (``schema``),
-  the queries other groups and floors read it through (``queries``), a document read back as text
-  (``document_text``), where the data lives (``paths``) and a full disk told apart from a damaged
-  library (``disk_space``).
+- ``storage``: the SQLite library (``store.Library``), its schema (``schema``) and migrations (one
+  module each in ``migrations``), the queries other groups and floors read it through
+  (``queries``), a document read back as text (``document_text``), where the data lives
+  (``paths``) and a full disk told apart from a damaged library (``disk_space``).
 
-``ingest`` adds a PDF or Word document step by step (read, cut, store, embed, index); ``reindex``
+``ingest`` adds a PDF or Word document step by step (read, cut, store, embed, index), its reading
+step in ``ingest_read`` and its cutting step in ``ingest_cut``; ``reindex``
 re-cuts the documents of a library made by an older version; ``word_parts`` keeps what Word shows
 of a Word document's paragraphs, its tracked changes and comments, and makes its locators. By rank:
 storage, reading, cutting, vectors, then ingest, reindex and word_parts

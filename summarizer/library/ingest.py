@@ -7,60 +7,36 @@ or table row, so its passages' page ranges are paragraph ranges; what Word shows
 Every step commits in small transactions and records how far it got in the document's
 ``state``, so a process killed at any moment leaves a consistent library, and running the
 same ingest again resumes where it stopped (no duplicates, no gaps).
+
+This module is the per-document job: its options and result, the document's row and ``state``,
+and the steps in order. Reading the pages in is ``ingest_read``; cutting them into passages and
+clauses is ``ingest_cut``; OCR (``reading.ocr_pages``), embedding (``vectors.embed_passages``)
+and the vector index (``vectors.vector_index``) are their groups' own.
 """
 
 from __future__ import annotations
 
 import contextlib
 import hashlib
-import json
 import os
 import sqlite3
-import time
-from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import Any
 
 from inference.cancel import NEVER_CANCELLED, CancelToken
 from inference.progress import Progress, ProgressCallback, Stage, no_progress
-from summarizer.errors import DocumentError, PasswordRequired
-from summarizer.library.cutting.clause_units import document_clauses
-from summarizer.library.cutting.passages import (
-    DEFAULT_MAX_CHARS,
-    DEFAULT_MAX_TOKENS,
-    DEFAULT_OVERLAP_TOKENS,
-    split_passages,
-)
-from summarizer.library.reading.document_kind import FILING, document_kind
+from summarizer.errors import DocumentError
+from summarizer.library.cutting.passages import DEFAULT_MAX_CHARS, DEFAULT_MAX_TOKENS, DEFAULT_OVERLAP_TOKENS
+from summarizer.library.ingest_cut import CutOptions, cut_passages
+from summarizer.library.ingest_read import PageSource, open_pdf, store_pages
 from summarizer.library.reading.docx_extract import DocxPages
 from summarizer.library.reading.file_type import PDF, WORD, check_size, sniff
-from summarizer.library.reading.page_furniture import without_furniture
-from summarizer.library.reading.page_status import final_status, page_warnings
-from summarizer.library.reading.pdf_extract import PageText, PdfPages
-from summarizer.library.reading.table_pages import TablePages, reread_table_pages
+from summarizer.library.reading.page_status import final_status
+from summarizer.library.reading.table_pages import reread_table_pages
 from summarizer.library.storage.disk_space import space_error
-from summarizer.library.storage.store import PASSAGE_FORMAT, DocumentRecord, Library, now_iso, transaction
+from summarizer.library.storage.store import DocumentRecord, Library, now_iso, transaction
 from summarizer.library.vectors.embed_passages import embed_missing
-from summarizer.library.word_parts import save_word_parts
-
-if TYPE_CHECKING:
-    from summarizer.library.reading.page_render import PdfiumPages
-
-
-class PageSource(Protocol):
-    """What ingest reads a document from: an open PDF (``PdfPages``, ``PdfiumPages``), or for an
-    evaluation the pages of a plain text (eval/score_validation.py)."""
-
-    path: Path
-    content_sha256: str
-    page_count: int
-    title: str
-
-    def pages(self, start: int = 1) -> Iterator[PageText]: ...
-
-
-PAGE_BATCH = 16  # pages written per transaction
 
 
 @dataclass(frozen=True, slots=True)
@@ -185,7 +161,7 @@ class Ingestor:
         # is told by its first bytes (raising DocumentError for what Pagewise cannot read).
         if path.suffix.lower() != ".pdf" and sniff(path) == WORD:
             return self.ingest_pages(DocxPages(path), path)
-        pdf = _open_pdf(path, self.options.password)
+        pdf = open_pdf(path, self.options.password)
         result = self.ingest_pages(pdf, path)
         if path.suffix.lower() != ".pdf":
             result.warnings.append(f"{path.name} is a PDF despite its name, so it was read as the PDF it is")
@@ -252,46 +228,7 @@ class Ingestor:
         state, done = self._state(doc_id)
         if state != "extracting":
             return
-        total = pdf.page_count
-        started = time.monotonic()
-        batch: list[tuple[str, int, str, str | None]] = []
-
-        def commit() -> None:
-            with transaction(self.db):
-                self.db.conn.executemany(
-                    "INSERT OR REPLACE INTO pages (doc_id, page, text, error) VALUES (?, ?, ?, ?)", batch
-                )
-                self.db.execute(
-                    "UPDATE documents SET pages_done = ?, updated_at = ? WHERE doc_id = ?",
-                    [batch[-1][1], now_iso(), doc_id],
-                )
-            batch.clear()
-
-        tables = TablePages(pdf.path, self.options.password) if isinstance(pdf, PdfPages) else None
-        with contextlib.ExitStack() as stack:
-            if tables is not None:
-                stack.enter_context(tables)
-            for page in pdf.pages(start=done + 1):
-                self.cancel.raise_if_cancelled()
-                if tables is not None:
-                    page = tables.read(page)
-                batch.append((doc_id, page.number, page.text, page.error))
-                if len(batch) >= PAGE_BATCH:
-                    commit()
-                elapsed = time.monotonic() - started
-                count = page.number - done
-                self.progress(
-                    Progress(Stage.READ_PAGES, page.number, total, pdf.path.name, count / elapsed if elapsed else None)
-                )
-        if batch:
-            commit()
-        with transaction(self.db):
-            if isinstance(pdf, DocxPages):
-                save_word_parts(self.library, doc_id, pdf.document)
-                self.db.execute(
-                    "UPDATE documents SET warnings = ? WHERE doc_id = ?", [json.dumps(pdf.document.warnings), doc_id]
-                )
-            self.db.execute("UPDATE documents SET state = 'chunking' WHERE doc_id = ?", [doc_id])
+        store_pages(self.library, doc_id, pdf, done, self.options.password, self.progress, self.cancel)
 
     def _recognize(self, doc_id: str, path: Path, only_pages: set[int] | None = None) -> None:
         """OCR of the document's scanned pages (resumable: pages already read are skipped)."""
@@ -312,13 +249,6 @@ class Ingestor:
             only_pages=only_pages,
         )
 
-    def _pages(self, doc_id: str) -> Iterator[tuple[int, str]]:
-        cursor = self.db.conn.execute(
-            "SELECT page, text FROM pages WHERE doc_id = ? AND error IS NULL ORDER BY page", [doc_id]
-        )
-        while rows := cursor.fetchmany(64):
-            yield from ((int(r[0]), str(r[1])) for r in rows)
-
     def _chunk(self, doc_id: str) -> None:
         from summarizer.library.vectors.chunk_tokenizer import chunk_tokenizer
 
@@ -327,133 +257,13 @@ class Ingestor:
             return
         self.progress(Progress(Stage.CUT_PASSAGES, 0, None))
         tokenizer = chunk_tokenizer(self.library.embedding_model or self.options.embedding_model)
-        pages = list(self._pages(doc_id))  # page texts of one document; passages stream below
-        from summarizer.library.reading.ocr_pages import ocr_warnings, outcome, usable_text
-
-        if self._file_type(doc_id) == WORD:
-            self._chunk_word(doc_id, pages, tokenizer)
-            return
-        read = outcome(self.library, doc_id)
-        no_text = [n for n, text in pages if not usable_text(text) and n not in read.read]
-        if len(no_text) < len(pages):
-            # A page with little or no text that draws no image ("Date:", a blank separator)
-            # is not a scan; a document with no text anywhere still needs OCR, however drawn.
-            no_text = [n for n in no_text if n not in read.not_scans]
-        ocr_pages = no_text
-        bad_pages = [
-            int(r[0])
-            for r in self.db.execute("SELECT page FROM pages WHERE doc_id = ? AND error IS NOT NULL", [doc_id])
-        ]
-        total = int(self.db.execute("SELECT pages FROM documents WHERE doc_id = ?", [doc_id]).fetchone()[0])
-        warnings = [*page_warnings(total, ocr_pages, bad_pages, read.not_scans), *ocr_warnings(read)]
-        readable = [(n, t) for n, t in pages if usable_text(t)]
-        kind = self.options.kind or document_kind(t for _, t in readable)
-        if kind == FILING:
-            readable = without_furniture(readable)  # running headers and footers stay out of passages
-        self._store_passages(doc_id, readable, tokenizer, kind, warnings, ocr_pages, bad_pages)
-
-    def _chunk_word(self, doc_id: str, pages: list[tuple[int, str]], tokenizer: Any) -> None:
-        """A Word document's paragraphs are its pages: each has text (none is a scan to OCR), and its
-        headers and footers were kept apart when it was read."""
-        stored = self.db.execute("SELECT warnings FROM documents WHERE doc_id = ?", [doc_id]).fetchone()
-        warnings = [w for w in json.loads(stored[0] or "[]") if isinstance(w, str)]
-        readable = [(n, t) for n, t in pages if t.strip()]
-        kind = self.options.kind or document_kind(_page_sized(t for _, t in readable))
-        self._store_passages(doc_id, readable, tokenizer, kind, warnings, [], [])
-
-    def _store_passages(
-        self,
-        doc_id: str,
-        readable: list[tuple[int, str]],
-        tokenizer: Any,
-        kind: str,
-        warnings: list[str],
-        ocr_pages: list[int],
-        bad_pages: list[int],
-    ) -> None:
-        rows = [
-            (
-                p.seq,
-                p.text,
-                p.search_text,
-                json.dumps([[s.page, s.start, s.end] for s in p.spans]),
-                p.page_start,
-                p.page_end,
-                p.n_tokens,
-                p.heading,
-            )
-            for p in split_passages(
-                readable,
-                tokenizer,
-                max_tokens=self.options.max_tokens,
-                max_chars=self.options.max_chars,
-                overlap_tokens=self.options.overlap,
-                kind=kind,
-            )
-        ]
-        clause_rows = [
-            (
-                doc_id,
-                c.index,
-                c.label,
-                ".".join(c.number),
-                c.title,
-                json.dumps(list(c.path)),
-                c.page_start,
-                c.start,
-                c.page_end,
-                c.end,
-                c.text,
-            )
-            for c in document_clauses(readable)
-        ]
-        with transaction(self.db):
-            self.db.execute("DELETE FROM clauses WHERE doc_id = ?", [doc_id])
-            self.db.conn.executemany(
-                'INSERT INTO clauses (doc_id, seq, label, number, title, path, page_start, start, page_end, "end", '
-                "text) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                clause_rows,
-            )
-            if rows != self._stored_passages(doc_id):
-                # The same passages are kept as they are (with their ids, vectors and the
-                # summaries made of them): an upgrade that cuts a document alike costs nothing.
-                self.db.execute("DELETE FROM passages WHERE doc_id = ?", [doc_id])
-                self.db.conn.executemany(
-                    "INSERT INTO passages (doc_id, seq, text, search_text, spans, page_start, page_end, n_tokens, "
-                    "heading) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                    [(doc_id, *row) for row in rows],
-                )
-            self.db.execute(
-                "UPDATE documents SET state = 'embedding', warnings = ?, ocr_pages = ?, "
-                "bad_pages = ?, chunk_tokenizer = ?, chunk_max_tokens = ?, chunk_overlap = ?, passage_format = ?, "
-                "kind = ?, updated_at = ? WHERE doc_id = ?",
-                [
-                    json.dumps(warnings),
-                    json.dumps(ocr_pages),
-                    json.dumps(bad_pages),
-                    tokenizer.name,
-                    self.options.max_tokens,
-                    self.options.overlap,
-                    PASSAGE_FORMAT,
-                    kind,
-                    now_iso(),
-                    doc_id,
-                ],
-            )
+        options = self.options
+        cut = CutOptions(options.max_tokens, options.max_chars, options.overlap, options.kind)
+        cut_passages(self.library, doc_id, self._file_type(doc_id), tokenizer, cut)
 
     def _file_type(self, doc_id: str) -> str:
         row = self.db.execute("SELECT file_type FROM documents WHERE doc_id = ?", [doc_id]).fetchone()
         return str(row[0]) if row is not None else PDF
-
-    def _stored_passages(self, doc_id: str) -> list[tuple[Any, ...]]:
-        return [
-            tuple(r)
-            for r in self.db.execute(
-                "SELECT seq, text, search_text, spans, page_start, page_end, n_tokens, heading FROM passages "
-                "WHERE doc_id = ? ORDER BY seq",
-                [doc_id],
-            ).fetchall()
-        ]
 
     def recut(self, doc_id: str) -> IngestResult:
         """Cut a document's passages again from its stored pages, embed and index them.
@@ -523,42 +333,6 @@ class Ingestor:
         if self.options.embed:
             self.progress(Progress(Stage.UPDATE_INDEX, 0, None))
             refresh_index(self.library, save=self.options.save_index)
-
-
-WORDS_PER_PAGE = 400
-
-
-def _page_sized(paragraphs: Iterable[str]) -> Iterator[str]:
-    """A Word document's paragraphs joined into runs of about a printed page's words: the kind is
-    decided from pages (its first 60, counting signals such as pages of numbers), and 60 paragraphs
-    of a cover page's table rows would make a contract look like a financial report."""
-    run: list[str] = []
-    words = 0
-    for text in paragraphs:
-        run.append(text)
-        words += len(text.split())
-        if words >= WORDS_PER_PAGE:
-            yield "\n".join(run)
-            run, words = [], 0
-    if run:
-        yield "\n".join(run)
-
-
-def _open_pdf(path: Path, password: str | None) -> PdfPages | PdfiumPages:
-    """The PDF through pypdf, else (damaged in a way pypdf does not survive) through PDFium."""
-    from summarizer.library.reading.page_render import PdfiumPages
-
-    try:
-        return PdfPages(path, password=password)
-    except PasswordRequired:
-        raise
-    except DocumentError as error:
-        if not path.is_file():
-            raise
-        try:
-            return PdfiumPages(path, password)
-        except (DocumentError, OSError):  # an unreadable file: pypdf's message says why (issue 46)
-            raise error from None
 
 
 def ingest_path(

@@ -8,7 +8,7 @@ import dataclasses
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from summarizer.library.reading.docx_extract import Comment, DocxDocument, DocxParagraph, TrackedChange
+from summarizer.library.reading.docx_document import Comment, DocxDocument, DocxParagraph, TrackedChange
 from summarizer.library.reading.docx_locator import Locator, clause_chain, clause_reference, locate
 from summarizer.library.storage.store import Library
 from summarizer.page_labels import PROMPT, paragraph_label

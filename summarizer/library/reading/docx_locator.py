@@ -14,7 +14,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from summarizer.library.reading.docx_extract import DocxParagraph
+from summarizer.library.reading.docx_document import DocxParagraph
 from summarizer.page_labels import TEXT, page_label, paragraph_label
 
 _BARE_SUB_CLAUSE = re.compile(r"[a-z]{1,4}[.)]?|[A-Z][.)]")

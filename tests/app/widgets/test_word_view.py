@@ -12,7 +12,7 @@ from PySide6.QtGui import QGuiApplication
 from app.controllers.open_document import show_word_document
 from app.widgets.pdf_viewer import PdfViewer
 from app.widgets.word_view import DELETED, HIGHLIGHT, INSERTED, word_html
-from summarizer.library.reading.docx_extract import Comment, DocxParagraph, TrackedChange
+from summarizer.library.reading.docx_document import Comment, DocxParagraph, TrackedChange
 from summarizer.library.storage.store import Library
 from tests.conftest import CONTRACTS
 

@@ -17,7 +17,8 @@ from inference.cancel import Cancelled, CancelToken
 from inference.engines.fake import FakeEngine
 from inference.errors import EngineError
 from inference.progress import Progress
-from summarizer.library.storage.schema import MIGRATIONS, SCHEMA_VERSION, _review_results, applied_version
+from summarizer.library.storage.migrations.v04_review_results import review_results as _review_results
+from summarizer.library.storage.schema import MIGRATIONS, SCHEMA_VERSION, applied_version
 from summarizer.library.storage.store import Library
 from summarizer.review.checklist import Checklist, ChecklistItem
 from summarizer.review.export import to_csv, to_markdown

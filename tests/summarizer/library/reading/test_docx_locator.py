@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from summarizer.library.reading.docx_extract import DocxParagraph
+from summarizer.library.reading.docx_document import DocxParagraph
 from summarizer.library.reading.docx_locator import locate
 
 
