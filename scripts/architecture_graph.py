@@ -56,11 +56,27 @@ def module_node(path: Path) -> tuple[str, str]:
     return floor, group
 
 
-def imported_nodes(path: Path) -> set[tuple[str, str, str]]:
-    """(floor, group, module) of every Pagewise module ``path`` imports (absolute imports)."""
+def type_checking_nodes(tree: ast.AST) -> set[int]:
+    """The ids of the nodes under ``if TYPE_CHECKING:``: imports for type hints only, never run."""
+    hidden: set[int] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.If):
+            test = node.test
+            name = test.id if isinstance(test, ast.Name) else test.attr if isinstance(test, ast.Attribute) else ""
+            if name == "TYPE_CHECKING":
+                hidden.update(id(inner) for statement in node.body for inner in ast.walk(statement))
+    return hidden
+
+
+def imported_nodes(path: Path, *, run_time_only: bool = False) -> set[tuple[str, str, str]]:
+    """(floor, group, module) of every Pagewise module ``path`` imports (absolute imports); with
+    ``run_time_only``, not those under ``if TYPE_CHECKING:``."""
     found: set[tuple[str, str, str]] = set()
     tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    hidden = type_checking_nodes(tree) if run_time_only else set()
     for node in ast.walk(tree):
+        if id(node) in hidden:
+            continue
         names: list[str] = []
         if isinstance(node, ast.Import):
             names = [alias.name for alias in node.names]

@@ -180,10 +180,12 @@ def import_circles() -> list[list[str]]:
     """Circles of imports between Pagewise modules (scripts/architecture_graph.py: sources), each
     as the modules in import order, the first repeated at the end.
 
-    Every import counts, as the other tests here read them: at module level, inside functions and
-    under ``TYPE_CHECKING``. A circle closed by an import inside a function runs, but still makes
-    two modules one job that neither can be read without. Across groups a circle already breaks
-    the ranks (LAYERS, SUBGROUPS), so the circles this finds lie inside one group."""
+    Every import that runs counts: at module level and inside functions. A circle closed by an
+    import inside a function runs, but still makes two modules one job that neither can be read
+    without. An import under ``TYPE_CHECKING`` does not count: it names a type for the checker
+    (a mixin's host, a controller a callback belongs to) and never loads the module. Across groups
+    a circle already breaks the ranks (LAYERS, SUBGROUPS), so the circles this finds lie inside
+    one group."""
     from graphlib import CycleError, TopologicalSorter
 
     from scripts.architecture_graph import imported_nodes, sources
@@ -192,7 +194,7 @@ def import_circles() -> list[list[str]]:
     for path in sources():
         parts = path.relative_to(ROOT).with_suffix("").parts
         here = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
-        imports[here] = {name for _floor, _group, name in imported_nodes(path) if name != here}
+        imports[here] = {name for _floor, _group, name in imported_nodes(path, run_time_only=True) if name != here}
     circles: list[list[str]] = []
     while True:  # each round finds one circle and drops one of its imports, until none is left
         try:
