@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from summarizer.library.storage.store import Library
-    from summarizer.search.retrieval import RetrievalParams
+    from summarizer.search.retrieval import RetrievalParams, SearchResult
 
 Ranking = Callable[[str], list[int]]  # query -> passage ids, best first
 Grades = Mapping[str, Mapping[str, int]]  # query -> clause id -> grade
@@ -80,10 +80,22 @@ def embedder_ranking(library: Library) -> Ranking:
     return lambda query: [pid for pid, _ in index.search(encoder.encode_query(query), DEPTH)]
 
 
-def search_ranking(library: Library, params: RetrievalParams) -> Ranking:
+_searched: dict[tuple[RetrievalParams, str], list[SearchResult]] = {}
+
+
+def search_results(library: Library, query: str, params: RetrievalParams) -> list[SearchResult]:
+    """``retrieval.search``'s first ``DEPTH`` results, kept for the run: the tries of
+    lab.eval.acord_tries reorder the same results (their timings then leave the search out)."""
     from summarizer.search.retrieval import search
 
-    return lambda query: [r.passage_id for r in search(library, query, k=DEPTH, params=params)]
+    key = (params, query)
+    if key not in _searched:
+        _searched[key] = search(library, query, k=DEPTH, params=params)
+    return _searched[key]
+
+
+def search_ranking(library: Library, params: RetrievalParams) -> Ranking:
+    return lambda query: [r.passage_id for r in search_results(library, query, params)]
 
 
 def baseline_systems(library: Library) -> list[System]:

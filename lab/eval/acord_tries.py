@@ -23,7 +23,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from lab.eval.acord_systems import DEPTH, Ranking, System, plain_params, untrained
+from lab.eval.acord_systems import DEPTH, Ranking, System, plain_params, search_results, untrained
 
 if TYPE_CHECKING:
     from summarizer.library.storage.store import Library
@@ -129,9 +129,7 @@ def after_search(
     library: Library, params: RetrievalParams, how: Callable[[str, list[SearchResult]], list[int]]
 ) -> Ranking:
     """Search's results for ``params``, put in order by ``how`` (query, results -> passage ids)."""
-    from summarizer.search.retrieval import search
-
-    return lambda query: how(query, search(library, query, k=DEPTH, params=params))
+    return lambda query: how(query, search_results(library, query, params))
 
 
 def ties_of(tolerance: float) -> Callable[[str, list[SearchResult]], list[int]]:
