@@ -8,7 +8,8 @@ stems: "willful" is searched as "will", held by most passages, so it is not dist
 "New York Governing Law" they are "new" and "york".
 
 - ``distinctive ranking``: a third ranking in the reciprocal-rank fusion, BM25 over the
-  distinctive terms only (weight ``w``), then the clause ranker reorders the first 10 as search does.
+  distinctive terms only (weight ``w``), then the clause ranker reorders the first 10 as search does
+  (on ``search``'s parameters, without its near-copy removal).
 - ``distinctive first``: after the ranker, the first 10 are stably sorted by how many of the
   distinctive terms each passage holds (more first): the ranker orders passages alike in that.
 - ``ranker within ties``: the ranker only reorders passages whose fused (pre-ranker) scores are

@@ -2,7 +2,8 @@
 hybrid, the hybrid + the clause ranker and search as the product runs it, in one run.
 
     flock /tmp/pagewise-cpu.lock env PYTHONPATH=$PWD .venv/bin/python -m lab.eval.score_acord \
-        [--home build/acord/home] [--out docs/data/acord/results.json] [--rebuild]
+        [--home build/acord/home] [--out docs/data/acord/results.json] [--rebuild] [--tries]
+    .venv/bin/python -m lab.eval.score_acord --tables-of docs/data/acord/results.json
 
 The corpus goes into a library of its own through Pagewise's ingest, each clause one passage
 (lab.eval.acord_library says how); the library is kept in ``--home`` and reused (a first build
@@ -107,7 +108,7 @@ def summarize(rows: Sequence[dict[str, Any]], systems: Sequence[System]) -> dict
 
 def tables(summary: Mapping[str, Any]) -> str:
     """The markdown tables of docs/retrieval.md: every system on both splits, then NDCG@5 by
-    category and by query type."""
+    category and by query type (a row per system)."""
     names = list(summary)
     bm25 = summary.get("bm25")
     lines = [
@@ -122,15 +123,14 @@ def tables(summary: Mapping[str, Any]) -> str:
             base = [bm25[s]["all"]["ndcg@5"] for s in (TRAIN, VALID)]
             ratio = " / ".join(f"{c / b:.2f}" if b else "-" for c, b in zip((cells[0], cells[2]), base, strict=True))
         lines.append(f"| {name} | " + " | ".join(f"{c:.3f}" for c in cells) + f" | {ratio} |")
-    for part, title in (("by_category", "category"), ("by_type", "query type")):
-        for split in (TRAIN, VALID):
-            groups = summary[names[0]][split][part]
-            lines += ["", f"NDCG@5 by {title}, {split}:", ""]
-            lines.append(f"| {title} (queries) | " + " | ".join(names) + " |")
-            lines.append("|---" * (len(names) + 1) + "|")
-            for name in groups:
-                cells = [summary[s][split][part][name]["ndcg@5"] for s in names]
-                lines.append(f"| {name} ({groups[name]['queries']}) | " + " | ".join(f"{c:.3f}" for c in cells) + " |")
+    for split in (TRAIN, VALID):
+        groups = {**summary[names[0]][split]["by_category"], **summary[names[0]][split]["by_type"]}
+        lines += ["", f"NDCG@5 by category and query type, {split} (queries):", ""]
+        lines.append("| system | " + " | ".join(f"{g} ({groups[g]['queries']})" for g in groups) + " |")
+        lines.append("|---" * (len(groups) + 1) + "|")
+        for name in names:
+            found = {**summary[name][split]["by_category"], **summary[name][split]["by_type"]}
+            lines.append(f"| {name} | " + " | ".join(f"{found[g]['ndcg@5']:.3f}" for g in groups) + " |")
     return "\n".join(lines)
 
 
@@ -150,7 +150,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--tries", action="store_true", help="also the no-training tries (lab.eval.acord_tries)")
     ap.add_argument("--threads", type=int, default=2, help="cores for embedding the corpus")
     ap.add_argument("--out", type=Path, default=OUT, help="the JSON written")
+    ap.add_argument("--tables-of", type=Path, help="only print the tables of a JSON this command wrote")
     args = ap.parse_args(argv)
+    if args.tables_of:
+        print(tables(json.loads(args.tables_of.read_text())["systems"]))
+        return 0
     started = time.perf_counter()
     if args.rebuild and args.home.exists():
         shutil.rmtree(args.home)
