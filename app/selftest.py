@@ -126,6 +126,7 @@ def _run(home: Path) -> int:
     if not _step("embedding model on disk", embedding_dir is not None, embedding_note):
         return 1
     window = MainWindow(settings=settings, session=session, messages=messages)
+    window.confirm_close = lambda _running: True  # a failed step may leave an ingest running: ask no one
     window.resize(1200, 800)
     window.show()
     _step("main window built", True, f"platform {app.platformName()}")  # type: ignore[attr-defined]

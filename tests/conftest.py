@@ -14,6 +14,8 @@ from keyring.backend import KeyringBackend
 from keyring.backends import fail
 from keyring.errors import PasswordDeleteError
 
+from tests.windows_files import WindowsFileLocks, installed
+
 TESTS = Path(__file__).parent
 CONTRACTS = TESTS / "fixtures" / "contracts"
 
@@ -107,6 +109,13 @@ def memory_keyring(monkeypatch: pytest.MonkeyPatch) -> Iterator[MemoryKeyring]:
 def no_keyring() -> None:
     """A system without a keyring (a headless Linux without a Secret Service)."""
     keyring.set_keyring(fail.Keyring())
+
+
+@pytest.fixture
+def windows_file_locks() -> Iterator[WindowsFileLocks]:
+    """Deleting, renaming or replacing a file this process or a child holds open raises
+    PermissionError, as on Windows (tests/windows_files.py)."""
+    yield from installed()
 
 
 @pytest.fixture(scope="session")
