@@ -6,8 +6,8 @@ memory map. Linux does not care, so code that removed a file it still held passe
 here and failed on Windows with ``[WinError 32]`` (issue 54). ``WindowsFileLocks.install()``
 wraps ``os.remove``/``unlink``/``rmdir``/``rename``/``replace`` and ``shutil.rmtree`` (and
 so ``Path.unlink``, ``rename``, ``replace`` and ``TemporaryDirectory.cleanup``, which call
-them) so that touching a path this process or one of its children holds, as
-``/proc/<pid>/fd`` and ``/proc/<pid>/maps`` show, raises ``PermissionError`` as Windows would.
+them) so that touching a path a process holds (this one, its children, or what they started),
+as ``/proc/<pid>/fd`` and ``/proc/<pid>/maps`` show, raises ``PermissionError`` as Windows would.
 Only paths under ``roots`` (the temporary folder, where tests keep their libraries) are
 checked: the standard library's Linux-only tricks elsewhere (multiprocessing's shared memory in
 /dev/shm is mapped, then unlinked) are none of Pagewise's doing.
@@ -27,26 +27,6 @@ from pathlib import Path
 from typing import Any
 
 WINERROR_32 = "[WinError 32] The process cannot access the file because it is being used by another process"
-
-
-def descendants(root: int) -> list[int]:
-    """``root`` and every process below it, from /proc."""
-    parents: dict[int, list[int]] = {}
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            stat = Path(f"/proc/{entry}/stat").read_text()
-        except OSError:  # ended meanwhile
-            continue
-        ppid = int(stat.rsplit(")", 1)[1].split()[1])  # the name, in parentheses, may hold spaces
-        parents.setdefault(ppid, []).append(int(entry))
-    found, todo = [], [root]
-    while todo:
-        pid = todo.pop()
-        found.append(pid)
-        todo.extend(parents.get(pid, []))
-    return found
 
 
 def held_by(pid: int) -> set[str]:
@@ -75,8 +55,10 @@ def held_by(pid: int) -> set[str]:
 
 
 def held_paths() -> dict[str, int]:
-    """Every file held by this process or its children, with the holder's pid."""
-    return {path: pid for pid in descendants(os.getpid()) for path in held_by(pid)}
+    """Every file held by any process (Windows refuses whichever holds it), with the holder's pid:
+    this process's children, and processes they started that outlived them."""
+    pids = [int(entry) for entry in os.listdir("/proc") if entry.isdigit()]
+    return {path: pid for pid in pids for path in held_by(pid)}
 
 
 def _absolute(path: Any, dir_fd: int | None = None) -> str:
