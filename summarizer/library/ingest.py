@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from inference.cancel import NEVER_CANCELLED, CancelToken
+from inference.errors import ModelError
 from inference.progress import Progress, ProgressCallback, Stage, no_progress
 from summarizer.errors import DocumentError
 from summarizer.library.cutting.passages import DEFAULT_MAX_CHARS, DEFAULT_MAX_TOKENS, DEFAULT_OVERLAP_TOKENS
@@ -36,7 +37,7 @@ from summarizer.library.reading.page_status import final_status
 from summarizer.library.reading.table_pages import reread_table_pages
 from summarizer.library.storage.disk_space import space_error
 from summarizer.library.storage.store import DocumentRecord, Library, now_iso, transaction
-from summarizer.library.vectors.embed_passages import embed_missing
+from summarizer.library.vectors.embed_passages import embed_missing, keep_words_only
 
 
 @dataclass(frozen=True, slots=True)
@@ -316,7 +317,10 @@ class Ingestor:
         return self.recut(doc_id)
 
     def _embed(self, doc_id: str) -> None:
-        embed_missing(self.library, [doc_id], self.options.embedding_model, self.progress, self.cancel)
+        try:
+            embed_missing(self.library, [doc_id], self.options.embedding_model, self.progress, self.cancel)
+        except ModelError as error:  # the model cannot be loaded: kept, searchable by words, and its warnings say so
+            keep_words_only(self.library, doc_id, error)
 
     def _finish(self, doc_id: str) -> None:
         from summarizer.library.vectors.vector_index import refresh_index
