@@ -10,7 +10,9 @@ the folder is named by the archive's hash and marked complete once everything is
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
+import os
 import shutil
 import zipfile
 from dataclasses import dataclass, field
@@ -96,6 +98,10 @@ def unpack_archive(path: Path, unpack_root: Path) -> Unpacked:
                 result.skipped.append(
                     (member.filename, "encrypted in the archive: unpack it with its password and add the folder")
                 )
+            elif member.compress_type not in _METHODS:
+                result.skipped.append((member.filename, _METHOD_REASON))
+            elif reason := _name_problem(inner):
+                result.skipped.append((member.filename, reason))
             else:
                 wanted.append((member, inner))
         declared = sum(m.file_size for m, _ in wanted)
@@ -106,10 +112,38 @@ def unpack_archive(path: Path, unpack_root: Path) -> Unpacked:
                 path=path,
             )
         if not (target / COMPLETE_MARK).is_file():
+            target.mkdir(parents=True, exist_ok=True)  # also when no member is wanted
             _extract(archive, wanted, target, path)
             (target / COMPLETE_MARK).write_text(path.name)
-        result.files = [(target / Path(*inner.parts), str(inner)) for _, inner in wanted]
+        for _, inner in wanted:
+            file = target / Path(*inner.parts)
+            if file.is_file():
+                result.files.append((file, str(inner)))
+            else:  # it could not be written (_extract said why the first time)
+                result.skipped.append((str(inner), "it could not be unpacked: unpack the archive with another tool"))
     return result
+
+
+# What zipfile unpacks: stored, deflate, bzip2, lzma. Deflate64 (9), WinZip AES (99) and others are
+# skipped, member by member: the rest of the archive is still added.
+_METHODS = (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED, zipfile.ZIP_BZIP2, zipfile.ZIP_LZMA)
+_METHOD_REASON = (
+    "compressed in a way Pagewise cannot unpack (Deflate64 or WinZip AES, used by some Windows zip tools): "
+    "unpack the archive with 7-Zip or Windows Explorer and add the folder"
+)
+# A file name is at most 255 bytes on the usual file systems; ".part" is added while it is written.
+_MAX_NAME_BYTES = 255 - len(".part")
+# Characters a Windows file name cannot hold, legal in a zip made on a Mac or Linux.
+_WINDOWS_FORBIDDEN = set('<>:"|?*')
+
+
+def _name_problem(inner: PurePosixPath) -> str | None:
+    """Why a member's name cannot be a file here, or None."""
+    if any(len(part.encode()) > _MAX_NAME_BYTES for part in inner.parts):
+        return "its name is too long for a file on this computer: unpack the archive with another tool"
+    if os.name == "nt" and any(ch in _WINDOWS_FORBIDDEN for ch in str(inner)):
+        return 'its name holds a character Windows does not allow (< > : " | ? *): unpack it with another tool'
+    return None
 
 
 def _extract(
@@ -120,10 +154,10 @@ def _extract(
         destination = target / Path(*inner.parts)
         if not destination.resolve().is_relative_to(target_resolved):  # a link planted in the folder
             raise DocumentError(f"{path.name}: {member.filename} would be written outside {target}.", path=path)
-        destination.parent.mkdir(parents=True, exist_ok=True)
         partial = destination.with_name(destination.name + ".part")
         written = 0
         try:
+            destination.parent.mkdir(parents=True, exist_ok=True)
             with archive.open(member) as source, partial.open("wb") as sink:
                 while chunk := source.read(_CHUNK):
                     written += len(chunk)
@@ -141,6 +175,10 @@ def _extract(
                 "tool and add the folder.",
                 path=path,
             ) from None
+        except OSError:  # a name this system refuses, a path too long: that member is left, the rest unpacked
+            with contextlib.suppress(OSError):
+                partial.unlink(missing_ok=True)
+            continue
         except BaseException:
             partial.unlink(missing_ok=True)
             raise

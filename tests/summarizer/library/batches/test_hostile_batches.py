@@ -1,0 +1,95 @@
+"""A data room from the other side (shared/reports/hostile-inputs-2026-12-06.md, sections 2 to 4): any
+exception on one file is that file's error and the batch goes on; odd zip members are skipped with
+their reason, the rest of the room added."""
+
+from __future__ import annotations
+
+import zipfile
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from summarizer.errors import DocumentError
+from summarizer.library import ingest_read
+from summarizer.library.batches import run_batch as run_batch_module
+from summarizer.library.batches.archives import unpack_archive
+from summarizer.library.batches.batch_store import unfinished_batch
+from summarizer.library.batches.run_batch import run_batch, start_batch
+from summarizer.library.ingest import IngestOptions, ingest_path
+from summarizer.library.storage.store import Library
+from tests.docx_factory import para, write_docx
+from tests.pdf_factory import make_pdf, text_pages
+
+FAST = IngestOptions(embed=False, ocr="never")
+
+
+def test_an_unexpected_exception_on_one_file_is_its_error_and_the_batch_goes_on(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    room = tmp_path / "room"
+    room.mkdir()
+    make_pdf(room / "a.pdf", text_pages(1, tag="a"))
+    make_pdf(room / "b.pdf", text_pages(1, tag="b"))
+    real = run_batch_module.ingest_path
+
+    def poisoned(library: Library, path: Path, *args: Any, **kwargs: Any) -> Any:
+        if path.name == "a.pdf":
+            raise RecursionError("maximum recursion depth exceeded")
+        return real(library, path, *args, **kwargs)
+
+    monkeypatch.setattr(run_batch_module, "ingest_path", poisoned)
+    with Library.open() as library:
+        summary = run_batch(library, start_batch(library, [room], tmp_path / "unpacked"), FAST)
+        assert unfinished_batch(library) is None  # finished: no --resume stops at a.pdf again
+    ((path, reason),) = summary.failed
+    assert path.endswith("a.pdf") and "Pagewise failed on it (RecursionError" in reason
+    assert summary.added == 1
+
+
+def test_a_reader_s_own_exception_becomes_the_file_s_document_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def broken(path: Path) -> None:
+        raise OverflowError("int too large to convert")
+
+    monkeypatch.setattr(ingest_read, "DocxPages", broken)
+    path = write_docx(tmp_path / "odd.docx", para("Text."))
+    with Library.open() as library, pytest.raises(DocumentError, match=r"odd\.docx could not be read: .*Overflow"):
+        ingest_path(library, path, FAST)
+
+
+def test_a_zip_without_documents_unpacks_to_nothing_without_an_error(tmp_path: Path) -> None:
+    archive = tmp_path / "sheets.zip"
+    with zipfile.ZipFile(archive, "w") as z:
+        z.writestr("budget.xlsx", b"PK")
+    result = unpack_archive(archive, tmp_path / "unpacked")
+    assert result.files == [] and "not a PDF or Word document" in dict(result.skipped)["budget.xlsx"]
+
+
+def _set_method(path: Path, name: str, method: int) -> None:
+    """Write ``method`` as the compression method of member ``name`` (local header and central directory)."""
+    data = bytearray(path.read_bytes())
+    with zipfile.ZipFile(path) as z:
+        offset = z.getinfo(name).header_offset
+    data[offset + 8 : offset + 10] = method.to_bytes(2, "little")
+    central = data.index(b"PK\x01\x02")
+    while data[central + 46 : central + 46 + len(name)] != name.encode():
+        central = data.index(b"PK\x01\x02", central + 4)
+    data[central + 10 : central + 12] = method.to_bytes(2, "little")
+    path.write_bytes(bytes(data))
+
+
+def test_a_deflate64_member_or_a_name_too_long_skips_that_member_only(tmp_path: Path) -> None:
+    pdf = make_pdf(tmp_path / "x.pdf", text_pages(1))
+    archive = tmp_path / "room.zip"
+    long_name = "a" * 252 + ".pdf"
+    with zipfile.ZipFile(archive, "w") as z:
+        z.write(pdf, "kept.pdf")
+        z.write(pdf, "deflate64.pdf")
+        z.write(pdf, long_name)
+    _set_method(archive, "deflate64.pdf", 9)
+    result = unpack_archive(archive, tmp_path / "unpacked")
+    assert [inner for _, inner in result.files] == ["kept.pdf"]
+    reasons = dict(result.skipped)
+    assert "Deflate64" in reasons["deflate64.pdf"] and "too long" in reasons[long_name]
