@@ -8,6 +8,8 @@ compound file holding an ``EncryptionInfo`` stream) is told apart from an old bi
 
 from __future__ import annotations
 
+import contextlib
+import stat
 import zipfile
 from pathlib import Path
 from typing import Literal
@@ -53,6 +55,9 @@ def read_head(path: Path, kind: str) -> bytes:
         raise DocumentError(f"{path}: no such file. Check the path and try again.", path=path)
     if path.is_dir():
         raise DocumentError(f"{path} is a folder, not {kind}.", path=path)
+    with contextlib.suppress(OSError):
+        if not stat.S_ISREG(path.stat().st_mode):  # a pipe would block the open forever
+            raise DocumentError(f"{path} is not a file (a pipe, socket or device), not {kind}.", path=path)
     try:
         with path.open("rb") as handle:
             return handle.read(_HEAD)

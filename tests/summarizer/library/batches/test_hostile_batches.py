@@ -1,9 +1,10 @@
 """A data room from the other side (shared/reports/hostile-inputs-2026-12-06.md, sections 2 to 4): any
-exception on one file is that file's error and the batch goes on; odd zip members are skipped with
-their reason, the rest of the room added."""
+exception on one file is that file's error and the batch goes on; links, pipes and odd zip members
+are skipped with their reason, the rest of the room added."""
 
 from __future__ import annotations
 
+import os
 import zipfile
 from pathlib import Path
 from typing import Any
@@ -15,8 +16,10 @@ from summarizer.library import ingest_read
 from summarizer.library.batches import run_batch as run_batch_module
 from summarizer.library.batches.archives import unpack_archive
 from summarizer.library.batches.batch_store import unfinished_batch
+from summarizer.library.batches.folder_walk import find_documents
 from summarizer.library.batches.run_batch import run_batch, start_batch
 from summarizer.library.ingest import IngestOptions, ingest_path
+from summarizer.library.reading.file_type import sniff
 from summarizer.library.storage.store import Library
 from tests.docx_factory import para, write_docx
 from tests.pdf_factory import make_pdf, text_pages
@@ -57,6 +60,31 @@ def test_a_reader_s_own_exception_becomes_the_file_s_document_error(
     path = write_docx(tmp_path / "odd.docx", para("Text."))
     with Library.open() as library, pytest.raises(DocumentError, match=r"odd\.docx could not be read: .*Overflow"):
         ingest_path(library, path, FAST)
+
+
+def test_links_and_pipes_in_a_dropped_folder_are_skipped_with_a_reason(tmp_path: Path) -> None:
+    outside = tmp_path / "my own"
+    outside.mkdir()
+    make_pdf(outside / "private.pdf", text_pages(1, tag="private"))
+    room = tmp_path / "room"
+    room.mkdir()
+    make_pdf(room / "deal.pdf", text_pages(1, tag="deal"))
+    (room / "linked.pdf").symlink_to(outside / "private.pdf")
+    (room / "linked folder").symlink_to(outside, target_is_directory=True)
+    os.mkfifo(room / "pipe.docx")
+    found = find_documents([room], tmp_path / "unpacked")
+    assert [f.path.name for f in found.files] == ["deal.pdf"]
+    reasons = {Path(path).name: reason for path, reason in found.skipped}
+    assert "a link to a file elsewhere: not followed" in reasons["linked.pdf"]
+    assert "a link to a folder elsewhere" in reasons["linked folder"]
+    assert "pipe" in reasons["pipe.docx"]
+    assert not any("my own" in reason for reason in reasons.values())  # where a link points is not said
+
+
+def test_a_pipe_added_by_name_is_refused_without_opening_it(tmp_path: Path) -> None:
+    os.mkfifo(tmp_path / "pipe.docx")
+    with pytest.raises(DocumentError, match=r"pipe\.docx is not a file"):
+        sniff(tmp_path / "pipe.docx")
 
 
 def test_a_zip_without_documents_unpacks_to_nothing_without_an_error(tmp_path: Path) -> None:
