@@ -20,6 +20,7 @@ from pathlib import Path, PurePosixPath
 
 from summarizer.errors import DocumentError
 from summarizer.library.reading.file_type import WORD_LOCK_PREFIX, is_document_name
+from summarizer.library.storage.private_files import PRIVATE_FOLDER_MODE, open_private, private_folder
 
 MAX_UNPACKED_BYTES = 8 * 1024**3  # a data room's worth; past it the archive is refused, not half unpacked
 MAX_MEMBERS = 50_000
@@ -112,7 +113,7 @@ def unpack_archive(path: Path, unpack_root: Path) -> Unpacked:
                 path=path,
             )
         if not (target / COMPLETE_MARK).is_file():
-            target.mkdir(parents=True, exist_ok=True)  # also when no member is wanted
+            private_folder(target)  # also when no member is wanted; the room's copies are the user's alone
             _extract(archive, wanted, target, path)
             (target / COMPLETE_MARK).write_text(path.name)
         for _, inner in wanted:
@@ -157,8 +158,8 @@ def _extract(
         partial = destination.with_name(destination.name + ".part")
         written = 0
         try:
-            destination.parent.mkdir(parents=True, exist_ok=True)
-            with archive.open(member) as source, partial.open("wb") as sink:
+            destination.parent.mkdir(parents=True, exist_ok=True, mode=PRIVATE_FOLDER_MODE)
+            with archive.open(member) as source, os.fdopen(open_private(partial), "wb") as sink:
                 while chunk := source.read(_CHUNK):
                     written += len(chunk)
                     if written > member.file_size:  # more than declared: a forged header
