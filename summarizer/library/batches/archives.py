@@ -5,7 +5,8 @@ to stay inside the target folder (no "zip slip": an absolute name, a drive or a 
 refused), with the bytes written counted against the size the archive declares and against
 ``MAX_UNPACKED_BYTES`` in all (a zip bomb stops there). An encrypted member, or a zip inside the
 zip, is named as skipped with the reason. Unpacking the same archive again reuses what is there:
-the folder is named by the archive's hash and marked complete once everything is out.
+the folder is named by the archive's hash and marked complete once everything is out. A copy is
+deleted when its document is removed from the library (``storage.unpacked_copies``).
 """
 
 from __future__ import annotations
@@ -21,10 +22,10 @@ from pathlib import Path, PurePosixPath
 from summarizer.errors import DocumentError
 from summarizer.library.reading.file_type import WORD_LOCK_PREFIX, is_document_name
 from summarizer.library.storage.private_files import PRIVATE_FOLDER_MODE, open_private, private_folder
+from summarizer.library.storage.unpacked_copies import COMPLETE_MARK
 
 MAX_UNPACKED_BYTES = 8 * 1024**3  # a data room's worth; past it the archive is refused, not half unpacked
 MAX_MEMBERS = 50_000
-COMPLETE_MARK = ".unpacked"
 _CHUNK = 1 << 20
 
 

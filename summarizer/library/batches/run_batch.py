@@ -39,6 +39,7 @@ from summarizer.library.ingest import IngestOptions, IngestResult, ingest_path
 from summarizer.library.storage.disk_space import batch_space_error
 from summarizer.library.storage.paths import data_home
 from summarizer.library.storage.store import Library
+from summarizer.library.storage.unpacked_copies import UNPACKED_FOLDER
 
 FileOutcome = Callable[[BatchFile, str, str, IngestResult | None], None]
 """(the file, its outcome, the reason (why it failed, what it duplicates), the ingest's result
@@ -60,7 +61,7 @@ class BatchProgress(Progress):
 
 def unpack_folder() -> Path:
     """Where archives are unpacked: the data folder's ``unpacked/``."""
-    return data_home() / "unpacked"
+    return data_home() / UNPACKED_FOLDER
 
 
 def start_batch(library: Library, paths: list[Path], unpack_root: Path | None = None) -> int:

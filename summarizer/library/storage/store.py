@@ -18,6 +18,7 @@ from summarizer.library.storage.metadata_text import clean_metadata_text
 from summarizer.library.storage.paths import library_path
 from summarizer.library.storage.private_files import private_file
 from summarizer.library.storage.schema import SCHEMA_VERSION, applied_version, migrate, transaction
+from summarizer.library.storage.unpacked_copies import discard_unpacked_copy
 
 __all__ = ["PASSAGE_FORMAT", "DocumentRecord", "Library", "now_iso", "transaction"]
 
@@ -216,6 +217,7 @@ class Library:
         record = self.document(doc_id)
         with transaction(self.db):
             self.db.execute("DELETE FROM documents WHERE doc_id = ?", [doc_id])
+        discard_unpacked_copy(self.path.parent, Path(record.path))  # a data room's copy goes with it
         return record
 
     def page_text(self, doc_id: str, page: int) -> str:
