@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
 from summarizer.errors import DocumentError
-from summarizer.library.reading.file_type import WORD_LOCK_PREFIX, is_document_name
+from summarizer.library.reading.file_type import WORD_LOCK_PREFIX, is_document_name, not_a_document_reason
 from summarizer.library.storage.private_files import PRIVATE_FOLDER_MODE, open_private, private_folder
 from summarizer.library.storage.unpacked_copies import COMPLETE_MARK
 
@@ -91,11 +91,11 @@ def unpack_archive(path: Path, unpack_root: Path) -> Unpacked:
             if inner is None:
                 result.skipped.append((member.filename, "its name points outside the archive's folder"))
             elif name.startswith(WORD_LOCK_PREFIX):
-                result.skipped.append((member.filename, "a Word lock file, not a document"))
+                result.skipped.append((member.filename, not_a_document_reason(name)))
             elif name.lower().endswith(".zip"):
                 result.skipped.append((member.filename, "a zip inside the zip: unpack it and add its folder"))
             elif not is_document_name(name):
-                result.skipped.append((member.filename, "not a PDF or Word document"))
+                result.skipped.append((member.filename, not_a_document_reason(name)))
             elif member.flag_bits & 0x1:
                 result.skipped.append(
                     (member.filename, "encrypted in the archive: unpack it with its password and add the folder")

@@ -16,7 +16,7 @@ from pathlib import Path, PurePosixPath
 
 from summarizer.errors import DocumentError
 from summarizer.library.batches.archives import unpack_archive
-from summarizer.library.reading.file_type import WORD_LOCK_PREFIX, is_document_name
+from summarizer.library.reading.file_type import WORD_LOCK_PREFIX, is_document_name, not_a_document_reason
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,7 +87,7 @@ def _take(path: Path, folder: str, found: FoundDocuments, unpack_root: Path, *, 
     if in_folder and (reason := _not_a_plain_file(path)):
         found.skipped.append((str(path), reason))
     elif name.startswith(WORD_LOCK_PREFIX):
-        found.skipped.append((str(path), "a Word lock file (~$…), not a document"))
+        found.skipped.append((str(path), not_a_document_reason(name)))
     elif name.lower().endswith(".zip"):
         try:
             unpacked = unpack_archive(path, unpack_root)
@@ -112,7 +112,7 @@ def _take(path: Path, folder: str, found: FoundDocuments, unpack_root: Path, *, 
     elif not path.exists():
         found.skipped.append((str(path), "no such file"))
     else:
-        found.skipped.append((str(path), "not a PDF or Word document (nor a .zip of them)"))
+        found.skipped.append((str(path), not_a_document_reason(name)))
 
 
 def _size(path: Path) -> int:

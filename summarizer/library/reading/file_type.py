@@ -44,6 +44,31 @@ def is_document_name(name: str) -> bool:
     return name.lower().endswith(DOCUMENT_SUFFIXES) and not name.startswith(WORD_LOCK_PREFIX)
 
 
+# What a file that is not a PDF or Word document is, told by its name, with what to do instead
+# (a folder's file is never opened to tell; ``sniff`` says the same of a file it opens).
+_NOT_READ_BY_SUFFIX = {
+    ".doc": "an old Word 97–2003 document (.doc), which Pagewise does not read",
+    ".dot": "an old Word 97–2003 template (.dot), which Pagewise does not read",
+    ".rtf": "a Rich Text (RTF) file, which Pagewise does not read",
+    ".odt": "an OpenDocument text (.odt), which Pagewise does not read",
+    ".pages": "an Apple Pages document, which Pagewise does not read",
+    ".wpd": "a WordPerfect document, which Pagewise does not read",
+}
+_SAVE_AS = "open it and save it as a Word Document (.docx), or export it as PDF, then add that"
+
+
+def not_a_document_reason(name: str) -> str:
+    """Why a file named ``name`` is not added, and what to do: for a folder's list and the command line."""
+    if name.startswith(WORD_LOCK_PREFIX):
+        return (
+            f"Word's lock file for a document open in Word, not a document: add {name[len(WORD_LOCK_PREFIX) :]} itself"
+        )
+    known = _NOT_READ_BY_SUFFIX.get(Path(name).suffix.lower())
+    if known:
+        return f"{known}: {_SAVE_AS}"
+    return "not a PDF or Word document (nor a .zip of them): export it as PDF to add it"
+
+
 def is_word_lock_file(path: Path) -> bool:
     return path.name.startswith(WORD_LOCK_PREFIX)
 

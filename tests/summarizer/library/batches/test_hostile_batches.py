@@ -148,3 +148,20 @@ def test_removing_a_room_s_documents_deletes_their_unpacked_copies(tmp_path: Pat
         library.remove(docs["mine.pdf"].doc_id)
         assert outside.is_file()  # a file the user added is never deleted
     assert data_home().is_dir()
+
+
+def test_files_not_added_are_named_with_what_to_do(tmp_path: Path) -> None:
+    """Walk 2026-12-06, finding 9: "1 not added (not documents)" named nothing and said nothing to do."""
+    from summarizer.library.batches.batch_store import describe_not_added
+
+    room = tmp_path / "room"
+    room.mkdir()
+    (room / "old.doc").write_bytes(b"\xd0\xcf\x11\xe0")
+    (room / "~$draft.docx").write_bytes(b"\x05alice")
+    found = find_documents([room], tmp_path / "unpacked")
+    line = describe_not_added(found.skipped)
+    assert line.startswith("2 not added: old.doc (an old Word 97–2003 document (.doc)")
+    assert "save it as a Word Document (.docx)" in line and "~$draft.docx (Word's lock file" in line
+    assert "add draft.docx itself" in line
+    many = describe_not_added([(f"/r/{i}.xls", "not a PDF") for i in range(5)])
+    assert many == "5 not added, not PDF or Word documents (0.xls, 1.xls, 2.xls and 2 more)"
