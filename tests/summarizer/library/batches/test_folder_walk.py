@@ -1,6 +1,6 @@
 """What a dropped folder holds: links, pipes and devices skipped with a reason
-(shared/reports/hostile-inputs-2026-12-06.md, sections 3
-and 4); files not added named with what to do (walk 2026-12-06, finding 9)."""
+(shared/reports/hostile-inputs-2026-12-06.md, sections 3 and 4); files not added named with what to
+do (walk 2026-12-06, finding 9)."""
 
 from __future__ import annotations
 
