@@ -13,6 +13,7 @@ import importlib
 import pkgutil
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 
 import app
 import app.commands
@@ -62,6 +63,26 @@ def wants_window(argv: Sequence[str]) -> bool:
     return all(arg.lower().endswith(DOCUMENT_SUFFIXES) and not arg.startswith("-") for arg in argv)
 
 
+def file_not_opened(argv: Sequence[str]) -> str | None:
+    """``pagewise old.doc``: what a file that is no command means, rather than argparse's list of
+    commands (walk 2026-12-06, finding 9); None when the first word may be a command."""
+    first = argv[0] if argv else ""
+    if not first or first.startswith("-") or first in command_modules():
+        return None
+    path = Path(first).expanduser()
+    if not path.suffix and not path.exists():
+        return None  # a mistyped command: argparse names those there are
+    if path.is_dir() or path.suffix.lower() == ".zip":
+        kind = "a folder" if path.is_dir() else "a zip archive"
+        return f"{first} is {kind}: `pagewise ingest {first}` adds the PDF and Word documents in it to the library."
+    from summarizer.library.reading.file_type import not_a_document_reason
+
+    return (
+        f"{path.name} is {not_a_document_reason(path.name)}. `pagewise FILE.pdf` or `pagewise FILE.docx` opens a "
+        "PDF or Word document in the window; `pagewise ingest FILE` adds it to the library."
+    )
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     import multiprocessing
 
@@ -72,6 +93,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         from app.gui_main import run_gui  # PySide6 is imported only here
 
         return run_gui(arguments)
+    if problem := file_not_opened(arguments):
+        sys.stderr.write(f"pagewise: {problem}\n")
+        return 2
     parser = build_parser()
     args = parser.parse_args(arguments)
     if args.selftest:

@@ -296,8 +296,8 @@ class MainWindow(PdfDropTarget, QMainWindow):
 
     def _make_menus(self) -> None:
         file_menu = self.menuBar().addMenu("&File")
-        self.open_action = add_action(self, file_menu, "&Open PDF…", QKeySequence.StandardKey.Open, self.open_dialog)
-        add_action(self, file_menu, "Open &folder…", None, self.open_folder_dialog)
+        self.open_action = add_action(self, file_menu, "&Open PDF or Word files…", "Ctrl+O", self.open_dialog)
+        add_action(self, file_menu, "Open a &folder of PDF or Word files…", None, self.open_folder_dialog)
         file_menu.addSeparator()
         add_action(self, file_menu, "&Export conversation…", "Ctrl+E", self.export.export_conversation)
         add_action(self, file_menu, "Export &summary…", None, self.export.export_summary)
@@ -452,7 +452,7 @@ class MainWindow(PdfDropTarget, QMainWindow):
         self.open_paths([Path(f) for f in files])
 
     def open_folder_dialog(self) -> None:
-        folder = file_dialogs.open_folder(self, "pdf", "Add a folder of PDF files")
+        folder = file_dialogs.open_folder(self, "pdf", "Add a folder of PDF or Word files")
         if folder:
             self.add_paths([Path(folder)])
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -82,8 +83,11 @@ def open_remote(url: str, library: Library, progress: ProgressCallback) -> OpenM
     keyring's; never a flag, which would sit in the shell's history)."""
     from app.services.api_key import api_key
     from inference.engines.remote import RemoteEngine
+    from inference.engines.remote_http import cleartext_warning
     from summarizer.llm.model_identity import engine_identity
 
+    if warning := cleartext_warning(url):  # said before anything is sent
+        sys.stderr.write(f"pagewise: warning: {warning}\n")
     engine = RemoteEngine(url, api_key=api_key(url))
     try:
         engine.load(None, progress)

@@ -23,6 +23,7 @@ from app.jobs.runner import IngestJob
 from app.views.library_panel import LibraryPanel
 from app.widgets.job_progress import JobProgress, describe, row_state
 from inference.progress import Progress
+from summarizer.library.batches.batch_store import describe_not_added
 
 AskPassword = Callable[[str, bool], str | None]
 """(path, the last password was wrong) → a password, or None when the user cancelled."""
@@ -38,14 +39,14 @@ def is_batch_path(path: Path) -> bool:
 
 
 def describe_summary(summary: dict[str, Any]) -> str:
-    """ "448 added, 1 skipped as a duplicate, 2 failed, 3 not added (not documents)"."""
+    """ "448 added, 1 skipped as a duplicate, 2 failed (their rows say why), 1 not added: old.doc (…)"."""
     parts = [f"{summary['added']} added"]
     if summary["duplicates"]:
         parts.append(f"{summary['duplicates']} skipped as duplicate{'s' if summary['duplicates'] != 1 else ''}")
     if summary["failed"]:
         parts.append(f"{len(summary['failed'])} failed (their rows say why)")
     if summary["skipped"]:
-        parts.append(f"{len(summary['skipped'])} not added (not documents)")
+        parts.append(describe_not_added([(str(s["path"]), str(s["reason"])) for s in summary["skipped"]]))
     if summary["pending"]:
         parts.append(f"{summary['pending']} still to add")
     return ", ".join(parts)

@@ -187,6 +187,7 @@ def _add_folder(
     embedding_model: str | None,
 ) -> None:
     from inference.cancel import Cancelled
+    from inference.errors import PagewiseError
     from inference.progress import Progress
     from summarizer.errors import DiskFull
     from summarizer.library.batches.batch_store import PENDING, BatchFile, batch_files, batch_summary
@@ -196,6 +197,7 @@ def _add_folder(
 
     current = ""
     last = 0.0
+    roots = [Path(r) for r in folder.roots]
 
     def batch_progress(p: Progress) -> None:
         nonlocal current
@@ -219,10 +221,15 @@ def _add_folder(
         queue.put(("done", file.path, data))
 
     with Library.open() as library:
-        if folder.resume_id is not None:
-            batch_id = folder.resume_id
-        else:
-            batch_id = start_batch(library, [Path(r) for r in folder.roots])
+        try:  # unpacking and walking the dropped folder: what fails there is said, never silent
+            batch_id = folder.resume_id if folder.resume_id is not None else start_batch(library, roots)
+        except PagewiseError as error:
+            queue.put(("error", str(roots[0]), "document", str(error)))
+            return
+        except Exception as error:  # a bug: to the crash report
+            detail = "".join(traceback.format_exception(type(error), error, error.__traceback__))
+            queue.put(("bug", str(roots[0]), f"{type(error).__name__}: {error}", detail))
+            return
         files = batch_files(library, batch_id)
         queue.put(("batch", batch_id, [f.path for f in files if f.outcome == PENDING]))
         options = IngestOptions(embed=embed, embedding_model=embedding_model)

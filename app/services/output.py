@@ -6,12 +6,16 @@ import argparse
 import io
 import json
 import sys
+import traceback
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any, TextIO
 
 from inference.cancel import Cancelled
 from inference.errors import PagewiseError, shorten_message
 from inference.progress import Progress
+
+EXIT_BUG = 70  # EX_SOFTWARE (sysexits.h): an internal error
 
 
 def use_utf8_streams() -> None:
@@ -56,6 +60,15 @@ def run_command(args: argparse.Namespace) -> int:
         return fail(args, "Interrupted.", 130)
     except PagewiseError as error:
         return fail(args, str(error), error.exit_code, error.detail)
+    except Exception as error:  # a bug: one line and where it happened, not a traceback over the terminal
+        where = traceback.extract_tb(error.__traceback__)[-1]
+        return fail(
+            args,
+            f"Pagewise failed unexpectedly ({type(error).__name__}: {shorten_message(str(error), 300)}). This is a "
+            "bug in Pagewise: please report it with the command you ran.",
+            EXIT_BUG,
+            f"at {Path(where.filename).name}:{where.lineno} in {where.name}",
+        )
 
 
 class TerminalProgress:

@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from summarizer.errors import SettingsError
+from summarizer.library.storage.private_files import open_private, private_folder
 
 KV_CHOICES = ("auto", "f16", "q8_0", "q4_0")
 BACKGROUND_CHOICES = ("auto", "on", "off")
@@ -308,9 +309,10 @@ class Settings:
         self._values.update({k: coerce(BY_KEY[k], v) for k, v in values.items() if k in BY_KEY})
 
     def save(self) -> None:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        private_folder(self.path.parent, existing_too=False)
         tmp = self.path.with_suffix(".tmp")
-        tmp.write_text(json.dumps(self._values, indent=2, sort_keys=True), encoding="utf-8")
+        with os.fdopen(open_private(tmp), "w", encoding="utf-8") as handle:  # 0600: it names the user's server
+            handle.write(json.dumps(self._values, indent=2, sort_keys=True))
         os.replace(tmp, self.path)
 
     @property

@@ -40,6 +40,7 @@ from app.services.load_planning import PlanPreview, preview
 from app.services.settings import ENVIRONMENT, SCHEMA, Setting, validate
 from app.widgets import file_dialogs
 from app.widgets.focus_wheel import FocusWheelComboBox
+from inference.engines.remote_http import cleartext_warning
 
 BUDGET_CHOICES = ("auto", "8GiB", "11.5GiB", "12GiB", "16GiB", "24GiB")
 LAYER_CHOICES = ("auto", "0")
@@ -303,6 +304,8 @@ class SettingsDialog(QDialog):
                 "For a server started with --api-key; sent as a Bearer token to this server only. "
                 "Kept in the OS keyring, never in settings.json."
             )
+        if url and (warning := cleartext_warning(url)):
+            hint = f"<b>Warning:</b> {html.escape(warning)}<br>{html.escape(hint)}"
         self.api_key_hint.setText(hint)
 
     def _forget_key(self) -> None:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import http.client
+import ipaddress
 import json
 import socket
 import threading
@@ -65,6 +66,23 @@ def server_address(url: str) -> str:
     if path.endswith("/v1"):
         path = path[:-3]
     return f"{parsed.scheme}://{parsed.netloc}{path}"
+
+
+def cleartext_warning(url: str) -> str | None:
+    """A warning to show before anything is sent to ``url`` over plain http to another computer (the
+    API key and the documents' text would cross the network unencrypted); None for https, a server
+    on this computer, or a URL that is not a server address."""
+    parsed = urllib.parse.urlsplit(url.strip())
+    host = (parsed.hostname or "").lower()
+    if parsed.scheme != "http" or not host or host == "localhost" or host.endswith(".localhost"):
+        return None
+    with contextlib.suppress(ValueError):
+        if ipaddress.ip_address(host).is_loopback:
+            return None
+    return (
+        f"{url.strip()} is plain http to another computer ({host}): the API key and your documents' text are "
+        "sent unencrypted, readable by anyone on the network between. Use https:// for a server elsewhere."
+    )
 
 
 class HttpClient:

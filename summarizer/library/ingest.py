@@ -30,9 +30,9 @@ from inference.progress import Progress, ProgressCallback, Stage, no_progress
 from summarizer.errors import DocumentError
 from summarizer.library.cutting.passages import DEFAULT_MAX_CHARS, DEFAULT_MAX_TOKENS, DEFAULT_OVERLAP_TOKENS
 from summarizer.library.ingest_cut import CutOptions, cut_passages
-from summarizer.library.ingest_read import PageSource, open_pdf, store_pages
+from summarizer.library.ingest_read import PageSource, open_document, store_pages
 from summarizer.library.reading.docx_extract import DocxPages
-from summarizer.library.reading.file_type import PDF, WORD, check_size, sniff
+from summarizer.library.reading.file_type import PDF, WORD, check_size
 from summarizer.library.reading.page_status import final_status
 from summarizer.library.reading.table_pages import reread_table_pages
 from summarizer.library.storage.disk_space import space_error
@@ -160,11 +160,9 @@ class Ingestor:
         check_size(path)
         # A .pdf goes to the PDF readers, whose messages say what is wrong with a PDF; any other name
         # is told by its first bytes (raising DocumentError for what Pagewise cannot read).
-        if path.suffix.lower() != ".pdf" and sniff(path) == WORD:
-            return self.ingest_pages(DocxPages(path), path)
-        pdf = open_pdf(path, self.options.password)
-        result = self.ingest_pages(pdf, path)
-        if path.suffix.lower() != ".pdf":
+        source = open_document(path, self.options.password)
+        result = self.ingest_pages(source, path)
+        if path.suffix.lower() != ".pdf" and not isinstance(source, DocxPages):
             result.warnings.append(f"{path.name} is a PDF despite its name, so it was read as the PDF it is")
         return result
 

@@ -16,10 +16,12 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
-from inference.cancel import CancelToken
+from inference.cancel import Cancelled, CancelToken
+from inference.errors import PagewiseError, shorten_message
 from inference.progress import Progress, ProgressCallback, Stage
 from summarizer.errors import DocumentError, PasswordRequired
 from summarizer.library.reading.docx_extract import DocxPages
+from summarizer.library.reading.file_type import WORD, sniff
 from summarizer.library.reading.pdf_extract import PageText, PdfPages
 from summarizer.library.reading.table_pages import TablePages
 from summarizer.library.storage.store import Library, now_iso, transaction
@@ -59,6 +61,27 @@ def open_pdf(path: Path, password: str | None) -> PdfPages | PdfiumPages:
             return PdfiumPages(path, password)
         except (DocumentError, OSError):  # an unreadable file: pypdf's message says why (issue 46)
             raise error from None
+
+
+def open_document(path: Path, password: str | None) -> PageSource:
+    """The file at ``path`` opened for reading: a Word document (told by its first bytes, unless it is
+    named .pdf) or a PDF. Any exception other than Pagewise's own while opening it becomes a
+    DocumentError naming the file: a file crafted to break a reader is that file's error, and never
+    stops a batch or its ``--resume``."""
+    try:
+        if path.suffix.lower() != ".pdf" and sniff(path) == WORD:
+            return DocxPages(path)
+        return open_pdf(path, password)
+    except (PagewiseError, Cancelled):
+        raise
+    except Exception as error:  # RecursionError, MemoryError, a reader's own bug...
+        raise DocumentError(
+            f"{path} could not be read: Pagewise failed on it ({type(error).__name__}: "
+            f"{shorten_message(str(error), 200)}). The file may be damaged or made to break readers; open it "
+            "in its program and save it again, or export it as PDF. If it is a genuine document, please report "
+            "this as a bug.",
+            path=path,
+        ) from error
 
 
 def store_pages(

@@ -52,7 +52,11 @@ def test_the_window_reports_an_ingest_bug_as_a_bug(qtbot: Any, tmp_path: Path) -
         center.report(bugs[0], "adding documents")
 
 
-def test_a_bug_in_a_folder_batch_is_sent_and_the_batch_kept(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+def test_an_exception_on_one_file_of_a_folder_is_that_file_s_error_and_the_batch_ends(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """A file that breaks a reader must not block the data room at every --resume (hostile-inputs
+    report, section 2): its exception is its error, the batch goes on and ends."""
     from app.jobs.ingest_process import FolderBatch
     from summarizer.library.batches import run_batch
     from summarizer.library.batches.batch_store import unfinished_batch
@@ -68,8 +72,26 @@ def test_a_bug_in_a_folder_batch_is_sent_and_the_batch_kept(monkeypatch: pytest.
     sent: queue.Queue[tuple[Any, ...]] = queue.Queue()
     _run_batch(IngestBatch([], embed=False, folder=FolderBatch([str(tmp_path / "room")])), sent, threading.Event())  # type: ignore[arg-type]
     messages = [sent.get_nowait() for _ in range(sent.qsize())]
-    bug = next(m for m in messages if m[0] == "bug")
-    assert bug[1].endswith("a.pdf") and bug[2] == "ZeroDivisionError: division by zero" and "Traceback" in bug[3]
-    assert messages[-2][0] == "batch_summary" and messages[-2][1]["pending"] == 1 and messages[-1] == ("finished",)
+    error = next(m for m in messages if m[0] == "error")
+    assert error[1].endswith("a.pdf") and "Pagewise failed on it (ZeroDivisionError: division by zero)" in error[3]
+    assert messages[-2][0] == "batch_summary" and messages[-2][1]["pending"] == 0 and messages[-1] == ("finished",)
     with Library.open() as library:
-        assert unfinished_batch(library) is not None
+        assert unfinished_batch(library) is None
+
+
+@pytest.mark.parametrize("error", [DocumentError("room.zip cannot be read."), FileNotFoundError("room/.unpacked")])
+def test_a_folder_that_fails_to_unpack_or_walk_is_said(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, error: Exception
+) -> None:
+    from app.jobs.ingest_process import FolderBatch
+    from summarizer.library.batches import run_batch
+
+    def broken(*args: Any, **kwargs: Any) -> None:
+        raise error
+
+    monkeypatch.setattr(run_batch, "start_batch", broken)
+    sent: queue.Queue[tuple[Any, ...]] = queue.Queue()
+    _run_batch(IngestBatch([], embed=False, folder=FolderBatch([str(tmp_path / "room")])), sent, threading.Event())  # type: ignore[arg-type]
+    messages = [sent.get_nowait() for _ in range(sent.qsize())]
+    assert messages[0][0] == ("error" if isinstance(error, DocumentError) else "bug")
+    assert messages[0][1] == str(tmp_path / "room") and messages[-1] == ("finished",)

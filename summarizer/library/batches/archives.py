@@ -7,11 +7,13 @@ refused), with the bytes written counted against the size the archive declares a
 zip, is named as skipped with the reason. Unpacking the same archive again reuses what is there:
 the folder is named by the archive's hash and marked complete once everything is out; a file an
 interrupted unpack already took out whole is kept, never replaced (on Windows the window or the
-ingest process may hold it open, and an open file cannot be replaced: issue 54).
+ingest process may hold it open, and an open file cannot be replaced: issue 54). A copy is
+deleted when its document is removed from the library (``storage.unpacked_copies``).
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import zipfile
@@ -20,11 +22,12 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
 from summarizer.errors import DocumentError
-from summarizer.library.reading.file_type import WORD_LOCK_PREFIX, is_document_name
+from summarizer.library.reading.file_type import WORD_LOCK_PREFIX, is_document_name, not_a_document_reason
+from summarizer.library.storage.private_files import PRIVATE_FOLDER_MODE, open_private, private_folder
+from summarizer.library.storage.unpacked_copies import COMPLETE_MARK
 
 MAX_UNPACKED_BYTES = 8 * 1024**3  # a data room's worth; past it the archive is refused, not half unpacked
 MAX_MEMBERS = 50_000
-COMPLETE_MARK = ".unpacked"
 _CHUNK = 1 << 20
 
 
@@ -90,15 +93,19 @@ def unpack_archive(path: Path, unpack_root: Path) -> Unpacked:
             if inner is None:
                 result.skipped.append((member.filename, "its name points outside the archive's folder"))
             elif name.startswith(WORD_LOCK_PREFIX):
-                result.skipped.append((member.filename, "a Word lock file, not a document"))
+                result.skipped.append((member.filename, not_a_document_reason(name)))
             elif name.lower().endswith(".zip"):
                 result.skipped.append((member.filename, "a zip inside the zip: unpack it and add its folder"))
             elif not is_document_name(name):
-                result.skipped.append((member.filename, "not a PDF or Word document"))
+                result.skipped.append((member.filename, not_a_document_reason(name)))
             elif member.flag_bits & 0x1:
                 result.skipped.append(
                     (member.filename, "encrypted in the archive: unpack it with its password and add the folder")
                 )
+            elif member.compress_type not in _METHODS:
+                result.skipped.append((member.filename, _METHOD_REASON))
+            elif reason := _name_problem(inner):
+                result.skipped.append((member.filename, reason))
             else:
                 wanted.append((member, inner))
         declared = sum(m.file_size for m, _ in wanted)
@@ -109,10 +116,38 @@ def unpack_archive(path: Path, unpack_root: Path) -> Unpacked:
                 path=path,
             )
         if not (target / COMPLETE_MARK).is_file():
+            private_folder(target)  # also when no member is wanted; the room's copies are the user's alone
             _extract(archive, wanted, target, path)
             (target / COMPLETE_MARK).write_text(path.name)
-        result.files = [(target / Path(*inner.parts), str(inner)) for _, inner in wanted]
+        for _, inner in wanted:
+            file = target / Path(*inner.parts)
+            if file.is_file():
+                result.files.append((file, str(inner)))
+            else:  # it could not be written (_extract said why the first time)
+                result.skipped.append((str(inner), "it could not be unpacked: unpack the archive with another tool"))
     return result
+
+
+# What zipfile unpacks: stored, deflate, bzip2, lzma. Deflate64 (9), WinZip AES (99) and others are
+# skipped, member by member: the rest of the archive is still added.
+_METHODS = (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED, zipfile.ZIP_BZIP2, zipfile.ZIP_LZMA)
+_METHOD_REASON = (
+    "compressed in a way Pagewise cannot unpack (Deflate64 or WinZip AES, used by some Windows zip tools): "
+    "unpack the archive with 7-Zip or Windows Explorer and add the folder"
+)
+# A file name is at most 255 bytes on the usual file systems; ".part" is added while it is written.
+_MAX_NAME_BYTES = 255 - len(".part")
+# Characters a Windows file name cannot hold, legal in a zip made on a Mac or Linux.
+_WINDOWS_FORBIDDEN = set('<>:"|?*')
+
+
+def _name_problem(inner: PurePosixPath) -> str | None:
+    """Why a member's name cannot be a file here, or None."""
+    if any(len(part.encode()) > _MAX_NAME_BYTES for part in inner.parts):
+        return "its name is too long for a file on this computer: unpack the archive with another tool"
+    if os.name == "nt" and any(ch in _WINDOWS_FORBIDDEN for ch in str(inner)):
+        return 'its name holds a character Windows does not allow (< > : " | ? *): unpack it with another tool'
+    return None
 
 
 def _extract(
@@ -123,13 +158,13 @@ def _extract(
         destination = target / Path(*inner.parts)
         if not destination.resolve().is_relative_to(target_resolved):  # a link planted in the folder
             raise DocumentError(f"{path.name}: {member.filename} would be written outside {target}.", path=path)
-        destination.parent.mkdir(parents=True, exist_ok=True)
         if _already_out(destination, member):
             continue  # an interrupted unpack got this far: the window may have it open (not replaced)
         partial = destination.with_name(destination.name + ".part")
         written = 0
         try:
-            with archive.open(member) as source, partial.open("wb") as sink:
+            destination.parent.mkdir(parents=True, exist_ok=True, mode=PRIVATE_FOLDER_MODE)
+            with archive.open(member) as source, os.fdopen(open_private(partial), "wb") as sink:
                 while chunk := source.read(_CHUNK):
                     written += len(chunk)
                     if written > member.file_size:  # more than declared: a forged header
@@ -146,6 +181,10 @@ def _extract(
                 "tool and add the folder.",
                 path=path,
             ) from None
+        except OSError:  # a name this system refuses, a path too long: that member is left, the rest unpacked
+            with contextlib.suppress(OSError):
+                partial.unlink(missing_ok=True)
+            continue
         except BaseException:
             partial.unlink(missing_ok=True)
             raise

@@ -20,6 +20,19 @@ FAILED = "failed"
 SKIPPED = "skipped"
 
 
+NAMED_NOT_ADDED = 3  # files not added that a summary line names with why; past it, the first are named
+
+
+def describe_not_added(skipped: list[tuple[str, str]]) -> str:
+    """ "1 not added: old.doc (an old Word 97–2003 document (.doc)…: open it and save it as…)": each
+    file named with why, up to ``NAMED_NOT_ADDED``; past it the first few, and how many more."""
+    if len(skipped) <= NAMED_NOT_ADDED:
+        named = "; ".join(f"{Path(path).name} ({reason})" for path, reason in skipped)
+        return f"{len(skipped)} not added: {named}"
+    names = ", ".join(Path(path).name for path, _ in skipped[:NAMED_NOT_ADDED])
+    return f"{len(skipped)} not added, not PDF or Word documents ({names} and {len(skipped) - NAMED_NOT_ADDED} more)"
+
+
 @dataclass(frozen=True, slots=True)
 class BatchFile:
     batch_id: int
@@ -60,7 +73,7 @@ class BatchSummary:
         if self.failed:
             parts.append(f"{len(self.failed)} failed")
         if self.skipped:
-            parts.append(f"{len(self.skipped)} not added (not documents)")
+            parts.append(describe_not_added(self.skipped))
         if self.pending:
             parts.append(f"{self.pending} still to add")
         return ", ".join(parts)

@@ -3,8 +3,8 @@
 ``start_batch`` finds the documents (``folder_walk``) and stores the batch; ``run_batch`` adds its
 pending files one by one (``summarizer.library.ingest``), recording each outcome as it goes, and
 reports a ``BatchProgress``: files done of the batch's, pages per second, time left (from the bytes
-still to read at the rate of those read this run). One file that fails is recorded with its reason
-and the batch goes on; a full disk stops it (the files added so far stay added, and the
+still to read at the rate of those read this run). One file that fails (whatever the exception) is recorded with its
+reason and the batch goes on; a full disk stops it (the files added so far stay added, and the
 ``DiskFull`` message says what to free); a cancel stops it with the rest pending, to continue later.
 """
 
@@ -15,8 +15,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from inference.cancel import NEVER_CANCELLED, CancelToken
-from inference.errors import PagewiseError
+from inference.cancel import NEVER_CANCELLED, Cancelled, CancelToken
+from inference.errors import PagewiseError, shorten_message
 from inference.progress import Progress, ProgressCallback, Stage, no_progress
 from summarizer.errors import DiskFull
 from summarizer.library.batches.batch_store import (
@@ -39,6 +39,7 @@ from summarizer.library.ingest import IngestOptions, IngestResult, ingest_path
 from summarizer.library.storage.disk_space import batch_space_error
 from summarizer.library.storage.paths import data_home
 from summarizer.library.storage.store import Library
+from summarizer.library.storage.unpacked_copies import UNPACKED_FOLDER
 
 FileOutcome = Callable[[BatchFile, str, str, IngestResult | None], None]
 """(the file, its outcome, the reason (why it failed, what it duplicates), the ingest's result
@@ -60,7 +61,7 @@ class BatchProgress(Progress):
 
 def unpack_folder() -> Path:
     """Where archives are unpacked: the data folder's ``unpacked/``."""
-    return data_home() / "unpacked"
+    return data_home() / UNPACKED_FOLDER
 
 
 def start_batch(library: Library, paths: list[Path], unpack_root: Path | None = None) -> int:
@@ -145,6 +146,12 @@ def _run(
     return batch_summary(library, batch_id)
 
 
+_BUG = (
+    "the file may be damaged or made to break readers; open it in its program and save it again, or export it "
+    "as PDF. If it is a genuine document, please report this as a bug."
+)
+
+
 def _pages(result: IngestResult | None, outcome: str) -> int:
     return result.pages if result is not None and outcome == ADDED else 0
 
@@ -162,6 +169,14 @@ def _add(
         raise  # run_batch says it for the batch
     except PagewiseError as error:
         return FAILED, str(error), None
+    except Cancelled:
+        raise
+    except Exception as error:  # one file never stops the batch, nor each --resume after it
+        return (
+            FAILED,
+            f"Pagewise failed on it ({type(error).__name__}: {shorten_message(str(error), 200)}): {_BUG}",
+            None,
+        )
     if result.status == "unchanged":
         return DUPLICATE, f"already in the library as {result.title or Path(result.path).name}", result
     return ADDED, "", result

@@ -25,6 +25,7 @@ from lxml import etree
 from summarizer.errors import DocumentError, NoText
 from summarizer.library.reading.docx_body import BodyReader, author, clean, date
 from summarizer.library.reading.docx_document import Comment, DocxDocument, DocxParagraph, Furniture
+from summarizer.library.reading.docx_limits import check_text
 from summarizer.library.reading.docx_numbering import Numbering, w
 from summarizer.library.reading.docx_package import PartReader, main_part
 from summarizer.library.reading.docx_styles import ParagraphStyles, read_styles
@@ -106,7 +107,7 @@ def read_docx(path: Path) -> DocxDocument:
         ) from None
     with archive:
         parts = PartReader(archive, path)
-        main = main_part(parts)
+        main = parts.main = main_part(parts)
         document = parts.xml(main)
         if document is None:
             raise DocumentError(f"{path} has no document part ({main}): it is not a Word document.", path=path)
@@ -127,7 +128,16 @@ def read_docx(path: Path) -> DocxDocument:
         reader = BodyReader(ParagraphStyles(numbering, styles, default))
         body = document.find(w("body"))
         if body is not None:
-            reader.body(body)
+            try:
+                reader.body(body)
+            except RecursionError:  # lxml allows 2,048 levels with huge_tree; the walk recurses per level
+                raise DocumentError(
+                    f"{path} was not added: its content is nested deeper than Pagewise reads (content controls "
+                    "or links inside one another hundreds of times, which real documents never are). Export it "
+                    "as PDF and add that.",
+                    path=path,
+                ) from None
+        check_text([p.display_text for p in reader.paragraphs], path)
         pages_recorded = reader.rendered_breaks > 0
         paragraphs = reader.paragraphs
         if not pages_recorded:

@@ -17,6 +17,13 @@ from dataclasses import dataclass, field, replace
 
 from lxml import etree
 
+from summarizer.library.reading.docx_limits import (
+    MAX_LETTER_REPEAT,
+    MAX_LEVEL_TEXT_CHARS,
+    MAX_NUMBER_START,
+    MAX_ROMAN,
+)
+
 W = "http://schemas.openxmlformats.org/wordprocessingml/2006/main"
 _W = f"{{{W}}}"
 MAX_LEVELS = 9
@@ -34,11 +41,14 @@ def w_val(element: etree._Element | None, attribute: str = "val") -> str | None:
     return None if value is None else str(value)
 
 
-def _int(value: str | None, default: int) -> int:
+def _int(value: str | None, default: int, high: int = MAX_NUMBER_START) -> int:
+    """An attribute's integer, kept within ``-high``..``high`` (a start of 10**30 would overflow the
+    number formats and ask for gigabytes of letters)."""
     try:
-        return int(value) if value is not None else default
+        number = int(value) if value is not None else default
     except ValueError:
         return default
+    return max(-high, min(number, high))
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,7 +83,7 @@ def _level(element: etree._Element) -> Level:
     return Level(
         start=_int(w_val(element.find(w("start"))), 1),
         num_format=w_val(element.find(w("numFmt"))) or "decimal",
-        text=w_val(element.find(w("lvlText"))) or "",
+        text=(w_val(element.find(w("lvlText"))) or "")[:MAX_LEVEL_TEXT_CHARS],
         restart_after=None if restart is None else _int(w_val(restart), 0),
         legal=legal is not None and w_val(legal) not in ("0", "false", "off"),
         style_id=w_val(element.find(w("pStyle"))),
@@ -159,7 +169,7 @@ _ORDINAL_WORDS |= {"nine": "ninth", "twelve": "twelfth"}
 
 
 def roman(value: int) -> str:
-    if value <= 0:
+    if value <= 0 or value > MAX_ROMAN:
         return str(value)
     out = []
     for amount, letters in _ROMAN:
@@ -171,7 +181,7 @@ def roman(value: int) -> str:
 
 def letters(value: int) -> str:
     """Word's letter numbering: a … z, then aa … zz, aaa … (the letter repeated, not base 26)."""
-    if value <= 0:
+    if value <= 0 or value > 26 * MAX_LETTER_REPEAT:
         return str(value)
     return chr(ord("a") + (value - 1) % 26) * ((value - 1) // 26 + 1)
 

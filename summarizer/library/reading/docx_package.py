@@ -2,7 +2,8 @@
 the usual one) and parsed as XML, and which part is the document's body.
 
 The XML parser resolves no entities and reaches no network; a part that is not valid XML raises a
-DocumentError naming the file and the part.
+DocumentError naming the file and the part. A part is read through ``docx_limits.read_part``, which
+stops at its limit however far it would inflate.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from pathlib import Path
 from lxml import etree
 
 from summarizer.errors import DocumentError
+from summarizer.library.reading.docx_limits import part_limit, read_part
 from summarizer.library.reading.docx_numbering import W
 
 _STRICT_W = b"http://purl.oclc.org/ooxml/wordprocessingml/main"
@@ -25,11 +27,12 @@ class PartReader:
         self.archive = archive
         self.path = path
         self.names = set(archive.namelist())
+        self.main = "word/document.xml"  # the body part, allowed the larger limit (set by main_part's caller)
 
     def read(self, name: str) -> bytes | None:
         if name not in self.names:
             return None
-        data = self.archive.read(name)
+        data = read_part(self.archive, name, part_limit(name, self.main), self.path)
         # Strict Open XML differs from the usual (transitional) form mostly in its namespaces.
         return data.replace(_STRICT_W, W.encode()) if _STRICT_W in data else data
 

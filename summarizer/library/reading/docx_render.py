@@ -44,6 +44,35 @@ def find_soffice() -> str | None:
     return None
 
 
+# The other side's file is laid out with nothing fetched or run: a linked image or object from a
+# server named in the file is not loaded (it would tell that server the file was opened, a read
+# receipt), and no macro runs. BlockUntrustedRefererLinks blocks what a document outside LibreOffice's
+# trusted locations links to, as Collabora Online sets it for its conversions.
+_PROFILE_SETTINGS = (
+    ("/org.openoffice.Office.Common/Security/Scripting", "BlockUntrustedRefererLinks", "xs:boolean", "true"),
+    ("/org.openoffice.Office.Common/Security/Scripting", "DisableMacrosExecution", "xs:boolean", "true"),
+    ("/org.openoffice.Office.Common/Security/Scripting", "MacroSecurityLevel", "xs:int", "3"),
+)
+
+
+def write_profile(profile: Path) -> Path:
+    """A fresh LibreOffice profile whose settings fetch nothing external and run no macros."""
+    items = "".join(
+        f'<item oor:path="{where}"><prop oor:name="{name}" oor:op="fuse" oor:type="{kind}"><value>{value}</value>'
+        "</prop></item>\n"
+        for where, name, kind, value in _PROFILE_SETTINGS
+    )
+    settings = profile / "user" / "registrymodifications.xcu"
+    settings.parent.mkdir(parents=True, exist_ok=True)
+    settings.write_text(
+        '<?xml version="1.0" encoding="UTF-8"?>\n<oor:items xmlns:oor="http://openoffice.org/2001/registry" '
+        'xmlns:xs="http://www.w3.org/2001/XMLSchema" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance">\n'
+        f"{items}</oor:items>\n",
+        encoding="utf-8",
+    )
+    return settings
+
+
 def rendered_path(cache: Path, sha256: str) -> Path:
     return cache / "word-pages" / f"{sha256}.pdf"
 
@@ -88,6 +117,7 @@ def render_docx(
         source = work / "in" / f"document{path.suffix.lower() or '.docx'}"  # a plain name LibreOffice keeps
         source.parent.mkdir()
         shutil.copyfile(path, source)
+        write_profile(work / "profile")
         command = [
             program,
             f"-env:UserInstallation={(work / 'profile').as_uri()}",

@@ -8,6 +8,8 @@ compound file holding an ``EncryptionInfo`` stream) is told apart from an old bi
 
 from __future__ import annotations
 
+import contextlib
+import stat
 import zipfile
 from pathlib import Path
 from typing import Literal
@@ -42,6 +44,31 @@ def is_document_name(name: str) -> bool:
     return name.lower().endswith(DOCUMENT_SUFFIXES) and not name.startswith(WORD_LOCK_PREFIX)
 
 
+# What a file that is not a PDF or Word document is, told by its name, with what to do instead
+# (a folder's file is never opened to tell; ``sniff`` says the same of a file it opens).
+_NOT_READ_BY_SUFFIX = {
+    ".doc": "an old Word 97–2003 document (.doc), which Pagewise does not read",
+    ".dot": "an old Word 97–2003 template (.dot), which Pagewise does not read",
+    ".rtf": "a Rich Text (RTF) file, which Pagewise does not read",
+    ".odt": "an OpenDocument text (.odt), which Pagewise does not read",
+    ".pages": "an Apple Pages document, which Pagewise does not read",
+    ".wpd": "a WordPerfect document, which Pagewise does not read",
+}
+_SAVE_AS = "open it and save it as a Word Document (.docx), or export it as PDF, then add that"
+
+
+def not_a_document_reason(name: str) -> str:
+    """Why a file named ``name`` is not added, and what to do: for a folder's list and the command line."""
+    if name.startswith(WORD_LOCK_PREFIX):
+        return (
+            f"Word's lock file for a document open in Word, not a document: add {name[len(WORD_LOCK_PREFIX) :]} itself"
+        )
+    known = _NOT_READ_BY_SUFFIX.get(Path(name).suffix.lower())
+    if known:
+        return f"{known}: {_SAVE_AS}"
+    return "not a PDF or Word document (nor a .zip of them): export it as PDF to add it"
+
+
 def is_word_lock_file(path: Path) -> bool:
     return path.name.startswith(WORD_LOCK_PREFIX)
 
@@ -53,6 +80,9 @@ def read_head(path: Path, kind: str) -> bytes:
         raise DocumentError(f"{path}: no such file. Check the path and try again.", path=path)
     if path.is_dir():
         raise DocumentError(f"{path} is a folder, not {kind}.", path=path)
+    with contextlib.suppress(OSError):
+        if not stat.S_ISREG(path.stat().st_mode):  # a pipe would block the open forever
+            raise DocumentError(f"{path} is not a file (a pipe, socket or device), not {kind}.", path=path)
     try:
         with path.open("rb") as handle:
             return handle.read(_HEAD)
@@ -139,27 +169,22 @@ def _ole_error(path: Path) -> None:
 
 
 def _check_word_zip(path: Path) -> None:
+    # Only the zip's directory is read here: a part is inflated when it is read, through
+    # docx_limits.read_part, which stops at its limit (testzip() would inflate every part whole).
     try:
         with zipfile.ZipFile(path) as archive:
             names = set(archive.namelist())
-            broken = archive.testzip()
     except zipfile.BadZipFile:
         raise DocumentError(
             f"{path} is damaged: it is not a complete Word file (its zip container cannot be opened). "
             "Re-download it, or open it in Word, which may repair it, and save it again.",
             path=path,
         ) from None
-    except (OSError, EOFError, ValueError, NotImplementedError) as error:
+    except (OSError, EOFError, ValueError, NotImplementedError, RuntimeError) as error:
         raise DocumentError(
             f"{path} is damaged and cannot be opened ({error}). Re-download it or save it again from Word.",
             path=path,
         ) from None
-    if broken is not None:
-        raise DocumentError(
-            f"{path} is damaged: its part {broken} is corrupt. Re-download it, or open it in Word, which may "
-            "repair it, and save it again.",
-            path=path,
-        )
     if "word/document.xml" not in names and not any(n.endswith("document.xml") for n in names):
         what = (
             "an Excel workbook"

@@ -6,6 +6,8 @@ import os
 import sys
 from pathlib import Path
 
+from summarizer.library.storage.private_files import private_folder
+
 ENV_HOME = "PAGEWISE_HOME"
 ASSETS = Path(__file__).resolve().parents[3] / "assets"
 
@@ -13,14 +15,11 @@ ASSETS = Path(__file__).resolve().parents[3] / "assets"
 def data_home() -> Path:
     """The data folder (library database, vector index, models). Created on first use."""
     override = os.environ.get(ENV_HOME)
-    if override:
-        home = Path(override).expanduser()
-    else:
-        import platformdirs
+    if override:  # the user's own folder: private when created here, never changed after
+        return private_folder(Path(override).expanduser(), existing_too=False)
+    import platformdirs
 
-        home = Path(platformdirs.user_data_dir("Pagewise", appauthor=False))
-    home.mkdir(parents=True, exist_ok=True)
-    return home
+    return private_folder(Path(platformdirs.user_data_dir("Pagewise", appauthor=False)))  # contracts: the user's alone
 
 
 def library_path() -> Path:
@@ -36,8 +35,7 @@ def cache_dir() -> Path:
         import platformdirs
 
         path = Path(platformdirs.user_cache_dir("Pagewise", appauthor=False))
-    path.mkdir(parents=True, exist_ok=True)
-    return path
+    return private_folder(path)  # pages of the user's contracts, as rendered
 
 
 def models_dir() -> Path:

@@ -16,7 +16,9 @@ from summarizer.errors import DocumentNotFound, LibraryError
 from summarizer.library.storage.disk_space import space_error
 from summarizer.library.storage.metadata_text import clean_metadata_text
 from summarizer.library.storage.paths import library_path
+from summarizer.library.storage.private_files import private_file
 from summarizer.library.storage.schema import SCHEMA_VERSION, applied_version, migrate, transaction
+from summarizer.library.storage.unpacked_copies import discard_unpacked_copy
 
 __all__ = ["PASSAGE_FORMAT", "DocumentRecord", "Library", "now_iso", "transaction"]
 
@@ -139,6 +141,7 @@ class Library:
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
             conn = sqlite3.connect(str(path), isolation_level=None, timeout=30, check_same_thread=False)
+            private_file(path)  # before WAL: SQLite gives its -wal and -shm files the database's mode
             conn.execute("PRAGMA journal_mode=WAL")
             conn.execute("PRAGMA synchronous=NORMAL")
             conn.execute("PRAGMA foreign_keys=ON")
@@ -230,6 +233,7 @@ class Library:
         record = self.document(doc_id)
         with transaction(self.db):
             self.db.execute("DELETE FROM documents WHERE doc_id = ?", [doc_id])
+        discard_unpacked_copy(self.path.parent, Path(record.path))  # a data room's copy goes with it
         return record
 
     def page_text(self, doc_id: str, page: int) -> str:

@@ -27,6 +27,7 @@ from typing import Any, BinaryIO, TypeVar
 import numpy as np
 import numpy.typing as npt
 
+from summarizer.library.storage.private_files import open_private
 from summarizer.library.storage.store import Library
 
 _T = TypeVar("_T")
@@ -163,7 +164,7 @@ def _write(path: Path, built: VectorIndex) -> None:
     header = json.dumps({"generation": built.generation, "model": built.model}).encode()
     crc = zlib.crc32(payload, zlib.crc32(header))
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    with tmp.open("wb") as handle:
+    with os.fdopen(open_private(tmp), "wb") as handle:
         handle.write(_HEADER.pack(MAGIC, len(header), crc))
         handle.write(header)
         half = len(payload) // 2

@@ -419,3 +419,26 @@ def test_a_refused_key_says_whether_one_was_sent(
     memory_keyring.set_password("pagewise", url, "wrong")
     code, data = run_json(capsys, "summarize", doc_id, "--remote", url)
     assert code == 1 and data["error"].startswith(f"The server at {url} refused the API key it was sent (HTTP 401).")
+
+
+def test_plain_http_to_another_computer_is_warned_of_before_connecting(
+    capsys: pytest.CaptureFixture[str], library: Library, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import inference.engines.remote
+    from inference.errors import EngineError
+
+    class Unreachable:
+        def __init__(self, url: str, *, api_key: str | None) -> None:
+            pass
+
+        def load(self, *args: object) -> None:
+            raise EngineError("The server at http://10.0.0.5:8080 did not answer.")
+
+        def close(self) -> None:
+            pass
+
+    monkeypatch.setattr(inference.engines.remote, "RemoteEngine", Unreachable)
+    doc_id = add_document(library, numbered_pages(2), title="Supply")
+    code = main(["ask", doc_id, "When are invoices paid?", "--remote", "http://10.0.0.5:8080", "--json"])
+    assert code == 1
+    assert "pagewise: warning: http://10.0.0.5:8080 is plain http to another computer" in capsys.readouterr().err

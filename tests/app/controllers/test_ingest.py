@@ -261,3 +261,13 @@ def test_the_ingest_process_killed_while_finding_the_documents_is_said(
     assert stopped.text.startswith("The PDF reader was ended by the system (SIGKILL, as when memory runs out) while ")
     assert f"Add {data_room.name} again" in stopped.text
     assert stopped.text in _shown(window) and not window.ingest_progress.isVisible()
+
+
+def test_the_window_s_batch_summary_names_a_file_not_added_and_what_to_do() -> None:
+    """Walk 2026-12-06, finding 9: a .doc in a dropped folder was "1 not added (not documents)"."""
+    from app.controllers.ingest import describe_summary
+
+    reason = "an old Word 97–2003 document (.doc), which Pagewise does not read: open it and save it as .docx"
+    summary = {"added": 2, "duplicates": 0, "failed": [], "pending": 0}
+    line = describe_summary({**summary, "skipped": [{"path": "/room/old.doc", "reason": reason}]})
+    assert line == f"2 added, 1 not added: old.doc ({reason})"

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import argparse
 import io
+import json
 
-from app.services.output import TerminalProgress
+import pytest
+
+from app.services.output import EXIT_BUG, TerminalProgress, run_command
 from inference.progress import Progress, Stage
 
 
@@ -35,3 +39,14 @@ def test_disabled_writes_nothing() -> None:
     bar(Progress(Stage.READ_PAGES, 1, 2))
     bar.close()
     assert stream.getvalue() == ""
+
+
+def test_an_unexpected_exception_is_one_line_with_where_not_a_traceback(capsys: pytest.CaptureFixture[str]) -> None:
+    def handler(args: argparse.Namespace) -> int:
+        raise OverflowError("int too large to convert to C long")
+
+    code = run_command(argparse.Namespace(handler=handler, json=True))
+    assert code == EXIT_BUG
+    reply = json.loads(capsys.readouterr().out)
+    assert reply["error"].startswith("Pagewise failed unexpectedly (OverflowError: int too large")
+    assert "report it" in reply["error"] and reply["detail"].startswith("at test_output.py:")

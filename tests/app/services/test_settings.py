@@ -332,3 +332,14 @@ def test_the_mouse_wheel_over_the_form_scrolls_it_and_changes_no_setting(qtbot: 
     qtbot.waitUntil(editor.hasFocus)
     assert wheel_down(editor)
     assert dialog.values()["background_summaries"] != before["background_summaries"]
+
+
+def test_the_key_field_warns_of_plain_http_to_another_computer(qtbot: Any) -> None:
+    dialog = SettingsDialog({**{s.key: s.default for s in SCHEMA}, "remote_url": "http://10.0.0.5:8080"})
+    qtbot.addWidget(dialog)
+    dialog.refresh()
+    assert "Warning" in dialog.api_key_hint.text() and "unencrypted" in dialog.api_key_hint.text()
+    local = SettingsDialog({**{s.key: s.default for s in SCHEMA}, "remote_url": "http://127.0.0.1:8080"})
+    qtbot.addWidget(local)
+    local.refresh()
+    assert "Warning" not in local.api_key_hint.text()

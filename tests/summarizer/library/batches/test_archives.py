@@ -95,3 +95,39 @@ def test_a_damaged_copy_held_open_is_named(tmp_path: Path, windows_file_locks: A
     with shown.open("rb"), pytest.raises(DocumentError, match="is open in another program"):
         unpack_archive(archive, tmp_path / "unpacked")
     assert not list(shown.parent.glob("*.part"))
+
+
+def test_a_zip_without_documents_unpacks_to_nothing_without_an_error(tmp_path: Path) -> None:
+    archive = tmp_path / "sheets.zip"
+    with zipfile.ZipFile(archive, "w") as z:
+        z.writestr("budget.xlsx", b"PK")
+    result = unpack_archive(archive, tmp_path / "unpacked")
+    assert result.files == [] and "not a PDF or Word document" in dict(result.skipped)["budget.xlsx"]
+
+
+def _set_method(path: Path, name: str, method: int) -> None:
+    """Write ``method`` as the compression method of member ``name`` (local header and central directory)."""
+    data = bytearray(path.read_bytes())
+    with zipfile.ZipFile(path) as z:
+        offset = z.getinfo(name).header_offset
+    data[offset + 8 : offset + 10] = method.to_bytes(2, "little")
+    central = data.index(b"PK\x01\x02")
+    while data[central + 46 : central + 46 + len(name)] != name.encode():
+        central = data.index(b"PK\x01\x02", central + 4)
+    data[central + 10 : central + 12] = method.to_bytes(2, "little")
+    path.write_bytes(bytes(data))
+
+
+def test_a_deflate64_member_or_a_name_too_long_skips_that_member_only(tmp_path: Path) -> None:
+    pdf = make_pdf(tmp_path / "x.pdf", text_pages(1))
+    archive = tmp_path / "room.zip"
+    long_name = "a" * 252 + ".pdf"
+    with zipfile.ZipFile(archive, "w") as z:
+        z.write(pdf, "kept.pdf")
+        z.write(pdf, "deflate64.pdf")
+        z.write(pdf, long_name)
+    _set_method(archive, "deflate64.pdf", 9)
+    result = unpack_archive(archive, tmp_path / "unpacked")
+    assert [inner for _, inner in result.files] == ["kept.pdf"]
+    reasons = dict(result.skipped)
+    assert "Deflate64" in reasons["deflate64.pdf"] and "too long" in reasons[long_name]

@@ -17,6 +17,7 @@ from summarizer.library.batches.batch_store import ADDED, DUPLICATE, batch_files
 from summarizer.library.batches.run_batch import BatchProgress, run_batch, start_batch
 from summarizer.library.ingest import IngestOptions
 from summarizer.library.storage.store import Library
+from tests.pdf_factory import make_pdf, text_pages
 
 FAST = IngestOptions(embed=False, ocr="never")
 
@@ -158,3 +159,26 @@ def test_a_batch_writes_the_vector_index_once_at_its_end(tmp_path: Path, monkeyp
         vector_index.forget_loaded()
         count = library.db.execute("SELECT COUNT(*) FROM embeddings").fetchone()[0]
         assert vector_index.load_index(library).size == count > 0
+
+
+def test_an_unexpected_exception_on_one_file_is_its_error_and_the_batch_goes_on(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    room = tmp_path / "room"
+    room.mkdir()
+    make_pdf(room / "a.pdf", text_pages(1, tag="a"))
+    make_pdf(room / "b.pdf", text_pages(1, tag="b"))
+    real = run_batch_module.ingest_path
+
+    def poisoned(library: Library, path: Path, *args: Any, **kwargs: Any) -> Any:
+        if path.name == "a.pdf":
+            raise RecursionError("maximum recursion depth exceeded")
+        return real(library, path, *args, **kwargs)
+
+    monkeypatch.setattr(run_batch_module, "ingest_path", poisoned)
+    with Library.open() as library:
+        summary = run_batch(library, start_batch(library, [room], tmp_path / "unpacked"), FAST)
+        assert unfinished_batch(library) is None  # finished: no --resume stops at a.pdf again
+    ((path, reason),) = summary.failed
+    assert path.endswith("a.pdf") and "Pagewise failed on it (RecursionError" in reason
+    assert summary.added == 1

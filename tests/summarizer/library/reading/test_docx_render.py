@@ -146,3 +146,23 @@ def test_a_stopped_layout_ends_what_libreoffice_started(docx: Path, tmp_path: Pa
     with pytest.raises(Cancelled):
         render_docx(docx, tmp_path / "cache", str(script), cancel=token, timeout_s=120)
     assert ready.exists() and not windows_file_locks.refusals
+
+
+def test_libreoffice_lays_the_file_out_with_external_links_blocked_and_no_macros(docx: Path, tmp_path: Path) -> None:
+    """A linked image from the other side's server would be fetched as the file is laid out, telling
+    that server the file was opened (checked by hand with LibreOffice 7.4 and a local server: two
+    requests before, none with this profile)."""
+    soffice, _ = fake_soffice(tmp_path)
+    seen = tmp_path / "settings.xcu"
+    script = Path(soffice)
+    script.write_text(
+        script.read_text()
+        + "profile = next(a for a in args if a.startswith('-env:UserInstallation=file://'))\n"
+        + "from urllib.parse import unquote\n"
+        + f"Path({str(seen)!r}).write_text((Path(unquote(profile.split('file://', 1)[1])) / 'user' / "
+        + "'registrymodifications.xcu').read_text())\n"
+    )
+    render_docx(docx, tmp_path / "cache", soffice)
+    settings = seen.read_text()
+    assert 'oor:name="BlockUntrustedRefererLinks" oor:op="fuse" oor:type="xs:boolean"><value>true<' in settings
+    assert 'oor:name="DisableMacrosExecution" oor:op="fuse" oor:type="xs:boolean"><value>true<' in settings

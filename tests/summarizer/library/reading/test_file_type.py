@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import zipfile
 from pathlib import Path
 
@@ -120,3 +121,9 @@ def test_macro_enabled_and_template_word_files_are_read_as_word(tmp_path: Path) 
         path = write_docx(tmp_path / name, para("Terms."))
         assert sniff(path) == WORD
         assert [p.text for p in read_docx(path).paragraphs] == ["Terms."]
+
+
+def test_a_pipe_added_by_name_is_refused_without_opening_it(tmp_path: Path) -> None:
+    os.mkfifo(tmp_path / "pipe.docx")
+    with pytest.raises(DocumentError, match=r"pipe\.docx is not a file"):
+        sniff(tmp_path / "pipe.docx")
