@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from inference.cancel import NEVER_CANCELLED, CancelToken
 from inference.progress import Progress, ProgressCallback, Stage, no_progress
 from summarizer.errors import DocumentError, PasswordRequired
-from summarizer.library.cutting.clause_units import document_clauses
+from summarizer.library.cutting.clause_units import document_clauses, pdf_clauses
 from summarizer.library.cutting.passages import (
     DEFAULT_MAX_CHARS,
     DEFAULT_MAX_TOKENS,
@@ -350,7 +350,7 @@ class Ingestor:
         kind = self.options.kind or document_kind(t for _, t in readable)
         if kind == FILING:
             readable = without_furniture(readable)  # running headers and footers stay out of passages
-        self._store_passages(doc_id, readable, tokenizer, kind, warnings, ocr_pages, bad_pages)
+        self._store_passages(doc_id, readable, tokenizer, kind, warnings, ocr_pages, bad_pages, pdf=kind != FILING)
 
     def _chunk_word(self, doc_id: str, pages: list[tuple[int, str]], tokenizer: Any) -> None:
         """A Word document's paragraphs are its pages: each has text (none is a scan to OCR), and its
@@ -370,6 +370,8 @@ class Ingestor:
         warnings: list[str],
         ocr_pages: list[int],
         bad_pages: list[int],
+        *,
+        pdf: bool = False,  # a PDF's clauses are cut without its page furniture (a filing's pages come without it)
     ) -> None:
         rows = [
             (
@@ -405,7 +407,7 @@ class Ingestor:
                 c.end,
                 c.text,
             )
-            for c in document_clauses(readable)
+            for c in (pdf_clauses(readable) if pdf else document_clauses(readable))
         ]
         with transaction(self.db):
             self.db.execute("DELETE FROM clauses WHERE doc_id = ?", [doc_id])
