@@ -39,20 +39,25 @@ def words(text: str) -> list[str]:
     return _WORD.findall(text)
 
 
+# A hyphen between letters: a layout that broke "non-transferable" at the end of a line reads
+# "nontransferable" (the reader joins a word hyphenated across lines), another keeps the hyphen.
+_WORD_HYPHEN = re.compile(r"(?<=[^\W\d_])-(?=[^\W\d_])")
+
+
 def plain_form(text: str) -> str:
     """The text with look-alike characters made one: quotes, dashes, compatibility forms."""
     return unicodedata.normalize("NFKC", text.translate(_LOOK_ALIKES))
 
 
+def formatting_key(text: str) -> str:
+    """The text with quotes, dashes, look-alike punctuation and spacing made uniform, and words
+    joined at their hyphens: equal keys differ only in form."""
+    return " ".join(words(_WORD_HYPHEN.sub("", plain_form(text))))
+
+
 def word_keys(text: str) -> list[str]:
     """``words(text)``, each in its plain form: one key per word, so a diff of keys indexes the words."""
     return [plain_form(word) for word in words(text)]
-
-
-def formatting_key(text: str) -> str:
-    """The text with quotes, dashes, look-alike punctuation and spacing made uniform: equal keys
-    differ only in form."""
-    return " ".join(words(plain_form(text)))
 
 
 @dataclass(frozen=True, slots=True)

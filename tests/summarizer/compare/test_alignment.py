@@ -43,3 +43,11 @@ def test_a_clause_copied_to_another_place_is_added_there_and_not_moved() -> None
     articles[1][2].append(("2.4", law[1], law[2]))  # 3.3 Governing Law, copied before itself as 2.4
     changes = [c for c in compare_pages(contract_pages(), contract_pages(articles)).changes if not c.hidden]
     assert [(c.kind, c.new.display_label) for c in changes] == [(ADDED, "2.4 Governing Law")]  # type: ignore[union-attr]
+
+
+def test_a_word_hyphenated_at_a_line_end_in_one_layout_is_formatting_only() -> None:
+    # The reader joins "non-" and "exclusive" across a line break: "nonexclusive".
+    old = contract_pages(edited({"Each party shall bear": "Each party shall bear, on a non-exclusive basis,"}))
+    new = [(1, old[0][1].replace("non-exclusive", "non-\nexclusive"))]
+    comparison = compare_pages(old, new)
+    assert comparison.verdict == IDENTICAL and [c.kind for c in comparison.changes] == [FORMATTING]
