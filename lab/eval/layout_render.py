@@ -197,4 +197,3 @@ def libreoffice_pdf(docx_files: list[Path], outdir: Path) -> list[Path]:
         timeout=600,
     )
     return [outdir / f"{f.stem}.pdf" for f in docx_files]
-
