@@ -16,15 +16,43 @@ from __future__ import annotations
 
 import shutil
 import subprocess
+import unicodedata
 import zipfile
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from pathlib import Path
 from xml.sax.saxutils import escape
 
-from lab.bench.dataroom_render import FIXED_DATE, latin1
 from lab.eval.compare_known_edits import ARTICLE_HEADING
 from lab.eval.numbered_docx import write_numbered_docx
 from tests.docx_factory import para, write_docx
+
+FIXED_DATE = datetime(2021, 3, 1, tzinfo=UTC)  # a fixed creation date: the same bytes on each run
+
+# Characters outside Latin-1 (the core fonts' encoding) that contracts use, written as Latin-1.
+REPLACEMENTS = {
+    "\u2018": "'",
+    "\u2019": "'",
+    "\u201c": '"',
+    "\u201d": '"',
+    "\u2013": "-",
+    "\u2014": "-",
+    "\u2022": "*",
+    "\u2026": "...",
+    "\u00a0": " ",
+    "\t": "    ",
+}
+
+
+def latin1(text: str) -> str:
+    out = []
+    for char in text:
+        char = REPLACEMENTS.get(char, char)
+        if len(char) == 1 and ord(char) > 255:
+            decomposed = unicodedata.normalize("NFKD", char).encode("latin-1", "ignore").decode("latin-1")
+            char = decomposed or "?"
+        out.append(char)
+    return "".join(out)
 
 
 @dataclass(frozen=True)
