@@ -40,8 +40,9 @@ def words(text: str) -> list[str]:
 
 
 # A hyphen between letters: a layout that broke "non-transferable" at the end of a line reads
-# "nontransferable" (the reader joins a word hyphenated across lines), another keeps the hyphen.
-_WORD_HYPHEN = re.compile(r"(?<=[^\W\d_])-(?=[^\W\d_])")
+# "nontransferable" (the reader joins a word hyphenated across lines), or "Mid- Continent" where
+# the next line starts with a capital (not joined); another keeps "non-transferable".
+_WORD_HYPHEN = re.compile(r"(?<=[^\W\d_])-\s*(?=[^\W\d_])")
 
 
 def plain_form(text: str) -> str:

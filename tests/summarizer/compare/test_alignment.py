@@ -51,3 +51,11 @@ def test_a_word_hyphenated_at_a_line_end_in_one_layout_is_formatting_only() -> N
     new = [(1, old[0][1].replace("non-exclusive", "non-\nexclusive"))]
     comparison = compare_pages(old, new)
     assert comparison.verdict == IDENTICAL and [c.kind for c in comparison.changes] == [FORMATTING]
+
+
+def test_a_hyphenated_word_broken_before_a_capital_is_formatting_only() -> None:
+    # "Mid-\nContinent": the reader keeps the hyphen before a capital, and the line break is a space.
+    old = contract_pages(edited({"Each party shall bear": "Each Mid-Continent party shall bear"}))
+    new = [(1, old[0][1].replace("Mid-Continent", "Mid-\nContinent"))]
+    comparison = compare_pages(old, new)
+    assert comparison.verdict == IDENTICAL and [c.kind for c in comparison.changes] == [FORMATTING]
