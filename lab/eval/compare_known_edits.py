@@ -31,9 +31,9 @@ from pathlib import Path
 
 from lab.eval.known_edits import EditedPair, apply_edits, clause_key, clause_key_full
 from lab.eval.redlines_baseline import changed_clause_keys, run_redline, write_docx
-from summarizer.compare.comparison import compare_pages
+from summarizer.compare.comparison import compare_clauses
 from summarizer.compare.differences import ADDED, CHANGED, MERGED, MOVED, REMOVED, SPLIT
-from summarizer.library.cutting.clause_units import ClauseUnit, document_clauses
+from summarizer.library.cutting.clause_units import ClauseUnit, document_clauses, pdf_clauses
 from summarizer.library.reading.pdf_extract import PdfPages
 from tests.pdf_factory import make_pdf
 
@@ -150,11 +150,16 @@ def score_pages(
     new_pages: list[tuple[int, str]],
     held_apart: bool,
     pair_type: str = "pdf-pdf",
+    pdf: tuple[bool, bool] = (True, True),
 ) -> PairScore:
-    """Pagewise's comparison of the two versions' pages (PDF pages or Word paragraphs) scored
-    against the pair's truth, with difflib's line diff beside it."""
+    """Pagewise's comparison of the two versions' pages (PDF pages or Word paragraphs, as ``pdf``
+    says for the old and the new version) scored against the pair's truth, with difflib's line
+    diff beside it. The clauses are cut as ingest cuts them: a PDF's without its page furniture."""
     score = PairScore(source, seed, held_apart, skipped_edits=pair.skipped, pair_type=pair_type)
-    comparison = compare_pages(old_pages, new_pages)
+    comparison = compare_clauses(
+        pdf_clauses(old_pages) if pdf[0] else document_clauses(old_pages),
+        pdf_clauses(new_pages) if pdf[1] else document_clauses(new_pages),
+    )
     truth_by_key = {t.key: t for t in pair.truth}
     for t in pair.truth:
         score.truth[t.kind] = score.truth.get(t.kind, 0) + 1

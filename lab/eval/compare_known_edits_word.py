@@ -98,7 +98,8 @@ def score_source(name: str, clauses: list[str], seeds: int, held_apart: bool, wo
                 # Word counts a section on where the text skipped a number, so which clauses are
                 # renumbered only is read from the written versions' clause labels.
                 scored = replace(pair, renumbered_keys=renumbered_only(pair, old_pages, new_pages))
-            score = score_pages(name, seed, scored, old_pages, new_pages, held_apart, pair_type)
+            pdf = (pair_type.startswith("pdf"), pair_type.endswith("pdf"))
+            score = score_pages(name, seed, scored, old_pages, new_pages, held_apart, pair_type, pdf)
             scores.append(score)
             print(
                 f"{pair_type} {name} seed {seed}: {sum(score.found.values())}/{sum(score.truth.values())} found, "

@@ -8,7 +8,9 @@ the other version (a split or a merge, said so).
 
 from __future__ import annotations
 
+import bisect
 import re
+import unicodedata
 from collections import defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -21,16 +23,42 @@ CONTAINED_SHARE = 0.8  # of a leftover clause's words found in order inside anot
 LONG_DIFF_PAIRS = 1_000_000
 MAX_CANDIDATES = 40  # leftover clauses compared with each other, best by shared words first
 _WORD = re.compile(r"\w+|[^\w\s]")
-_QUOTES = str.maketrans({"“": '"', "”": '"', "‘": "'", "’": "'", "–": "-", "—": "-"})
+# Quotes, dashes and primes one font or text layer draws otherwise; the compatibility forms
+# (U+037E GREEK QUESTION MARK for ";" in SEC-filed PDFs, full-width punctuation, ligatures,
+# no-break spaces) are made plain by NFKC.
+_LOOK_ALIKES = str.maketrans(
+    {
+        **dict.fromkeys("“”„‟″〃", '"'),
+        **dict.fromkeys("‘’‚‛′´ʼ`", "'"),
+        **dict.fromkeys("‐‑‒–—―−", "-"),
+    }
+)
 
 
 def words(text: str) -> list[str]:
     return _WORD.findall(text)
 
 
+# A hyphen between letters: a layout that broke "non-transferable" at the end of a line reads
+# "nontransferable" (the reader joins a word hyphenated across lines), or "Mid- Continent" where
+# the next line starts with a capital (not joined); another keeps "non-transferable".
+_WORD_HYPHEN = re.compile(r"(?<=[^\W\d_])-\s*(?=[^\W\d_])")
+
+
+def plain_form(text: str) -> str:
+    """The text with look-alike characters made one: quotes, dashes, compatibility forms."""
+    return unicodedata.normalize("NFKC", text.translate(_LOOK_ALIKES))
+
+
 def formatting_key(text: str) -> str:
-    """The text with quotes, dashes and spacing made uniform: equal keys differ only in form."""
-    return " ".join(words(text.translate(_QUOTES)))
+    """The text with quotes, dashes, look-alike punctuation and spacing made uniform, and words
+    joined at their hyphens: equal keys differ only in form."""
+    return " ".join(words(_WORD_HYPHEN.sub("", plain_form(text))))
+
+
+def word_keys(text: str) -> list[str]:
+    """``words(text)``, each in its plain form: one key per word, so a diff of keys indexes the words."""
+    return [plain_form(word) for word in words(text)]
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,6 +112,31 @@ def contained_share(part: Sequence[str], whole: Sequence[str]) -> float:
     return sum(block.size for block in matcher.get_matching_blocks()) / len(part)
 
 
+def _in_place(
+    old_copies: list[int], new_copies: list[int], old_of_new: dict[int, int], old_count: int, new_count: int
+) -> list[tuple[int, int]]:
+    """Pairs of copies of one text (old index, new index), as many as the rarer side has: first
+    those whose new index lies between the new places of the old copy's paired neighbours, then
+    the nearest in relative position."""
+    new_of_old = {i: j for j, i in old_of_new.items()}
+    paired_old = sorted(new_of_old)
+
+    def cost(i: int, j: int) -> tuple[int, float]:
+        at = bisect.bisect_left(paired_old, i)
+        low = new_of_old[paired_old[at - 1]] if at else -1
+        high = new_of_old[paired_old[at]] if at < len(paired_old) else new_count
+        return (0 if low < j < high else 1, abs(i / max(1, old_count) - j / max(1, new_count)))
+
+    chosen: list[tuple[int, int]] = []
+    free_i, free_j = set(old_copies), set(new_copies)
+    for _, i, j in sorted((cost(i, j), i, j) for i in old_copies for j in new_copies):
+        if i in free_i and j in free_j:
+            chosen.append((i, j))
+            free_i.discard(i)
+            free_j.discard(j)
+    return chosen
+
+
 def align(old: Sequence[ClauseUnit], new: Sequence[ClauseUnit], check: Callable[[], None] = lambda: None) -> list[Pair]:
     """Pairs covering every clause of both versions, in the new version's order (removed clauses
     after the clause that preceded them in the old version)."""
@@ -98,14 +151,28 @@ def align(old: Sequence[ClauseUnit], new: Sequence[ClauseUnit], check: Callable[
         free_old.discard(i)
         free_new.discard(j)
 
-    # 1. The same text, in order where it repeats.
-    by_text: dict[str, list[int]] = defaultdict(list)
+    # 1. The same text, in order where it repeats as often in both versions; where one version
+    # holds it more often (a clause copied elsewhere), each copy of the other pairs with the one
+    # that keeps its place among the clauses paired so far.
+    old_by_text: dict[str, list[int]] = defaultdict(list)
+    new_by_text: dict[str, list[int]] = defaultdict(list)
     for i, clause in enumerate(old):
-        by_text[formatting_key(clause.body)].append(i)
+        old_by_text[formatting_key(clause.body)].append(i)
     for j, clause in enumerate(new):
-        queue = by_text.get(formatting_key(clause.body))
-        if queue:
-            pair(queue.pop(0), j, "same text")
+        new_by_text[formatting_key(clause.body)].append(j)
+    uneven: list[tuple[list[int], list[int]]] = []
+    for key, js in new_by_text.items():
+        is_ = old_by_text.get(key)
+        if not is_:
+            continue
+        if len(is_) == len(js):
+            for i, j in zip(is_, js, strict=True):
+                pair(i, j, "same text")
+        else:
+            uneven.append((is_, js))
+    for is_, js in uneven:
+        for i, j in _in_place(is_, js, old_of_new, len(old), len(new)):
+            pair(i, j, "same text")
     check()
     # 2. The same heading path (number and heading).
     by_path: dict[tuple[str, ...], list[int]] = defaultdict(list)
@@ -115,7 +182,7 @@ def align(old: Sequence[ClauseUnit], new: Sequence[ClauseUnit], check: Callable[
         queue = by_path.get(new[j].path)
         while queue and queue[0] not in free_old:
             queue.pop(0)
-        if queue and _word_ratio(words(old[queue[0]].body), words(new[j].body)) >= SIMILAR_ENOUGH / 2:
+        if queue and _word_ratio(word_keys(old[queue[0]].body), word_keys(new[j].body)) >= SIMILAR_ENOUGH / 2:
             pair(queue.pop(0), j, "same number")
     # 2b. The same title where the number changed, when no other leftover clause has that title.
     old_titles: dict[str, list[int]] = defaultdict(list)
@@ -131,8 +198,8 @@ def align(old: Sequence[ClauseUnit], new: Sequence[ClauseUnit], check: Callable[
             pair(old_titles[title][0], js[0], "same title")
     check()
     # 3. The most similar text among the leftovers, best pairs first.
-    old_words = {i: words(old[i].body) for i in free_old}
-    new_words = {j: words(new[j].body) for j in free_new}
+    old_words = {i: word_keys(old[i].body) for i in free_old}
+    new_words = {j: word_keys(new[j].body) for j in free_new}
     old_sets = {i: set(old_words[i]) for i in free_old}
     candidates: list[tuple[float, int, int]] = []
     for j in sorted(free_new):

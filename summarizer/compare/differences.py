@@ -7,7 +7,15 @@ import bisect
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from summarizer.compare.alignment import CONTAINED_SHARE, Pair, contained_share, formatting_key, word_opcodes, words
+from summarizer.compare.alignment import (
+    CONTAINED_SHARE,
+    Pair,
+    contained_share,
+    formatting_key,
+    word_keys,
+    word_opcodes,
+    words,
+)
 from summarizer.compare.material import material_reasons
 from summarizer.library.cutting.clause_units import ClauseUnit
 
@@ -59,12 +67,13 @@ class Change:
 
 
 def word_edits(old_text: str, new_text: str) -> tuple[list[WordEdit], list[str], list[str]]:
-    """The word diff, and all words removed and inserted."""
+    """The word diff, and all words removed and inserted (look-alikes, ";" as U+037E, are the
+    same word: ``word_keys``)."""
     a, b = words(old_text), words(new_text)
     edits: list[WordEdit] = []
     removed: list[str] = []
     inserted: list[str] = []
-    for op, i1, i2, j1, j2 in word_opcodes(a, b):
+    for op, i1, i2, j1, j2 in word_opcodes(word_keys(old_text), word_keys(new_text)):
         edits.append(WordEdit(op, " ".join(a[i1:i2]), " ".join(b[j1:j2])))
         if op == "equal":
             continue
@@ -148,19 +157,19 @@ def _container(
     """ "split from X" when the clause's words sit inside clause X of the other version, and X's
     own counterpart lost them (else the words are there twice: a clause added that repeats
     another, as a "SLA Standard Terms" definition repeats the "Standard Terms" one)."""
-    part = words(clause.content.lower())
+    part = word_keys(clause.content.lower())
     if len(part) < 3:
         return ""
     part_set = set(part)
     for other in others:
-        whole = words(other.content.lower())
+        whole = word_keys(other.content.lower())
         # Most of the words must be there at all before their order is checked (cheap first).
         if len(part_set & set(whole)) < CONTAINED_SHARE * len(part_set):
             continue
         if contained_share(part, whole) < CONTAINED_SHARE:
             continue
         kept = counterpart_of(other)
-        if kept is not None and contained_share(part, words(kept.content.lower())) >= CONTAINED_SHARE:
+        if kept is not None and contained_share(part, word_keys(kept.content.lower())) >= CONTAINED_SHARE:
             continue
         return f"{verb} {other.display_label}"
     return ""

@@ -16,6 +16,13 @@ _NUMBER_WORDS = frozenset(
         "million billion half"
     ).split()
 )
+_ORDINAL_WORDS = frozenset(
+    (
+        "first second third fourth fifth sixth seventh eighth ninth tenth eleventh twelfth thirteenth fourteenth "
+        "fifteenth sixteenth seventeenth eighteenth nineteenth twentieth thirtieth last"
+    ).split()
+)
+_ORDINAL = re.compile(r"\d{1,2}(?:st|nd|rd|th)", re.I)
 _PERIOD_WORDS = frozenset("day days month months year years week weeks business calendar hours hour quarter".split())
 _MODALS = frozenset("shall may must will should might can cannot".split())
 _NEGATIONS = frozenset("not no never neither nor none without".split())
@@ -48,12 +55,14 @@ def material_reasons(removed: Sequence[str], inserted: Sequence[str], old_text: 
     if any(t in {"{", "}", "[", "]", "<", ">"} or set(t) == {"_"} for t in removed) and _PLACEHOLDER.search(old_text):
         reasons.append("a placeholder filled in")
     numbers = [t for t in changed if t.isdigit() or t.lower() in _NUMBER_WORDS]
+    # "the 15th" → "the 30th", "first" → "last" (business day of the month): a day of payment or notice.
+    ordinals = [t for t in changed if _ORDINAL.fullmatch(t) or t.lower() in _ORDINAL_WORDS]
     if numbers or "%" in changed or "percent" in lowered:
         contexts = _number_contexts(removed, old_text) + _number_contexts(inserted, new_text)
         reasons.append(_number_reason(contexts, lowered))
         if _CAP_CONTEXT.search(context) and "liabilit" in context.lower():
             reasons.append("a cap on liability")
-    elif any(t in _MONTHS.split() for t in lowered if t != "may"):
+    elif ordinals or any(t in _MONTHS.split() for t in lowered if t != "may"):
         reasons.append("a date changed")
     if any(t in _MODALS for t in lowered) or _EFFORTS.search(joined):
         reasons.append("an obligation's strength changed (shall / may / efforts)")
@@ -65,8 +74,10 @@ def material_reasons(removed: Sequence[str], inserted: Sequence[str], old_text: 
         reasons.append("governing law or venue changed")
     if _DEFINITION.search(" ".join(inserted)) or _DEFINITION.search(" ".join(removed)):
         reasons.append("a defined term added or changed")
-    elif _proper_names(removed) != _proper_names(inserted) and (_proper_names(removed) or _proper_names(inserted)):
-        reasons.append("a party name or defined term changed")
+    else:
+        names_removed, names_inserted = _proper_names(removed, old_text), _proper_names(inserted, new_text)
+        if names_removed != names_inserted:
+            reasons.append("a party name or defined term changed")
     if not reasons and (len(removed) >= SENTENCE_WORDS or len(inserted) >= SENTENCE_WORDS):
         reasons.append("a sentence added" if len(inserted) >= len(removed) else "a sentence removed")
     return list(dict.fromkeys(reasons))
@@ -96,10 +107,23 @@ def _number_reason(contexts: list[str], lowered: list[str]) -> str:
     return "a number changed"
 
 
-def _proper_names(tokens: Sequence[str]) -> set[str]:
-    """Capitalized words other than a sentence's first: names and defined terms."""
+def _proper_names(tokens: Sequence[str], text: str) -> set[str]:
+    """Capitalized words that are not a sentence's first word in ``text`` (the clause they were
+    taken from): names and defined terms. A word the diff took alone ("Licensee" replaced by
+    "Distributor") is judged where it stands in the clause."""
     found = set()
     for position, token in enumerate(tokens):
-        if token[:1].isupper() and len(token) > 1 and position > 0 and tokens[position - 1] not in {".", ";", ":"}:
+        if not (token[:1].isupper() and len(token) > 1):
+            continue
+        if (position > 0 and tokens[position - 1] not in {".", ";", ":"}) or _inside_a_sentence(token, text):
             found.add(token)
     return found
+
+
+def _inside_a_sentence(token: str, text: str) -> bool:
+    """True when ``token`` stands somewhere in ``text`` after a word of its sentence."""
+    for match in re.finditer(rf"(?<!\w){re.escape(token)}(?!\w)", text):
+        before = text[: match.start()].rstrip()
+        if before and before[-1] not in ".;:!?)":
+            return True
+    return False

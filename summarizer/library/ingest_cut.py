@@ -17,7 +17,7 @@ from typing import Any
 
 import sqlite_utils
 
-from summarizer.library.cutting.clause_units import document_clauses
+from summarizer.library.cutting.clause_units import document_clauses, pdf_clauses
 from summarizer.library.cutting.passages import split_passages
 from summarizer.library.reading.document_kind import FILING, document_kind
 from summarizer.library.reading.file_type import WORD
@@ -65,7 +65,7 @@ def cut_passages(library: Library, doc_id: str, file_type: str, tokenizer: Any, 
     kind = options.kind or document_kind(t for _, t in readable)
     if kind == FILING:
         readable = without_furniture(readable)  # running headers and footers stay out of passages
-    _store(db, doc_id, readable, tokenizer, options, kind, warnings, ocr_pages, bad_pages)
+    _store(db, doc_id, readable, tokenizer, options, kind, warnings, ocr_pages, bad_pages, pdf=kind != FILING)
 
 
 def _pages(db: sqlite_utils.Database, doc_id: str) -> Iterator[tuple[int, str]]:
@@ -94,6 +94,8 @@ def _store(
     warnings: list[str],
     ocr_pages: list[int],
     bad_pages: list[int],
+    *,
+    pdf: bool = False,  # a PDF's clauses are cut without its page furniture (a filing's pages come without it)
 ) -> None:
     rows = [
         (
@@ -129,7 +131,7 @@ def _store(
             c.end,
             c.text,
         )
-        for c in document_clauses(readable)
+        for c in (pdf_clauses(readable) if pdf else document_clauses(readable))
     ]
     with transaction(db):
         db.execute("DELETE FROM clauses WHERE doc_id = ?", [doc_id])

@@ -13,8 +13,12 @@ from dataclasses import dataclass
 
 from summarizer.library.cutting.clauses import LEVEL_ARTICLE, PREAMBLE, ClauseStart, HeadingTracker, clause_starts
 from summarizer.library.cutting.normalize import normalize
+from summarizer.library.reading.page_furniture import without_furniture
 
 _SPACES = re.compile(r"\s+")
+_ITEM_LABEL = re.compile(r"\([a-z0-9]{1,5}\)")
+# The number a heading starts with: "5.2 Fees", "Section 5.2", "§ 5".
+_HEADING_NUMBER = re.compile(r"(?:(?:SECTION|Section|§)\s*)?(\d{1,3}[A-Z]?(?:\.\d{1,3})*)(?=[.):]?(?:\s|$))")
 PATH_SEPARATOR = " › "
 
 
@@ -42,8 +46,29 @@ class ClauseUnit:
         return " ".join(part for part in (self.label, self.title) if part)
 
     @property
+    def full_label(self) -> str:
+        """The marker with the numbers of the clauses it sits in: "5.2(a)(i)" for item (i) of
+        (a) of 5.2, as a lawyer cites it; the marker as written for any other clause."""
+        if not _ITEM_LABEL.fullmatch(self.label):
+            return self.label
+        above = self.path[:-1] if self.path and self.path[-1].startswith(self.label) else self.path
+        parts = [self.label]
+        for heading in reversed(above):
+            marker = heading.split(" ", 1)[0]
+            if _ITEM_LABEL.fullmatch(marker):
+                parts.insert(0, marker)
+                continue
+            number = _HEADING_NUMBER.match(heading)
+            if number is not None:
+                parts.insert(0, number.group(1))
+            break
+        return "".join(parts) if len(parts) > 1 and not _ITEM_LABEL.fullmatch(parts[0]) else self.label
+
+    @property
     def display_label(self) -> str:
-        """How a person names the clause: "6.3 Termination", or the heading path's last part."""
+        """How a person names the clause: "6.3 Termination", "5.2(a)", or the heading path's last part."""
+        if self.label:
+            return " ".join(part for part in (self.full_label, self.title) if part)
         return self.heading or (self.path[-1] if self.path else PREAMBLE)
 
     @property
@@ -158,3 +183,11 @@ def document_clauses(pages: Iterable[tuple[int, str]]) -> list[ClauseUnit]:
     if current is not None:
         close(current)
     return units
+
+
+def pdf_clauses(pages: Iterable[tuple[int, str]]) -> list[ClauseUnit]:
+    """The clauses of a PDF's pages, its running headers, footers and page numbers blanked first
+    (``page_furniture.without_furniture``, offsets kept): a footer that a reflow brought into
+    another clause, or a header between two paragraphs of one, is no part of a clause's text, so
+    two versions laid out differently compare clause by clause as the same text."""
+    return document_clauses(without_furniture(list(pages)))

@@ -27,8 +27,9 @@ __all__ = ["PASSAGE_FORMAT", "DocumentRecord", "Library", "now_iso", "transactio
 # and sentences, 200 word pieces. 2: whole clauses with their heading path, up to DEFAULT_MAX_TOKENS.
 # 3: cut by the document's kind (a filing by its Parts, Items, Notes and statements, without its
 # running headers and footers). 4: every clause kept as a unit too (the ``clauses`` table, for
-# comparing versions). Kept here, not with the cutter, so the store imports nothing from it.
-PASSAGE_FORMAT = 4
+# comparing versions). 5: a PDF contract's clauses without its running headers, footers and page
+# numbers (``clause_units.pdf_clauses``). Kept here, not with the cutter, so the store imports nothing from it.
+PASSAGE_FORMAT = 5
 
 
 # The start of the warning of a document kept without vectors (summarizer.library.vectors.embed_passages).

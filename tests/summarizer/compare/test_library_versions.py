@@ -135,3 +135,26 @@ def test_a_scanned_version_with_pages_hard_to_read_warns_with_their_confidence(t
         assert "The new version (scan) is scanned" in note and "p.\u00a01 (0.61)" in note
         assert "may come from reading errors" in note
         assert compare_documents(library, old, old).notes == ()
+
+
+def _laid_out(path: Path, lines_per_page: int, header: str, footer: str) -> Path:
+    """The contract on pages of ``lines_per_page`` body lines, each page with its running header
+    and footer ("{n}" is the page number)."""
+    body = [line for line in contract_lines(edited({})) if line]
+    chunks = [body[k : k + lines_per_page] for k in range(0, len(body), lines_per_page)]
+    pages = [[header, *chunk, footer.format(n=n)] for n, chunk in enumerate(chunks, 1)]
+    return make_pdf(path, pages)  # type: ignore[arg-type]
+
+
+def test_versions_laid_out_with_other_headers_footers_and_page_breaks_are_identical(tmp_path: Path) -> None:
+    # Issue 56: a running header read as an added clause, a footer inside the clause before a
+    # page break read as a change to it.
+    old = _laid_out(tmp_path / "signed.pdf", 5, "CONFIDENTIAL TREATMENT REQUESTED", "- {n} -")
+    new = _laid_out(tmp_path / "redraft.pdf", 7, "Execution Version", "Supply Agreement (Version 2) Page {n}")
+    with Library.open(tmp_path / "library.sqlite") as library:
+        old_id = ingest_path(library, old).doc_id
+        new_id = ingest_path(library, new).doc_id
+        comparison = compare_documents(library, old_id, new_id)
+        assert comparison.verdict == IDENTICAL, [(c.kind, (c.new or c.old).display_label) for c in comparison.changes]  # type: ignore[union-attr]
+        texts = " ".join(c.text for c in stored_clauses(library, old_id))
+        assert "CONFIDENTIAL" not in texts and "- 2 -" not in texts

@@ -1,0 +1,227 @@
+"""Versions of a contract in layouts that differ: the renderings of ``lab.eval.compare_known_edits_layouts``.
+
+A lawyer compares a signed PDF with the next draft, or their Word draft with the PDF the other side
+sent back: the two versions were laid out by different programs. Here a version's clause texts are
+laid out three ways:
+
+- ``render_layout``: a PDF drawn by fpdf2 (as ``lab.bench.dataroom_render`` draws the data room) in
+  one of ``LAYOUTS``: its font and size, margins, a running header and footer, page numbers;
+- ``write_word``: a Word file, a paragraph per clause paragraph, with a running header and a
+  footer with a PAGE field;
+- ``libreoffice_pdf``: LibreOffice's PDF export of such Word files (``soffice --convert-to pdf``),
+  its header, footer and page numbers on every page.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import unicodedata
+import zipfile
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from xml.sax.saxutils import escape
+
+from lab.eval.compare_known_edits import ARTICLE_HEADING
+from lab.eval.numbered_docx import write_numbered_docx
+from tests.docx_factory import para, write_docx
+
+FIXED_DATE = datetime(2021, 3, 1, tzinfo=UTC)  # a fixed creation date: the same bytes on each run
+
+# Characters outside Latin-1 (the core fonts' encoding) that contracts use, written as Latin-1.
+REPLACEMENTS = {
+    "\u2018": "'",
+    "\u2019": "'",
+    "\u201c": '"',
+    "\u201d": '"',
+    "\u2013": "-",
+    "\u2014": "-",
+    "\u2022": "*",
+    "\u2026": "...",
+    "\u00a0": " ",
+    "\t": "    ",
+}
+
+
+def latin1(text: str) -> str:
+    out = []
+    for char in text:
+        char = REPLACEMENTS.get(char, char)
+        if len(char) == 1 and ord(char) > 255:
+            decomposed = unicodedata.normalize("NFKD", char).encode("latin-1", "ignore").decode("latin-1")
+            char = decomposed or "?"
+        out.append(char)
+    return "".join(out)
+
+
+@dataclass(frozen=True)
+class Layout:
+    name: str
+    font: str  # an fpdf2 core font
+    size: float  # points
+    margins: tuple[float, float, float]  # left, top, right (points); the bottom is the top's
+    header: str  # running header ("" for none); "{title}" is the contract's name
+    footer: str  # running footer; "{page}" and "{pages}" are numbered
+    paragraph_gap: float  # points between paragraphs
+
+
+LAYOUTS = {
+    # The way a firm's template sets a draft: a confidential legend above, "Page N of M" below.
+    "firm": Layout("firm", "Helvetica", 10, (72, 72, 72), "CONFIDENTIAL - {title}", "Page {page} of {pages}", 6),
+    # The counterparty's: another font, narrower margins, the document name in the footer and a
+    # bare page number under it.
+    "counterparty": Layout(
+        "counterparty",
+        "Times",
+        11.5,
+        (54, 60, 90),
+        "Execution Version",
+        "{title} (Version 2) - free to use under CC BY 4.0.\n{page}",
+        4,
+    ),
+}
+
+
+def paragraphs(clauses: list[str]) -> list[str]:
+    """The clauses as paragraphs; an article's marker and title on lines of their own, as contracts
+    set them (``compare_known_edits.write_version``)."""
+    out: list[str] = []
+    for clause in clauses:
+        for paragraph in clause.split("\n\n"):
+            heading = ARTICLE_HEADING.match(paragraph)
+            if heading:
+                out += [heading.group(1), heading.group(2).strip()]
+                paragraph = paragraph[heading.end() :].strip()
+            if paragraph.strip():
+                out.append(paragraph)
+    return out
+
+
+def render_layout(path: Path, title: str, clauses: list[str], layout: Layout) -> Path:
+    """The clauses drawn as a PDF in ``layout``."""
+    from fpdf import FPDF
+
+    class _Pdf(FPDF):
+        def header(self) -> None:
+            if layout.header:
+                self.set_font(layout.font, size=layout.size - 2)
+                self.cell(0, layout.size, latin1(layout.header.format(title=title)), align="R")
+                self.ln(layout.size * 2)
+
+        def footer(self) -> None:
+            lines = layout.footer.format(title=title, page=self.page_no(), pages="{nb}").split("\n")
+            self.set_y(-layout.margins[1] + 12)
+            self.set_font(layout.font, size=layout.size - 2)
+            for line in lines:
+                self.cell(0, layout.size, latin1(line), align="C", new_x="LMARGIN", new_y="NEXT")
+
+    pdf = _Pdf(orientation="portrait", unit="pt", format="letter")
+    pdf.set_creation_date(FIXED_DATE)
+    pdf.set_margins(*layout.margins)
+    pdf.set_auto_page_break(True, margin=layout.margins[1] + 12)
+    pdf.alias_nb_pages()
+    pdf.add_page()
+    pdf.set_font(layout.font, size=layout.size)
+    for paragraph in paragraphs(clauses):
+        pdf.multi_cell(0, layout.size * 1.2, latin1(paragraph), new_x="LMARGIN", new_y="NEXT")
+        pdf.ln(layout.paragraph_gap)
+    pdf.output(str(path))
+    return path
+
+
+_W = "http://schemas.openxmlformats.org/wordprocessingml/2006/main"
+_R = "http://schemas.openxmlformats.org/officeDocument/2006/relationships"
+_WML = "application/vnd.openxmlformats-officedocument.wordprocessingml"
+_PARTS = {  # part: (relationship type, content type)
+    "numbering.xml": ("numbering", f"{_WML}.numbering+xml"),
+    "styles.xml": ("styles", f"{_WML}.styles+xml"),
+    "header1.xml": ("header", f"{_WML}.header+xml"),
+    "footer1.xml": ("footer", f"{_WML}.footer+xml"),
+}
+
+
+def _running(tag: str, body: str) -> str:
+    declaration = '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>'
+    return f'{declaration}<w:{tag} xmlns:w="{_W}" xmlns:r="{_R}">{body}</w:{tag}>'
+
+
+def write_word(path: Path, title: str, clauses: list[str], *, numbered: bool = False) -> Path:
+    """The clauses as a Word file, a paragraph each, with a running header (the contract's name)
+    and a footer with a PAGE field, on US letter pages; the parts written with their
+    relationships, as Word writes them (the test factory's files have none). The clause numbers are
+    the text's own, or with ``numbered`` automatic numbering (``write_numbered_docx``): LibreOffice 7.4
+    draws its legal numbering under a roman article ("2.2" in Word) as "II.2.", a
+    renumbering that is the renderer's, not the layout's."""
+    plain = path.with_suffix(".plain.docx")
+    if numbered:
+        write_numbered_docx(plain, clauses)
+    else:
+        write_docx(plain, "".join(para(escape(p)) for p in paragraphs(clauses)))
+    with zipfile.ZipFile(plain) as archive:
+        parts = {name: archive.read(name).decode("utf-8") for name in archive.namelist()}
+    plain.unlink()
+    name = escape(latin1(title))
+    parts["word/header1.xml"] = _running(
+        "hdr", f'<w:p><w:pPr><w:jc w:val="right"/></w:pPr><w:r><w:t>{name.upper()}</w:t></w:r></w:p>'
+    )
+    parts["word/footer1.xml"] = _running(
+        "ftr",
+        f'<w:p><w:pPr><w:jc w:val="center"/></w:pPr><w:r><w:t xml:space="preserve">{name} - Professional Services '
+        "Agreement (Version 1.1). Page </w:t></w:r>"
+        '<w:fldSimple w:instr="PAGE"><w:r><w:t>1</w:t></w:r></w:fldSimple></w:p>',
+    )
+    section = (
+        '<w:sectPr><w:headerReference w:type="default" r:id="rIdHeader"/>'
+        '<w:footerReference w:type="default" r:id="rIdFooter"/><w:pgSz w:w="12240" w:h="15840"/>'
+        '<w:pgMar w:top="1440" w:right="1440" w:bottom="1440" w:left="1440" w:header="720" w:footer="720" '
+        'w:gutter="0"/></w:sectPr>'
+    )
+    parts["word/document.xml"] = parts["word/document.xml"].replace("</w:body>", f"{section}</w:body>")
+    present = {part: kinds for part, kinds in _PARTS.items() if f"word/{part}" in parts}
+    ids = {"header1.xml": "rIdHeader", "footer1.xml": "rIdFooter"}
+    relationships = "".join(
+        f'<Relationship Id="{ids.get(part, "rId" + part.split(".")[0])}" Type="{_R}/{kind}" Target="{part}"/>'
+        for part, (kind, _) in present.items()
+    )
+    parts["word/_rels/document.xml.rels"] = (
+        '<?xml version="1.0" encoding="UTF-8" standalone="yes"?><Relationships '
+        f'xmlns="http://schemas.openxmlformats.org/package/2006/relationships">{relationships}</Relationships>'
+    )
+    overrides = "".join(
+        f'<Override PartName="/word/{part}" ContentType="{ctype}"/>' for part, (_, ctype) in present.items()
+    )
+    parts["[Content_Types].xml"] = parts["[Content_Types].xml"].replace("</Types>", f"{overrides}</Types>")
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as archive:
+        for part, data in parts.items():
+            archive.writestr(part, data)
+    return path
+
+
+def soffice() -> str | None:
+    return shutil.which("soffice") or shutil.which("libreoffice")
+
+
+def libreoffice_pdf(docx_files: list[Path], outdir: Path) -> list[Path]:
+    """LibreOffice's PDFs of the Word files (one ``soffice`` run for all)."""
+    program = soffice()
+    if program is None:
+        raise RuntimeError("LibreOffice (soffice) is not installed: apt-get install libreoffice-writer-nogui")
+    outdir.mkdir(parents=True, exist_ok=True)
+    profile = outdir / "lo-profile"
+    subprocess.run(
+        [
+            program,
+            f"-env:UserInstallation=file://{profile}",
+            "--headless",
+            "--convert-to",
+            "pdf",
+            "--outdir",
+            str(outdir),
+            *map(str, docx_files),
+        ],
+        check=True,
+        capture_output=True,
+        timeout=600,
+    )
+    return [outdir / f"{f.stem}.pdf" for f in docx_files]
