@@ -84,7 +84,9 @@ def open_remote(url: str, library: Library, progress: ProgressCallback) -> OpenM
     from inference.engines.remote import RemoteEngine
     from summarizer.llm.model_identity import engine_identity
 
-    engine = RemoteEngine(url, api_key=api_key(url))
+    from app.services.settings import Settings
+
+    engine = RemoteEngine(url, api_key=api_key(url), max_parallel=int(Settings.load().effective("remote_parallel")))
     try:
         engine.load(None, progress)
         return OpenModel(engine, engine_identity(library, engine), engine.parallel, None)
