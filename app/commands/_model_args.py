@@ -81,10 +81,9 @@ def open_remote(url: str, library: Library, progress: ProgressCallback) -> OpenM
     """Connect to the server, sending the API key of ``app.services.api_key`` ($PAGEWISE_API_KEY or the
     keyring's; never a flag, which would sit in the shell's history)."""
     from app.services.api_key import api_key
+    from app.services.settings import Settings
     from inference.engines.remote import RemoteEngine
     from summarizer.llm.model_identity import engine_identity
-
-    from app.services.settings import Settings
 
     engine = RemoteEngine(url, api_key=api_key(url), max_parallel=int(Settings.load().effective("remote_parallel")))
     try:

@@ -264,7 +264,9 @@ class Engine(abc.ABC):
         from inference.engines.prompt_feed import run_fed_batches
 
         def batch(prompts: Sequence[Prompt], handed: Callable[[int, Completion], None]) -> None:
-            self.generate_batch(prompts, max_tokens=max_tokens, json_schema=json_schema, cancel=cancel, on_result=handed)
+            self.generate_batch(
+                prompts, max_tokens=max_tokens, json_schema=json_schema, cancel=cancel, on_result=handed
+            )
 
         run_fed_batches(feed, FED_CHUNK_SLOTS * self.parallel, batch, on_result, cancel)
 

@@ -4,9 +4,10 @@ start while the last one's stragglers finish).
 
 The job (the producer) ``put``s prompts with a tag and an order key; the engine's slots ``take``
 the lowest key first. The producer's ``refill`` is called in the caller's thread whenever the
-feed runs low (it may add prompts, e.g. the next contract's; it returns False when it added
-nothing and can add nothing now); when it has nothing left to add it calls ``exhaust``. The feed is ``finished`` once it is exhausted, nothing is ready and every
-prompt taken has been settled (its reply handed to the job, which may have put a follow-up).
+feed runs low: it may add prompts (the next contract's), and returns False when it added nothing
+and can add nothing now; when it has nothing left to add it calls ``exhaust``. The feed is
+``finished`` once it is exhausted, nothing is ready and every prompt taken has been settled (its
+reply handed to the job, which may have put a follow-up).
 
 Pausing (``pause``/``resume``) holds back new prompts; the ones in flight finish. The feed also
 measures how busy the engine's ``slots`` were: the time-weighted number of prompts in flight
@@ -151,7 +152,7 @@ class PromptFeed:
     def take_now(self, limit: int) -> list[FedPrompt]:
         """Up to ``limit`` ready prompts at once (an engine that runs a batch per call); none
         while paused."""
-        taken = []
+        taken: list[FedPrompt] = []
         while len(taken) < limit:
             fed = self.take(wait_s=0.0)
             if fed is None:
@@ -255,7 +256,8 @@ def run_fed_threads(
     finally:
         stop_all.cancel()
         for thread in threads:
-            thread.join()
+            if thread.ident is not None:  # started
+                thread.join()
 
 
 def run_fed_batches(

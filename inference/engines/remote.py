@@ -58,6 +58,7 @@ from inference.errors import ApiKeyError, EngineError, shorten_message
 from inference.planning.plan import Plan
 from inference.progress import Progress, ProgressCallback, Stage, no_progress
 
+DEFAULT_BACKOFF = Backoff()
 CHARS_PER_TOKEN = 4.0
 """Estimate used when the server cannot count tokens."""
 
@@ -74,7 +75,7 @@ class RemoteEngine(Engine):
         timeout_s: float = 600.0,
         n_ctx: int = 4096,
         max_parallel: int = 8,
-        backoff: Backoff = Backoff(),
+        backoff: Backoff = DEFAULT_BACKOFF,
     ) -> None:
         self._http = HttpClient(url, api_key=api_key, timeout_s=timeout_s)
         self.url = self._http.url
@@ -374,7 +375,7 @@ class RemoteEngine(Engine):
         usage: dict[str, Any] = {}
         timings: dict[str, Any] = {}
         reason: StopReason = "eos"
-        ended = False  # [DONE] or a finish_reason came: the stream was not cut off
+        complete = False  # [DONE] or a finish_reason came: the stream was not cut off
         try:
             response = self._send(request, path, body, cancel)
             if response.status != 200:
@@ -389,7 +390,7 @@ class RemoteEngine(Engine):
                     raise self._http.status_error(path, response.status, response.read(2000))
             for event in sse_events(response):
                 if event == "[DONE]":
-                    ended = True
+                    complete = True
                     break
                 try:
                     chunk = json.loads(event)
@@ -412,7 +413,7 @@ class RemoteEngine(Engine):
                         if out:
                             yield Piece(out)
                     finish = choice.get("finish_reason")
-                    ended = ended or bool(finish)
+                    complete = complete or bool(finish)
                     if finish == "length":
                         reason = "length"
                     elif finish == "stop":
@@ -429,7 +430,7 @@ class RemoteEngine(Engine):
             self._http.close_request(request)
         if request.aborted:
             raise Cancelled()
-        if not ended and not scanner.stopped:  # the server went away mid-reply
+        if not complete and not scanner.stopped:  # the server went away mid-reply
             raise self._http.connection_error("the connection closed in the middle of a reply")
         tail = scanner.flush()
         if tail:

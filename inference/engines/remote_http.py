@@ -204,7 +204,7 @@ class Backoff:
                 return min(self.most_s, max(0.0, float(retry_after)))
             except ValueError:
                 pass  # an HTTP date: fall back to our own schedule
-        full = min(self.most_s, self.first_s * 2**attempt)
+        full: float = min(self.most_s, self.first_s * 2.0**attempt)
         return full * (0.5 + random.random() / 2)
 
 

@@ -255,7 +255,11 @@ class _RoomJob:
     def _contract_done(self, run: DocumentRun) -> None:
         self.done_ids.add(run.key.doc_id)
         items = [run.results[i] for i in range(self.n_items)]
-        self.on_review(shown_review_of(self.library, self.checklist, DocumentReview.of(run.record, self.checklist, items, self.side)))
+        self.on_review(
+            shown_review_of(
+                self.library, self.checklist, DocumentReview.of(run.record, self.checklist, items, self.side)
+            )
+        )
         self.report()
 
     # progress
@@ -401,4 +405,3 @@ def review_room(
         raise Cancelled()
     job.report()
     return job.result()
-

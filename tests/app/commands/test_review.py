@@ -109,7 +109,9 @@ def test_review_is_stored_reused_without_loading_and_corrected(
     argv = ["review", doc_id, "--checklist", str(checklist), "--model", str(model_file)]
 
     assert main([*argv, "--json"]) == 0
-    first = json.loads(capsys.readouterr().out)["reviews"][0]["items"]
+    *progress, room, last = (json.loads(line) for line in capsys.readouterr().out.splitlines())
+    assert progress[-1]["progress"]["contracts_done"] == 1 and room["room"]["reviewed"] == 1
+    first = last["reviews"][0]["items"]
     assert [(i["status"], i["cached"]) for i in first] == [("answered", False), ("not_found", False)]
     assert main([*argv, "--json"]) == 0
     again = json.loads(capsys.readouterr().out)["reviews"][0]["items"]
@@ -135,7 +137,7 @@ def test_review_is_stored_reused_without_loading_and_corrected(
     )  # fmt: skip
     engine.queue(found, json.dumps({"found": True, "answer": "yes", "quote": "", "pages": [1]}))
     assert main([*argv, "--fresh", "--json"]) == 0
-    law, insurance = json.loads(capsys.readouterr().out)["reviews"][0]["items"]
+    law, insurance = json.loads(capsys.readouterr().out.splitlines()[-1])["reviews"][0]["items"]
     assert not law["cached"] and law["correction"]["value"] == "Delaware" and insurance["value"] == "yes"
     assert len(loads) == 2 and len(engine.calls) == 4
 

@@ -58,7 +58,14 @@ def test_readings_run_across_contracts_and_each_contract_is_stored(room: tuple[L
     items: list[ItemDone] = []
     statuses: list[RoomStatus] = []
     result = review_room(
-        lib, engine, ids, CHECKLIST, model="m1", on_review=reviews.append, on_item=items.append, on_status=statuses.append
+        lib,
+        engine,
+        ids,
+        CHECKLIST,
+        model="m1",
+        on_review=reviews.append,
+        on_item=items.append,
+        on_status=statuses.append,
     )
     # batches of four readings (one slot): the next contract's first readings start beside the last
     # one's, and an item not found on page 1 goes on to page 2 ahead of later contracts
