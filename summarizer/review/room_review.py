@@ -39,6 +39,7 @@ from summarizer.review.evidence import DocumentReview, ItemCallback, check_revie
 from summarizer.review.evidence_batch import ReviewCallback, no_reviews
 from summarizer.review.item_answers import (
     PROMPT_MARGIN,
+    PROMPT_VERSION,
     REPLY_SCHEMA,
     REPLY_TOKENS,
     DocumentRun,
@@ -48,6 +49,7 @@ from summarizer.review.item_answers import (
     reading_messages,
     shown_review_of,
 )
+from summarizer.review.store import review_key, stored_results
 
 
 class RoomPaused(PagewiseError):
@@ -405,3 +407,26 @@ def review_room(
         raise Cancelled()
     job.report()
     return job.result()
+
+
+@dataclass(frozen=True, slots=True)
+class RoomStored:
+    """How much of a data room's review by ``model`` is stored: what the next start offers to
+    continue ("12 of 40 contracts reviewed, 1 half done: continue?")."""
+
+    complete: int
+    partial: int
+    untouched: int
+
+
+def stored_room(library: Library, doc_ids: Sequence[str], checklist: Checklist, model: str) -> RoomStored:
+    """Count the contracts whose items are all stored under ``model`` (today's passages and
+    prompts), those with some, and those with none. No model is needed."""
+    complete = partial = 0
+    for doc_id in doc_ids:
+        stored = len(
+            stored_results(library, review_key(library, doc_id, checklist, model, PROMPT_VERSION), checklist.items)
+        )
+        complete += stored == len(checklist.items)
+        partial += 0 < stored < len(checklist.items)
+    return RoomStored(complete, partial, len(doc_ids) - complete - partial)

@@ -3,6 +3,8 @@ contract stored as it finishes, skipped when reviewed before, continued after a 
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 from collections.abc import Iterator
 from pathlib import Path
@@ -16,8 +18,9 @@ from inference.engines.prompt_feed import PromptFeed
 from summarizer.library.storage.store import Library
 from summarizer.review.checklist import Checklist, ChecklistItem
 from summarizer.review.evidence import DocumentReview, ItemDone
+from summarizer.review.export import to_csv
 from summarizer.review.item_answers import stored_review
-from summarizer.review.room_review import RoomControl, RoomStatus, review_room
+from summarizer.review.room_review import RoomControl, RoomStatus, RoomStored, review_room, stored_room
 from tests.summarizer.doc_factory import add_document
 
 ITEMS = (
@@ -80,6 +83,10 @@ def test_readings_run_across_contracts_and_each_contract_is_stored(room: tuple[L
     assert statuses[-1].contracts_done == 3 and statuses[-1].items_done == 6 and statuses[-1].eta_s == 0
     stored = stored_review(lib, ids[2], CHECKLIST, "m1")
     assert stored is not None and [i.status for i in stored.items] == ["not_found", "not_found"]
+    rows = list(csv.DictReader(io.StringIO(to_csv([stored]))))
+    assert [(r["source"], r["verdict"]) for r in rows] == [("model", "not found")] * 2  # read whole, not found
+    assert stored_room(lib, ids, CHECKLIST, "m1") == RoomStored(3, 0, 0)
+    assert stored_room(lib, ids, CHECKLIST, "m2") == RoomStored(0, 0, 3)
 
     again = review_room(lib, engine, ids, CHECKLIST, model="m1", on_status=statuses.append)
     assert (again.reviewed, again.skipped, again.readings) == (0, 3, 0)
@@ -101,6 +108,7 @@ def test_a_stopped_room_continues_with_what_was_not_stored(room: tuple[Library, 
         review_room(lib, engine, ids, CHECKLIST, control=control, model="m1", on_review=stop_after_the_first)
     asked = len(engine.calls)
     assert stored_review(lib, ids[0], CHECKLIST, "m1") is not None
+    assert stored_room(lib, ids, CHECKLIST, "m1") == RoomStored(1, 0, 2)  # what the next start offers to continue
     result = review_room(lib, engine, ids, CHECKLIST, model="m1")
     assert result.skipped == 1 and result.reviewed == 2
     # contract 0 is not read again; contract 1's items were in flight (not found on page 1, page 2
