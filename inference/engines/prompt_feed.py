@@ -121,6 +121,12 @@ class PromptFeed:
             return len(self._ready)
 
     @property
+    def in_flight(self) -> int:
+        """Prompts taken whose replies are not finished yet."""
+        with self._cond:
+            return self._in_flight
+
+    @property
     def finished(self) -> bool:
         with self._cond:
             return self._finished()

@@ -136,16 +136,26 @@ class RoomControl:
     cancel: CancelToken = field(default_factory=CancelToken)
     wait_for_server: bool = False
     running: threading.Event = field(default_factory=threading.Event)
+    feed: PromptFeed | None = field(default=None, repr=False)  # the job's, while it runs
 
     def __post_init__(self) -> None:
         self.running.set()
 
     def pause(self) -> None:
-        """No new reading starts; the ones in flight finish and are stored."""
-        self.running.clear()
+        """No new reading starts; the ones in flight finish and are stored. (Through the feed,
+        so the time paused does not count against the slots' busy share.)"""
+        feed = self.feed
+        if feed is not None:
+            feed.pause()
+        else:
+            self.running.clear()
 
     def resume(self) -> None:
-        self.running.set()
+        feed = self.feed
+        if feed is not None:
+            feed.resume()
+        else:
+            self.running.set()
 
     def stop(self) -> None:
         self.cancel.cancel()
@@ -314,6 +324,7 @@ class _RoomJob:
         self.position = 0
         self.feed = PromptFeed(self.engine.parallel, self.refill, running=self.control.running)
         self.feeds.append(self.feed)
+        self.control.feed = self.feed
         self.engine.generate_fed(
             self.feed,
             max_tokens=REPLY_TOKENS,

@@ -185,6 +185,7 @@ def _handler(server: FakeServer) -> type[BaseHTTPRequestHandler]:
                 with server.streams_changed:
                     server.log.append(("end", text))
                     server.streaming -= 1
+                    server.streams_changed.notify_all()
 
     return Handler
 

@@ -122,6 +122,8 @@ def test_a_server_that_drops_the_connection_pauses_the_command(
 
 def test_a_server_that_stops_pauses_the_job_until_continue(room: tuple[Library, list[str]], server: Running) -> None:
     lib, ids = room
+    # more readings than the 4 slots can hold when the first contract is done: some come after the stop
+    ids = ids + [add_document(lib, contract(n), title=f"Contract {n}") for n in range(N_CONTRACTS, 8)]
     engine = engine_for(server.url)
     control = RoomControl(wait_for_server=True)
     pauses: list[str] = []
@@ -149,7 +151,7 @@ def test_a_server_that_stops_pauses_the_job_until_continue(room: tuple[Library, 
         if running[0] is not server:
             running[0].stop()
     assert len(pauses) == 1 and server.url in pauses[0] and "press Continue" in pauses[0]
-    assert result.pauses == 1 and result.reviewed == N_CONTRACTS
+    assert result.pauses == 1 and result.reviewed == len(ids)
     assert all(stored_review(lib, doc_id, CHECKLIST, "remote") is not None for doc_id in ids)
 
 
@@ -163,3 +165,37 @@ def test_a_refused_key_stops_the_job_at_its_first_request(room: tuple[Library, l
     completions = [path for path, _ in server.state.requests if path == "POST /v1/chat/completions"]
     assert len(completions) <= 4  # one per slot at most: the job did not go on
     assert not any(stored_review(lib, doc_id, CHECKLIST, "remote") for doc_id in ids)
+
+
+def test_pause_holds_new_readings_until_resume(room: tuple[Library, list[str]], server: Running) -> None:
+    lib, ids = room
+    engine = engine_for(server.url)
+    control = RoomControl()
+    paused = threading.Event()
+    starts_while_paused: list[int] = []
+
+    def pause_after_the_first(status: RoomStatus) -> None:
+        if status.contracts_done == 1 and not paused.is_set():
+            control.pause()
+            paused.set()
+
+    def watch_and_resume() -> None:
+        paused.wait(30)
+        state, feed = server.state, control.feed
+        assert feed is not None
+        while feed.in_flight:  # the readings taken before the pause finish
+            threading.Event().wait(0.01)
+        before = sum(what == "start" for what, _ in state.log)
+        threading.Event().wait(0.3)
+        starts_while_paused.append(sum(what == "start" for what, _ in state.log) - before)
+        control.resume()
+
+    helper = threading.Thread(target=watch_and_resume)
+    helper.start()
+    try:
+        result = review_room(
+            lib, engine, ids, CHECKLIST, control=control, model="remote", on_status=pause_after_the_first
+        )
+    finally:
+        helper.join()
+    assert starts_while_paused == [0] and result.reviewed == N_CONTRACTS and result.pauses == 0
