@@ -30,8 +30,9 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     parser.add_argument(
         "--all",
         action="store_true",
-        help="review every ready contract in the library (a data room); with --evidence-only each contract "
-        "is stored as it is done and a second run continues where the first stopped",
+        help="review every ready contract in the library (a data room): each contract is stored as it is done, "
+        "a second run skips what is stored and continues where the first stopped; with a model the engine (a "
+        "server's slots) is kept busy across contracts, and --json writes a progress line per contract",
     )
     parser.add_argument("--checklist", default="cuad", help="cuad, or a CSV/YAML checklist file (docs/checklists.md)")
     parser.add_argument(

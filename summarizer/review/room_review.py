@@ -322,7 +322,10 @@ class _RoomJob:
         self.budget = max(256, self.engine.n_ctx - REPLY_TOKENS - PROMPT_MARGIN)
         self.active.clear()  # readings lost with the server: their contracts are prepared again
         self.position = 0
-        self.feed = PromptFeed(self.engine.parallel, self.refill, running=self.control.running)
+        # a contract's readings ahead of the slots: preparing the next one (its evidence search) takes
+        # a while, and the slots go on with these meanwhile
+        slots = self.engine.parallel
+        self.feed = PromptFeed(slots, self.refill, low_water=slots + self.n_items, running=self.control.running)
         self.feeds.append(self.feed)
         self.control.feed = self.feed
         self.engine.generate_fed(
