@@ -72,6 +72,15 @@ def error_cause(error: BaseException, limit: int = 300) -> str:
     return shorten_message(lines[0].rstrip("."), limit) if lines else type(error).__name__
 
 
+class ServerUnreachable(EngineError):
+    """A model server did not answer (connection refused or reset, the reply cut off): a job
+    that keeps what it has done can wait for the server and go on (``url`` says which)."""
+
+    def __init__(self, message: str, *, url: str, detail: str = "") -> None:
+        super().__init__(message, detail=detail)
+        self.url = url
+
+
 class ApiKeyError(EngineError):
     """A server refused a request for its API key (HTTP 401 or 403): ``key_sent`` tells "none
     was sent" (the server needs one) from "the one sent is wrong"."""

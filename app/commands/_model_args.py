@@ -82,13 +82,14 @@ def open_remote(url: str, library: Library, progress: ProgressCallback) -> OpenM
     """Connect to the server, sending the API key of ``app.services.api_key`` ($PAGEWISE_API_KEY or the
     keyring's; never a flag, which would sit in the shell's history)."""
     from app.services.api_key import api_key
+    from app.services.settings import Settings
     from inference.engines.remote import RemoteEngine
     from inference.engines.remote_http import cleartext_warning
     from summarizer.llm.model_identity import engine_identity
 
     if warning := cleartext_warning(url):  # said before anything is sent
         sys.stderr.write(f"pagewise: warning: {warning}\n")
-    engine = RemoteEngine(url, api_key=api_key(url))
+    engine = RemoteEngine(url, api_key=api_key(url), max_parallel=int(Settings.load().effective("remote_parallel")))
     try:
         engine.load(None, progress)
         return OpenModel(engine, engine_identity(library, engine), engine.parallel, None)

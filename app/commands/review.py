@@ -30,8 +30,9 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     parser.add_argument(
         "--all",
         action="store_true",
-        help="review every ready contract in the library (a data room); with --evidence-only each contract "
-        "is stored as it is done and a second run continues where the first stopped",
+        help="review every ready contract in the library (a data room): each contract is stored as it is done, "
+        "a second run skips what is stored and continues where the first stopped; with a model the engine (a "
+        "server's slots) is kept busy across contracts, and --json writes a progress line per contract",
     )
     parser.add_argument("--checklist", default="cuad", help="cuad, or a CSV/YAML checklist file (docs/checklists.md)")
     parser.add_argument(
@@ -114,12 +115,15 @@ def correct(args: argparse.Namespace, library: Library, checklist: Checklist) ->
 def reviews_with_model(
     args: argparse.Namespace, library: Library, checklist: Checklist, progress: TerminalProgress
 ) -> list[DocumentReview]:
-    """Stored answers when every item is stored (the model is not even loaded), else a run that
-    asks the model the items not stored."""
+    """Stored answers when every item is stored (the model is not even loaded), else the data
+    room's review (``summarizer.review.room_review``): the engine kept busy across contracts,
+    each item stored as it is done, the contracts reviewed before skipped. With --json, a line
+    per contract finished (``{"progress": ...}``) and one for the job (``{"room": ...}``)."""
     from app.commands._model_args import model_path, open_model, remote_url
     from summarizer.llm.model_identity import model_sha256
     from summarizer.review.evidence import check_reviewable
-    from summarizer.review.item_answers import review_with_model, stored_reviews
+    from summarizer.review.item_answers import stored_reviews
+    from summarizer.review.room_review import RoomStatus, review_room
 
     check_reviewable(library, args.doc_ids)  # a clear error before loading a model
     if not args.fresh and not remote_url(args):
@@ -131,8 +135,19 @@ def reviews_with_model(
         model = open_model(args, library, progress, batch=True)
     finally:
         progress.close()
+    reviews: dict[str, DocumentReview] = {}
+    shown: list[int] = [-1]
+
+    def status_line(status: RoomStatus) -> None:
+        if args.json and (status.contracts_done != shown[0] or status.paused):
+            shown[0] = status.contracts_done
+            emit_json({"progress": status.to_json()})
+
+    def keep(review: DocumentReview) -> None:
+        reviews[review.doc_id] = review
+
     with model:
-        return review_with_model(
+        result = review_room(
             library,
             model.engine,
             args.doc_ids,
@@ -141,7 +156,15 @@ def reviews_with_model(
             model=model.sha256,
             fresh=args.fresh,
             side=args.side,
+            on_status=status_line,
+            on_review=keep,
         )
+    if args.json:
+        emit_json({"room": result.to_json()})
+    elif result.skipped:
+        progress.close()
+        print(f"{result.skipped} of {result.contracts} contracts were reviewed before by this model: not read again.")
+    return [reviews[doc_id] for doc_id in args.doc_ids]
 
 
 def run(args: argparse.Namespace) -> int:

@@ -171,6 +171,10 @@ SCHEMA: tuple[Setting, ...] = (
     Setting("remote_url", "Remote server URL", str, "",
             "An OpenAI-compatible server (llama.cpp server, vLLM, Ollama) to use instead of a local model.",
             _check_url),
+    Setting("remote_parallel", "Requests at once to the server", int, 8,
+            "How many requests a long job (a data room's review) keeps in flight at the server, when the "
+            "server does not say how many slots it has (llama.cpp's server says: its --parallel N).",
+            lambda v: None if 1 <= int(v) <= 256 else "Requests at once must be between 1 and 256."),
 )  # fmt: skip
 
 BY_KEY: dict[str, Setting] = {s.key: s for s in SCHEMA}

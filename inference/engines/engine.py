@@ -22,12 +22,15 @@ import abc
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import TracebackType
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from inference.cancel import NEVER_CANCELLED, CancelToken
 from inference.engines.loop_guard import LoopGuard
 from inference.planning.plan import Plan
 from inference.progress import ProgressCallback, no_progress
+
+if TYPE_CHECKING:
+    from inference.engines.prompt_feed import PromptFeed
 
 StopReason = Literal["stop", "length", "eos", "invalid", "loop"]
 """Why a reply ended. ``invalid``: the model's output scores were not numbers (NaN), so no token
@@ -109,6 +112,8 @@ class Completion:
 
 
 ResultCallback = Callable[[int, Completion], None]
+FED_CHUNK_SLOTS = 4
+"""``generate_fed`` on an engine that runs a batch per call: prompts per call, in slots."""
 """``generate_batch``'s ``on_result``: a prompt's index and its finished reply."""
 
 
@@ -240,6 +245,30 @@ class Engine(abc.ABC):
         (the batch is still running). With ``json_schema`` each reply is held as ``generate``'s
         is, except that one no ending can make valid comes back with ``error`` set.
         """
+
+    def generate_fed(
+        self,
+        feed: PromptFeed,
+        *,
+        max_tokens: int = 256,
+        json_schema: JsonSchema | None = None,
+        cancel: CancelToken = NEVER_CANCELLED,
+        on_result: Callable[[Any, Completion], None],
+    ) -> None:
+        """Replies to the prompts of ``feed`` (``inference.engines.prompt_feed``) until it is
+        finished, keeping the engine's ``parallel`` slots busy across the producer's prompts:
+        ``on_result(tag, completion)`` in the caller's thread as each reply is finished (it may put
+        follow-ups), and the feed's ``refill`` there too when the engine may be called (here:
+        between batches of up to four times ``parallel`` prompts). Replies are held to
+        ``json_schema`` as ``generate_batch``'s are; temperature 0."""
+        from inference.engines.prompt_feed import run_fed_batches
+
+        def batch(prompts: Sequence[Prompt], handed: Callable[[int, Completion], None]) -> None:
+            self.generate_batch(
+                prompts, max_tokens=max_tokens, json_schema=json_schema, cancel=cancel, on_result=handed
+            )
+
+        run_fed_batches(feed, FED_CHUNK_SLOTS * self.parallel, batch, on_result, cancel)
 
     @abc.abstractmethod
     def cancel(self) -> None:

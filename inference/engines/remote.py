@@ -10,6 +10,13 @@ characters per token. The HTTP side (requests, events, abort) is ``inference.eng
 ``api_key`` goes as ``Authorization: Bearer KEY`` on every request (vLLM's and llama.cpp's
 ``--api-key``); a server that refuses it, or wants one when none was given, raises
 ``ApiKeyError`` saying which. The app finds the key (``app.services.api_key``); the engine only sends it.
+
+A server that says it is overloaded (429, 503) is asked again after a back-off (``Backoff``:
+exponential with jitter, bounded, its ``Retry-After`` honoured); one that does not answer
+(connection refused or reset, a reply cut off) raises ``ServerUnreachable``, which a long job
+turns into a pause (``summarizer.review.room_review``). ``generate_fed`` keeps up to ``parallel``
+requests in flight across a whole job, ``parallel`` being the server's slots where its ``/props``
+says (llama.cpp's ``total_slots``), else the ``max_parallel`` given (the remote_parallel setting).
 """
 
 from __future__ import annotations
@@ -17,8 +24,9 @@ from __future__ import annotations
 import json
 import threading
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor, as_completed
+from http.client import HTTPResponse
 from typing import Any
 
 from inference.cancel import NEVER_CANCELLED, Cancelled, CancelToken
@@ -35,11 +43,22 @@ from inference.engines.engine import (
     StopScanner,
 )
 from inference.engines.json_replies import ReplyFormatError, hold_stream
-from inference.engines.remote_http import HttpClient, HttpError, HttpStatus, error_text, sse_events
+from inference.engines.prompt_feed import PromptFeed, run_fed_threads
+from inference.engines.remote_http import (
+    OVERLOADED_STATUSES,
+    Backoff,
+    HttpClient,
+    HttpError,
+    HttpStatus,
+    Request,
+    error_text,
+    sse_events,
+)
 from inference.errors import ApiKeyError, EngineError, shorten_message
 from inference.planning.plan import Plan
 from inference.progress import Progress, ProgressCallback, Stage, no_progress
 
+DEFAULT_BACKOFF = Backoff()
 CHARS_PER_TOKEN = 4.0
 """Estimate used when the server cannot count tokens."""
 
@@ -56,13 +75,16 @@ class RemoteEngine(Engine):
         timeout_s: float = 600.0,
         n_ctx: int = 4096,
         max_parallel: int = 8,
+        backoff: Backoff = DEFAULT_BACKOFF,
     ) -> None:
         self._http = HttpClient(url, api_key=api_key, timeout_s=timeout_s)
         self.url = self._http.url
         self._model = model
         self._timeout_s = timeout_s
         self._n_ctx = n_ctx
-        self._max_parallel = max(1, max_parallel)
+        self._max_parallel = max(1, max_parallel)  # the setting; the server's own count wins (load)
+        self.backoff = backoff
+        self.overloaded_retries = 0  # requests tried again after a 429/503 (the room bench reports it)
         self._loaded = False
         self._tokenize_style: str | None = None  # "llama.cpp", "vllm", "llama-cpp-python", "none"
         self._schema_style = "json_schema"  # or "json_object" (llama-cpp-python's server)
@@ -112,11 +134,15 @@ class RemoteEngine(Engine):
                 limit = entry.get("max_model_len") or (entry.get("meta") or {}).get("n_ctx_train")
                 if isinstance(limit, int) and limit > 0:
                     self._n_ctx = limit
-        try:  # llama.cpp server: the context actually allocated
+        try:  # llama.cpp server: the context actually allocated, and its slots (--parallel N)
             props = self._http.json("GET", "/props", None, timeout_s=5.0)
             n_ctx = (props.get("default_generation_settings") or {}).get("n_ctx")
             if isinstance(n_ctx, int) and n_ctx > 0:
                 self._n_ctx = n_ctx
+            slots = props.get("total_slots")
+            if isinstance(slots, int) and slots > 0:
+                self._max_parallel = slots
+                notes.append(f"the server has {slots} slot{'s' if slots > 1 else ''}: up to {slots} requests at once")
         except ApiKeyError:  # llama.cpp's server lists its models without the key, /props needs it
             raise
         except EngineError:
@@ -293,6 +319,43 @@ class RemoteEngine(Engine):
             stop_all.cancel()  # ends the cancel watcher
         return [result for result in results if result is not None]
 
+    def _send(self, request: Request, path: str, body: dict[str, Any], cancel: CancelToken) -> HTTPResponse:
+        """The server's response, tried again while it says it is overloaded (429/503), as
+        ``backoff`` says; after the last try its refusal is the answer."""
+        for attempt in range(self.backoff.attempts):
+            response = self._http.send(request, "POST", path, body)
+            if response.status not in OVERLOADED_STATUSES or attempt + 1 == self.backoff.attempts:
+                return response
+            delay = self.backoff.delay(attempt, response.getheader("Retry-After"))
+            response.read()
+            response.close()
+            request.connection.close()  # the next try on a fresh connection
+            self.overloaded_retries += 1
+            if cancel.wait(delay):
+                raise Cancelled()
+        raise AssertionError("unreachable: the last try returns")
+
+    def generate_fed(
+        self,
+        feed: PromptFeed,
+        *,
+        max_tokens: int = 256,
+        json_schema: JsonSchema | None = None,
+        cancel: CancelToken = NEVER_CANCELLED,
+        on_result: Callable[[Any, Completion], None],
+    ) -> None:
+        """Up to ``parallel`` requests in flight over the whole feed (the server's slots, from its
+        ``/props`` where it says, else the setting), not per batch: a slot whose reply is done
+        takes the next prompt at once, whichever contract it reads."""
+
+        def one(prompt: Prompt, stop_all: CancelToken) -> Completion:
+            try:
+                return self.complete(prompt, max_tokens=max_tokens, json_schema=json_schema, cancel=stop_all)
+            except ReplyFormatError as error:  # this reply only: the job goes on
+                return Completion("", GenerationStats(stop_reason="length"), error=error)
+
+        run_fed_threads(feed, self._max_parallel, one, on_result, cancel)
+
     def _stream(self, path: str, body: dict[str, Any], stop: Sequence[str], cancel: CancelToken) -> Iterator[Piece]:
         started = time.perf_counter()
         request = self._http.open_request()
@@ -312,8 +375,9 @@ class RemoteEngine(Engine):
         usage: dict[str, Any] = {}
         timings: dict[str, Any] = {}
         reason: StopReason = "eos"
+        complete = False  # [DONE] or a finish_reason came: the stream was not cut off
         try:
-            response = self._http.send(request, "POST", path, body)
+            response = self._send(request, path, body, cancel)
             if response.status != 200:
                 detail = response.read(2000)
                 fallback = self._json_object_fallback(body, detail)
@@ -321,11 +385,12 @@ class RemoteEngine(Engine):
                     raise self._http.status_error(path, response.status, detail)
                 response.close()
                 request.connection.close()  # a fresh connection: the refusal may not be read whole
-                response = self._http.send(request, "POST", path, fallback)
+                response = self._send(request, path, fallback, cancel)
                 if response.status != 200:
                     raise self._http.status_error(path, response.status, response.read(2000))
             for event in sse_events(response):
                 if event == "[DONE]":
+                    complete = True
                     break
                 try:
                     chunk = json.loads(event)
@@ -348,6 +413,7 @@ class RemoteEngine(Engine):
                         if out:
                             yield Piece(out)
                     finish = choice.get("finish_reason")
+                    complete = complete or bool(finish)
                     if finish == "length":
                         reason = "length"
                     elif finish == "stop":
@@ -364,6 +430,8 @@ class RemoteEngine(Engine):
             self._http.close_request(request)
         if request.aborted:
             raise Cancelled()
+        if not complete and not scanner.stopped:  # the server went away mid-reply
+            raise self._http.connection_error("the connection closed in the middle of a reply")
         tail = scanner.flush()
         if tail:
             yield Piece(tail)

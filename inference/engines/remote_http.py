@@ -15,13 +15,15 @@ import contextlib
 import http.client
 import ipaddress
 import json
+import random
 import socket
 import threading
 import urllib.parse
 from collections.abc import Iterator
+from dataclasses import dataclass
 from typing import Any
 
-from inference.errors import ApiKeyError, EngineError, shorten_message
+from inference.errors import ApiKeyError, EngineError, ServerUnreachable, shorten_message
 
 HttpError = (OSError, http.client.HTTPException)
 """What a request may raise when the connection fails or is aborted."""
@@ -159,11 +161,13 @@ class HttpClient:
         except ValueError:
             raise self.garbage(path, repr(shorten_message(raw.decode("utf-8", errors="replace"), 80))) from None
 
-    def connection_error(self, error: BaseException) -> EngineError:
-        reason = getattr(error, "strerror", None) or str(error) or type(error).__name__
-        return EngineError(
-            f"Cannot reach the model server at {self.url} ({reason}). Check that the server is running "
-            "and that the address and port are right."
+    def connection_error(self, error: BaseException | str) -> ServerUnreachable:
+        reason = error if isinstance(error, str) else getattr(error, "strerror", None) or str(error)
+        return ServerUnreachable(
+            f"Cannot reach the model server at {self.url} ({reason or type(error).__name__}). Check that the "
+            "server is running and that the address and port are right.",
+            url=self.url,
+            detail=reason or type(error).__name__,
         )
 
     def status_error(self, path: str, status: int, raw: bytes) -> EngineError:
@@ -195,6 +199,31 @@ class HttpClient:
             f"The server at {self.url} did not answer like an OpenAI-compatible server on {path} "
             f"(got {what}). Check the URL: it should point to a llama.cpp, vLLM or Ollama server."
         )
+
+
+OVERLOADED_STATUSES = (429, 503)
+"""What a server answers when it has no free slot (vLLM, a proxy: 429; llama.cpp's server while
+it loads, or a gateway: 503): the request is tried again after a while."""
+
+
+@dataclass(frozen=True, slots=True)
+class Backoff:
+    """How an overloaded server's refusals are tried again: ``attempts`` tries in all, waiting
+    ``first_s`` doubled each time (at most ``most_s``), a random half of it taken off so many
+    clients do not come back at once; a ``Retry-After`` of the server's wins (at most ``most_s``)."""
+
+    attempts: int = 8
+    first_s: float = 0.5
+    most_s: float = 30.0
+
+    def delay(self, attempt: int, retry_after: str | None) -> float:
+        if retry_after is not None:
+            try:
+                return min(self.most_s, max(0.0, float(retry_after)))
+            except ValueError:
+                pass  # an HTTP date: fall back to our own schedule
+        full: float = min(self.most_s, self.first_s * 2.0**attempt)
+        return full * (0.5 + random.random() / 2)
 
 
 class HttpStatus(Exception):

@@ -10,6 +10,8 @@ The filter syntax (``parse_filter``), conditions separated by ``;``:
 
 - ``has COLUMN``: the clause was found (a value, or evidence that is not "probably absent");
 - ``no COLUMN`` (or ``lacks COLUMN``): probably absent or not found;
+- ``model has COLUMN``, ``model no COLUMN``: the same, only where the model gave the verdict;
+  ``evidence has COLUMN``, ``evidence no COLUMN``: only where the search without a model gave it;
 - ``COLUMN = TEXT`` or ``COLUMN: TEXT``: the cell (its value, quote or best passage) holds TEXT;
   ``COLUMN != TEXT``: it does not;
 - anything else: a word or phrase in any cell or the title ("probably absent", "Acme").
@@ -17,6 +19,13 @@ The filter syntax (``parse_filter``), conditions separated by ``;``:
 ``COLUMN`` is a checklist item's category or id, ``contract``, ``folder`` or ``file``, matched
 whole, else by its beginning, else anywhere in the name ("change of control", "gov law" does not
 match, "governing" does). No Qt here: the window's proxy model calls ``row_matches``.
+
+Each cell also says what its verdict rests on (issue 57, ``cell_kind``): the model's (a typed
+answer, found, or not found after the model read the whole contract for it), the evidence's (a
+passage found by search without a model, or "probably absent": nobody read the contract for
+it), or the reviewer's (a corrected value). A contract the model reviewed shows the model's
+verdicts; one reviewed evidence-only keeps its evidence cells, marked as such
+(``cell_verdict``: "found (model)", "probably absent (evidence)"), in the table and the exports.
 """
 
 from __future__ import annotations
@@ -27,7 +36,7 @@ from dataclasses import dataclass
 
 from inference.errors import PagewiseError
 from summarizer.review.checklist import ChecklistItem
-from summarizer.review.evidence import DocumentReview, ItemResult
+from summarizer.review.evidence import EVIDENCE_ONLY, DocumentReview, ItemResult
 
 FOUND = "found"
 ABSENT = "probably absent"
@@ -57,6 +66,29 @@ def cell_state(item: ItemResult | None) -> str:
     if item.corrected and item.shown_value:
         return FOUND
     return CELL_STATES.get(item.status, item.status)
+
+
+MODEL, EVIDENCE, REVIEWER = "model", "evidence", "reviewer"
+"""What a cell's verdict rests on (``cell_kind``)."""
+KIND_PREFIXES = {"model": MODEL, "evidence": EVIDENCE}
+
+
+def cell_kind(item: ItemResult | None) -> str:
+    """Who gave the cell's verdict: ``REVIEWER`` (a corrected value), ``EVIDENCE`` (search
+    without a model: found, or probably absent), ``MODEL`` (its answer after reading the
+    contract); "" when the contract was not reviewed."""
+    if item is None:
+        return ""
+    if item.corrected:
+        return REVIEWER
+    return EVIDENCE if item.status in EVIDENCE_ONLY else MODEL
+
+
+def cell_verdict(item: ItemResult | None) -> str:
+    """The cell's state with what it rests on, as the exports write it ("found (model)",
+    "probably absent (evidence)", "not reviewed")."""
+    kind = cell_kind(item)
+    return f"{cell_state(item)} ({kind})" if kind else cell_state(item)
 
 
 def searched_text(item: ItemResult | None, shown: str) -> str:
@@ -97,6 +129,7 @@ class Condition:
     kind: str
     column: TableColumn | None
     text: str = ""
+    source: str = ""  # MODEL or EVIDENCE: only cells whose verdict rests on it ("" any)
 
 
 CONDITION = re.compile(r"^(?P<column>[^=:!]+?)\s*(?P<op>!=|=|:)\s*(?P<text>.+)$")
@@ -125,10 +158,15 @@ def parse_filter(text: str, columns: Sequence[TableColumn]) -> list[Condition]:
         if not part:
             continue
         lowered = part.lower()
+        source = ""
+        first, _, rest = part.partition(" ")
+        if first.lower() in KIND_PREFIXES and rest.lower().lstrip().startswith(("has ", "no ", "lacks ", "without ")):
+            source, part = KIND_PREFIXES[first.lower()], rest.strip()  # "model has Governing Law"
+            lowered = part.lower()
         for prefix, kind in (("has ", "has"), ("no ", "lacks"), ("lacks ", "lacks"), ("without ", "lacks")):
             if lowered.startswith(prefix) and (name := part[len(prefix) :].strip()):
                 try:
-                    conditions.append(Condition(kind, find_column(name, columns)))
+                    conditions.append(Condition(kind, find_column(name, columns), source=source))
                 except TableFilterError:
                     if kind == "has":
                         raise
@@ -160,6 +198,7 @@ class TableRow:
 
     states: tuple[str, ...]
     texts: tuple[str, ...]
+    kinds: tuple[str, ...] = ()  # per column, what the verdict rests on (``cell_kind``)
 
 
 def row_matches(row: TableRow, conditions: Sequence[Condition], columns: Sequence[TableColumn]) -> bool:
@@ -172,6 +211,8 @@ def row_matches(row: TableRow, conditions: Sequence[Condition], columns: Sequenc
             continue
         n = index[condition.column.key]
         state, text = row.states[n], row.texts[n]
+        if condition.source and (n >= len(row.kinds) or row.kinds[n] != condition.source):
+            return False
         if condition.kind == "has" and state != FOUND:
             return False
         if condition.kind == "lacks" and state not in (ABSENT, NOT_FOUND):
@@ -187,19 +228,22 @@ def table_row(
     review: DocumentReview | None, title: str, folder: str, shown: Sequence[str], columns: Sequence[TableColumn]
 ) -> TableRow:
     """A contract's row for the filter: ``shown`` holds the window's text of each item's cell."""
-    states, texts = [], []
+    states, texts, kinds = [], [], []
     for column in columns:
         if column.key == "contract":
             states.append("")
             texts.append(title.lower())
+            kinds.append("")
         elif column.key == "folder":
             states.append("")
             texts.append(folder.lower())
+            kinds.append("")
         else:
             item = review.items[column.item_index] if review and column.item_index < len(review.items) else None
             states.append(cell_state(item))
             texts.append(searched_text(item, shown[column.item_index] if column.item_index < len(shown) else ""))
-    return TableRow(tuple(states), tuple(texts))
+            kinds.append(cell_kind(item))
+    return TableRow(tuple(states), tuple(texts), tuple(kinds))
 
 
 def state_sort_key(state: str, text: str) -> tuple[int, str]:

@@ -25,6 +25,7 @@ from typing import Any
 from inference.errors import shorten_message
 from summarizer import page_labels
 from summarizer.review.absence import absence_model
+from summarizer.review.contract_table import EVIDENCE, cell_kind, cell_state
 from summarizer.review.evidence import EVIDENCE_ONLY, DocumentReview, ItemResult
 
 NOTICE = "Machine-generated: verify every entry against the contract."
@@ -146,6 +147,12 @@ def _cell(item: ItemResult) -> str:
     return text + review_marks(item) + (f" **{flag}**" if flag else "")
 
 
+def marked_cell(item: ItemResult) -> str:
+    """``plain_cell`` with "[evidence]" where no model gave the verdict (the spreadsheet's table
+    of contracts mixes contracts the model reviewed with ones reviewed evidence-only)."""
+    return plain_cell(item) + (" [evidence]" if cell_kind(item) == EVIDENCE else "")
+
+
 def plain_cell(item: ItemResult) -> str:
     """A cell as the DOCX memo and the spreadsheet write it: the value (or where the clause is,
     evidence only) with its pages and the reviewer's marks; the flag is the caller's to add."""
@@ -258,11 +265,14 @@ def _csv_reason(item: ItemResult) -> str:
 
 
 def to_csv(reviews: Sequence[DocumentReview]) -> str:
+    """One row per contract and item; ``source`` says what the verdict rests on (model,
+    evidence: search without a model, reviewer) and ``verdict`` is the table's state of the cell."""
     buffer = io.StringIO()
     writer = csv.writer(buffer)
     writer.writerow(
         [
-            "doc_id", "title", "side", "item_id", "category", "status", "value", "model_value", "accepted", "note",
+            "doc_id", "title", "side", "item_id", "category", "status", "source", "verdict", "value", "model_value",
+            "accepted", "note",
             "flag", "pages", "passage_id", "evidence", "unverified", "reason",
         ]
     )  # fmt: skip
@@ -277,6 +287,8 @@ def to_csv(reviews: Sequence[DocumentReview]) -> str:
                     item.item_id,
                     item.category,
                     item.status,
+                    cell_kind(item),  # model, evidence (no model read it) or reviewer
+                    cell_state(item),
                     item.shown_value or "",
                     item.value or "",
                     "yes" if item.correction and item.correction.accepted else "",

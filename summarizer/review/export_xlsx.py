@@ -6,8 +6,10 @@ Three sheets:
   contracts), each cell the value or where the clause is, shaded by its flag as the grid is; the
   header row and the title column stay in place while scrolling, and the header has Excel's
   filter buttons.
+  A cell whose verdict no model gave (an evidence-only review: a passage found by search, or
+  "probably absent") ends in "[evidence]" (issue 57).
 - **Evidence**: one row per contract and item (the CSV's rows), with the best passage wrapped in
-  its cell, frozen header and filters.
+  its cell, frozen header and filters; its Source column says model, evidence or reviewer.
 - **About**: the provenance (checklist and version, model, side, when) and the notice that the
   entries are machine-generated.
 """
@@ -19,14 +21,15 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from summarizer.review.contract_table import cell_kind
 from summarizer.review.evidence import DocumentReview
 from summarizer.review.export import (
     CONFIDENTIAL,
     NOTICE,
     flag_word,
     generated_at,
+    marked_cell,
     page_label,
-    plain_cell,
     quote_snippet,
     side_of,
     status_word,
@@ -58,7 +61,7 @@ def _contracts_sheet(sheet: Any, reviews: Sequence[DocumentReview]) -> None:
         row = [review.title, review.file_name or review.doc_id]
         for item in review.items:
             flag = flag_word(item)
-            row.append(plain_cell(item) + (f" [{flag}]" if flag else ""))
+            row.append(marked_cell(item) + (f" [{flag}]" if flag else ""))
         sheet.append(row)
         for column, item in enumerate(review.items, start=3):
             cell = sheet.cell(row=sheet.max_row, column=column)
@@ -76,7 +79,7 @@ def _contracts_sheet(sheet: Any, reviews: Sequence[DocumentReview]) -> None:
 def _evidence_sheet(sheet: Any, reviews: Sequence[DocumentReview]) -> None:
     from openpyxl.styles import Alignment
 
-    titles = ["Contract", "Item", "Status", "Value", "Flag", "Pages", "Evidence", "Reviewer's note"]
+    titles = ["Contract", "Item", "Status", "Source", "Value", "Flag", "Pages", "Evidence", "Reviewer's note"]
     _header(sheet, titles)
     wrap = Alignment(wrap_text=True, vertical="top")
     for review in reviews:
@@ -87,6 +90,7 @@ def _evidence_sheet(sheet: Any, reviews: Sequence[DocumentReview]) -> None:
                     review.title,
                     item.category,
                     status_word(item),
+                    cell_kind(item),
                     item.shown_value or "",
                     flag_word(item),
                     page_label(item),
@@ -96,7 +100,7 @@ def _evidence_sheet(sheet: Any, reviews: Sequence[DocumentReview]) -> None:
             )
             for cell in sheet[sheet.max_row]:
                 cell.alignment = wrap
-    for letter, width in zip("ABCDEFGH", (TITLE_WIDTH, 24, 14, 24, 11, 10, PASSAGE_WIDTH, 30), strict=True):
+    for letter, width in zip("ABCDEFGHI", (TITLE_WIDTH, 24, 14, 10, 24, 11, 10, PASSAGE_WIDTH, 30), strict=True):
         sheet.column_dimensions[letter].width = width
     sheet.freeze_panes = "A2"
     sheet.auto_filter.ref = sheet.dimensions
@@ -123,6 +127,9 @@ def write_xlsx(
         f"{len(reviews)} contracts",
         f"Reviewed for: {side_of(reviews) or 'no side given'}",
         f"Model: {model or 'none (evidence only)'}",
+        "Cells marked [evidence] were found by search without a model (a passage, or probably absent): no model "
+        "read the contract for them. The others are the model's answers (found, or not found after reading the "
+        "whole contract) or the reviewer's corrections.",
         f"Generated {generated_at(generated)}",
         NOTICE,
     ):

@@ -20,7 +20,7 @@ from __future__ import annotations
 import json
 import re
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from inference.cancel import NEVER_CANCELLED, CancelToken
@@ -118,7 +118,7 @@ def reading_units(pages: dict[int, str], engine: Engine, budget_tokens: int) -> 
     return units
 
 
-def _messages(unit: ReadingUnit, item: ChecklistItem) -> list[ChatMessage]:
+def reading_messages(unit: ReadingUnit, item: ChecklistItem) -> list[ChatMessage]:
     hint = TYPE_HINTS.get(item.type, "answer briefly")
     return [
         ChatMessage("system", SYSTEM),
@@ -186,7 +186,7 @@ class _Meter:
 
 
 @dataclass(slots=True)
-class _DocumentRun:
+class DocumentRun:
     record: DocumentRecord
     key: ReviewKey
     results: dict[int, ItemResult]  # by the item's index in the checklist; the stored ones first
@@ -207,7 +207,7 @@ class _UnitReplies:
     at once (one not found in the contract's last unit is finished too: ``not_found``)."""
 
     library: Library
-    run: _DocumentRun
+    run: DocumentRun
     items: tuple[ChecklistItem, ...]
     unit: ReadingUnit
     positions: list[int]  # the batch's prompts -> the items' indexes
@@ -222,30 +222,9 @@ class _UnitReplies:
             return
         self.handled.add(position)
         index = self.positions[position]
-        result = self.run.results[index]
-        result.passages_read += 1
         message = f"{self.run.record.title}: {self.items[index].category}"
-        data = _parse(completion) if completion.error is None else None
-        if data is None:
-            result.status = "error"
-            if completion.error is not None:  # the engine's own words: cut and not closable, or off-schema
-                result.reason = str(completion.error)
-            elif completion.stats.stop_reason == "invalid":
-                result.reason = (
-                    "the model's output scores were not numbers (NaN): the model file may be damaged "
-                    "or not supported; check it with `pagewise doctor`"
-                )
-            else:
-                result.reason = "the model's reply was not the JSON asked for: " + shorten_message(completion.text, 80)
-        elif data["found"]:
-            _apply(result, self.items[index], self.unit, data)
-            if completion.stats.json_closed:
-                cut = (
-                    f"the model's reply ran out of its {REPLY_TOKENS}-token budget and was closed: "
-                    "its last value may be cut short"
-                )
-                result.reason = f"{result.reason}; {cut}" if result.reason else cut
-        elif self.units_left > 1:
+        final = read_reply(self.run.results[index], self.items[index], self.unit, completion, self.units_left)
+        if not final:
             self.still_open.append(index)
             self.meter.advance(1, message)
             return
@@ -253,9 +232,40 @@ class _UnitReplies:
         self.meter.advance(self.units_left, message, cells=1)
 
 
-def _prepare(
+def read_reply(
+    result: ItemResult, item: ChecklistItem, unit: ReadingUnit, completion: Completion, units_left: int
+) -> bool:
+    """Take one unit's reply to one item into ``result``; True when the item is final (answered,
+    an error, or not found in its contract's last unit), False when the next unit is to be read."""
+    result.passages_read += 1
+    data = _parse(completion) if completion.error is None else None
+    if data is None:
+        result.status = "error"
+        if completion.error is not None:  # the engine's own words: cut and not closable, or off-schema
+            result.reason = str(completion.error)
+        elif completion.stats.stop_reason == "invalid":
+            result.reason = (
+                "the model's output scores were not numbers (NaN): the model file may be damaged "
+                "or not supported; check it with `pagewise doctor`"
+            )
+        else:
+            result.reason = "the model's reply was not the JSON asked for: " + shorten_message(completion.text, 80)
+    elif data["found"]:
+        _apply(result, item, unit, data)
+        if completion.stats.json_closed:
+            cut = (
+                f"the model's reply ran out of its {REPLY_TOKENS}-token budget and was closed: "
+                "its last value may be cut short"
+            )
+            result.reason = f"{result.reason}; {cut}" if result.reason else cut
+    elif units_left > 1:
+        return False
+    return True
+
+
+def prepare_run(
     library: Library, engine: Engine, doc_id: str, checklist: Checklist, model: str, budget: int, fresh: bool
-) -> _DocumentRun:
+) -> DocumentRun:
     record = library.document(doc_id)
     forget_stale_results(library, doc_id)
     key = review_key(library, doc_id, checklist, model, PROMPT_VERSION)
@@ -265,14 +275,37 @@ def _prepare(
     results = {i: stored[item.id] for i, item in enumerate(checklist.items) if item.id in stored}
     needs_reading = len(results) < len(checklist.items)
     units = reading_units(read_pages(library, doc_id), engine, budget) if needs_reading else []
-    return _DocumentRun(record, key, results, units)
+    return DocumentRun(record, key, results, units)
+
+
+def open_results(
+    library: Library,
+    checklist: Checklist,
+    run: DocumentRun,
+    cancel: CancelToken,
+    finding: Callable[[str], None] = lambda _: None,
+) -> list[int]:
+    """A result, "not_found" until a unit answers it, with its evidence, for each item of the
+    run not stored; returns their indexes. ``finding`` hears each item's category."""
+    open_items = run.open_items(len(checklist.items))
+    for index in open_items:
+        cancel.raise_if_cancelled()
+        item = checklist.items[index]
+        finding(item.category)
+        # With the clause ranker's best score, so a "not found" whose best passage reads like the
+        # clause can say which page to check (summarizer.review.export.missed_candidate).
+        evidence, _, score = scored_evidence(library, run.key.doc_id, item)
+        result = ItemResult(item.id, item.category, item.question, item.type, "not_found", evidence)
+        result.clause_score = score
+        run.results[index] = result
+    return open_items
 
 
 def _read(
     library: Library,
     engine: Engine,
     checklist: Checklist,
-    run: _DocumentRun,
+    run: DocumentRun,
     meter: _Meter,
     cancel: CancelToken,
     on_item: ItemCallback,
@@ -280,16 +313,7 @@ def _read(
     """Ask the model the items not stored, unit by unit, storing and reporting each item when it
     is finished."""
     open_items = run.open_items(len(checklist.items))
-    for index in open_items:
-        cancel.raise_if_cancelled()
-        item = checklist.items[index]
-        meter.advance(0, f"{run.record.title}: finding {item.category}")
-        # With the clause ranker's best score, so a "not found" whose best passage reads like the
-        # clause can say which page to check (summarizer.review.export.missed_candidate).
-        evidence, _, score = scored_evidence(library, run.key.doc_id, item)
-        result = ItemResult(item.id, item.category, item.question, item.type, "not_found", evidence)
-        result.clause_score = score
-        run.results[index] = result
+    open_results(library, checklist, run, cancel, lambda item: meter.advance(0, f"{run.record.title}: finding {item}"))
     for n_unit, unit in enumerate(run.units):
         if not open_items:
             break
@@ -297,7 +321,7 @@ def _read(
         units_left = len(run.units) - n_unit
         replies = _UnitReplies(library, run, checklist.items, unit, open_items, units_left, meter, on_item)
         meter.advance(0, f"{run.record.title}: pages {unit.pages[0]}-{unit.pages[-1]}")
-        prompts = [_messages(unit, checklist.items[i]) for i in open_items]
+        prompts = [reading_messages(unit, checklist.items[i]) for i in open_items]
         completions = engine.generate_batch(
             prompts, max_tokens=REPLY_TOKENS, json_schema=REPLY_SCHEMA, cancel=cancel, on_result=replies
         )
@@ -309,7 +333,7 @@ def _read(
         meter.cells_done += 1
 
 
-def _shown(library: Library, checklist: Checklist, review: DocumentReview) -> DocumentReview:
+def shown_review_of(library: Library, checklist: Checklist, review: DocumentReview) -> DocumentReview:
     """``review`` with the reviewer's corrections and the playbook flags (computed now, for the
     review's side)."""
     attach_corrections(library, review)
@@ -344,7 +368,7 @@ def review_with_model(
     check_reviewable(library, doc_ids)
     model = model or engine_identity(library, engine, cancel=cancel)
     budget = max(256, engine.n_ctx - REPLY_TOKENS - PROMPT_MARGIN)
-    runs = [_prepare(library, engine, doc_id, checklist, model, budget, fresh) for doc_id in doc_ids]
+    runs = [prepare_run(library, engine, doc_id, checklist, model, budget, fresh) for doc_id in doc_ids]
     n_items = len(checklist.items)
     stored = sum(len(run.results) for run in runs)
     readings = stored + sum(len(run.open_items(n_items)) * len(run.units) for run in runs)
@@ -357,7 +381,7 @@ def review_with_model(
     for run in runs:
         _read(library, engine, checklist, run, meter, cancel, on_item)
         items = [run.results[i] for i in range(n_items)]
-        reviews.append(_shown(library, checklist, DocumentReview.of(run.record, checklist, items, side)))
+        reviews.append(shown_review_of(library, checklist, DocumentReview.of(run.record, checklist, items, side)))
     return reviews
 
 
@@ -379,7 +403,7 @@ def stored_review(
         stored.get(item.id) or ItemResult(item.id, item.category, item.question, item.type, "pending")
         for item in checklist.items
     ]
-    return _shown(library, checklist, DocumentReview.of(library.document(doc_id), checklist, items, side))
+    return shown_review_of(library, checklist, DocumentReview.of(library.document(doc_id), checklist, items, side))
 
 
 def stored_evidence_review(
@@ -391,7 +415,7 @@ def stored_evidence_review(
     if len(stored) != len(checklist.items):
         return None
     items = [stored[item.id] for item in checklist.items]
-    return _shown(library, checklist, DocumentReview.of(library.document(doc_id), checklist, items, side))
+    return shown_review_of(library, checklist, DocumentReview.of(library.document(doc_id), checklist, items, side))
 
 
 def shown_review(library: Library, doc_id: str, checklist: Checklist, side: str = "") -> DocumentReview | None:

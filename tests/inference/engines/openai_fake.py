@@ -4,9 +4,11 @@ remote engine's tests and the commands' and window's tests of a remote server.""
 from __future__ import annotations
 
 import json
+import re
+import socket
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -36,6 +38,17 @@ class FakeServer:
     api_key: str | None = None
     public_models: bool = False
     authorizations: list[str | None] = field(default_factory=list)  # each request's header
+    # For long jobs (a data room's review): the slots /props reports (llama.cpp's --parallel N),
+    # a reply made from the request, 429s, connections dropped, and a log of what ran when.
+    total_slots: int | None = None
+    reply_for: Callable[[dict[str, Any]], str] | None = None
+    overloaded: int = 0  # the next N completion requests are answered 429 ("no free slot")
+    retry_after: str | None = "0"
+    refused: int = 0  # 429s sent
+    drop_after: int | None = None  # completion requests served before every later one is dropped
+    served: int = 0
+    dropped: int = 0
+    log: list[tuple[str, str]] = field(default_factory=list)  # ("start" | "end", the last message's text)
 
 
 def _handler(server: FakeServer) -> type[BaseHTTPRequestHandler]:
@@ -77,7 +90,10 @@ def _handler(server: FakeServer) -> type[BaseHTTPRequestHandler]:
             elif self.path == "/v1/models":
                 self._json(200, {"object": "list", "data": [{"id": "fake-7b", "object": "model"}]})
             elif self.path == "/props" and server.llama_cpp:
-                self._json(200, {"default_generation_settings": {"n_ctx": 8192}})
+                props: dict[str, Any] = {"default_generation_settings": {"n_ctx": 8192}}
+                if server.total_slots is not None:
+                    props["total_slots"] = server.total_slots
+                self._json(200, props)
             else:
                 self._json(404, {"error": {"message": "not found"}})
 
@@ -99,12 +115,37 @@ def _handler(server: FakeServer) -> type[BaseHTTPRequestHandler]:
             if self.path not in ("/v1/chat/completions", "/v1/completions"):
                 self._json(404, {"error": {"message": "not found"}})
                 return
+            with server.streams_changed:
+                busy = server.overloaded > 0
+                server.overloaded -= busy
+                server.refused += busy
+                drop = server.drop_after is not None and server.served >= server.drop_after
+                server.dropped += drop
+                server.served += not drop and not busy
+            if busy:
+                self.send_response(429)
+                if server.retry_after is not None:
+                    self.send_header("Retry-After", server.retry_after)
+                data = b'{"error": {"message": "no free slot", "type": "unavailable_error"}}'
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+                return
+            if drop:  # the server went away: the connection closes without an answer
+                self.close_connection = True
+                self.connection.shutdown(socket.SHUT_RDWR)
+                return
+            words = server.words
+            text = str(body.get("prompt") or (body.get("messages") or [{}])[-1].get("content", ""))
+            if server.reply_for is not None:
+                words = re.findall(r"\s*\S+", server.reply_for(body))
             self.send_response(200)
             self.send_header("Content-Type", "text/event-stream")
             self.send_header("Connection", "close")
             self.end_headers()
             chat = self.path.endswith("chat/completions")
             with server.streams_changed:
+                server.log.append(("start", text))
                 server.streaming += 1
                 server.most_streaming = max(server.most_streaming, server.streaming)
                 server.streams_changed.notify_all()
@@ -115,7 +156,7 @@ def _handler(server: FakeServer) -> type[BaseHTTPRequestHandler]:
                     self.wfile.write(b"data: {not json\n\n")
                     self.wfile.flush()
                     return
-                for index, word in enumerate(server.words[: body.get("max_tokens", 1000)]):
+                for index, word in enumerate(words[: body.get("max_tokens", 1000)]):
                     choice: dict[str, Any] = {"index": 0, "finish_reason": None}
                     if chat:
                         choice["delta"] = {"content": word}
@@ -124,13 +165,13 @@ def _handler(server: FakeServer) -> type[BaseHTTPRequestHandler]:
                     self.wfile.write(f"data: {json.dumps({'choices': [choice]})}\n\n".encode())
                     self.wfile.flush()
                     server.words_sent += 1
-                    if index + 1 < len(server.words):
+                    if index + 1 < len(words):
                         time.sleep(server.word_delay_s)
                 final = {
                     "choices": [{"index": 0, "finish_reason": "stop", "delta": {}}],
                     "usage": {
                         "prompt_tokens": 12,
-                        "completion_tokens": len(server.words),
+                        "completion_tokens": len(words),
                         "total_tokens": 17,
                     },
                     "timings": {"prompt_per_second": 250.0, "predicted_per_second": 42.0, "cache_n": 3},
@@ -142,7 +183,9 @@ def _handler(server: FakeServer) -> type[BaseHTTPRequestHandler]:
                 server.disconnected.set()
             finally:
                 with server.streams_changed:
+                    server.log.append(("end", text))
                     server.streaming -= 1
+                    server.streams_changed.notify_all()
 
     return Handler
 
@@ -154,14 +197,30 @@ class _QuietServer(ThreadingHTTPServer):
         pass
 
 
+class Running:
+    """The fake server in a thread, which a test can stop (the server is gone: connections are
+    refused) and start again on the same port."""
+
+    def __init__(self, state: FakeServer, port: int = 0) -> None:
+        self.state = state
+        self._httpd = _QuietServer(("127.0.0.1", port), _handler(state))
+        self.port = int(self._httpd.server_address[1])
+        self.url = f"http://127.0.0.1:{self.port}"
+        threading.Thread(target=self._httpd.serve_forever, daemon=True).start()
+
+    def stop(self) -> None:
+        self._httpd.shutdown()
+        self._httpd.server_close()
+
+    def again(self) -> Running:
+        return Running(self.state, self.port)
+
+
 @contextmanager
 def serving(state: FakeServer) -> Iterator[str]:
     """The fake server running (its base address, without /v1) until the block ends."""
-    httpd = _QuietServer(("127.0.0.1", 0), _handler(state))
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
-    thread.start()
+    running = Running(state)
     try:
-        yield f"http://127.0.0.1:{httpd.server_address[1]}"
+        yield running.url
     finally:
-        httpd.shutdown()
-        httpd.server_close()
+        running.stop()

@@ -10,7 +10,9 @@ from summarizer.review.contract_table import (
     FOUND,
     NOT_REVIEWED,
     TableFilterError,
+    cell_kind,
     cell_state,
+    cell_verdict,
     parse_filter,
     row_matches,
     table_columns,
@@ -75,3 +77,39 @@ def test_a_filter_naming_no_column_says_what_to_type() -> None:
 
 def test_cell_states() -> None:
     assert (cell_state(NEW_YORK), cell_state(NO_COC), cell_state(None)) == (FOUND, ABSENT, NOT_REVIEWED)
+
+
+MODEL_NEW_YORK = result(ITEMS[0], "answered", "governed by the laws of the State of New York", value="New York")
+MODEL_NO_COC = result(ITEMS[1], "not_found", "Upon a change of control of either party ...")
+
+
+@pytest.mark.parametrize(
+    ("text", "model_row", "evidence_row"),
+    [
+        ("has Change of Control", False, True),  # the model read the contract and did not find it
+        ("no change of control", True, False),
+        ("model no change of control", True, False),
+        ("evidence has change of control", False, True),
+        ("model has governing law", True, False),
+        ("evidence has governing law", False, True),
+        ("has governing law", True, True),
+    ],
+)
+def test_the_filter_tells_the_models_verdicts_from_the_evidence(text: str, model_row: bool, evidence_row: bool) -> None:
+    """A contract the model reviewed is filtered by its verdict, even where the evidence-only
+    search had found a passage; "model has" and "evidence has" pick the kind of cell."""
+    conditions = parse_filter(text, COLUMNS)
+    by_model = table_row_for(MODEL_NEW_YORK, MODEL_NO_COC, folder="")
+    by_evidence = table_row_for(NEW_YORK, COC, folder="")
+    assert row_matches(by_model, conditions, COLUMNS) is model_row
+    assert row_matches(by_evidence, conditions, COLUMNS) is evidence_row
+
+
+def test_cell_kinds_and_verdicts() -> None:
+    from summarizer.review.evidence import Correction
+
+    corrected = result(ITEMS[0], "absent", "x")
+    corrected.correction = Correction("Delaware", True, "", "")
+    assert [cell_kind(i) for i in (MODEL_NEW_YORK, NO_COC, corrected, None)] == ["model", "evidence", "reviewer", ""]
+    assert cell_verdict(MODEL_NO_COC) == "not found (model)" and cell_verdict(NO_COC) == "probably absent (evidence)"
+    assert cell_verdict(corrected) == "found (reviewer)" and cell_verdict(None) == NOT_REVIEWED

@@ -42,8 +42,10 @@ def test_the_exports_of_a_data_room(tmp_path: Path) -> None:
     assert contracts.freeze_panes == "B2" and contracts.auto_filter.ref == "A1:D9"
     evidence = book["Evidence"]
     assert evidence.max_row == 1 + 8 * 2 and evidence.freeze_panes == "A2" and evidence.auto_filter.ref
-    passage = evidence.cell(row=2, column=7)
+    passage = evidence.cell(row=2, column=8)
     assert "governed by the laws of" in passage.value and passage.alignment.wrap_text
+    assert evidence.cell(row=1, column=4).value == "Source" and evidence.cell(row=2, column=4).value == "evidence"
+    assert str(contracts.cell(row=2, column=3).value).endswith("[evidence]")  # no model gave this verdict
 
     write_docx(reviews, tmp_path / "room.docx")
     memo = docx.Document(str(tmp_path / "room.docx"))
@@ -76,7 +78,7 @@ def test_text_xml_cannot_hold_is_left_out_of_the_workbook_and_the_memo(tmp_path:
     write_xlsx([dirty], tmp_path / "room.xlsx")
     book = openpyxl.load_workbook(tmp_path / "room.xlsx")
     assert book["Contracts"].cell(row=2, column=1).value == "Upjohn Agreement"
-    assert book["Evidence"].cell(row=2, column=7).value == "governed by the laws of New York"
+    assert book["Evidence"].cell(row=2, column=8).value == "governed by the laws of New York"
     write_docx([dirty], tmp_path / "room.docx")
     text = "\n".join(p.text for p in docx.Document(str(tmp_path / "room.docx")).paragraphs)
     assert "Upjohn Agreement" in text and "\ufffe" not in text

@@ -1,0 +1,298 @@
+"""Prompts fed to an engine's slots as the slots free up, for a job whose next prompts depend on
+the replies to the last ones (a data room's review, issue 57: the next contract's first readings
+start while the last one's stragglers finish).
+
+The job (the producer) ``put``s prompts with a tag and an order key; the engine's slots ``take``
+the lowest key first. The producer's ``refill`` is called in the caller's thread whenever the
+feed runs low: it may add prompts (the next contract's), and returns False when it added nothing
+and can add nothing now; when it has nothing left to add it calls ``exhaust``. The feed is
+``finished`` once it is exhausted, nothing is ready and every prompt taken has been settled (its
+reply handed to the job, which may have put a follow-up).
+
+Pausing (``pause``/``resume``) holds back new prompts; the ones in flight finish. The feed also
+measures how busy the engine's ``slots`` were: the time-weighted number of prompts in flight
+(at most ``slots``) divided by ``slots``, between the first prompt taken and the last reply,
+leaving out the time the feed was paused with nothing in flight (``busy_share``).
+"""
+
+from __future__ import annotations
+
+import heapq
+import itertools
+import queue
+import threading
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from inference.cancel import NEVER_CANCELLED, Cancelled, CancelToken
+from inference.engines.engine import Completion, Prompt
+
+FedResultCallback = Callable[[Any, Completion], None]
+"""``generate_fed``'s ``on_result``: a prompt's tag and its finished reply (in the caller's thread)."""
+
+
+def no_refill() -> bool:
+    """The default ``refill``: the producer puts everything up front."""
+    return False
+
+
+@dataclass(frozen=True, slots=True)
+class FedPrompt:
+    tag: Any
+    prompt: Prompt
+
+
+class PromptFeed:
+    """A priority queue of prompts between a job and an engine's slots (see the module's note)."""
+
+    def __init__(
+        self,
+        slots: int,
+        refill: Callable[[], bool] = no_refill,
+        *,
+        low_water: int | None = None,
+        running: threading.Event | None = None,
+    ) -> None:
+        self.slots = max(1, slots)
+        self.low_water = low_water if low_water is not None else 2 * self.slots
+        self._refill = refill
+        self._ready: list[tuple[Any, int, FedPrompt]] = []
+        self._counter = itertools.count()
+        self._cond = threading.Condition()
+        self._exhausted = False
+        self._unsettled = 0  # taken, the reply not yet handed to the job
+        self._running = running or threading.Event()
+        if running is None:
+            self._running.set()
+        # the busy meter
+        self._in_flight = 0
+        self._first_at: float | None = None
+        self._last_at: float | None = None
+        self._busy_area = 0.0  # slot-seconds
+        self._paused_idle_s = 0.0  # paused with nothing in flight: not the engine's idle time
+        self._mark_at = 0.0
+        self.taken = 0
+
+    # the producer's side (the caller's thread)
+
+    def put(self, tag: Any, prompt: Prompt, order: Any = 0) -> None:
+        with self._cond:
+            heapq.heappush(self._ready, (order, next(self._counter), FedPrompt(tag, prompt)))
+            self._cond.notify_all()
+
+    def exhaust(self) -> None:
+        """The producer has nothing more to add than the follow-ups of replies still to come."""
+        with self._cond:
+            self._exhausted = True
+            self._cond.notify_all()
+
+    def refill(self) -> None:
+        """Let the producer add prompts when fewer than ``low_water`` are ready."""
+        while not self._exhausted and self.ready < self.low_water:
+            if not self._refill():
+                break  # nothing to add now (the producer's prompts wait on replies)
+
+    def settle(self) -> None:
+        """A taken prompt's reply was handed to the job (which has put any follow-up)."""
+        with self._cond:
+            self._unsettled -= 1
+            self._cond.notify_all()
+
+    def pause(self) -> None:
+        with self._cond:
+            self._meter(0)
+            self._running.clear()
+
+    def resume(self) -> None:
+        with self._cond:
+            self._meter(0)
+            self._running.set()
+            self._cond.notify_all()
+
+    @property
+    def paused(self) -> bool:
+        return not self._running.is_set()
+
+    @property
+    def ready(self) -> int:
+        with self._cond:
+            return len(self._ready)
+
+    @property
+    def in_flight(self) -> int:
+        """Prompts taken whose replies are not finished yet."""
+        with self._cond:
+            return self._in_flight
+
+    @property
+    def finished(self) -> bool:
+        with self._cond:
+            return self._finished()
+
+    def _finished(self) -> bool:
+        return self._exhausted and not self._ready and self._unsettled == 0
+
+    # the engine's side (its slots: any thread)
+
+    def take(self, cancel: CancelToken = NEVER_CANCELLED, wait_s: float | None = None) -> FedPrompt | None:
+        """The next prompt, waiting while the feed is paused or empty; None when the feed is
+        finished (or nothing came within ``wait_s``). Raises ``Cancelled``."""
+        deadline = None if wait_s is None else time.perf_counter() + wait_s
+        with self._cond:
+            while True:
+                cancel.raise_if_cancelled()
+                if self._finished():
+                    return None
+                if self._ready and self._running.is_set():
+                    _, _, fed = heapq.heappop(self._ready)
+                    self._unsettled += 1
+                    self._meter(+1)
+                    self.taken += 1
+                    return fed
+                if deadline is not None and time.perf_counter() >= deadline:
+                    return None
+                self._cond.wait(0.05)
+
+    def take_now(self, limit: int) -> list[FedPrompt]:
+        """Up to ``limit`` ready prompts at once (an engine that runs a batch per call); none
+        while paused."""
+        taken: list[FedPrompt] = []
+        while len(taken) < limit:
+            fed = self.take(wait_s=0.0)
+            if fed is None:
+                break
+            taken.append(fed)
+        return taken
+
+    def wait_running(self, cancel: CancelToken) -> None:
+        """Wait while the feed is paused (``Cancelled`` when cancelled meanwhile)."""
+        while not self._running.wait(0.05):
+            cancel.raise_if_cancelled()
+
+    def release(self) -> None:
+        """A prompt's reply is finished (its slot is free)."""
+        with self._cond:
+            self._meter(-1)
+
+    def _meter(self, change: int) -> None:
+        now = time.perf_counter()
+        if self._first_at is not None:
+            span = now - self._mark_at
+            if self._in_flight:
+                self._busy_area += min(self._in_flight, self.slots) * span
+            elif not self._running.is_set():
+                self._paused_idle_s += span
+        elif change > 0:
+            self._first_at = now
+        self._mark_at = now
+        self._in_flight += change
+        if change < 0:
+            self._last_at = now
+
+    @property
+    def busy_share(self) -> float | None:
+        """The engine's slots' busy share between the first prompt taken and the last reply
+        (None before any reply)."""
+        with self._cond:
+            if self._first_at is None or self._last_at is None:
+                return None
+            span = self._last_at - self._first_at - self._paused_idle_s
+            return min(1.0, self._busy_area / (self.slots * span)) if span > 0 else 1.0
+
+    @property
+    def busy_seconds(self) -> float:
+        with self._cond:
+            if self._first_at is None or self._last_at is None:
+                return 0.0
+            return self._last_at - self._first_at - self._paused_idle_s
+
+
+def run_fed_threads(
+    feed: PromptFeed,
+    n_threads: int,
+    one: Callable[[Prompt, CancelToken], Completion],
+    on_result: FedResultCallback,
+    cancel: CancelToken,
+) -> None:
+    """Up to ``n_threads`` prompts of ``feed`` in flight at once, each through ``one`` (a blocking
+    call, run in a thread of its own); ``on_result`` and the feed's ``refill`` run in this thread.
+    The first error of any call stops the others (their replies are lost) and is raised here."""
+    stop_all = CancelToken()  # the caller's cancel, or an error: stops every call in flight
+    replies: queue.Queue[tuple[FedPrompt, Completion | BaseException]] = queue.Queue()
+
+    def slot() -> None:
+        while not stop_all.cancelled:
+            try:
+                fed = feed.take(stop_all)
+            except Cancelled:
+                return
+            if fed is None:
+                return
+            try:
+                outcome: Completion | BaseException = one(fed.prompt, stop_all)
+            except BaseException as error:  # handed to the caller's thread, which raises it
+                outcome = error
+            feed.release()
+            replies.put((fed, outcome))
+
+    threads = [threading.Thread(target=slot, name=f"pagewise-fed-{n}", daemon=True) for n in range(n_threads)]
+    try:
+        feed.refill()
+        for thread in threads:
+            thread.start()
+        while True:
+            if cancel.cancelled:
+                raise Cancelled()
+            try:
+                fed, outcome = replies.get(timeout=0.05)
+            except queue.Empty:
+                feed.refill()
+                if not any(thread.is_alive() for thread in threads) and replies.empty():
+                    return
+                continue
+            if isinstance(outcome, BaseException):
+                raise outcome
+            try:
+                on_result(fed.tag, outcome)
+            finally:
+                feed.settle()
+            feed.refill()
+    finally:
+        stop_all.cancel()
+        for thread in threads:
+            if thread.ident is not None:  # started
+                thread.join()
+
+
+def run_fed_batches(
+    feed: PromptFeed,
+    chunk: int,
+    batch: Callable[[Sequence[Prompt], Callable[[int, Completion], None]], None],
+    on_result: FedResultCallback,
+    cancel: CancelToken,
+) -> None:
+    """``feed`` through an engine that takes a batch per call (``batch(prompts, on_result)``):
+    each call takes up to ``chunk`` ready prompts, the next contract's among them when one runs
+    out (the engine's free slots take the next prompt of the batch at once); the producer refills
+    between calls, when the engine may be called, up to a whole call's worth."""
+    feed.low_water = max(feed.low_water, chunk)
+    while True:
+        cancel.raise_if_cancelled()
+        feed.refill()
+        feed.wait_running(cancel)
+        taken = feed.take_now(chunk)
+        if not taken:
+            if feed.finished:
+                return
+            raise RuntimeError("the prompt feed has prompts in flight but none to take")  # a producer's bug
+
+        def handed(index: int, completion: Completion, taken: list[FedPrompt] = taken) -> None:
+            feed.release()
+            try:
+                on_result(taken[index].tag, completion)
+            finally:
+                feed.settle()
+
+        batch([fed.prompt for fed in taken], handed)
