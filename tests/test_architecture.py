@@ -217,6 +217,8 @@ def test_no_import_circles() -> None:
 # Tests of a group named by a job of it rather than by one of its modules.
 JOB_TESTS = {
     "tests/summarizer/library/test_ingest_kill.py",
+    "tests/summarizer/library/test_ingest_words_only.py",
+    "tests/summarizer/library/vectors/test_index_rewrite_windows.py",
     "tests/summarizer/review/test_review_items.py",
     "tests/summarizer/review/test_review_side.py",
     "tests/summarizer/review/test_review_smollm2.py",

@@ -24,12 +24,14 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from inference.cancel import NEVER_CANCELLED, Cancelled, CancelToken
-from inference.engines.engine import Completion, Prompt
 
-FedResultCallback = Callable[[Any, Completion], None]
+if TYPE_CHECKING:  # engine.Engine.generate_fed runs this module's batches: types only, no circle
+    from inference.engines.engine import Completion, Prompt
+
+FedResultCallback = Callable[[Any, "Completion"], None]
 """``generate_fed``'s ``on_result``: a prompt's tag and its finished reply (in the caller's thread)."""
 
 
