@@ -114,12 +114,13 @@ def contract_lines(turn: int, contracts: list[ContractHit]) -> list[str]:
     if full:
         # In a data room a common clause is in far more contracts than a list can hold: of the
         # 107 of 449 CUAD contracts with a change-of-control clause, 21% are among the 25 listed
-        # (docs/data/dataroom-quality). The review finds it in every contract.
+        # (docs/data/dataroom-quality). The review gives every contract its candidate passage, which
+        # is not a finding that the clause is there (issue 56 item 3: 53% were, docs/checklists.md).
         lines += [
             "",
             "*More contracts may have one: this list stops at the best "
-            f"{CONTRACTS_SHOWN}. To find every contract with a clause, review them all on the Review tab "
-            "(Evidence only) and filter the table, e.g. “has Change of Control”.*",
+            f"{CONTRACTS_SHOWN}. To see each contract's candidate passage, review them all on the Review tab "
+            "(Evidence only) and filter the table, e.g. “has Change of Control”, then read the passages.*",
         ]
     return lines
 

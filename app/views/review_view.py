@@ -34,13 +34,13 @@ from app.views.review_grid import ReviewGrid
 from app.views.review_table import ContractTableView
 from app.widgets.job_progress import JobProgress
 from summarizer.review.checklist import ChecklistItem
-from summarizer.review.contract_table import TableFilterError, parse_filter
+from summarizer.review.contract_table import HAS_CANDIDATES_NOTE, TableFilterError, parse_filter
 from summarizer.review.evidence import DocumentReview, ItemResult
 
 DOC_ROLE = Qt.ItemDataRole.UserRole
 CHOOSE_FILE = "Choose a checklist file…"
 TABLE_FROM = 6  # contracts: from this many the review is a table of contracts (rows), unless the user chose
-FILTER_HINT = "Filter: has Change of Control; Governing Law = New York; probably absent"
+FILTER_HINT = "Filter: has Change of Control (or a candidate passage); Governing Law = New York; probably absent"
 
 
 class ReviewPanel(PdfDropTarget, QWidget):
@@ -133,7 +133,8 @@ class ReviewPanel(PdfDropTarget, QWidget):
         self.filter_box.setPlaceholderText(FILTER_HINT)
         self.filter_box.setClearButtonEnabled(True)
         self.filter_box.setToolTip(
-            "Conditions separated by ';': has ITEM (the clause was found), no ITEM (probably absent or not "
+            "Conditions separated by ';': has ITEM (the clause was found; evidence only: a candidate passage, "
+            "not checked that the clause is there), no ITEM (probably absent or not "
             "found), ITEM = TEXT (in its value or passage), ITEM != TEXT, or any words (in any cell)"
         )
         self.filter_box.textChanged.connect(self._apply_filter)
@@ -413,7 +414,8 @@ class ReviewPanel(PdfDropTarget, QWidget):
             elif shown == total:
                 self.empty_note.setText("")
             else:
-                self.empty_note.setText(f"{shown} of {total} contracts match.")
+                has = any(c.kind == "has" for c in self.table_filter.conditions) and not answered
+                self.empty_note.setText(f"{shown} of {total} contracts match." + (f" {HAS_CANDIDATES_NOTE}" * has))
             self.empty_note.setVisible(bool(self.empty_note.text()))
             return
         rows = range(self.grid.rowCount())

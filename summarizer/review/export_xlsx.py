@@ -21,10 +21,12 @@ from typing import Any
 
 from summarizer.review.evidence import DocumentReview
 from summarizer.review.export import (
+    CANDIDATE_NOTE,
     CONFIDENTIAL,
     NOTICE,
     flag_word,
     generated_at,
+    has_candidates,
     page_label,
     plain_cell,
     quote_snippet,
@@ -125,6 +127,7 @@ def write_xlsx(
         f"Model: {model or 'none (evidence only)'}",
         f"Generated {generated_at(generated)}",
         NOTICE,
+        *([CANDIDATE_NOTE] if has_candidates(reviews) else []),
     ):
         about.append([line])
     about.column_dimensions["A"].width = 100

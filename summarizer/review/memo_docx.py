@@ -9,9 +9,10 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from summarizer.review.contract_table import ABSENT, FOUND, NOT_FOUND, cell_state
+from summarizer.review.contract_table import ABSENT, CANDIDATE, FOUND, NOT_FOUND, cell_state
 from summarizer.review.evidence import DocumentReview, ItemResult
 from summarizer.review.export import (
+    CANDIDATE_NOTE,
     CONFIDENTIAL,
     NOTICE,
     UNVERIFIED_REASON,
@@ -19,6 +20,7 @@ from summarizer.review.export import (
     detail_line,
     flag_word,
     generated_at,
+    has_candidates,
     page_label,
     plain_cell,
     quote_snippet,
@@ -124,17 +126,24 @@ GRID_CONTRACTS_MAX = 6
 """Up to this many contracts the memo has the grid (items x contracts); more get the summary
 table, one row per contract, then a section per contract as always: a grid of 449 columns is
 unreadable, and a memo per contract would be 449 files."""
-SUMMARY_TITLES = ("Contract", "Clauses found", "Probably absent", "Deviations", "Unverified")
+SUMMARY_TITLES = ("Contract", "Clauses", "Probably absent", "Deviations", "Unverified")
 
 
 def summary_counts(review: DocumentReview) -> tuple[str, str, str, str]:
-    """A contract's summary row after its title: clauses found (of all items), probably absent
-    or not found, the deviating items by name, and how many values are unverified."""
+    """A contract's summary row after its title: the clauses found by the model or the reviewer
+    and, evidence only, the candidate passages (of all items; a candidate is not a clause found,
+    issue 56 item 3), probably absent or not found, the deviating items by name, and how many
+    values are unverified."""
     found = sum(cell_state(item) == FOUND for item in review.items)
+    candidates = sum(cell_state(item) == CANDIDATE for item in review.items)
     missing = sum(cell_state(item) in (ABSENT, NOT_FOUND) for item in review.items)
     deviations = ", ".join(item.category for item in review.items if flag_word(item) == "deviation")
     unverified = count_unverified(review)
-    return f"{found} of {len(review.items)}", str(missing), deviations or "—", str(unverified) if unverified else "—"
+    total = len(review.items)
+    parts = [f"{found} of {total} found"] if found or not candidates else []
+    if candidates:
+        parts.append(f"{candidates} {'candidate' if candidates == 1 else 'candidates'} of {total} (not checked)")
+    return "; ".join(parts), str(missing), deviations or "—", str(unverified) if unverified else "—"
 
 
 def _summary_table(document: Any, reviews: Sequence[DocumentReview]) -> None:
@@ -187,6 +196,8 @@ def write_docx(
         provenance.add_run(f"Reviewed for: {side}. ")
     provenance.add_run(f"Model: {model or 'none (evidence only)'}. Generated {when}.\n")
     provenance.add_run(NOTICE).bold = True
+    if has_candidates(reviews):
+        document.add_paragraph(CANDIDATE_NOTE)
     if unverified := sum(count_unverified(r) for r in reviews):
         warning = f"{unverified} unverified (grey in the grid): {UNVERIFIED_REASON}."
         document.add_paragraph().add_run(warning).bold = True

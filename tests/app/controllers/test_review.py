@@ -82,7 +82,11 @@ def test_evidence_only_fills_the_grid_and_a_cell_opens_its_passage(
     assert panel.checked_doc_ids() == [doc_id]  # the library's selected document, checked as the tab opens
     assert panel.grid.item(0, 0).text() == "not reviewed"
     run_review(qtbot, window)
-    assert [panel.grid.item(row, 0).text() for row in range(3)] == ["p.\u00a01", "p.\u00a02", "p.\u00a03"]
+    assert [panel.grid.item(row, 0).text() for row in range(3)] == [
+        "candidate: p.\u00a01",
+        "candidate: p.\u00a02",
+        "candidate: p.\u00a03",
+    ]
     assert window.session.engine is None or not window.session.engine.calls  # no model was asked
     window.viewer.go_to_page(1)
     click_cell(qtbot, panel.grid, 2, 0)  # Non-Compete: its clause is on page 3
@@ -221,7 +225,7 @@ def test_a_contract_dropped_on_the_tab_is_added_then_reviewed(qtbot: Any, make_w
     qtbot.waitUntil(third_found, timeout=90_000)
     (doc_id,) = panel.checked_doc_ids()
     assert window.library.document(doc_id).path.endswith("dropped.pdf")
-    assert panel.grid.item(2, 0).text() == "p.\u00a03"
+    assert panel.grid.item(2, 0).text() == "candidate: p.\u00a03"
 
 
 def test_we_represent_is_kept_across_a_restart(qtbot: Any, make_window: Any) -> None:
@@ -269,7 +273,8 @@ def test_the_table_of_contracts_fills_opens_a_contract_and_exports_a_workbook(
     assert panel.views.currentWidget() is panel.table
     run_review(qtbot, window)
     model = panel.table.model()
-    assert [model.index(0, column).data() for column in range(4)] == ["supply", "p.\u00a01", "p.\u00a02", "p.\u00a03"]
+    cells = ["supply", "candidate: p.\u00a01", "candidate: p.\u00a02", "candidate: p.\u00a03"]
+    assert [model.index(0, column).data() for column in range(4)] == cells
     assert stored_evidence_review(window.library, doc_id, window.reviews.checklist) is not None
 
     window.select_document(None)
@@ -284,4 +289,4 @@ def test_the_table_of_contracts_fills_opens_a_contract_and_exports_a_workbook(
     window.reviews.choose_export_path = lambda fmt, _suggested: tmp_path / f"review.{fmt}"
     panel.export_buttons["xlsx"].click()
     sheet = openpyxl.load_workbook(tmp_path / "review.xlsx")["Contracts"]
-    assert [c.value for c in sheet[2]][2:] == ["p.\u00a01", "p.\u00a02", "p.\u00a03"]
+    assert [c.value for c in sheet[2]][2:] == cells[1:]

@@ -7,12 +7,14 @@ import pytest
 from summarizer.review.checklist import Checklist, ChecklistItem
 from summarizer.review.contract_table import (
     ABSENT,
+    CANDIDATE,
     FOUND,
     NOT_REVIEWED,
     TableFilterError,
     cell_state,
     parse_filter,
     row_matches,
+    state_sort_key,
     table_columns,
     table_row,
 )
@@ -74,4 +76,15 @@ def test_a_filter_naming_no_column_says_what_to_type() -> None:
 
 
 def test_cell_states() -> None:
-    assert (cell_state(NEW_YORK), cell_state(NO_COC), cell_state(None)) == (FOUND, ABSENT, NOT_REVIEWED)
+    assert (cell_state(NEW_YORK), cell_state(NO_COC), cell_state(None)) == (CANDIDATE, ABSENT, NOT_REVIEWED)
+
+
+def test_an_evidence_only_cell_is_a_candidate_not_a_clause_found() -> None:
+    """Issue 56 item 3: evidence not judged probably absent was "found", the state "has X" and the
+    memo's "Clauses found" read; on validation contracts 53% of such cells were the clause. It is a
+    candidate passage: "has X" still keeps it, a model's answer sorts before it."""
+    answered = result(ITEMS[1], "answered", "Upon a change of control ...", value="Yes")
+    assert (cell_state(COC), cell_state(answered)) == (CANDIDATE, FOUND)
+    assert state_sort_key(FOUND, "z") < state_sort_key(CANDIDATE, "a") < state_sort_key(ABSENT, "a")
+    conditions = parse_filter("has change of control", COLUMNS)
+    assert row_matches(table_row_for(NEW_YORK, COC, folder=""), conditions, COLUMNS)

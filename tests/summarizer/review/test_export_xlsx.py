@@ -50,7 +50,11 @@ def test_the_exports_of_a_data_room(tmp_path: Path) -> None:
     summary = memo.tables[0]  # one row per contract, not a column per contract
     assert len(memo.tables) == 1 and tuple(c.text for c in summary.rows[0].cells) == SUMMARY_TITLES
     assert [r.cells[0].text for r in summary.rows[1:]] == [f"Contract {n}" for n in range(8)]
-    assert summary.rows[1].cells[1].text == "2 of 2"
+    # evidence only: candidate passages, not "Clauses found: 2 of 2" (issue 56 item 3)
+    assert summary.rows[1].cells[1].text == "2 candidates of 2 (not checked)"
+    assert any("nothing checked that the clause is there" in p.text for p in memo.paragraphs)
+    assert book["Contracts"].cell(row=2, column=3).value.startswith("candidate: p.")
+    assert any("candidate" in str(row[0].value) for row in book["About"].iter_rows())
     headings = [p.text for p in memo.paragraphs if p.style.name == "Heading 2"]
     assert headings == [f"Contract {n}" for n in range(8)]  # then one section per contract
 
