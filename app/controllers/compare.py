@@ -151,6 +151,7 @@ class CompareController(UsesJobContext, QObject):
         add_action(self, menu, "S&ave comparison", None, self.save)
         add_action(self, menu, "&Delete saved comparison", None, self.delete_saved)
         add_action(self, menu, "&Export comparison as Markdown…", None, self.export_markdown)
+        add_action(self, menu, "Export as Word &redline…", None, self.export_redline)  # as the tab's button
         return steps
 
     def _step(self, move: Callable[[], object]) -> None:
