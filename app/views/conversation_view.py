@@ -187,7 +187,7 @@ class ConversationView(QWidget):
         self.export_button = QPushButton("Export…")
         self.export_button.setToolTip("Save the conversation as a Markdown file")
         self.export_button.clicked.connect(self.export_requested)
-        self.progress = JobProgress("Stop the answer (Esc)")
+        self.progress = JobProgress("Stop the answer (Esc)", keep_space=True)
         self.progress.cancel_requested.connect(self.cancel_requested)
         # Ctrl+Enter is the window's Model → Ask action (one shortcut: two would be ambiguous).
         buttons = QHBoxLayout()

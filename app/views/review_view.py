@@ -83,7 +83,7 @@ class ReviewPanel(PdfDropTarget, QWidget):
         self.review_button = QPushButton("Review")
         self.review_button.setToolTip("Run the checklist over the checked contracts")
         self.review_button.clicked.connect(self.review_requested)
-        self.progress = JobProgress("Stop the review")
+        self.progress = JobProgress("Stop the review", keep_space=True)
         self.progress.cancel_button.setText("Stop")
         self.progress.cancel_requested.connect(self.cancel_requested)
         self.hint = QLabel("Check contracts (or drop PDF files here), choose a checklist and press Review.")
