@@ -32,6 +32,7 @@ from PySide6.QtWidgets import (
 
 from app.widgets.job_progress import plural
 from summarizer.library.reading.file_type import is_document_name
+from summarizer.library.storage.doc_titles import shown_titles
 from summarizer.library.storage.store import DocumentRecord
 
 KEY_ROLE = Qt.ItemDataRole.UserRole
@@ -231,9 +232,10 @@ class LibraryPanel(PdfDropTarget, QWidget):
         for key, item in list(self._by_key.items()):
             if not key.startswith("path:") and key not in wanted:
                 self._take_row(item)
+        titles = shown_titles(records)  # with the file name where two share a title
         for record in records:
             if record.doc_id in wanted:
-                item = self._set(record.doc_id, record.title or Path(record.path).name, record_state(record),
+                item = self._set(record.doc_id, titles[record.doc_id], record_state(record),
                           f"{record.path}\n{plural(record.pages, 'page')} · {plural(record.passages, 'passage')}"
                           + "".join(f"\n{w}" for w in record.warnings), record.path)  # fmt: skip
                 item.setData(FOLDER_ROLE, record.folder)

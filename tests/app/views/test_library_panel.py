@@ -408,3 +408,22 @@ def test_many_documents_are_removed_and_added_again_at_once(
     with Library.open() as library:
         assert library.documents() == []
     assert _document_keys(panel.row_keys()) == [] and not panel.folder_filter.isVisible()
+
+
+def test_documents_with_the_same_title_show_their_file_names(qtbot: Any) -> None:
+    """The walk of 2026-12-06, finding 8: two NDAs both read "Example Cover Page for Bonterms
+    Mutual NDA" in the library, with nothing to tell them apart."""
+    from app.views.library_panel import LibraryPanel
+    from summarizer.library.storage.store import DocumentRecord
+
+    panel = LibraryPanel()
+    qtbot.addWidget(panel)
+    title = "Example Cover Page for Bonterms Mutual NDA"
+    panel.set_documents(
+        [
+            DocumentRecord("a", "/room/bonterms-nda.docx", title, 3, 9, "s1", "ready", "ready", [], [], []),
+            DocumentRecord("b", "/room/nda-tracked.docx", title, 3, 9, "s2", "ready", "ready", [], [], []),
+        ]
+    )
+    rows = [panel.list.item(n).text().split("\n")[0] for n in range(panel.list.count())]
+    assert sorted(rows) == [f"{title} — bonterms-nda.docx", f"{title} — nda-tracked.docx"]
