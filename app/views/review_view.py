@@ -265,6 +265,15 @@ class ReviewPanel(PdfDropTarget, QWidget):
         self._filling = False
         self.selection_changed.emit()
 
+    def check_only(self, doc_ids: list[str]) -> None:
+        """Check ``doc_ids`` (and no other contract), then say once that the choice changed."""
+        self._filling = True
+        for n in range(self.contracts.count()):
+            row = self.contracts.item(n)
+            row.setCheckState(Qt.CheckState.Checked if row.data(DOC_ROLE) in doc_ids else Qt.CheckState.Unchecked)
+        self._filling = False
+        self.selection_changed.emit()
+
     def checked_doc_ids(self) -> list[str]:
         rows = (self.contracts.item(n) for n in range(self.contracts.count()))
         return [str(r.data(DOC_ROLE)) for r in rows if r.checkState() == Qt.CheckState.Checked]

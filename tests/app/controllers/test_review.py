@@ -241,6 +241,20 @@ def test_we_represent_is_kept_across_a_restart(qtbot: Any, make_window: Any) -> 
     assert again.reviews.panel.side_text() == "Distributor"
 
 
+def test_the_checked_contracts_and_evidence_only_are_kept_across_a_restart(
+    qtbot: Any, make_window: Any, tmp_path: Path
+) -> None:
+    """Walk 2026-12-06, finding 11: after a restart the Review tab had forgotten the checked
+    contracts and "Evidence only"; a data room's table came back only after "All"."""
+    window, doc_id, panel = window_with_contract(qtbot, make_window, tmp_path, evidence_only=True)
+    panel.set_checked(doc_id)
+    qtbot.wait(20)  # the list's change is kept when the event loop next runs
+    window.close()
+    again = make_window()
+    assert again.review.evidence_only.isChecked()
+    assert again.review.checked_doc_ids() == [doc_id]
+
+
 def test_a_contract_being_added_is_not_called_interrupted(qtbot: Any, make_window: Any) -> None:
     """Walk 2026-12-05, finding 12: the Review tab's contract list said "interrupted · add it
     again to finish" for a document whose add was under way (the library said "embedding …")."""
