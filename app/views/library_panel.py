@@ -130,7 +130,13 @@ class LibraryPanel(PdfDropTarget, QWidget):
         self.list.setObjectName("library-list")
         self._select_when_listed: str | None = None  # a document whose add the user was watching
         self._menu_key: str | None = None  # the row the context menu was opened on
-        self.list.setWordWrap(True)
+        # Each row two lines (title, state), a long title ending in "…" ("EmeraldHealthBioceut…",
+        # whole in the tooltip): wrapped, CUAD's long names without spaces made rows of blank gaps and
+        # a horizontal scroll bar (the walk of 2026-12-06, finding 12).
+        self.list.setWordWrap(False)
+        self.list.setTextElideMode(Qt.TextElideMode.ElideRight)
+        self.list.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.list.setUniformItemSizes(True)
         self.list.setAlternatingRowColors(True)
         # Ctrl/Shift+click selects more than one: two versions to compare. The current row is the
         # document shown; the others are only selected.

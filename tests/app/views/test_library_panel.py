@@ -427,3 +427,27 @@ def test_documents_with_the_same_title_show_their_file_names(qtbot: Any) -> None
     )
     rows = [panel.list.item(n).text().split("\n")[0] for n in range(panel.list.count())]
     assert sorted(rows) == [f"{title} — bonterms-nda.docx", f"{title} — nda-tracked.docx"]
+
+
+def test_long_names_fit_the_library_list_without_gaps_or_a_side_scroll_bar(qtbot: Any) -> None:
+    """The walk of 2026-12-06, finding 12: CUAD's long names without spaces were cut with a
+    horizontal scroll bar, and the rows were separated by blank gaps (about 8 of 40 fitted)."""
+    from app.views.library_panel import LibraryPanel
+    from summarizer.library.storage.store import DocumentRecord
+
+    panel = LibraryPanel()
+    qtbot.addWidget(panel)
+    long = "EmeraldHealthBioceuticalsInc_20200218_1-A_EX1A-6 MAT CTRCT_11987205_EX1A-6 MAT CTRCT_Development Agreement"
+    panel.set_documents(
+        [
+            DocumentRecord(f"d{n}", f"/room/{long}-{n}.pdf", f"{long} {n}", 3, 9, "s", "ready", "ready", [], [], [])
+            for n in range(12)
+        ]
+    )
+    panel.resize(240, 600)
+    panel.show()
+    qtbot.waitExposed(panel)
+    line = panel.list.fontMetrics().lineSpacing()
+    heights = {panel.list.visualItemRect(panel.list.item(n)).height() for n in range(3)}
+    assert max(heights) <= 3 * line  # two lines (title, state), no blank gap
+    assert not panel.list.horizontalScrollBar().isVisible()
