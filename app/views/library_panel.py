@@ -241,9 +241,10 @@ class LibraryPanel(PdfDropTarget, QWidget):
         titles = shown_titles(records)  # with the file name where two share a title
         for record in records:
             if record.doc_id in wanted:
-                item = self._set(record.doc_id, titles[record.doc_id], record_state(record),
-                          f"{record.path}\n{plural(record.pages, 'page')} · {plural(record.passages, 'passage')}"
-                          + "".join(f"\n{w}" for w in record.warnings), record.path)  # fmt: skip
+                title = titles[record.doc_id]
+                tip = f"{title}\n{record.path}\n{plural(record.pages, 'page')} · {plural(record.passages, 'passage')}"
+                tip += "".join(f"\n{w}" for w in record.warnings)
+                item = self._set(record.doc_id, title, record_state(record), tip, record.path)
                 item.setData(FOLDER_ROLE, record.folder)
         self._refresh_folders()
         if current and self.select(current) and current == self._select_when_listed:

@@ -451,3 +451,4 @@ def test_long_names_fit_the_library_list_without_gaps_or_a_side_scroll_bar(qtbot
     heights = {panel.list.visualItemRect(panel.list.item(n)).height() for n in range(3)}
     assert max(heights) <= 3 * line  # two lines (title, state), no blank gap
     assert not panel.list.horizontalScrollBar().isVisible()
+    assert panel.list.item(0).toolTip().startswith(f"{long} 0\n")  # the title whole
