@@ -5,6 +5,8 @@ the contracts found with the best passage of each, and the answer naming its con
 
 from __future__ import annotations
 
+import re
+
 from PySide6.QtCore import QTimer, QUrl, Signal
 from PySide6.QtWidgets import (
     QComboBox,
@@ -139,6 +141,19 @@ def library_markdown(index: int, turn: LibraryTurn, pending_text: str = "") -> s
     elif not pending_text:
         block.append("…")
     return "\n\n".join(block)
+
+
+_APP_LINK = re.compile(r"\]\((?:hit|lcite|cite):[^)]*\)")
+
+
+def library_turns_markdown(turns: list[LibraryTurn]) -> str:
+    """This session's library-wide questions for an exported conversation: as shown, the window's
+    own links made plain text ("[p. 4]"): a file has nothing for them to open (the walk of
+    2026-12-06, finding 14: the export left them out, and with them the list of contracts)."""
+    if not turns:
+        return ""
+    blocks = [_APP_LINK.sub("]", library_markdown(n, turn)) for n, turn in enumerate(turns)]
+    return "## Questions asked of all documents\n\n" + "\n\n".join(blocks) + "\n"
 
 
 class ConversationView(QWidget):
