@@ -37,6 +37,7 @@ from inference.errors import PagewiseError
 from summarizer.compare.comparison import Comparison
 from summarizer.compare.highlights import PageSpan, change_spans
 from summarizer.library.cutting.clause_units import ClauseUnit
+from summarizer.library.storage.doc_titles import likely_versions
 from summarizer.library.storage.store import DocumentRecord
 
 if TYPE_CHECKING:
@@ -151,6 +152,7 @@ class CompareController(UsesJobContext, QObject):
         add_action(self, menu, "S&ave comparison", None, self.save)
         add_action(self, menu, "&Delete saved comparison", None, self.delete_saved)
         add_action(self, menu, "&Export comparison as Markdown…", None, self.export_markdown)
+        add_action(self, menu, "Export as Word &redline…", None, self.export_redline)  # as the tab's button
         return steps
 
     def _step(self, move: Callable[[], object]) -> None:
@@ -197,12 +199,12 @@ class CompareController(UsesJobContext, QObject):
         if not doc_id:
             self.messages.info("Select a document in the library first, then choose Compare with… to pick the other.")
             return None
-        others = [(r.doc_id, title_of(r)) for r in self.library.documents() if r.doc_id != doc_id]
-        if not others:
-            self.messages.info("Add the other version of this contract to the library first, then compare them.")
-            return None
         record = self._record(doc_id)
         if record is None:
+            return None
+        others = likely_versions(record, self.library.documents())  # the likeliest first: preselected
+        if not others:
+            self.messages.info("Add the other version of this contract to the library first, then compare them.")
             return None
         other = self.choose_other(title_of(record), others)
         if other is None:

@@ -9,7 +9,7 @@ from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QWidget
 
 from app.services import answering
-from app.views.conversation_view import ConversationView
+from app.views.conversation_view import ConversationView, library_turns_markdown
 from app.views.summary_view import SummaryPanel
 from app.widgets import file_dialogs
 from app.widgets.messages import MessageCenter
@@ -44,14 +44,14 @@ class ExportController:
         self.messages.info("The answer was copied as Markdown, with its citations.")
 
     def export_conversation(self) -> None:
-        if not self.conversation.turns:
+        """The selected document's conversation and this session's library-wide questions."""
+        library = library_turns_markdown(self.conversation.library_turns)
+        if not self.conversation.turns and not library:
             self.messages.info("There is no conversation to export yet.")
             return
-        title = self.document_title() or "Pagewise conversation"
-        self.save(
-            answering.to_markdown(title, self.conversation.turns, word=self.conversation.word),
-            f"{title} - questions.md",
-        )
+        title = (self.document_title() if self.conversation.turns else "") or "Pagewise conversation"
+        text = answering.to_markdown(title, self.conversation.turns, word=self.conversation.word)
+        self.save(text + ("\n" + library if library else ""), f"{title} - questions.md")
 
     def export_summary(self) -> None:
         text = self.summary.markdown()

@@ -23,6 +23,7 @@ from PySide6.QtWidgets import QTabWidget, QWidget
 from app.controllers.context import JobContext, UsesJobContext
 from app.controllers.documents import title_of
 from app.controllers.ingest import IngestController
+from app.controllers.review_memory import restore_review
 from app.jobs.ingest_process import expand_paths
 from app.jobs.runner import IngestJob, Job
 from app.services.answering import CitationView
@@ -116,11 +117,9 @@ class ReviewController(UsesJobContext, QObject):
         )
 
     def restore_side(self) -> None:
-        """The side represented when the window was closed ("We represent": the side flags need it)."""
-        side = self.window_state.value("review_side")
-        if isinstance(side, str) and side:
-            self.panel.side.setText(side)
-            self.show_stored()
+        """The side represented, the checked contracts and "Evidence only" as they were (review_memory)."""
+        ids = [r.doc_id for r in self.library.documents()]
+        restore_review(self.panel, self.window_state, ids, self.refresh_documents, self.show_stored)
 
     # --- what is picked -------------------------------------------------------------------
 

@@ -33,7 +33,7 @@ from app.widgets.job_progress import JobProgress
 from app.widgets.word_view import DELETED, INSERTED
 from summarizer.compare.comparison import IDENTICAL, VERSIONS, Comparison
 from summarizer.compare.differences import ADDED, CHANGED, FORMATTING, MERGED, MOVED, REMOVED, RENUMBERED, SPLIT, Change
-from summarizer.compare.report import KIND_WORDS, location
+from summarizer.compare.report import KIND_WORDS, location, readable
 from summarizer.library.cutting.clauses import PREAMBLE
 
 CHANGE_ROLE = Qt.ItemDataRole.UserRole  # the change's index in the comparison, on a change's row
@@ -87,21 +87,6 @@ def kind_text(change: Change) -> str:
 
 def _label(clause_label: str | None) -> str:
     return clause_label or "—"
-
-
-_SPACE_BEFORE = re.compile(r"\s+([,;:.!?)\]%’'])")
-_SPACE_AFTER = re.compile(r"([(\[$“])\s+")
-_CONTRACTION = re.compile(r"([’'])\s+(s|t|d|ll|re|ve|m)\b")
-_NUMBER_DOT = re.compile(r"(\d)\s\.\s(?=\d)")
-
-
-def readable(text: str) -> str:
-    """Word tokens joined back as they are written: "( b ) breaches Section 2 . 1 ;" →
-    "(b) breaches Section 2.1;"."""
-    text = _NUMBER_DOT.sub(r"\1.", text)
-    text = _SPACE_BEFORE.sub(r"\1", text)
-    text = _CONTRACTION.sub(r"\1\2", text)
-    return _SPACE_AFTER.sub(r"\1", text)
 
 
 def _shortened(text: str, keep_head: bool, keep_tail: bool) -> str:

@@ -5,6 +5,8 @@ the contracts found with the best passage of each, and the answer naming its con
 
 from __future__ import annotations
 
+import re
+
 from PySide6.QtCore import QTimer, QUrl, Signal
 from PySide6.QtWidgets import (
     QComboBox,
@@ -114,12 +116,13 @@ def contract_lines(turn: int, contracts: list[ContractHit]) -> list[str]:
     if full:
         # In a data room a common clause is in far more contracts than a list can hold: of the
         # 107 of 449 CUAD contracts with a change-of-control clause, 21% are among the 25 listed
-        # (docs/data/dataroom-quality). The review finds it in every contract.
+        # (docs/data/dataroom-quality). The review gives every contract its candidate passage, which
+        # is not a finding that the clause is there (issue 56 item 3: 53% were, docs/checklists.md).
         lines += [
             "",
             "*More contracts may have one: this list stops at the best "
-            f"{CONTRACTS_SHOWN}. To find every contract with a clause, review them all on the Review tab "
-            "(Evidence only) and filter the table, e.g. “has Change of Control”.*",
+            f"{CONTRACTS_SHOWN}. To see each contract's candidate passage, review them all on the Review tab "
+            "(Evidence only) and filter the table, e.g. “has Change of Control”, then read the passages.*",
         ]
     return lines
 
@@ -138,6 +141,19 @@ def library_markdown(index: int, turn: LibraryTurn, pending_text: str = "") -> s
     elif not pending_text:
         block.append("…")
     return "\n\n".join(block)
+
+
+_APP_LINK = re.compile(r"\]\((?:hit|lcite|cite):[^)]*\)")
+
+
+def library_turns_markdown(turns: list[LibraryTurn]) -> str:
+    """This session's library-wide questions for an exported conversation: as shown, the window's
+    own links made plain text ("[p. 4]"): a file has nothing for them to open (the walk of
+    2026-12-06, finding 14: the export left them out, and with them the list of contracts)."""
+    if not turns:
+        return ""
+    blocks = [_APP_LINK.sub("]", library_markdown(n, turn)) for n, turn in enumerate(turns)]
+    return "## Questions asked of all documents\n\n" + "\n\n".join(blocks) + "\n"
 
 
 class ConversationView(QWidget):
@@ -186,7 +202,7 @@ class ConversationView(QWidget):
         self.export_button = QPushButton("Export…")
         self.export_button.setToolTip("Save the conversation as a Markdown file")
         self.export_button.clicked.connect(self.export_requested)
-        self.progress = JobProgress("Stop the answer (Esc)")
+        self.progress = JobProgress("Stop the answer (Esc)", keep_space=True)
         self.progress.cancel_requested.connect(self.cancel_requested)
         # Ctrl+Enter is the window's Model → Ask action (one shortcut: two would be ambiguous).
         buttons = QHBoxLayout()

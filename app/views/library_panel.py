@@ -32,6 +32,7 @@ from PySide6.QtWidgets import (
 
 from app.widgets.job_progress import plural
 from summarizer.library.reading.file_type import is_document_name
+from summarizer.library.storage.doc_titles import shown_titles
 from summarizer.library.storage.store import DocumentRecord
 
 KEY_ROLE = Qt.ItemDataRole.UserRole
@@ -131,7 +132,13 @@ class LibraryPanel(PdfDropTarget, QWidget):
         self.list.setObjectName("library-list")
         self._select_when_listed: str | None = None  # a document whose add the user was watching
         self._menu_key: str | None = None  # the row the context menu was opened on
-        self.list.setWordWrap(True)
+        # Each row two lines (title, state), a long title ending in "…" ("EmeraldHealthBioceut…",
+        # whole in the tooltip): wrapped, CUAD's long names without spaces made rows of blank gaps and
+        # a horizontal scroll bar (the walk of 2026-12-06, finding 12).
+        self.list.setWordWrap(False)
+        self.list.setTextElideMode(Qt.TextElideMode.ElideRight)
+        self.list.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.list.setUniformItemSizes(True)
         self.list.setAlternatingRowColors(True)
         # Ctrl/Shift+click selects more than one: two versions to compare. The current row is the
         # document shown; the others are only selected.
@@ -233,11 +240,13 @@ class LibraryPanel(PdfDropTarget, QWidget):
         for key, item in list(self._by_key.items()):
             if not key.startswith("path:") and key not in wanted:
                 self._take_row(item)
+        titles = shown_titles(records)  # with the file name where two share a title
         for record in records:
             if record.doc_id in wanted:
-                item = self._set(record.doc_id, record.title or Path(record.path).name, record_state(record),
-                          f"{record.path}\n{plural(record.pages, 'page')} · {plural(record.passages, 'passage')}"
-                          + "".join(f"\n{w}" for w in record.warnings), record.path)  # fmt: skip
+                title = titles[record.doc_id]
+                tip = f"{title}\n{record.path}\n{plural(record.pages, 'page')} · {plural(record.passages, 'passage')}"
+                tip += "".join(f"\n{w}" for w in record.warnings)
+                item = self._set(record.doc_id, title, record_state(record), tip, record.path)
                 item.setData(FOLDER_ROLE, record.folder)
         self._refresh_folders()
         if current and self.select(current) and current == self._select_when_listed:

@@ -9,6 +9,7 @@ from summarizer.review.evidence import ItemResult
 from summarizer.review.export import (
     UNVERIFIED_REASON,
     absent_label,
+    candidate_label,
     detail_line,
     missed_candidate,
     not_found_label,
@@ -30,7 +31,7 @@ def cell_text(item: ItemResult | None) -> str:
     if item.status == "absent" and not item.corrected:
         text = absent_label(item)  # "probably absent — closest: p. 3"; a click shows that passage
     elif item.status == "evidence" and not item.corrected:
-        text = pages or "no passage"
+        text = candidate_label(item)  # "candidate: p. 4": a passage found, not a clause checked
     elif item.status in ("answered", "evidence") or item.corrected:
         value = item.shown_value or "—"
         pages = value_pages(item)  # none beside "none found" on a probably absent cell
@@ -68,7 +69,8 @@ def panel_text(result: ItemResult) -> str:
         return f"{result.category} — {why}; {best}"
     if result.status == "evidence":
         pages = page_label(result)
-        return f"{result.category} — evidence only: {'the passage on ' + pages if pages else 'no passage found'}"
+        where = f"a candidate passage on {pages}, not checked to hold the clause" if pages else "no passage found"
+        return f"{result.category} — evidence only: {where}"
     if candidate := missed_candidate(result):
         return f"{result.category} — {candidate}"
     if result.status in ("pending", "not_found"):

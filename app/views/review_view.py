@@ -34,13 +34,13 @@ from app.views.review_grid import ReviewGrid
 from app.views.review_table import ContractTableView
 from app.widgets.job_progress import JobProgress
 from summarizer.review.checklist import ChecklistItem
-from summarizer.review.contract_table import TableFilterError, parse_filter
+from summarizer.review.contract_table import HAS_CANDIDATES_NOTE, TableFilterError, parse_filter
 from summarizer.review.evidence import DocumentReview, ItemResult
 
 DOC_ROLE = Qt.ItemDataRole.UserRole
 CHOOSE_FILE = "Choose a checklist file…"
 TABLE_FROM = 6  # contracts: from this many the review is a table of contracts (rows), unless the user chose
-FILTER_HINT = "Filter: has Change of Control; Governing Law = New York; probably absent"
+FILTER_HINT = "Filter: has Change of Control (or a candidate passage); Governing Law = New York; probably absent"
 
 
 class ReviewPanel(PdfDropTarget, QWidget):
@@ -83,7 +83,7 @@ class ReviewPanel(PdfDropTarget, QWidget):
         self.review_button = QPushButton("Review")
         self.review_button.setToolTip("Run the checklist over the checked contracts")
         self.review_button.clicked.connect(self.review_requested)
-        self.progress = JobProgress("Stop the review")
+        self.progress = JobProgress("Stop the review", keep_space=True)
         self.progress.cancel_button.setText("Stop")
         self.progress.cancel_requested.connect(self.cancel_requested)
         self.hint = QLabel("Check contracts (or drop PDF files here), choose a checklist and press Review.")
@@ -133,7 +133,8 @@ class ReviewPanel(PdfDropTarget, QWidget):
         self.filter_box.setPlaceholderText(FILTER_HINT)
         self.filter_box.setClearButtonEnabled(True)
         self.filter_box.setToolTip(
-            "Conditions separated by ';': has ITEM (the clause was found), no ITEM (probably absent or not "
+            "Conditions separated by ';': has ITEM (the clause was found; evidence only: a candidate passage, "
+            "not checked that the clause is there), no ITEM (probably absent or not "
             "found), ITEM = TEXT (in its value or passage), ITEM != TEXT, or any words (in any cell)"
         )
         self.filter_box.textChanged.connect(self._apply_filter)
@@ -261,6 +262,15 @@ class ReviewPanel(PdfDropTarget, QWidget):
         state = Qt.CheckState.Checked if checked else Qt.CheckState.Unchecked
         for n in range(self.contracts.count()):
             self.contracts.item(n).setCheckState(state)
+        self._filling = False
+        self.selection_changed.emit()
+
+    def check_only(self, doc_ids: list[str]) -> None:
+        """Check ``doc_ids`` (and no other contract), then say once that the choice changed."""
+        self._filling = True
+        for n in range(self.contracts.count()):
+            row = self.contracts.item(n)
+            row.setCheckState(Qt.CheckState.Checked if row.data(DOC_ROLE) in doc_ids else Qt.CheckState.Unchecked)
         self._filling = False
         self.selection_changed.emit()
 
@@ -413,7 +423,8 @@ class ReviewPanel(PdfDropTarget, QWidget):
             elif shown == total:
                 self.empty_note.setText("")
             else:
-                self.empty_note.setText(f"{shown} of {total} contracts match.")
+                has = any(c.kind == "has" for c in self.table_filter.conditions) and not answered
+                self.empty_note.setText(f"{shown} of {total} contracts match." + (f" {HAS_CANDIDATES_NOTE}" * has))
             self.empty_note.setVisible(bool(self.empty_note.text()))
             return
         rows = range(self.grid.rowCount())

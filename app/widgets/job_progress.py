@@ -81,12 +81,15 @@ def describe(progress: Progress) -> str:
 
 
 class JobProgress(QWidget):
-    """Hidden until ``start``; ``cancel_requested`` when its button is pressed."""
+    """Hidden until ``start``; ``cancel_requested`` when its button is pressed. ``keep_space``:
+    once shown, its row stays empty when it hides, so what is below does not move up under the
+    pointer (the walk of 2026-12-06, finding 15: a click meant for one review row hit the next)."""
 
     cancel_requested = Signal()
 
-    def __init__(self, cancel_tip: str = "Cancel", parent: QWidget | None = None) -> None:
+    def __init__(self, cancel_tip: str = "Cancel", parent: QWidget | None = None, *, keep_space: bool = False) -> None:
         super().__init__(parent)
+        self._keep_space = keep_space
         self.label = ElidedLabel("")  # a narrow pane ends it in "…" between words, whole in the tooltip
         self.bar = QProgressBar()
         self.bar.setMaximumWidth(180)
@@ -121,6 +124,10 @@ class JobProgress(QWidget):
         self.eta.setText("")
         self.cancel_button.setEnabled(True)
         self._stopping = False
+        if self._keep_space:
+            policy = self.sizePolicy()
+            policy.setRetainSizeWhenHidden(True)
+            self.setSizePolicy(policy)
         self.show()
 
     def mark_stopping(self) -> None:

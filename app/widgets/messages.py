@@ -15,8 +15,10 @@ Information fades after a few seconds; warnings and errors stay until closed, or
 condition they describe ends: a message posted with a ``key`` ("model", "viewer") is replaced by
 the next one with that key and taken away by ``resolve(key)``. A warning or an information may
 carry one action (a button such as "Reindex" or "Show"): pressing it closes the message and calls
-the action. An information with an action stays until closed, like a warning (a button that
-vanishes while the pointer moves to it is a trap).
+the action. An information with an action stays longer (``ACTION_INFO_TIMEOUT_MS``) and never
+goes while the pointer is on it (a button that vanishes while the pointer moves to it is a trap);
+it went only when closed before, and "X is ready. Show" banners stayed for minutes (the walk of
+2026-12-06, finding 21).
 """
 
 from __future__ import annotations
@@ -36,6 +38,7 @@ from inference.errors import PagewiseError, shorten_message
 log = logging.getLogger("pagewise.app")
 
 INFO_TIMEOUT_MS = 8000
+ACTION_INFO_TIMEOUT_MS = 30000  # an information with a button: time to reach it
 MAX_SHOWN = 2
 MAX_LINES = 3  # lines of one banner
 
@@ -176,8 +179,9 @@ class _MessageItem(QFrame):
         close.setToolTip("Dismiss")
         close.clicked.connect(self.dismiss)
         layout.addWidget(close, 0, Qt.AlignmentFlag.AlignTop)
-        if message.level == "info" and self.action_button is None:
-            QTimer.singleShot(INFO_TIMEOUT_MS, self, self.dismiss)
+        if message.level == "info":
+            timeout = INFO_TIMEOUT_MS if self.action_button is None else ACTION_INFO_TIMEOUT_MS
+            QTimer.singleShot(timeout, self, self._expire)
 
     def fit(self, width: int) -> int:
         """Fit the text to a banner ``width`` pixels wide; the banner's height (its text whole up
@@ -190,6 +194,15 @@ class _MessageItem(QFrame):
         text_height = self.label.fit(text_width)
         tallest_button = max((w.sizeHint().height() for w in buttons), default=0)
         return max(text_height, tallest_button) + margins.top() + margins.bottom() + frame
+
+    def _expire(self) -> None:
+        """An information's time is up: it goes, unless the pointer is on it (then it waits again)."""
+        if self.dismissed:
+            return
+        if self.underMouse():
+            QTimer.singleShot(INFO_TIMEOUT_MS, self, self._expire)
+            return
+        self.dismiss()
 
     def _act(self) -> None:
         self.dismiss()

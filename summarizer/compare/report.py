@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
@@ -65,18 +66,45 @@ def _article(change: Change) -> str:
     return clause.path[0] if clause is not None and clause.path else "Preamble"
 
 
-def _word_diff(change: Change) -> str:
-    parts = []
+_SPACE_BEFORE = re.compile(r"\s+([,;:.!?)\]%’'])")
+_SPACE_AFTER = re.compile(r"([(\[$“])\s+")
+_CONTRACTION = re.compile(r"([’'])\s+(s|t|d|ll|re|ve|m)\b")
+_NUMBER_DOT = re.compile(r"(\d)\s\.\s(?=\d)")
+
+
+def readable(text: str) -> str:
+    """Word tokens joined back as they are written: "( b ) breaches Section 2 . 1 ;" →
+    "(b) breaches Section 2.1;"."""
+    text = _NUMBER_DOT.sub(r"\1.", text)
+    text = _SPACE_BEFORE.sub(r"\1", text)
+    text = _CONTRACTION.sub(r"\1\2", text)
+    return _SPACE_AFTER.sub(r"\1", text)
+
+
+def markdown_word_diff(change: Change) -> str:
+    """The word diff as Markdown, its words joined as written ("Meetings. Contractor ~~shall~~
+    **may**", "(~~5~~ **15**)"), not token by token ("Meetings . Contractor", "( ~~5~~ **15** )":
+    the walk of 2026-12-06, finding 22); the window's diff_html joins them the same way."""
+    parts: list[str] = []
     for edit in change.edits:
         if edit.op == "equal":
             words = edit.old.split()
-            parts.append(" ".join([*words[:6], "…", *words[-6:]]) if len(words) > 14 else edit.old)
+            _join(parts, readable(" ".join([*words[:6], "…", *words[-6:]]) if len(words) > 14 else edit.old))
         else:
             if edit.old:
-                parts.append(f"~~{edit.old}~~")
+                _join(parts, f"~~{readable(edit.old)}~~")
             if edit.new:
-                parts.append(f"**{edit.new}**")
+                _join(parts, f"**{readable(edit.new)}**")
     return " ".join(parts)
+
+
+def _join(parts: list[str], text: str) -> None:
+    """Add ``text`` to the diff's parts: glued to the one before after an opening bracket or before
+    closing punctuation, else a part of its own (joined by a space)."""
+    if parts and (text[:1] in ",;:.!?)]%’" or parts[-1][-1:] in "([$“"):
+        parts[-1] += text
+    else:
+        parts.append(text)
 
 
 def comparison_markdown(
@@ -112,7 +140,7 @@ def comparison_markdown(
             f"{location(change.old, units[0])} → {location(change.new, units[1])}{mark}"
         )
         if change.edits:
-            lines.append(f"  - {_word_diff(change)}")
+            lines.append(f"  - {markdown_word_diff(change)}")
         elif change.kind == "added" and change.new is not None:
             lines.append(f"  - {change.new.text[:300]}")
         elif change.kind == "removed" and change.old is not None:

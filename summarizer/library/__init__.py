@@ -18,7 +18,8 @@ Four groups, each a job, and the two steps that use them all at the top:
   (``reembed``).
 - ``storage``: the SQLite library (``store.Library``), its schema (``schema``) and migrations (one
   module each in ``migrations``), the queries other groups and floors read it through
-  (``queries``), a document read back as text (``document_text``), where the data lives
+  (``queries``), a document read back as text (``document_text``), the titles a list shows
+  (``doc_titles``: the file name where two share one), where the data lives
   (``paths``) and a full disk told apart from a damaged library (``disk_space``).
 
 ``ingest`` adds a PDF or Word document step by step (read, cut, store, embed, index), its reading

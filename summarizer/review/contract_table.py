@@ -1,14 +1,17 @@
 """The review as a table of contracts (issue 46): one row per contract, one column per checklist
 item, and the filter a reviewer types over it.
 
-Each cell has a *state* that the filter and the sort read ("found", "probably absent", "not
-found", ...), the text the window shows, and the text a filter searches: the shown text, the
+Each cell has a *state* that the filter and the sort read ("found", "candidate passage",
+"probably absent", "not found", ...), the text the window shows, and the text a filter searches: the shown text, the
 model's quote and the best passage's words, so "Governing Law = New York" finds an evidence-only
 cell whose passage reads "the laws of the State of New York" although the cell only says "p. 4".
 
 The filter syntax (``parse_filter``), conditions separated by ``;``:
 
-- ``has COLUMN``: the clause was found (a value, or evidence that is not "probably absent");
+- ``has COLUMN``: the clause was found (a value), or, evidence only, a "candidate passage": a
+  passage was found and not judged "probably absent", which says nothing checked about presence
+  (on the 39 validation contracts 53% of such cells were clauses CUAD's lawyers marked, and no
+  score threshold held 0.90: ``lab/eval/has_precision.py``, docs/checklists.md);
 - ``no COLUMN`` (or ``lacks COLUMN``): probably absent or not found;
 - ``model has COLUMN``, ``model no COLUMN``: the same, only where the model gave the verdict;
   ``evidence has COLUMN``, ``evidence no COLUMN``: only where the search without a model gave it;
@@ -39,19 +42,24 @@ from summarizer.review.checklist import ChecklistItem
 from summarizer.review.evidence import EVIDENCE_ONLY, DocumentReview, ItemResult
 
 FOUND = "found"
+CANDIDATE = "candidate passage"  # evidence only: a passage found, not judged probably absent
 ABSENT = "probably absent"
 NOT_FOUND = "not found"
 NOT_REVIEWED = "not reviewed"
 CELL_STATES = {
     "answered": FOUND,
-    "evidence": FOUND,
+    "evidence": CANDIDATE,
     "absent": ABSENT,
     "not_found": NOT_FOUND,
     "pending": "not asked yet",
     "error": "error",
 }
-STATE_ORDER = {FOUND: 0, "error": 1, "not asked yet": 2, NOT_FOUND: 3, ABSENT: 4, NOT_REVIEWED: 5}
-"""How a column sorts by state: the contracts that have the clause first."""
+STATE_ORDER = {FOUND: 0, CANDIDATE: 1, "error": 2, "not asked yet": 3, NOT_FOUND: 4, ABSENT: 5, NOT_REVIEWED: 6}
+"""How a column sorts by state: the contracts that have the clause first, then the candidates."""
+HAS_STATES = (FOUND, CANDIDATE)
+"""What ``has COLUMN`` keeps: a clause found, or evidence only, a candidate passage."""
+HAS_CANDIDATES_NOTE = "“has” counts candidate passages: evidence only, not checked that the clause is there."
+"""Said under the filter when a ``has`` condition kept candidate passages."""
 SEARCHED_PASSAGE_CHARS = 1200  # of the best passage, searched by a filter (a clause, as a rule)
 
 
@@ -213,7 +221,7 @@ def row_matches(row: TableRow, conditions: Sequence[Condition], columns: Sequenc
         state, text = row.states[n], row.texts[n]
         if condition.source and (n >= len(row.kinds) or row.kinds[n] != condition.source):
             return False
-        if condition.kind == "has" and state != FOUND:
+        if condition.kind == "has" and state not in HAS_STATES:
             return False
         if condition.kind == "lacks" and state not in (ABSENT, NOT_FOUND):
             return False
@@ -248,4 +256,4 @@ def table_row(
 
 def state_sort_key(state: str, text: str) -> tuple[int, str]:
     """A cell's place when its column is sorted: found first, then by its text."""
-    return STATE_ORDER.get(state, 2), text
+    return STATE_ORDER.get(state, 3), text

@@ -30,6 +30,15 @@ from summarizer.review.evidence import EVIDENCE_ONLY, DocumentReview, ItemResult
 
 NOTICE = "Machine-generated: verify every entry against the contract."
 CONFIDENTIAL = "CONFIDENTIAL — contains contract text."
+CANDIDATE_NOTE = (
+    "Evidence only: a “candidate” cell is a passage that reads like the clause and was not judged "
+    "probably absent; nothing checked that the clause is there, so read the passage."
+)
+
+
+def has_candidates(reviews: Sequence[DocumentReview]) -> bool:
+    """Whether any cell is an evidence-only candidate passage (the exports then say what it means)."""
+    return any(item.status == "evidence" and not item.corrected for r in reviews for item in r.items)
 
 
 def side_of(reviews: Sequence[DocumentReview]) -> str:
@@ -52,7 +61,7 @@ STATUS_WORDS = {
     "not_found": "not found",
     "pending": "not asked yet",
     "error": "error",
-    "evidence": "evidence",
+    "evidence": "candidate passage",
     "absent": "probably absent",
 }
 UNVERIFIED = "unverified"
@@ -64,6 +73,14 @@ def absent_label(item: ItemResult) -> str:
     page to check, never a likelihood (summarizer/review/absence.py says why)."""
     pages = page_label(item)
     return f"probably absent — closest: {pages}" if pages else "probably absent — no candidate passage"
+
+
+def candidate_label(item: ItemResult) -> str:
+    """An evidence-only cell (not probably absent) as the grid and the exports show it: where the
+    candidate passage is, marked as a candidate, since the search finding one does not say the
+    clause is there (issue 56 item 3: 53% were, on validation contracts; docs/checklists.md)."""
+    pages = page_label(item)
+    return f"candidate: {pages}" if pages else "no passage"
 
 
 NOTHING_FOUND = re.compile(r"^\s*(?:none|no|nothing|not found|absent|n/?a)\b", re.IGNORECASE)
@@ -139,7 +156,7 @@ def _cell(item: ItemResult) -> str:
     if item.status == "absent" and not item.corrected:
         return absent_label(item) + review_marks(item)
     if item.status == "evidence" and not item.corrected:
-        return (page_label(item) or "—") + review_marks(item)
+        return candidate_label(item) + review_marks(item)
     value = item.shown_value if item.status == "answered" or item.corrected else None
     pages = value_pages(item)
     text = (f"{value} ({pages})" if pages else value) if value else not_found_label(item)
@@ -159,7 +176,7 @@ def plain_cell(item: ItemResult) -> str:
     if item.status == "absent" and not item.corrected:
         return absent_label(item) + review_marks(item)
     if item.status == "evidence" and not item.corrected:
-        return (page_label(item) or "—") + review_marks(item)
+        return candidate_label(item) + review_marks(item)
     value = item.shown_value if item.status == "answered" or item.corrected else None
     value = value or not_found_label(item)
     pages = value_pages(item)
@@ -235,7 +252,10 @@ def to_markdown(reviews: Sequence[DocumentReview], *, generated: dt.datetime | N
         out.append(f"- checklist {reviews[0].checklist}, version {reviews[0].checklist_version}; {when}")
     if side := side_of(reviews):
         out.append(f"- reviewed for: {side}")
-    out += [f"- {NOTICE}", ""]
+    out.append(f"- {NOTICE}")
+    if has_candidates(reviews):
+        out.append(f"- {CANDIDATE_NOTE}")
+    out.append("")
     out.append("| item | " + " | ".join(r.title.replace("|", "/") for r in reviews) + " |")
     out.append("|---|" + "---|" * len(reviews))
     for n, item in enumerate(reviews[0].items if reviews else ()):

@@ -24,10 +24,12 @@ from typing import Any
 from summarizer.review.contract_table import cell_kind
 from summarizer.review.evidence import DocumentReview
 from summarizer.review.export import (
+    CANDIDATE_NOTE,
     CONFIDENTIAL,
     NOTICE,
     flag_word,
     generated_at,
+    has_candidates,
     marked_cell,
     page_label,
     quote_snippet,
@@ -132,6 +134,7 @@ def write_xlsx(
         "whole contract) or the reviewer's corrections.",
         f"Generated {generated_at(generated)}",
         NOTICE,
+        *([CANDIDATE_NOTE] if has_candidates(reviews) else []),
     ):
         about.append([line])
     about.column_dimensions["A"].width = 100

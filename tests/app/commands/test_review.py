@@ -79,7 +79,7 @@ def test_review_docx_memo_reads_back(capsys: pytest.CaptureFixture[str], tmp_pat
     assert "Machine-generated" in text and "sha256" in text and "two" in text
     (grid,) = memo.tables
     assert [row.cells[0].text for row in grid.rows] == ["Item", "Governing Law", "Insurance"]
-    assert grid.rows[1].cells[1].text.startswith("p")
+    assert grid.rows[1].cells[1].text.startswith("candidate: p")
 
 
 def test_review_is_stored_reused_without_loading_and_corrected(
@@ -173,7 +173,7 @@ def test_review_all_evidence_only_to_a_workbook(
     assert "2 items x 1 contracts" in capsys.readouterr().out
     sheet = openpyxl.load_workbook(out)["Contracts"]
     assert [c.value for c in sheet[1]][2:] == ["Governing Law", "Insurance"]
-    assert str(sheet.cell(row=2, column=3).value).startswith("p")
+    assert str(sheet.cell(row=2, column=3).value).startswith("candidate: p")
     assert main(["review", doc_id, "--all", "--evidence-only"]) == 2  # ids or --all, not both
     assert "not both" in capsys.readouterr().err
 

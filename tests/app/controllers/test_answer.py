@@ -65,3 +65,12 @@ def test_a_question_across_the_library_lists_each_contract_with_its_best_passage
 
     conversation.set_scope(library=False)  # the document's own conversation again, without the library's
     assert "contracts with a matching passage" not in conversation.browser.toPlainText()
+
+    # Export conversation (Ctrl+E) keeps the library-wide question and its contracts (walk
+    # 2026-12-06, finding 14), the window's own links made plain text
+    window.export.choose_path = lambda suggested: str(tmp_path / suggested)
+    window.export.export_conversation()
+    (exported,) = tmp_path.glob("*.md")
+    text = exported.read_text()
+    assert "Which contracts have a change-of-control clause?" in text and "beta-licence" in text
+    assert "hit:" not in text and "lcite:" not in text

@@ -331,3 +331,8 @@ def test_the_word_redline_button_writes_each_difference_as_a_tracked_change(
     inserted = "".join(re.findall(r"<w:ins\b.*?</w:ins>", body, flags=re.S))
     assert "thirty" in deleted and "sixty" in inserted
     assert 'w:author="Pagewise"' in body
+    # the Compare menu has it too (the walk of 2026-12-06, finding 23)
+    compare_menu = next(a.menu() for a in window.menuBar().actions() if a.text() == "&Compare")
+    out.unlink()
+    next(a for a in compare_menu.actions() if a.text() == "Export as Word &redline…").trigger()
+    assert out.exists()

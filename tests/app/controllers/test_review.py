@@ -82,7 +82,11 @@ def test_evidence_only_fills_the_grid_and_a_cell_opens_its_passage(
     assert panel.checked_doc_ids() == [doc_id]  # the library's selected document, checked as the tab opens
     assert panel.grid.item(0, 0).text() == "not reviewed"
     run_review(qtbot, window)
-    assert [panel.grid.item(row, 0).text() for row in range(3)] == ["p.\u00a01", "p.\u00a02", "p.\u00a03"]
+    assert [panel.grid.item(row, 0).text() for row in range(3)] == [
+        "candidate: p.\u00a01",
+        "candidate: p.\u00a02",
+        "candidate: p.\u00a03",
+    ]
     assert window.session.engine is None or not window.session.engine.calls  # no model was asked
     window.viewer.go_to_page(1)
     click_cell(qtbot, panel.grid, 2, 0)  # Non-Compete: its clause is on page 3
@@ -221,7 +225,7 @@ def test_a_contract_dropped_on_the_tab_is_added_then_reviewed(qtbot: Any, make_w
     qtbot.waitUntil(third_found, timeout=90_000)
     (doc_id,) = panel.checked_doc_ids()
     assert window.library.document(doc_id).path.endswith("dropped.pdf")
-    assert panel.grid.item(2, 0).text() == "p.\u00a03"
+    assert panel.grid.item(2, 0).text() == "candidate: p.\u00a03"
 
 
 def test_we_represent_is_kept_across_a_restart(qtbot: Any, make_window: Any) -> None:
@@ -235,6 +239,20 @@ def test_we_represent_is_kept_across_a_restart(qtbot: Any, make_window: Any) -> 
     again = make_window()
     assert again.review.side_text() == "Distributor"
     assert again.reviews.panel.side_text() == "Distributor"
+
+
+def test_the_checked_contracts_and_evidence_only_are_kept_across_a_restart(
+    qtbot: Any, make_window: Any, tmp_path: Path
+) -> None:
+    """Walk 2026-12-06, finding 11: after a restart the Review tab had forgotten the checked
+    contracts and "Evidence only"; a data room's table came back only after "All"."""
+    window, doc_id, panel = window_with_contract(qtbot, make_window, tmp_path, evidence_only=True)
+    panel.set_checked(doc_id)
+    qtbot.wait(20)  # the list's change is kept when the event loop next runs
+    window.close()
+    again = make_window()
+    assert again.review.evidence_only.isChecked()
+    assert again.review.checked_doc_ids() == [doc_id]
 
 
 def test_a_contract_being_added_is_not_called_interrupted(qtbot: Any, make_window: Any) -> None:
@@ -269,7 +287,8 @@ def test_the_table_of_contracts_fills_opens_a_contract_and_exports_a_workbook(
     assert panel.views.currentWidget() is panel.table
     run_review(qtbot, window)
     model = panel.table.model()
-    assert [model.index(0, column).data() for column in range(4)] == ["supply", "p.\u00a01", "p.\u00a02", "p.\u00a03"]
+    cells = ["supply", "candidate: p.\u00a01", "candidate: p.\u00a02", "candidate: p.\u00a03"]
+    assert [model.index(0, column).data() for column in range(4)] == cells
     assert stored_evidence_review(window.library, doc_id, window.reviews.checklist) is not None
 
     window.select_document(None)
@@ -284,5 +303,5 @@ def test_the_table_of_contracts_fills_opens_a_contract_and_exports_a_workbook(
     window.reviews.choose_export_path = lambda fmt, _suggested: tmp_path / f"review.{fmt}"
     panel.export_buttons["xlsx"].click()
     sheet = openpyxl.load_workbook(tmp_path / "review.xlsx")["Contracts"]
-    # evidence-only cells say so: no model gave these verdicts (issue 57)
-    assert [c.value for c in sheet[2]][2:] == ["p.\u00a01 [evidence]", "p.\u00a02 [evidence]", "p.\u00a03 [evidence]"]
+    # evidence-only cells say so twice: a candidate passage (issue 56), and no model gave it (issue 57)
+    assert [c.value for c in sheet[2]][2:] == [f"{cell} [evidence]" for cell in cells[1:]]

@@ -73,7 +73,10 @@ def test_the_correction_panel_follows_the_keyboard_and_save_writes_the_named_ite
     panel.save_button.click()
     found = corrections(window.library, doc_id, "three")
     assert set(found) == {"nc"} and found["nc"][0].value == "X"
-    assert panel.grid.item(2, 0).text().startswith("X (p.\u00a03)") and panel.grid.item(0, 0).text() == "p.\u00a01"
+    assert (
+        panel.grid.item(2, 0).text().startswith("X (p.\u00a03)")
+        and panel.grid.item(0, 0).text() == "candidate: p.\u00a01"
+    )
 
 
 def test_tab_leaves_the_grid_and_enter_opens_the_passage(qtbot: Any, make_window: Any, tmp_path: Path) -> None:
@@ -104,7 +107,7 @@ def test_an_evidence_review_stays_after_a_checklist_switch_and_a_restart(
     assert window.reviews.use_checklist("cuad")
     assert window.reviews.use_checklist(str(tmp_path / "three.csv"))
     assert panel.grid.item(1, 0).text() == "Delaware (p.\u00a02) ✎"  # not "not reviewed"
-    assert panel.grid.item(2, 0).text() == "p.\u00a03"
+    assert panel.grid.item(2, 0).text() == "candidate: p.\u00a03"
     window.close()
 
     again = make_window()

@@ -408,3 +408,47 @@ def test_many_documents_are_removed_and_added_again_at_once(
     with Library.open() as library:
         assert library.documents() == []
     assert _document_keys(panel.row_keys()) == [] and not panel.folder_filter.isVisible()
+
+
+def test_documents_with_the_same_title_show_their_file_names(qtbot: Any) -> None:
+    """The walk of 2026-12-06, finding 8: two NDAs both read "Example Cover Page for Bonterms
+    Mutual NDA" in the library, with nothing to tell them apart."""
+    from app.views.library_panel import LibraryPanel
+    from summarizer.library.storage.store import DocumentRecord
+
+    panel = LibraryPanel()
+    qtbot.addWidget(panel)
+    title = "Example Cover Page for Bonterms Mutual NDA"
+    panel.set_documents(
+        [
+            DocumentRecord("a", "/room/bonterms-nda.docx", title, 3, 9, "s1", "ready", "ready", [], [], []),
+            DocumentRecord("b", "/room/nda-tracked.docx", title, 3, 9, "s2", "ready", "ready", [], [], []),
+        ]
+    )
+    rows = [panel.list.item(n).text().split("\n")[0] for n in range(panel.list.count())]
+    assert sorted(rows) == [f"{title} — bonterms-nda.docx", f"{title} — nda-tracked.docx"]
+
+
+def test_long_names_fit_the_library_list_without_gaps_or_a_side_scroll_bar(qtbot: Any) -> None:
+    """The walk of 2026-12-06, finding 12: CUAD's long names without spaces were cut with a
+    horizontal scroll bar, and the rows were separated by blank gaps (about 8 of 40 fitted)."""
+    from app.views.library_panel import LibraryPanel
+    from summarizer.library.storage.store import DocumentRecord
+
+    panel = LibraryPanel()
+    qtbot.addWidget(panel)
+    long = "EmeraldHealthBioceuticalsInc_20200218_1-A_EX1A-6 MAT CTRCT_11987205_EX1A-6 MAT CTRCT_Development Agreement"
+    panel.set_documents(
+        [
+            DocumentRecord(f"d{n}", f"/room/{long}-{n}.pdf", f"{long} {n}", 3, 9, "s", "ready", "ready", [], [], [])
+            for n in range(12)
+        ]
+    )
+    panel.resize(240, 600)
+    panel.show()
+    qtbot.waitExposed(panel)
+    line = panel.list.fontMetrics().lineSpacing()
+    heights = {panel.list.visualItemRect(panel.list.item(n)).height() for n in range(3)}
+    assert max(heights) <= 3 * line  # two lines (title, state), no blank gap
+    assert not panel.list.horizontalScrollBar().isVisible()
+    assert panel.list.item(0).toolTip().startswith(f"{long} 0\n")  # the title whole

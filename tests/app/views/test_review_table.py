@@ -10,6 +10,7 @@ from PySide6.QtCore import Qt
 from app.views.review_table import ContractTable
 from app.views.review_view import TABLE_FROM, ReviewPanel
 from summarizer.review.checklist import ChecklistItem
+from summarizer.review.contract_table import HAS_CANDIDATES_NOTE
 from summarizer.review.evidence import DocumentReview, Evidence, ItemResult
 
 ITEMS = [
@@ -65,7 +66,8 @@ def test_the_table_filters_by_what_is_typed(qtbot: Any) -> None:
     panel = panel_with(qtbot, 9)
     panel.filter_box.setText("has Change of Control")
     assert shown_titles(panel) == [f"Contract {n:02d}" for n in (1, 2, 4, 5, 7, 8)]
-    assert panel.empty_note.text() == "6 of 9 contracts match."
+    # evidence only, "has" kept candidate passages, and says so (issue 56 item 3)
+    assert panel.empty_note.text() == "6 of 9 contracts match. " + HAS_CANDIDATES_NOTE
     panel.filter_box.setText("has Change of Control; Governing Law = New York")
     assert shown_titles(panel) == []  # New York: 0, 3, 6, which have none
     panel.filter_box.setText("governing law = texas")
@@ -106,5 +108,5 @@ def test_a_row_fills_in_as_its_review_arrives() -> None:
     table.set_contracts(ITEMS, [("Contract 00", "", None)])
     assert table.index(0, 1).data() == "not reviewed"
     table.set_review(0, review(0))
-    assert table.index(0, 1).data() == "p.\u00a02"
+    assert table.index(0, 1).data() == "candidate: p.\u00a02"
     assert table.index(0, 2).data().startswith("probably absent")

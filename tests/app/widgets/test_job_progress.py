@@ -100,3 +100,27 @@ def test_a_finished_stage_is_not_called_almost_done(qtbot: QtBot) -> None:
     bar.update_progress(halfway)
     assert bar.eta.text() == "~1 min 20 s left"
     assert row_state(halfway) == "recognizing page 4 of 8 · ~1 min 20 s left"
+
+
+def test_a_progress_line_that_keeps_its_space_moves_nothing_when_it_ends(qtbot: QtBot) -> None:
+    """The walk of 2026-12-06, finding 15: when the review's progress line went, the table moved up
+    a row under the pointer and a click meant for one row hit the next."""
+    from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
+
+    pane = QWidget()
+    layout = QVBoxLayout(pane)
+    progress = JobProgress("Stop the review", keep_space=True)
+    below = QLabel("the table")
+    layout.addWidget(progress)
+    layout.addWidget(below)
+    layout.addStretch(1)
+    qtbot.addWidget(pane)
+    pane.resize(400, 300)
+    pane.show()
+    qtbot.waitExposed(pane)
+    progress.start("Finding the clauses")
+    qtbot.waitUntil(lambda: below.y() > progress.y())
+    while_running = below.y()
+    progress.stop()
+    qtbot.wait(50)  # the layout settles
+    assert progress.isHidden() and below.y() == while_running

@@ -122,3 +122,16 @@ def test_a_banner_shows_its_text_whole_and_opaque_without_overlapping(qtbot: Any
     central = window.centralWidget()
     for button in (window.conversation.copy_button, window.conversation.ask_button):
         assert not bar.intersects(QRect(button.mapTo(central, button.rect().topLeft()), button.size()))
+
+
+def test_an_information_with_a_button_goes_in_time(qtbot: Any, make_window: Any, monkeypatch: Any) -> None:
+    """The walk of 2026-12-06, finding 21: "X is ready. Show" stayed for minutes until closed. It
+    goes after a while (longer than one without a button); a second replaces the first."""
+    from app.widgets import messages
+
+    monkeypatch.setattr(messages, "ACTION_INFO_TIMEOUT_MS", 50, raising=False)
+    window = make_window()
+    window.messages.info("A is ready.", key="document-ready", action="Show", on_action=lambda: None)
+    window.messages.info("B is ready.", key="document-ready", action="Show", on_action=lambda: None)
+    assert shown(window) == ["B is ready."]
+    qtbot.waitUntil(lambda: shown(window) == [], timeout=5000)

@@ -236,3 +236,16 @@ def test_a_version_that_lost_clauses_without_amending_words_is_still_a_version()
     shortened = [(articles[0][0], articles[0][1], articles[0][2]), (articles[1][0], articles[1][1], articles[1][2])]
     comparison = compare_pages(contract_pages(), contract_pages(shortened))
     assert comparison.verdict == VERSIONS and comparison.amendment == ""
+
+
+def test_the_markdown_word_diff_joins_words_as_written() -> None:
+    """The walk of 2026-12-06, finding 22: "Meetings . Contractor ~~shall~~ **may**",
+    "Sections 5 . 02", "( ~~5~~ **15** )" in the Markdown, where the window showed them right."""
+    from summarizer.compare.differences import CHANGED, Change, word_edits
+    from summarizer.compare.report import markdown_word_diff
+
+    old = "Meetings. Contractor shall meet under Sections 5.02 within (5) days."
+    new = "Meetings. Contractor may meet under Sections 5.02 within (15) days."
+    edits, _, _ = word_edits(old, new)
+    diff = markdown_word_diff(Change(CHANGED, None, None, edits=tuple(edits)))
+    assert diff == "Meetings. Contractor ~~shall~~ **may** meet under Sections 5.02 within (~~5~~ **15**) days."

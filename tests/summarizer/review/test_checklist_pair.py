@@ -64,7 +64,7 @@ def test_an_evidence_only_item_is_flagged_by_its_best_passage_and_says_what_chan
     items = [_evidence_only("excl", "Exclusions", passage), _evidence_only("fees", "Fees", fees)]
     excl, fee_row = side_by_side(comparison, _review("old", items), _review("new", items))
     assert excl.changed and excl.line == "Exclusions: changed in 3.2 Exclusions, except for → including"
-    assert excl.old.value is None and excl.old.shown == "evidence (p.\u00a01)"
+    assert excl.old.value is None and excl.old.shown == "candidate passage (p.\u00a01)"
     assert not fee_row.changed
 
 

@@ -7,6 +7,7 @@ import pytest
 from summarizer.review.checklist import Checklist, ChecklistItem
 from summarizer.review.contract_table import (
     ABSENT,
+    CANDIDATE,
     FOUND,
     NOT_REVIEWED,
     TableFilterError,
@@ -15,6 +16,7 @@ from summarizer.review.contract_table import (
     cell_verdict,
     parse_filter,
     row_matches,
+    state_sort_key,
     table_columns,
     table_row,
 )
@@ -76,7 +78,7 @@ def test_a_filter_naming_no_column_says_what_to_type() -> None:
 
 
 def test_cell_states() -> None:
-    assert (cell_state(NEW_YORK), cell_state(NO_COC), cell_state(None)) == (FOUND, ABSENT, NOT_REVIEWED)
+    assert (cell_state(NEW_YORK), cell_state(NO_COC), cell_state(None)) == (CANDIDATE, ABSENT, NOT_REVIEWED)
 
 
 MODEL_NEW_YORK = result(ITEMS[0], "answered", "governed by the laws of the State of New York", value="New York")
@@ -113,3 +115,14 @@ def test_cell_kinds_and_verdicts() -> None:
     assert [cell_kind(i) for i in (MODEL_NEW_YORK, NO_COC, corrected, None)] == ["model", "evidence", "reviewer", ""]
     assert cell_verdict(MODEL_NO_COC) == "not found (model)" and cell_verdict(NO_COC) == "probably absent (evidence)"
     assert cell_verdict(corrected) == "found (reviewer)" and cell_verdict(None) == NOT_REVIEWED
+
+
+def test_an_evidence_only_cell_is_a_candidate_not_a_clause_found() -> None:
+    """Issue 56 item 3: evidence not judged probably absent was "found", the state "has X" and the
+    memo's "Clauses found" read; on validation contracts 53% of such cells were the clause. It is a
+    candidate passage: "has X" still keeps it, a model's answer sorts before it."""
+    answered = result(ITEMS[1], "answered", "Upon a change of control ...", value="Yes")
+    assert (cell_state(COC), cell_state(answered)) == (CANDIDATE, FOUND)
+    assert state_sort_key(FOUND, "z") < state_sort_key(CANDIDATE, "a") < state_sort_key(ABSENT, "a")
+    conditions = parse_filter("has change of control", COLUMNS)
+    assert row_matches(table_row_for(NEW_YORK, COC, folder=""), conditions, COLUMNS)

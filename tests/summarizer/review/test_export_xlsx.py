@@ -52,9 +52,14 @@ def test_the_exports_of_a_data_room(tmp_path: Path) -> None:
     summary = memo.tables[0]  # one row per contract, not a column per contract
     assert len(memo.tables) == 1 and tuple(c.text for c in summary.rows[0].cells) == SUMMARY_TITLES
     assert [r.cells[0].text for r in summary.rows[1:]] == [f"Contract {n}" for n in range(8)]
-    assert summary.rows[1].cells[1].text == "2 of 2"
+    # evidence only: candidate passages, not "Clauses found: 2 of 2" (issue 56 item 3)
+    assert summary.rows[1].cells[1].text == "2 candidates of 2 (not checked)"
+    assert any("nothing checked that the clause is there" in p.text for p in memo.paragraphs)
+    assert book["Contracts"].cell(row=2, column=3).value.startswith("candidate: p.")
+    assert any("candidate" in str(row[0].value) for row in book["About"].iter_rows())
     headings = [p.text for p in memo.paragraphs if p.style.name == "Heading 2"]
-    assert headings == [f"Contract {n}" for n in range(8)]  # then one section per contract
+    # one section per contract, then the files with their SHA-256 in an appendix, not first
+    assert headings == [f"Contract {n}" for n in range(8)] + ["Appendix: the files reviewed"]
 
 
 def test_text_xml_cannot_hold_is_left_out_of_the_workbook_and_the_memo(tmp_path: Path) -> None:
@@ -83,3 +88,30 @@ def test_text_xml_cannot_hold_is_left_out_of_the_workbook_and_the_memo(tmp_path:
     text = "\n".join(p.text for p in docx.Document(str(tmp_path / "room.docx")).paragraphs)
     assert "Upjohn Agreement" in text and "\ufffe" not in text
     assert dirty.items[0].evidence[0].text.endswith("New\ufffe York")  # the review itself is unchanged
+
+
+def test_a_data_room_memo_reads_as_a_memo(tmp_path: Path) -> None:
+    """The walk of 2026-12-06 (finding 13): a 40-contract memo was 552 pages, five of file names and
+    hashes before the summary, the contract column a fifth of the page, 400-character quotes under
+    every item, the "probably absent" ones' closest candidate included."""
+    import docx
+
+    from summarizer.review.memo_docx import ROOM_QUOTE_CHARS, write_docx
+
+    long_clause = "Change of control. " + "Upon a change of control of either party the other may terminate. " * 12
+    with Library.open(tmp_path / "library.sqlite") as lib:
+        ids = [
+            add_document(lib, [*PAGES[:2], long_clause], title=f"Contract {n}", words_per_passage=200) for n in range(8)
+        ]
+        reviews = review_evidence_stored(lib, ids, CHECKLIST)
+    write_docx(reviews, tmp_path / "room.docx")
+    memo = docx.Document(str(tmp_path / "room.docx"))
+    body = memo.element.body
+    first_table = body.index(memo.tables[0]._tbl)
+    before = [p.text for p in memo.paragraphs if body.index(p._p) < first_table]
+    assert not any("sha256" in text for text in before)
+    assert any(reviews[0].content_sha256 in p.text for p in memo.paragraphs)  # in the appendix
+    widths = [cell.width for cell in memo.tables[0].rows[1].cells]
+    assert widths[0] > 1.5 * max(widths[1:])  # the contract's name has room (a fifth of the page before)
+    quotes = [p.text for p in memo.paragraphs if p.text.startswith("“")]
+    assert quotes and max(len(q) for q in quotes) <= ROOM_QUOTE_CHARS + 20
