@@ -204,7 +204,7 @@ def write_docx(
             paragraph.add_run(_cell_text(result))
             if detail := detail_line(result):
                 paragraph.add_run(f" — {detail}").italic = True
-            support = result.quote or (quote_snippet(result.evidence[0].text) if result.evidence else "")
+            support = result.quote or (quote_snippet(result.evidence[0].quoted) if result.evidence else "")
             if support:
                 quote = document.add_paragraph(f"“{support}” ({page_label(result) or 'no page'})")
                 quote.paragraph_format.left_indent = Pt(18)
