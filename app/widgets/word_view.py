@@ -15,7 +15,8 @@ from PySide6.QtGui import QDesktopServices, QGuiApplication, QTextCursor
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QTextBrowser, QToolButton, QVBoxLayout, QWidget
 
 from app.widgets.elided_label import ElidedLabel
-from summarizer.library.reading.docx_document import Comment, DocxParagraph, TrackedChange
+from summarizer.library.reading.docx_document import PARAGRAPH_MARK, Comment, DocxParagraph, TrackedChange
+from summarizer.library.reading.docx_locator import title_like
 from summarizer.page_labels import paragraph_label
 
 INSERTED = "#1f5fbf"
@@ -68,15 +69,11 @@ def word_html(
         cited = paragraph.index == focus
         ranges = [words] if cited and words is not None else []
         body = _marked(full, inserted, [*ranges, *(highlights or {}).get(paragraph.index, ())])
-        if paragraph.heading_level is not None and len(full) < 120:
+        if _is_title(paragraph):
             body = f"<b>{body}</b>"
         indent = 18 * (paragraph.list_level or 0)
         style = f"margin-left:{indent}px;" + ("background-color:#fbf6da;" if cited else "")
-        extra = "".join(
-            f' <s style="color:{DELETED}">{html.escape(c.text)}</s>'
-            f' <span style="color:{DELETED}; font-size:small">(deleted by {html.escape(c.author or "someone")})</span>'
-            for c in deleted
-        )
+        extra = "".join(_deletion(c) for c in deleted)
         notes = "".join(
             f'<div style="margin-left:{indent + 24}px; color:#6b5900; font-size:small">'
             f"💬 {html.escape(c.author or 'someone')}: {html.escape(c.text)}</div>"
@@ -89,6 +86,26 @@ def word_html(
             f'<span style="color:#8a8a8a; font-size:small">{tag}&nbsp;&nbsp;</span>{body}{extra}</p>{notes}'
         )
     return "<html><body>" + "\n".join(blocks) + "</body></html>"
+
+
+def _is_title(paragraph: DocxParagraph) -> bool:
+    """A heading set as one: a paragraph of a heading style whose whole text is its title
+    ("Definitions"), not a clause's body that a form styles as a heading (Common Paper's 5.2(c))."""
+    if paragraph.heading_level is None:
+        return False
+    return title_like(paragraph.text.strip().rstrip(".:"))
+
+
+def _deletion(change: TrackedChange) -> str:
+    """A tracked deletion after its paragraph: the words struck through, or for a deleted paragraph
+    mark (the paragraph joined to the next), what it was, not a bare "¶"."""
+    who = html.escape(change.author or "someone")
+    if change.text == PARAGRAPH_MARK:
+        return f' <span style="color:{DELETED}; font-size:small">(paragraph break deleted by {who})</span>'
+    return (
+        f' <s style="color:{DELETED}">{html.escape(change.text)}</s>'
+        f' <span style="color:{DELETED}; font-size:small">(deleted by {who})</span>'
+    )
 
 
 class WordView(QWidget):

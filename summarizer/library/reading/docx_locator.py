@@ -71,15 +71,15 @@ def heading_of(paragraph: DocxParagraph) -> str:
     if not text:
         return ""
     match = _RUN_IN_HEADING.match(text)
-    if match and text[match.end() :].strip() and _title_like(match.group(1)):
+    if match and text[match.end() :].strip() and title_like(match.group(1)):
         return match.group(1).strip()
     short = text.rstrip(".:").strip()
-    if len(short.split()) <= _MAX_HEADING_WORDS and (paragraph.heading_level is not None or _title_like(short)):
+    if len(short.split()) <= _MAX_HEADING_WORDS and (paragraph.heading_level is not None or title_like(short)):
         return short
     return ""
 
 
-def _title_like(words: str) -> bool:
+def title_like(words: str) -> bool:
     """Words set as a title: few, and most of those that are not small words capitalised."""
     tokens = [t for t in words.split() if any(ch.isalpha() for ch in t)]
     if not tokens or len(tokens) > _MAX_HEADING_WORDS:
