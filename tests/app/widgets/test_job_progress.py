@@ -100,3 +100,11 @@ def test_a_finished_stage_is_not_called_almost_done(qtbot: QtBot) -> None:
     bar.update_progress(halfway)
     assert bar.eta.text() == "~1 min 20 s left"
     assert row_state(halfway) == "recognizing page 4 of 8 · ~1 min 20 s left"
+
+
+def test_a_word_file_is_indexed_by_paragraphs_not_pages() -> None:
+    """Walk 2026-12-06, finding 20: a Word file's row said "indexing 14/14 pages"."""
+    from app.widgets.job_progress import row_state
+
+    assert row_state(Progress(Stage.READ_PAGES, 14, 14, "supply.docx")) == "indexing 14/14 paragraphs"
+    assert row_state(Progress(Stage.READ_PAGES, 14, 14, "supply.pdf")) == "indexing 14/14 pages"
