@@ -220,7 +220,20 @@ class WordView(QWidget):
         index = next((i for i, match in enumerate(matches) if match.selectionStart() > after), 0)
         self.browser.setTextCursor(matches[index])
         self.browser.ensureCursorVisible()
+        self._raise_cursor()
         return index + 1, len(matches)
+
+    def _raise_cursor(self) -> None:
+        """A match scrolled to sits a third of the way down the view, with the lines after it in
+        sight, not on the bottom line where ``ensureCursorVisible`` leaves it (walk finding 25)."""
+        viewport = self.browser.viewport()
+        if viewport is None:
+            return
+        top = self.browser.cursorRect().top()
+        height = viewport.height()
+        if not 0 <= top <= height * 2 // 3:
+            bar = self.browser.verticalScrollBar()
+            bar.setValue(bar.value() + top - height // 3)
 
     def open_in_word(self) -> bool:
         return self.path is not None and QDesktopServices.openUrl(QUrl.fromLocalFile(str(self.path)))

@@ -76,3 +76,20 @@ def test_only_titles_are_bold_and_a_deleted_paragraph_mark_says_what_it_was() ->
     assert "<b>5. Term and Termination</b>" in html
     assert "<b>(c) Either party" not in html and "<b>5.1 Effective" not in html
     assert "(paragraph break deleted by Accord Demo)" in html and ">¶</s>" not in html
+
+
+def test_find_puts_the_match_in_the_upper_part_of_the_text_view(qtbot: Any) -> None:
+    """Walk finding 25: Find left the match on the bottom line of the view."""
+    from app.widgets.word_view import WordView
+
+    view = WordView()
+    qtbot.addWidget(view)
+    view.resize(500, 300)
+    view.show()
+    paragraphs = [DocxParagraph(n, f"Clause {n} text.", None, "Normal", None, None, False) for n in range(1, 80)]
+    paragraphs.append(DocxParagraph(80, "The indemnity is uncapped.", None, "Normal", None, None, False))
+    paragraphs += [DocxParagraph(n, f"Clause {n} text.", None, "Normal", None, None, False) for n in range(81, 120)]
+    view.show_document(Path("x.docx"), word_html(paragraphs, [], []), None, "", "")
+    assert view.find_text("indemnity") == (1, 1)
+    top = view.browser.cursorRect().top()
+    assert 0 <= top <= view.browser.viewport().height() * 2 // 3
