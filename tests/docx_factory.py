@@ -107,3 +107,39 @@ def comments(*entries: tuple[int, str, str]) -> str:
         for i, author, text in entries
     )
     return f'<?xml version="1.0" encoding="UTF-8"?><w:comments {_NAMESPACES}>{body}</w:comments>'
+
+
+_WPS = "http://schemas.microsoft.com/office/word/2010/wordprocessingShape"
+_WP = "http://schemas.openxmlformats.org/drawingml/2006/wordprocessingDrawing"
+_A = "http://schemas.openxmlformats.org/drawingml/2006/main"
+_V = "urn:schemas-microsoft-com:vml"
+
+
+def drawing_text_box(content: str) -> str:
+    """A DrawingML shape (``wps:wsp``) with a text box holding the paragraphs ``content``."""
+    return (
+        f'<w:drawing><wp:anchor xmlns:wp="{_WP}"><a:graphic xmlns:a="{_A}"><a:graphicData '
+        f'uri="{_WPS}"><wps:wsp xmlns:wps="{_WPS}"><wps:txbx><w:txbxContent>{content}</w:txbxContent>'
+        "</wps:txbx></wps:wsp></a:graphicData></a:graphic></wp:anchor></w:drawing>"
+    )
+
+
+def vml_text_box(content: str) -> str:
+    """A VML shape (``v:shape``) with a text box holding the paragraphs ``content``."""
+    return (
+        f'<w:pict><v:shape xmlns:v="{_V}" style="width:200pt;height:100pt"><v:textbox>'
+        f"<w:txbxContent>{content}</w:txbxContent></v:textbox></v:shape></w:pict>"
+    )
+
+
+def alternate_content(choice: str, fallback: str) -> str:
+    """Word's way of writing a shape twice: DrawingML for Word 2010 on, VML for older readers."""
+    return (
+        f'<mc:AlternateContent><mc:Choice Requires="wps">{choice}</mc:Choice>'
+        f"<mc:Fallback>{fallback}</mc:Fallback></mc:AlternateContent>"
+    )
+
+
+def picture() -> str:
+    """A DrawingML picture (no text box): an image."""
+    return f'<w:drawing><wp:inline xmlns:wp="{_WP}"><a:graphic xmlns:a="{_A}"/></wp:inline></w:drawing>'

@@ -27,6 +27,7 @@ def run(args: argparse.Namespace) -> int:
     from summarizer.library.vectors.reembed import model_notice, reembed_status
     from summarizer.library.word_parts import locators_of
     from summarizer.search.retrieval import search
+    from summarizer.search.word_matches import matching
 
     if args.all:
         # `pagewise search --all "QUERY"`: the one positional is the query.
@@ -44,8 +45,10 @@ def run(args: argparse.Namespace) -> int:
         return fail(args, "-k must be at least 1", 2)
     with Library.open() as library:
         results = search(library, query, doc_ids=doc_ids, k=args.k)
-        # A Word passage is cited by clause number and paragraphs (docs/word-documents.md).
-        locators = locators_of(library, [(r.doc_id, r.page_start, r.page_end) for r in results])
+        # A Word passage is cited by clause number and paragraphs (docs/word-documents.md): those
+        # of its paragraphs that hold the query's words.
+        spans = [(r.doc_id, r.page_start, r.page_end) for r in results]
+        locators = locators_of(library, spans, narrow=matching(query))
         documents = library.documents()
         titles = {d.doc_id: d.title for d in documents}
         stale = [d.doc_id for d in documents if d.needs_reindex and (doc_ids is None or d.doc_id in doc_ids)]

@@ -79,7 +79,8 @@ class CitationController(UsesJobContext):
 
         if citation.doc_id != self.current_doc():
             self.select_doc(citation.doc_id)
-        key = (citation.doc_id, citation.page, citation.page)
+        last = max(citation.page, citation.page_end)  # the paragraphs that matched, when more than one
+        key = (citation.doc_id, citation.page, last)
         where = locators_of(self.library, [key]).get(key, citation.text)
         if not citation.valid:
             self.messages.warning(
@@ -87,9 +88,10 @@ class CitationController(UsesJobContext):
             )
             return
         words = next(((start, end) for page, start, end in citation.spans if page == citation.page), None)
+        cited = {page: (start, end) for page, start, end in citation.spans if citation.page < page <= last}
         record = self.library.document(citation.doc_id)
         path = Path(record.path)
-        show_word_document(self.library, self.viewer, citation.doc_id, path, citation.page, words, where)
+        show_word_document(self.library, self.viewer, citation.doc_id, path, citation.page, words, where, cited=cited)
         if self.word_pages is not None:  # on LibreOffice's pages, where they are made
             hint = (citation.page - 1) / max(1, record.pages)
             self.word_pages.show(path, WordFocus(self.viewer.word.words, hint))

@@ -110,20 +110,25 @@ def show_word_document(
     words: tuple[int, int] | None = None,
     reference: str = "",
     highlights: Mapping[int, Sequence[tuple[int, int]]] | None = None,
+    cited: Mapping[int, tuple[int, int]] | None = None,
 ) -> None:
     """Show a stored Word document in ``viewer``, scrolled to paragraph ``focus`` with ``words``
-    (offsets in its stored text) highlighted, and ``highlights`` (ranges by paragraph) too."""
+    (offsets in its stored text) highlighted, and ``highlights`` (ranges by paragraph) too;
+    ``cited``: the words of the paragraphs after ``focus`` that the citation holds, highlighted
+    and quoted with it (a Word passage's clauses that matched: summarizer/search/word_matches.py)."""
     from app.widgets.word_view import word_html
     from summarizer.library.word_parts import comments, tracked_changes, word_paragraphs
 
     paragraphs = word_paragraphs(library, doc_id)
+    marked = {index: [*(highlights or {}).get(index, ()), span] for index, span in (cited or {}).items()}
     document_html = word_html(
-        paragraphs, tracked_changes(library, doc_id), comments(library, doc_id), focus, words, highlights
-    )
-    quoted = ""
-    if focus is not None:
-        text = next((p for p in paragraphs if p.index == focus), None)
-        if text is not None:
-            full = f"{text.number} {text.text}".strip() if text.number else text.text
-            quoted = full[words[0] : words[1]] if words else full
-    viewer.show_word(path, document_html, focus, reference, " ".join(quoted.split()))
+        paragraphs, tracked_changes(library, doc_id), comments(library, doc_id), focus, words,
+        {**(highlights or {}), **marked},
+    )  # fmt: skip
+    quoted: list[str] = []
+    for paragraph in paragraphs if focus is not None else ():
+        span = words if paragraph.index == focus else (cited or {}).get(paragraph.index)
+        if paragraph.index == focus or span is not None:
+            full = f"{paragraph.number} {paragraph.text}".strip() if paragraph.number else paragraph.text
+            quoted.append(full[span[0] : span[1]] if span else full)
+    viewer.show_word(path, document_html, focus, reference, " ".join(" ".join(quoted).split()))

@@ -431,9 +431,10 @@ class ReviewController(UsesJobContext, QObject):
         quoted = _flat(result.quote)
         best = next((e for e in result.evidence if quoted and quoted in _flat(e.text)), result.evidence[0])
         pages = [c["page"] for c in result.citations if c.get("valid")]
-        page = next((p for p in pages if best.page_start <= p <= best.page_end), best.page_start)
+        page = next((p for p in pages if best.page_start <= p <= best.page_end), best.match_first or best.page_start)
         spans = passage_spans(self.library, best.passage_id)
-        return CitationView(0, doc_id, page, best.passage_id, best.text, True, spans)
+        last = best.match_last if page == best.match_first else 0  # a Word passage's matched paragraphs
+        return CitationView(0, doc_id, page, best.passage_id, best.text, True, spans, page_end=last)
 
     def correct(self, row: int, column: int, value: str, accepted: bool, note: str) -> None:
         from summarizer.review.store import record_correction

@@ -139,6 +139,7 @@ class WordPagesController(UsesJobContext):
         self.messages.warning(str(error), key=f"word-pages:{path}")
 
     def _show_pages(self, path: Path, pdf: Path, focus: WordFocus | None) -> None:
+        text_chosen = self.viewer.text_chosen
         if not self.viewer.show_word_pages(pdf, path):
             return  # the text view stays
         self.viewer.word.status.setText(LAID_OUT)
@@ -146,6 +147,11 @@ class WordPagesController(UsesJobContext):
             "The pages as LibreOffice lays them out: Word may break them elsewhere. "
             "Settings → Word documents → text shows the paragraphs Pagewise read instead."
         )
+        if text_chosen:  # the user pressed "Text" (walk finding 4): it stays, the pages one click away
+            if focus is not None and focus.words:
+                self.viewer.highlight_words(focus.words, focus.hint)
+            self.viewer.switch_word_view()
+            return
         if focus is not None and focus.words and not self.viewer.highlight_words(focus.words, focus.hint):
             self.messages.info(
                 "The cited words were not found on LibreOffice's pages: "

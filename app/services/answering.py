@@ -51,7 +51,9 @@ class CitationView:
     """Where ``text`` is in the answer (-1: unknown)."""
     reason: str = ""
     page_end: int = 0
-    """The last page of a run of pages read whole (whole-document mode); 0: ``page`` alone."""
+    """The last page of a run of pages read whole (whole-document mode), or the last of a Word
+    passage's paragraphs that hold the matched words (summarizer/search/word_matches.py), cited
+    and highlighted from ``page``; 0: ``page`` alone."""
     label: str = ""
     """How to name it for a reader when not "p. N": a Word document's clause and paragraph
     ("§ 7.2(a), ¶ 51", summarizer/library/reading/docx_locator.py)."""
@@ -146,10 +148,15 @@ def with_word_labels(library: Library, views: list[CitationView]) -> list[Citati
     return [replace(v, label=labels.get((v.doc_id, v.page, v.page), v.text if v.page == 0 else v.label)) for v in views]
 
 
-def _source_views(library: Library, doc_id: str, passages: Sequence[dict[str, Any]]) -> list[CitationView]:
+def _source_views(
+    library: Library, doc_id: str, passages: Sequence[dict[str, Any]], question: str
+) -> list[CitationView]:
     """The passages given to the model, as valid citations of their first page (``spans`` from
-    the passage itself when it has them, else from the library)."""
-    views = []
+    the passage itself when it has them, else from the library); a Word passage's, of the
+    paragraphs that hold the question's words (``word_sources``)."""
+    from app.services.word_sources import matched_sources
+
+    views, ends = [], []
     for number, data in enumerate(passages, start=1):
         pid = data.get("passage_id")
         spans = tuple(tuple(s) for s in data.get("spans") or ()) or (
@@ -159,7 +166,8 @@ def _source_views(library: Library, doc_id: str, passages: Sequence[dict[str, An
         if page > 0:
             views.append(CitationView(number, str(data.get("doc_id") or doc_id), page, pid, str(data.get("text", "")),
                                       True, spans))  # fmt: skip
-    return with_word_labels(library, views)
+            ends.append(int(data.get("page_end") or page))
+    return matched_sources(library, views, ends, question)
 
 
 def _read_views(library: Library, doc_id: str, read: Sequence[dict[str, Any]] | None) -> list[CitationView]:
@@ -185,12 +193,12 @@ def _read_views(library: Library, doc_id: str, read: Sequence[dict[str, Any]] | 
     return [replace(v, label=paragraphs(v)) if v.doc_id in word else v for v in views]
 
 
-def _given_views(library: Library, doc_id: str, mode: str, data: dict[str, Any]) -> list[CitationView]:
+def _given_views(library: Library, doc_id: str, mode: str, data: dict[str, Any], question: str) -> list[CitationView]:
     """What an answer (the dict of its ``to_json()``) can be checked against, the same in every
     mode: the passages given, or the pages read whole."""
     if mode == "whole-document":
         return _read_views(library, doc_id, data.get("sources"))
-    return _source_views(library, doc_id, data.get("passages", []))
+    return _source_views(library, doc_id, data.get("passages", []), question)
 
 
 # --- answers ------------------------------------------------------------------------------
@@ -280,7 +288,7 @@ def streamed_answer(
                        {p.passage_id: p for p in answer.passages})  # fmt: skip
     given = {"passages": [{**p.to_json(), "spans": p.spans} for p in answer.passages],
              "sources": answer.to_json()["sources"]}  # fmt: skip
-    sources = _given_views(library, doc_id, str(answer.mode), given)
+    sources = _given_views(library, doc_id, str(answer.mode), given, question)
     return AnswerView(question, answer.text, str(answer.mode), citations, answer.stats, answer, sources)
 
 
@@ -292,7 +300,7 @@ def _partial(library: Library, doc_id: str, question: str, text: str, stream: An
                        {p.passage_id: p for p in stream.passages})  # fmt: skip
     read = [{"doc_id": s.doc_id, "page_start": s.page_start, "page_end": s.page_end} for s in stream.prompt.sources]
     given = {"passages": [{**p.to_json(), "spans": p.spans} for p in stream.passages], "sources": read}
-    sources = _given_views(library, doc_id, str(stream.mode), given)
+    sources = _given_views(library, doc_id, str(stream.mode), given, question)
     return AnswerView(question, text, str(stream.mode), citations, sources=sources)
 
 
@@ -346,7 +354,7 @@ def load_turns(library: Library, doc_id: str) -> list[AnswerView]:
         data = turn.answer_json
         citations = _views(library, doc_id, data.get("citations", []), {})
         mode = str(data.get("mode", "retrieval"))
-        sources = _given_views(library, doc_id, mode, data)
+        sources = _given_views(library, doc_id, mode, data, turn.question)
         model = str(data.get("model", ""))
         views.append(
             AnswerView(turn.question, turn.answer, mode, citations, sources=sources, model=model,

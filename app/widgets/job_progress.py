@@ -57,6 +57,8 @@ def row_state(progress: Progress, *, every_stage: bool = True) -> str | None:
     if known is None and not every_stage:
         return None
     word, unit = known or (progress.stage.lower(), "")
+    if progress.stage == Stage.READ_PAGES and progress.message.lower().endswith(".docx"):
+        unit = " paragraphs"  # a Word file's "pages" are its paragraphs (its message is the file's name)
     state = f"{word} {progress.done}/{progress.total}{unit}" if progress.total else word
     if progress.stage == Stage.RECOGNIZE_PAGES and progress.total:
         state = f"recognizing page {progress.done} of {progress.total}"

@@ -25,6 +25,10 @@ else:
 class WordPages(_Viewer):
     """A Word document in the viewer, as text or as pages (mixed into ``PdfViewer``)."""
 
+    # The user pressed "Text" (and not "Pages" since): Word documents, and their citations, stay
+    # shown as text for the session, whatever the setting (app/controllers/word_pages.py).
+    text_chosen = False
+
     if TYPE_CHECKING:  # the viewer's parts, made by PdfViewer.__init__
         word: WordView
         word_bar: QWidget
@@ -81,6 +85,7 @@ class WordPages(_Viewer):
         """Between a Word document's pages (as LibreOffice laid them out) and its text, both
         already made: the text keeps its cited paragraph, the pages their highlight."""
         to_text = not self.showing_word_text
+        self.text_chosen = to_text
         self.view.setVisible(not to_text)
         self.word.setVisible(to_text)
         self._word_mode(to_text)
@@ -111,3 +116,5 @@ class WordPages(_Viewer):
         if text:
             self.page_count.setText("")
             self.zoom_label.setText("")
+        else:  # a PDF opened at the zoom it had gets no zoomFactorChanged: say it again (walk finding 24)
+            self.zoom_label.setText(f"{self.view.zoomFactor() * 100:.0f}%")

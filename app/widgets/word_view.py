@@ -15,7 +15,8 @@ from PySide6.QtGui import QDesktopServices, QGuiApplication, QTextCursor
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QTextBrowser, QToolButton, QVBoxLayout, QWidget
 
 from app.widgets.elided_label import ElidedLabel
-from summarizer.library.reading.docx_document import Comment, DocxParagraph, TrackedChange
+from summarizer.library.reading.docx_document import PARAGRAPH_MARK, Comment, DocxParagraph, TrackedChange
+from summarizer.library.reading.docx_locator import title_like
 from summarizer.page_labels import paragraph_label
 
 INSERTED = "#1f5fbf"
@@ -68,15 +69,11 @@ def word_html(
         cited = paragraph.index == focus
         ranges = [words] if cited and words is not None else []
         body = _marked(full, inserted, [*ranges, *(highlights or {}).get(paragraph.index, ())])
-        if paragraph.heading_level is not None and len(full) < 120:
+        if _is_title(paragraph):
             body = f"<b>{body}</b>"
         indent = 18 * (paragraph.list_level or 0)
         style = f"margin-left:{indent}px;" + ("background-color:#fbf6da;" if cited else "")
-        extra = "".join(
-            f' <s style="color:{DELETED}">{html.escape(c.text)}</s>'
-            f' <span style="color:{DELETED}; font-size:small">(deleted by {html.escape(c.author or "someone")})</span>'
-            for c in deleted
-        )
+        extra = "".join(_deletion(c) for c in deleted)
         notes = "".join(
             f'<div style="margin-left:{indent + 24}px; color:#6b5900; font-size:small">'
             f"💬 {html.escape(c.author or 'someone')}: {html.escape(c.text)}</div>"
@@ -89,6 +86,26 @@ def word_html(
             f'<span style="color:#8a8a8a; font-size:small">{tag}&nbsp;&nbsp;</span>{body}{extra}</p>{notes}'
         )
     return "<html><body>" + "\n".join(blocks) + "</body></html>"
+
+
+def _is_title(paragraph: DocxParagraph) -> bool:
+    """A heading set as one: a paragraph of a heading style whose whole text is its title
+    ("Definitions"), not a clause's body that a form styles as a heading (Common Paper's 5.2(c))."""
+    if paragraph.heading_level is None:
+        return False
+    return title_like(paragraph.text.strip().rstrip(".:"))
+
+
+def _deletion(change: TrackedChange) -> str:
+    """A tracked deletion after its paragraph: the words struck through, or for a deleted paragraph
+    mark (the paragraph joined to the next), what it was, not a bare "¶"."""
+    who = html.escape(change.author or "someone")
+    if change.text == PARAGRAPH_MARK:
+        return f' <span style="color:{DELETED}; font-size:small">(paragraph break deleted by {who})</span>'
+    return (
+        f' <s style="color:{DELETED}">{html.escape(change.text)}</s>'
+        f' <span style="color:{DELETED}; font-size:small">(deleted by {who})</span>'
+    )
 
 
 class WordView(QWidget):
@@ -203,7 +220,20 @@ class WordView(QWidget):
         index = next((i for i, match in enumerate(matches) if match.selectionStart() > after), 0)
         self.browser.setTextCursor(matches[index])
         self.browser.ensureCursorVisible()
+        self._raise_cursor()
         return index + 1, len(matches)
+
+    def _raise_cursor(self) -> None:
+        """A match scrolled to sits a third of the way down the view, with the lines after it in
+        sight, not on the bottom line where ``ensureCursorVisible`` leaves it (walk finding 25)."""
+        viewport = self.browser.viewport()
+        if viewport is None:
+            return
+        top = self.browser.cursorRect().top()
+        height = viewport.height()
+        if not 0 <= top <= height * 2 // 3:
+            bar = self.browser.verticalScrollBar()
+            bar.setValue(bar.value() + top - height // 3)
 
     def open_in_word(self) -> bool:
         return self.path is not None and QDesktopServices.openUrl(QUrl.fromLocalFile(str(self.path)))

@@ -137,7 +137,7 @@ def _labels(library: Library, doc_ids: Sequence[str]) -> list[DocumentLabel]:
     labels = []
     for doc_id in doc_ids:
         record = library.document(doc_id)
-        labels.append(DocumentLabel(record.doc_id, record.title, record.pages))
+        labels.append(DocumentLabel(record.doc_id, record.title, record.pages, record.file_type == "docx"))
     return labels
 
 

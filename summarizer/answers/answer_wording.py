@@ -11,7 +11,7 @@ by their prompt, so this wording has no version number (the summaries' prompts h
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Literal
 
 from inference.engines.engine import ChatMessage
@@ -33,6 +33,12 @@ class DocumentLabel:
     doc_id: str
     title: str
     pages: int
+    word: bool = False  # a Word document: its "pages" are paragraphs (walk 2026-12-06, finding 10)
+
+    @property
+    def length(self) -> str:
+        """ "12 pages", or "150 paragraphs" for a Word document."""
+        return f"{self.pages} paragraphs" if self.word else f"{self.pages} pages"
 
 
 CiteForm = Literal["pages", "paragraphs", "both"]
@@ -79,14 +85,14 @@ def answer_instructions(several: bool, whole_document: bool, summaries: bool = T
 
 
 def summary_block(document: DocumentLabel, super_summary: str) -> str:
-    return f'Summary of "{document.title}" (DOC_ID {document.doc_id}, {document.pages} pages):\n{super_summary.strip()}'
+    return f'Summary of "{document.title}" (DOC_ID {document.doc_id}, {document.length}):\n{super_summary.strip()}'
 
 
 def segment_summaries_block(document: DocumentLabel, parts: Sequence[LabelledSummary]) -> str:
     """The summaries of the segments stored so far, for a document whose summary is not finished."""
-    body = "".join(part_label_text(part) for part in parts).strip()
+    body = "".join(part_label_text(replace(part, word=document.word)) for part in parts).strip()
     return (
-        f'Summaries of some parts of "{document.title}" (DOC_ID {document.doc_id}, {document.pages} pages; '
+        f'Summaries of some parts of "{document.title}" (DOC_ID {document.doc_id}, {document.length}; '
         f"the other parts are not summarized yet):\n\n{body}"
     )
 
@@ -103,7 +109,7 @@ def whole_document_block(document: DocumentLabel, pages: dict[int, str], word: b
         block = f'Full text of "{document.title}" (DOC_ID {document.doc_id}, {document.pages} paragraphs):\n\n{body}'
         return f"{block}\n\n{notes}" if notes else block
     body = "\n\n".join(f"[Page {page}]\n{llm_text(text)}" for page, text in sorted(pages.items()))
-    return f'Full text of "{document.title}" (DOC_ID {document.doc_id}, {document.pages} pages):\n\n{body}'
+    return f'Full text of "{document.title}" (DOC_ID {document.doc_id}, {document.length}):\n\n{body}'
 
 
 def answer_system_message(

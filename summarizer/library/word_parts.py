@@ -5,7 +5,7 @@ from them ("§ 9.1(a) Liability Caps, ¶ 95–97, p. 10")."""
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from summarizer.library.reading.docx_document import Comment, DocxDocument, DocxParagraph, TrackedChange
@@ -14,6 +14,9 @@ from summarizer.library.storage.store import Library
 from summarizer.page_labels import PROMPT, paragraph_label
 
 WORD = "docx"
+# Narrows a passage's (first, last) paragraphs to those that hold the words it was found by
+# (summarizer.search.word_matches.matching), so that its locator names the clause that matched.
+Narrow = Callable[[Sequence[DocxParagraph], int, int], tuple[int, int]]
 
 
 def save_word_parts(library: Library, doc_id: str, document: DocxDocument) -> None:
@@ -66,24 +69,33 @@ def word_paragraphs(library: Library, doc_id: str) -> list[DocxParagraph]:
     return out
 
 
-def passage_locators(library: Library, doc_id: str, ranges: Iterable[tuple[int, int]]) -> list[Locator]:
-    """The locator of each (first, last) paragraph range of a stored Word document."""
+def passage_locators(
+    library: Library, doc_id: str, ranges: Iterable[tuple[int, int]], narrow: Narrow | None = None
+) -> list[Locator]:
+    """The locator of each (first, last) paragraph range of a stored Word document; with
+    ``narrow``, of the paragraphs of the range it keeps."""
     paragraphs = word_paragraphs(library, doc_id)
-    return [locate(paragraphs, first, last) for first, last in ranges]
+    out = []
+    for first, last in ranges:
+        if narrow is not None:
+            first, last = narrow(paragraphs, first, last)
+        out.append(locate(paragraphs, first, last))
+    return out
 
 
 def locators_of(
-    library: Library, spans: Iterable[tuple[str, int, int]], *, short: bool = False
+    library: Library, spans: Iterable[tuple[str, int, int]], *, short: bool = False, narrow: Narrow | None = None
 ) -> dict[tuple[str, int, int], str]:
     """The locator of each (doc_id, page_start, page_end) of a Word document among ``spans``, as
     text (``short``: clause and paragraphs alone); a PDF's spans are left out (their pages say
-    where they are), and so is page 0 (a clause citation that matched no clause given)."""
+    where they are), and so is page 0 (a clause citation that matched no clause given). With
+    ``narrow``, each names the paragraphs of its span that hold the words it was found by."""
     wanted = [span for span in spans if span[1] >= 1]
     word = {d for d, kind in file_types(library, {d for d, _, _ in wanted}).items() if kind == WORD}
     out: dict[tuple[str, int, int], str] = {}
     for doc_id in sorted(word):
         ranges = sorted({(a, b) for d, a, b in wanted if d == doc_id})
-        for (first, last), locator in zip(ranges, passage_locators(library, doc_id, ranges), strict=True):
+        for (first, last), locator in zip(ranges, passage_locators(library, doc_id, ranges, narrow), strict=True):
             out[(doc_id, first, last)] = locator.short if short else str(locator)
     return out
 

@@ -103,7 +103,7 @@ def searched_text(item: ItemResult | None, shown: str) -> str:
     """The lower-case text a filter looks in: the shown text, the value, quote and best passage."""
     if item is None:
         return shown.lower()
-    best = item.evidence[0].text[:SEARCHED_PASSAGE_CHARS] if item.evidence else ""
+    best = item.evidence[0].quoted[:SEARCHED_PASSAGE_CHARS] if item.evidence else ""
     parts = (shown, item.shown_value or "", item.quote or "", " ".join(best.split()))
     return " ".join(p for p in parts if p).lower()
 

@@ -21,14 +21,16 @@ from typing import Any
 from inference.cancel import NEVER_CANCELLED, CancelToken
 from inference.progress import Progress, ProgressCallback, Stage, no_progress
 from summarizer.errors import LibraryError
+from summarizer.library.reading.docx_locator import locate
 from summarizer.library.reading.page_furniture import NEIGHBOUR_PAGES, body_span
 from summarizer.library.storage.queries import passages_by_id, passages_matching
 from summarizer.library.storage.store import DocumentRecord, Library
-from summarizer.library.word_parts import locators_of
+from summarizer.library.word_parts import WORD, file_types, word_paragraphs
 from summarizer.review.absence import absence_model
 from summarizer.review.checklist import Checklist, ChecklistItem
 from summarizer.search.fts_query import fts_string, fts_terms
 from summarizer.search.retrieval import DEFAULT_PARAMS, rerank, search
+from summarizer.search.word_matches import matched_paragraphs
 
 PER_QUERY = 10  # passages taken from each query's ranking
 EVIDENCE = 10  # passages kept per item, best first
@@ -56,9 +58,20 @@ class Evidence:
     # Where it is in a Word document, as Word shows it ("§ 8.1 Liability Caps, ¶ 95–97, p. 10";
     # summarizer/library/reading/docx_locator.py); "" for a PDF, whose pages say where it is.
     locator: str = ""
+    # A Word passage's paragraphs that hold the item's words (summarizer/search/word_matches.py),
+    # named by ``locator``, highlighted when the cell is clicked and quoted by ``quote``; 0 and
+    # "": the whole passage (a PDF's, or one where no paragraph holds more of them than another).
+    match_first: int = 0
+    match_last: int = 0
+    quote: str = ""
+
+    @property
+    def quoted(self) -> str:
+        """What the exports quote: the paragraphs that matched, else the passage."""
+        return self.quote or self.text
 
     def to_json(self) -> dict[str, Any]:
-        data = {
+        data: dict[str, Any] = {
             "passage_id": self.passage_id,
             "page_start": self.page_start,
             "page_end": self.page_end,
@@ -67,6 +80,8 @@ class Evidence:
         }
         if self.locator:
             data["locator"] = self.locator
+        if self.match_first:
+            data.update(match_first=self.match_first, match_last=self.match_last, quote=self.quote)
         return data
 
 
@@ -236,9 +251,28 @@ def scored_evidence(library: Library, doc_id: str, item: ChecklistItem) -> tuple
     # item: each query's search above leaves it out), which also says how likely the clause is there.
     ranked, ranker_scores = rerank(library, item.question, fused, RERANK_TOP, DEFAULT_PARAMS.rerank_weight)
     best = without_page_furniture(library, doc_id, [found[pid] for pid, _ in ranked[:EVIDENCE]])
-    locators = locators_of(library, [(doc_id, e.page_start, e.page_end) for e in best])
-    best = [dataclasses.replace(e, locator=locators.get((doc_id, e.page_start, e.page_end), "")) for e in best]
+    best = word_evidence(library, doc_id, best, " ".join((item.question, *item.queries)))
     return best, len(found), max(ranker_scores.values(), default=None)
+
+
+def word_evidence(library: Library, doc_id: str, evidence: list[Evidence], query: str) -> list[Evidence]:
+    """A Word document's ``evidence`` named, and quoted, by the paragraphs of each passage that
+    hold the item's words (``query``): "§ 12.6 Assignment", not the passage's first clause."""
+    if file_types(library, [doc_id]).get(doc_id) != WORD:
+        return evidence
+    paragraphs = word_paragraphs(library, doc_id)
+    out = []
+    for e in evidence:
+        first, last = matched_paragraphs(paragraphs, e.page_start, e.page_end, query)
+        locator = str(locate(paragraphs, first, last))
+        if (first, last) == (e.page_start, e.page_end):
+            out.append(dataclasses.replace(e, locator=locator))
+            continue
+        quote = "\n".join(
+            f"{p.number} {p.text}".strip() if p.number else p.text for p in paragraphs if first <= p.index <= last
+        )
+        out.append(dataclasses.replace(e, locator=locator, match_first=first, match_last=last, quote=quote))
+    return out
 
 
 def without_page_furniture(library: Library, doc_id: str, evidence: list[Evidence]) -> list[Evidence]:

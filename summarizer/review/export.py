@@ -269,7 +269,7 @@ def to_markdown(reviews: Sequence[DocumentReview], *, generated: dt.datetime | N
             best = item.evidence[0] if item.evidence else None
             line = f"- **{item.category}** ({page_label(item) or 'no evidence'})"
             if best is not None:
-                line += f": {quote_snippet(best.text)}"
+                line += f": {quote_snippet(best.quoted)}"
             out.append(line)
             if detail := detail_line(item):
                 out.append(f"  - {detail}")
@@ -316,7 +316,7 @@ def to_csv(reviews: Sequence[DocumentReview]) -> str:
                     flag_word(item),  # "unverified", never the flag of a value nothing supports
                     page_label(item),
                     best.passage_id if best else "",
-                    quote_snippet(best.text, 1000) if best else "",
+                    quote_snippet(best.quoted, 1000) if best else "",
                     "yes" if item.unverified else "",
                     _csv_reason(item),
                 ]

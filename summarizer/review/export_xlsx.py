@@ -96,7 +96,7 @@ def _evidence_sheet(sheet: Any, reviews: Sequence[DocumentReview]) -> None:
                     item.shown_value or "",
                     flag_word(item),
                     page_label(item),
-                    quote_snippet(best.text, EVIDENCE_CHARS) if best else "",
+                    quote_snippet(best.quoted, EVIDENCE_CHARS) if best else "",
                     item.correction.note if item.correction else "",
                 ]
             )

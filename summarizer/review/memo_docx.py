@@ -239,7 +239,7 @@ def write_docx(
             paragraph.add_run(_cell_text(result))
             if detail := detail_line(result):
                 paragraph.add_run(f" — {detail}").italic = True
-            support = result.quote or (quote_snippet(result.evidence[0].text, quote_chars) if result.evidence else "")
+            support = result.quote or (quote_snippet(result.evidence[0].quoted, quote_chars) if result.evidence else "")
             if room and result.status == "absent" and not result.corrected:
                 support = ""  # only the closest candidate's words: its page is in the line above
             if support:

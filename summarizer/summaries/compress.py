@@ -23,6 +23,7 @@ so far) read the store without a model: what a question can use before the summa
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from collections.abc import Callable, Iterator, Sequence
 
@@ -46,6 +47,7 @@ from summarizer.summaries.store import (
     put_summary,
 )
 from summarizer.summaries.summary_prompts import (
+    LabelledSummary,
     part_label_text,
     reduce_messages,
     reduce_overhead_text,
@@ -107,7 +109,12 @@ class _Compressor:
         self.on_prefill: Callable[[int, float], None] = lambda _index, _seconds: None
         self.cancel = cancel
         self.title = library.document(doc_id).title
+        self.word = library.document(doc_id).file_type == "docx"  # its "pages" are paragraphs
         self.stats = CompressStats()
+
+    def labelled(self, node: SummaryNode) -> LabelledSummary:
+        """``node`` as the reduce prompt shows it, labelled by paragraphs for a Word document."""
+        return dataclasses.replace(node.labelled, word=self.word)
 
     def key(self, kind: SummaryKind, level: int, input_text: str) -> SummaryKey:
         return summary_key(kind, level, self.doc_id, self.title, input_text, self.model_sha256, self.params)
@@ -203,7 +210,8 @@ class _Compressor:
 
     def _check_context(self, engine: Engine, segments: list[Segment]) -> None:
         n_ctx = engine.n_ctx
-        overhead = _prompt_tokens(engine, segment_summary_messages("", self.title, 1, 1, self.params.summary_tokens))
+        empty = segment_summary_messages("", self.title, 1, 1, self.params.summary_tokens, self.word)
+        overhead = _prompt_tokens(engine, empty)
         longest = max(segment.n_tokens for segment in segments)
         if longest + overhead + self.params.summary_tokens > n_ctx:
             raise PlanError(
@@ -220,7 +228,7 @@ class _Compressor:
             )
 
     def _reduce_room(self, engine: Engine) -> int:
-        overhead = engine.count_tokens(reduce_overhead_text(self.title, self.params.super_tokens))
+        overhead = engine.count_tokens(reduce_overhead_text(self.title, self.params.super_tokens, self.word))
         return engine.n_ctx - self.params.super_tokens - overhead - 2 * MESSAGE_TOKENS - PROMPT_MARGIN // 4
 
     # -- model calls ----------------------------------------------------------------------
@@ -317,6 +325,7 @@ class _Compressor:
                 segments[i].page_start,
                 segments[i].page_end,
                 self.params.summary_tokens,
+                self.word,
             )
             for i in todo
         ]
@@ -388,7 +397,7 @@ class _Compressor:
                     digests[group[0]],
                 )
                 continue
-            key = self.key("reduce", level, "".join(part_label_text(m.labelled) for m in members))
+            key = self.key("reduce", level, "".join(part_label_text(self.labelled(m)) for m in members))
             summary = get_summary(self.library, key)
             if summary is not None:
                 self.stats.cached += 1
@@ -398,7 +407,7 @@ class _Compressor:
         total = len(groups)
         self.progress(CompressProgress(Stage.REDUCE, len(out), total, f"level {level}"))
         prompts = [
-            reduce_messages([m.labelled for m in members], self.title, self.params.super_tokens)
+            reduce_messages([self.labelled(m) for m in members], self.title, self.params.super_tokens, self.word)
             for _, _, members in todo
         ]
 

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from inference.engines.engine import ChatMessage
-from summarizer.page_labels import PROMPT, page_label
+from summarizer.page_labels import PROMPT, unit_label
 
 PROMPT_VERSION = 1
 
@@ -26,16 +26,18 @@ def _words(tokens: int) -> int:
 
 
 def segment_summary_messages(
-    text: str, title: str, page_start: int, page_end: int, summary_tokens: int
+    text: str, title: str, page_start: int, page_end: int, summary_tokens: int, word: bool = False
 ) -> list[ChatMessage]:
-    """Map: summarize one segment of a document."""
+    """Map: summarize one segment of a document (``word``: a Word document's, whose "pages" are
+    paragraphs, labelled "¶ 120-150", not "pp. 120-150")."""
     system = (
         "You summarize one part of a long document for a reader who will never see the original. "
         f"Keep every {KEEP}, with the exact names, figures and dates. "
         "Write short factual sentences, no introduction and no opinion. "
         f"Use at most {_words(summary_tokens)} words."
     )
-    user = f'Part of "{title}", {page_label(page_start, page_end, PROMPT)}:\n\n{text}\n\nSummary of this part:'
+    where = unit_label(page_start, page_end, word=word, style=PROMPT)
+    user = f'Part of "{title}", {where}:\n\n{text}\n\nSummary of this part:'
     return [ChatMessage("system", system), ChatMessage("user", user)]
 
 
@@ -46,25 +48,33 @@ class LabelledSummary:
     text: str
     page_start: int
     page_end: int
+    word: bool = False  # a Word document's: its "pages" are paragraphs (walk 2026-12-06, finding 10)
+
+    @property
+    def label(self) -> str:
+        return unit_label(self.page_start, self.page_end, word=self.word, style=PROMPT)
 
 
-def reduce_messages(parts: Sequence[LabelledSummary], title: str, target_tokens: int) -> list[ChatMessage]:
+def reduce_messages(
+    parts: Sequence[LabelledSummary], title: str, target_tokens: int, word: bool = False
+) -> list[ChatMessage]:
     """Reduce: combine summaries of consecutive parts into one."""
+    where = "paragraphs each point is in, like (¶ 3-7)" if word else "pages each point is on, like (pp. 3-7)"
     system = (
         "You combine summaries of consecutive parts of one document into a single summary of all of them. "
-        f"Keep the {KEEP} that matter most, with exact names, figures and dates, and say on which pages "
-        "each point is, like (pp. 3-7). Do not add anything that is not in the summaries. "
+        f"Keep the {KEEP} that matter most, with exact names, figures and dates, and say which {where}. "
+        "Do not add anything that is not in the summaries. "
         f"Use at most {_words(target_tokens)} words."
     )
-    body = "\n\n".join(f"Summary of {page_label(p.page_start, p.page_end, PROMPT)}:\n{p.text.strip()}" for p in parts)
+    body = "\n\n".join(f"Summary of {p.label}:\n{p.text.strip()}" for p in parts)
     user = f'Summaries of the parts of "{title}", in order:\n\n{body}\n\nCombined summary:'
     return [ChatMessage("system", system), ChatMessage("user", user)]
 
 
-def reduce_overhead_text(title: str, target_tokens: int) -> str:
+def reduce_overhead_text(title: str, target_tokens: int, word: bool = False) -> str:
     """The fixed part of a reduce prompt, for budgeting."""
-    return "\n".join(m.content for m in reduce_messages([], title, target_tokens))
+    return "\n".join(m.content for m in reduce_messages([], title, target_tokens, word))
 
 
 def part_label_text(part: LabelledSummary) -> str:
-    return f"Summary of {page_label(part.page_start, part.page_end, PROMPT)}:\n{part.text.strip()}\n\n"
+    return f"Summary of {part.label}:\n{part.text.strip()}\n\n"

@@ -5,6 +5,12 @@ comment anchors, images and the page breaks Word last laid it out with.
 
 ``BodyReader.body`` is the walk over block elements: a new kind of container of paragraphs is
 read there. A deleted paragraph mark joins its paragraph to the next, as Word shows it accepted.
+
+Text boxes (``w:txbxContent``, in a DrawingML ``wps:txbx`` or a VML ``v:textbox``) are read as
+block containers of their own, with their numbering, right after the paragraph that anchors them
+(issue 56, item 4). Word writes a shape twice inside ``mc:AlternateContent`` (DrawingML in
+``mc:Choice``, VML in ``mc:Fallback``): only the choice is read, the fallback when there is no
+choice. A drawing or picture without a text box counts as an image.
 """
 
 from __future__ import annotations
@@ -32,6 +38,7 @@ class _Run:
     breaks_before_text: int = 0
     breaks_after_text: int = 0
     images: int = 0
+    boxes: list[etree._Element] = field(default_factory=list)  # text boxes anchored in the paragraph
 
     @property
     def text(self) -> str:
@@ -51,6 +58,7 @@ class BodyReader:
         self.rendered_breaks = 0
         self.images = 0
         self._held: list[_Run] = []  # the walks of paragraphs joined to the next one
+        self._boxes: list[etree._Element] = []  # text boxes of joined paragraphs, read after the next one
         self._carried = ""  # text of a paragraph whose mark was deleted: it joins the next one
 
     def body(self, container: etree._Element) -> None:
@@ -98,6 +106,7 @@ class BodyReader:
             # Accepted, a deleted paragraph mark joins this paragraph to the next.
             self._carried = text + " " if text else ""
             self._pending_changes(run)
+            self._boxes.extend(run.boxes)
             self.page += run.breaks_after_text
             return
         self._carried = ""
@@ -115,6 +124,13 @@ class BodyReader:
             )
         self._attach(run)
         self.page += run.breaks_after_text
+        self._read_boxes(run)
+
+    def _read_boxes(self, run: _Run) -> None:
+        """The text boxes anchored in the paragraph(s) just read, in order, as paragraphs of their own."""
+        boxes, self._boxes = [*self._boxes, *run.boxes], []
+        for box in boxes:
+            self.body(box)
 
     def _pending_changes(self, run: _Run) -> None:
         self._held.append(run)
@@ -159,6 +175,8 @@ class BodyReader:
                 )
             for run in runs:
                 self._attach(run)
+            for run in runs:
+                self._read_boxes(run)
 
     def _walk(self, element: etree._Element, run: _Run, *, deleted: bool) -> None:
         for child in element:
@@ -215,12 +233,36 @@ class BodyReader:
                 else:
                     run.breaks_before_text += 1
             elif tag in (w("drawing"), w("pict"), w("object")):
-                run.images += 1
+                self._shape(child, run)
             elif tag == w("rPr") and child.find(w("rPrChange")) is not None:
                 change = child.find(w("rPrChange"))
                 run.changes.append(("format", author(change), date(change), ""))
             elif tag == f"{{{_MC}}}AlternateContent":
-                run.images += 1
+                self._shape(child, run)
+
+    def _shape(self, element: etree._Element, run: _Run) -> None:
+        """A drawing, VML picture, embedded object or ``mc:AlternateContent`` of a run: its text
+        boxes are kept to be read after the paragraph; one without any is an image."""
+        if element.tag == f"{{{_MC}}}AlternateContent":
+            chosen = element.find(f"{{{_MC}}}Choice")
+            if chosen is None:
+                chosen = element.find(f"{{{_MC}}}Fallback")
+            element = chosen if chosen is not None else element
+        boxes = [box for box in element.iter(w("txbxContent")) if not _inside_box(box, element)]
+        if boxes:
+            run.boxes.extend(boxes)
+        else:
+            run.images += 1
+
+
+def _inside_box(box: etree._Element, shape: etree._Element) -> bool:
+    """``box`` sits in another text box inside ``shape`` (read with that one, not again)."""
+    parent = box.getparent()
+    while parent is not None and parent is not shape:
+        if parent.tag == w("txbxContent"):
+            return True
+        parent = parent.getparent()
+    return False
 
 
 def _inside_nested_table(element: etree._Element, table: etree._Element) -> bool:

@@ -4,8 +4,12 @@ file records one — "§ 9.1(a) Liability Caps, ¶ 95–97, p. 10".
 
 The clause is the one the passage's first paragraph sits in: the nearest numbered paragraph at or
 before it, with the numbers of the levels above it where its own number is only a sub-clause
-("(a)" under "9.1" is "9.1(a)"). Word has no paragraph numbers of its own; ``¶`` counts the body's
-paragraphs and table rows that have text, from 1, as ``docx_extract`` reads them.
+("(a)" under "9.1" is "9.1(a)"). Paragraphs that run on into other clauses are named by the range
+of clauses they cover, "§§ 12.3–12.6" (no heading: one heading would name only the first), so a
+label never names a clause that holds only part of them; ``summarizer.search.word_matches`` first
+narrows a passage to the paragraphs holding the words it was found by. Word has no paragraph
+numbers of its own; ``¶`` counts the body's paragraphs and table rows that have text, from 1, as
+``docx_extract`` reads them.
 """
 
 from __future__ import annotations
@@ -31,17 +35,26 @@ class Locator:
     last_paragraph: int
     first_page: int | None
     last_page: int | None
+    last_clause: str = ""  # "12.6" of "§§ 12.3–12.6": the paragraphs run on into other clauses
+
+    @property
+    def clause_label(self) -> str:
+        """ "§ 9.1(a)", "§§ 12.3–12.6", "ARTICLE 7", or "" outside any numbered clause."""
+        if self.last_clause:
+            marker = "§§ " if self.clause[:1].isdigit() else ""
+            return f"{marker}{self.clause}–{self.last_clause}"
+        return f"§ {self.clause}" if self.clause[:1].isdigit() else self.clause
 
     @property
     def short(self) -> str:
         """The clause and paragraphs alone, for a link in running text: "§ 7.2(a), ¶ 51"."""
-        clause = f"§ {self.clause}" if self.clause[:1].isdigit() else self.clause
+        clause = self.clause_label
         paragraphs = paragraph_label(self.first_paragraph, self.last_paragraph, TEXT)
         return f"{clause}, {paragraphs}" if clause else paragraphs
 
     def __str__(self) -> str:
         parts: list[str] = []
-        clause = f"§ {self.clause}" if self.clause[:1].isdigit() else self.clause
+        clause = self.clause_label
         label = " ".join(p for p in (clause, self.heading) if p)
         if label:
             parts.append(label)
@@ -58,15 +71,15 @@ def heading_of(paragraph: DocxParagraph) -> str:
     if not text:
         return ""
     match = _RUN_IN_HEADING.match(text)
-    if match and text[match.end() :].strip() and _title_like(match.group(1)):
+    if match and text[match.end() :].strip() and title_like(match.group(1)):
         return match.group(1).strip()
     short = text.rstrip(".:").strip()
-    if len(short.split()) <= _MAX_HEADING_WORDS and (paragraph.heading_level is not None or _title_like(short)):
+    if len(short.split()) <= _MAX_HEADING_WORDS and (paragraph.heading_level is not None or title_like(short)):
         return short
     return ""
 
 
-def _title_like(words: str) -> bool:
+def title_like(words: str) -> bool:
     """Words set as a title: few, and most of those that are not small words capitalised."""
     tokens = [t for t in words.split() if any(ch.isalpha() for ch in t)]
     if not tokens or len(tokens) > _MAX_HEADING_WORDS:
@@ -132,4 +145,11 @@ def locate(paragraphs: Sequence[DocxParagraph], first: int, last: int) -> Locato
     first_page = paragraphs[position].page
     end = by_index.get(last)
     last_page = paragraphs[end].page if end is not None else first_page
-    return Locator(clause_reference(chain), heading, first, last, first_page, last_page)
+    last_clause = ""
+    if chain and end is not None and end > position:
+        last_chain = clause_chain(paragraphs, end)
+        # Still inside the first paragraph's clause (its sub-clauses): that clause names them all.
+        if last_chain and chain[-1] not in last_chain and clause_reference(last_chain) != clause_reference(chain):
+            last_clause = clause_reference(last_chain)
+            heading = ""
+    return Locator(clause_reference(chain), heading, first, last, first_page, last_page, last_clause)

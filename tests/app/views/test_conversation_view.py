@@ -593,3 +593,60 @@ def test_a_full_list_of_contracts_says_more_may_have_the_clause_and_where_to_fin
     assert f"The {CONTRACTS_SHOWN} contracts whose passages match best" in full
     assert "contracts with a matching passage" not in full  # not "only these have one"
     assert "Review tab" in full and "has Change of Control" in full
+
+
+def test_a_word_passage_given_is_named_highlighted_and_copied_by_the_clause_that_matched(
+    qtbot: Any, make_window: Any, tmp_path: Path
+) -> None:
+    """Issue 56, item 1: a passage link named and highlighted the passage's first clause ("§ 1.1")
+    where the clause holding the question's words (1.2 Governing Law) sat lower in it."""
+    from PySide6.QtGui import QGuiApplication
+
+    from app.services.answering import _given_views
+    from summarizer.library.storage.queries import passage_ids_of, passages_by_id
+    from tests.docx_factory import level, numbering, para, style, styles, write_docx
+
+    numbers = numbering(
+        {1: level(0, "decimal", "%1.", style="Heading1") + level(1, "decimal", "%1.%2")},
+        {1: '<w:abstractNumId w:val="1"/>'},
+    )
+    body = para("General", style="Heading1")
+    body += para("Invoices. The buyer pays every month by wire.", num=(1, 1))
+    body += para("Governing Law. This Agreement is governed by the laws of the State of New York.", num=(1, 1))
+    body += para("Counterparts. This Agreement may be signed in counterparts.", num=(1, 1))
+    path = write_docx(
+        tmp_path / "supply.docx",
+        body,
+        numbering_xml=numbers,
+        styles_xml=styles(style("Heading1", "heading 1", num=(1, None))),
+    )
+    window = make_window()
+    window.add_paths([path])
+    doc_id = wait_for_document(qtbot, window)
+    question = "Which state's laws govern this agreement?"
+    stored = passages_by_id(window.library, passage_ids_of(window.library, [doc_id]))
+    found = next(p for p in stored.values() if p.page_start <= 3 <= p.page_end)
+    assert found.page_start < 3 < found.page_end  # one passage holds all three clauses
+    # A short document is read whole: the passage a longer one would give the model, as stored.
+    given = {"passages": [{"passage_id": found.passage_id, "doc_id": doc_id, "page_start": found.page_start,
+                           "page_end": found.page_end, "spans": found.spans}]}  # fmt: skip
+    first = _given_views(window.library, doc_id, "retrieval", given, question)[0]
+    assert (first.page, first.label) == (3, "§ 1.2, ¶ 3")
+    window.show_citation(first)
+    shown = window.viewer.word
+    assert shown.title.text().startswith("§ 1.2 Governing Law, ¶ 3 —")
+    shown.copy_words.click()
+    clipboard = QGuiApplication.clipboard()
+    assert clipboard is not None
+    assert clipboard.text() == "1.2 Governing Law. This Agreement is governed by the laws of the State of New York."
+    # The Review grid's cell opens its evidence the same way (app/controllers/review.py).
+    from summarizer.review.checklist import ChecklistItem
+    from summarizer.review.evidence import ItemResult, item_evidence
+
+    item = ChecklistItem("law", "Governing Law", question, ("governing law",), "excerpt")
+    evidence, _ = item_evidence(window.library, doc_id, item)
+    result = ItemResult("law", "Governing Law", question, "excerpt", "evidence", evidence, 1)
+    cell = window.reviews.cell_citation(doc_id, result)
+    assert cell is not None
+    window.show_citation(cell)
+    assert shown.title.text().startswith("§ 1.2 Governing Law, ¶ 3 —")

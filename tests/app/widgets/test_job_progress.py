@@ -124,3 +124,11 @@ def test_a_progress_line_that_keeps_its_space_moves_nothing_when_it_ends(qtbot: 
     progress.stop()
     qtbot.wait(50)  # the layout settles
     assert progress.isHidden() and below.y() == while_running
+
+
+def test_a_word_file_is_indexed_by_paragraphs_not_pages() -> None:
+    """Walk 2026-12-06, finding 20: a Word file's row said "indexing 14/14 pages"."""
+    from app.widgets.job_progress import row_state
+
+    assert row_state(Progress(Stage.READ_PAGES, 14, 14, "supply.docx")) == "indexing 14/14 paragraphs"
+    assert row_state(Progress(Stage.READ_PAGES, 14, 14, "supply.pdf")) == "indexing 14/14 pages"

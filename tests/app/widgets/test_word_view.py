@@ -62,3 +62,34 @@ def test_a_word_document_opens_in_the_viewer_at_the_cited_paragraph(qtbot: Any, 
     assert QGuiApplication.clipboard().text() == "¶ 100"
     assert viewer.open(CONTRACTS / "license-17p.pdf")  # a PDF afterwards hides the Word view
     assert not viewer.word.isVisible() and viewer.view.isVisible()
+
+
+def test_only_titles_are_bold_and_a_deleted_paragraph_mark_says_what_it_was() -> None:
+    """Walk findings 17 and 18: body clauses styled as headings were bold; "¶ (deleted by …)"."""
+    paragraphs = [
+        DocxParagraph(1, "Term and Termination", "5.", "Heading1", 1, None, False),
+        DocxParagraph(2, "Either party may terminate on notice.", "(c)", "Heading3", 3, None, False),
+        DocxParagraph(3, "Effective Date. The date on the cover page.", "5.1", "Heading2", 2, None, False),
+    ]
+    changes = [TrackedChange("deletion", "Accord Demo", "", "¶", 2)]
+    html = word_html(paragraphs, changes, [])
+    assert "<b>5. Term and Termination</b>" in html
+    assert "<b>(c) Either party" not in html and "<b>5.1 Effective" not in html
+    assert "(paragraph break deleted by Accord Demo)" in html and ">¶</s>" not in html
+
+
+def test_find_puts_the_match_in_the_upper_part_of_the_text_view(qtbot: Any) -> None:
+    """Walk finding 25: Find left the match on the bottom line of the view."""
+    from app.widgets.word_view import WordView
+
+    view = WordView()
+    qtbot.addWidget(view)
+    view.resize(500, 300)
+    view.show()
+    paragraphs = [DocxParagraph(n, f"Clause {n} text.", None, "Normal", None, None, False) for n in range(1, 80)]
+    paragraphs.append(DocxParagraph(80, "The indemnity is uncapped.", None, "Normal", None, None, False))
+    paragraphs += [DocxParagraph(n, f"Clause {n} text.", None, "Normal", None, None, False) for n in range(81, 120)]
+    view.show_document(Path("x.docx"), word_html(paragraphs, [], []), None, "", "")
+    assert view.find_text("indemnity") == (1, 1)
+    top = view.browser.cursorRect().top()
+    assert 0 <= top <= view.browser.viewport().height() * 2 // 3

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import dataclasses
 import io
 from collections.abc import Iterator
 from pathlib import Path
@@ -14,7 +15,7 @@ from summarizer.library.ingest import ingest_path
 from summarizer.library.storage.store import Library
 from summarizer.review.absence import MODEL_FILE, AbsenceModel, absence_model
 from summarizer.review.checklist import ANSWER_TYPES, ChecklistError, ChecklistItem, load_checklist
-from summarizer.review.evidence import headed_by, item_evidence, review_evidence
+from summarizer.review.evidence import DocumentReview, Evidence, headed_by, item_evidence, review_evidence
 from summarizer.review.export import to_csv, to_markdown
 from tests.conftest import CONTRACTS
 
@@ -264,3 +265,40 @@ def test_evidence_in_a_word_document_names_its_clause_and_the_export_shows_it(tm
     from summarizer.review.export import page_label
 
     assert page_label(item) == law.locator
+
+
+def test_word_evidence_names_highlights_and_quotes_the_clause_that_matched_not_the_first(tmp_path: Path) -> None:
+    # Issue 56, item 1: a passage holding 1.1 to 1.3 was named "§ 1.1 Notices" for Governing Law.
+    from summarizer.library.ingest import IngestOptions
+    from summarizer.review.evidence import ItemResult
+    from summarizer.review.export import page_label
+    from tests.docx_factory import level, numbering, para, style, styles, write_docx
+
+    numbers = numbering(
+        {1: level(0, "decimal", "%1.", style="Heading1") + level(1, "decimal", "%1.%2")},
+        {1: '<w:abstractNumId w:val="1"/>'},
+    )
+    body = para("General", style="Heading1")
+    body += para("Notices. Notices are given in writing to the addresses on the cover page.", num=(1, 1))
+    body += para("Governing Law. This Agreement is governed by the laws of the State of New York.", num=(1, 1))
+    body += para("Counterparts. This Agreement may be signed in counterparts.", num=(1, 1))
+    path = write_docx(
+        tmp_path / "terms.docx",
+        body,
+        numbering_xml=numbers,
+        styles_xml=styles(style("Heading1", "heading 1", num=(1, None))),
+    )
+    with Library.open() as lib:
+        doc_id = ingest_path(lib, path, IngestOptions(max_tokens=400)).doc_id
+        query = "Which state's laws govern the agreement?"
+        found, _ = item_evidence(lib, doc_id, ChecklistItem("x", "Governing Law", query, ("governing law",), "excerpt"))
+        review = DocumentReview.of(lib.document(doc_id), load_checklist("cuad"), [])
+    best = found[0]
+    assert best.page_start < best.match_first == best.match_last == 3 <= best.page_end  # one passage, three clauses
+    assert best.locator == "§ 1.2 Governing Law, ¶ 3"
+    assert best.quote == "1.2 Governing Law. This Agreement is governed by the laws of the State of New York."
+    item = ItemResult("x", "Governing Law", query, "excerpt", "evidence", [best], 1)
+    assert page_label(item) == "§ 1.2 Governing Law, ¶ 3"
+    markdown = to_markdown([dataclasses.replace(review, items=(item,))])
+    assert "New York" in markdown and "Notices are given" not in markdown
+    assert Evidence(**best.to_json()) == best  # stored and read back whole

@@ -23,7 +23,7 @@ DOCUMENT = [
 
 
 def test_a_sub_clause_is_cited_with_its_parents_numbers() -> None:
-    assert str(locate(DOCUMENT, 5, 6)) == "§ 7.1(a)(i) Caps, ¶ 5–6, p. 4"
+    assert str(locate(DOCUMENT, 5, 5)) == "§ 7.1(a)(i) Caps, ¶ 5, p. 4"
     assert str(locate(DOCUMENT, 4, 5)) == "§ 7.1(a) Caps, ¶ 4–5, pp. 3–4"
     assert str(locate(DOCUMENT, 6, 6)) == "§ 7.2 Exceptions, ¶ 6, p. 4"
 
@@ -36,3 +36,10 @@ def test_an_article_and_text_before_any_clause() -> None:
 def test_no_page_when_the_file_records_none() -> None:
     plain = [_p(1, "Terms", "1.", 0), _p(2, "The buyer pays.", "1.1", 1)]
     assert str(locate(plain, 2, 2)) == "§ 1.1 Terms, ¶ 2"
+
+
+def test_paragraphs_running_into_other_clauses_are_named_by_the_range_of_clauses() -> None:
+    # Issue 56, item 1: "§ 7.1(a)(i) Caps, ¶ 5–6" named a clause that does not hold ¶ 6 (7.2).
+    assert str(locate(DOCUMENT, 5, 6)) == "§§ 7.1(a)(i)–7.2, ¶ 5–6, p. 4"
+    assert locate(DOCUMENT, 3, 6).short == "§§ 7.1–7.2, ¶ 3–6"
+    assert str(locate(DOCUMENT, 2, 6)) == "ARTICLE VII Liability, ¶ 2–6, pp. 3–4"  # the article holds them all
