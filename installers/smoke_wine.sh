@@ -33,6 +33,7 @@ SETUP="$(realpath "${1:-dist/pagewise-$VERSION-windows-x86_64-cpu-setup.exe}")"
 HOST_PYTHON="${HOST_PYTHON:-python3}"
 THREADS="${THREADS:-2}"
 SCREENSHOT="${SCREENSHOT:-$ROOT_DIR/build/windows-wine/smoke-window.png}"
+source "$ROOT_DIR/installers/wine_chroot.sh"   # with WINE_CHROOT: wine & co. from the chroot
 [[ -f "$SETUP" ]] || { echo "smoke_wine.sh: no installer at $SETUP; run installers/build_windows_wine.sh first" >&2; exit 2; }
 command -v wine > /dev/null || { echo "smoke_wine.sh: no wine; installers/build_windows_wine.sh installs it" >&2; exit 2; }
 if [[ -z "${MODEL:-}" ]]; then
@@ -41,8 +42,22 @@ fi
 
 export LANG=C.UTF-8 LC_ALL=C.UTF-8   # Wine turns Unix paths with é/ü into Windows ones through the locale
 export WINEARCH=win64 WINEDEBUG="${WINEDEBUG:--all}"
-export WINEPREFIX="$(mktemp -d /var/tmp/pagewise-wine.XXXXXX)"
+# WINE_CHROOT: Wine 10.0 from a Debian 13 chroot (installers/wine_chroot.sh, sourced above), with
+# the test-only shims the build's shims step made (build/windows-wine/wine-shims) in the fresh
+# prefix. The prefix then lives under WINE_TMPDIR, bind-mounted into the chroot at the same path.
+if [[ -n "${WINE_CHROOT:-}" ]]; then
+    WINE_TMPDIR="${WINE_TMPDIR:-$ROOT_DIR/build/windows-wine/smoke}"
+    mkdir -p "$WINE_TMPDIR"
+    wine_chroot_mount "$ROOT_DIR"
+    [[ "$WINE_TMPDIR/" == "$ROOT_DIR/"* ]] || wine_chroot_mount "$WINE_TMPDIR"
+fi
+WINE_TMPDIR="${WINE_TMPDIR:-/var/tmp}"
+export WINEPREFIX="$(mktemp -d "$WINE_TMPDIR/pagewise-wine.XXXXXX")"
 export WINEDLLOVERRIDES="mscoree,mshtml="   # no Mono/Gecko; the bundle carries its own VC++ runtime
+[[ -n "${WINE_CHROOT:-}" ]] && WINEDLLOVERRIDES="$WINEDLLOVERRIDES;ucrtbase,mscms=n,b"
+# torch's Intel OpenMP aborts under Wine 8.0 and 10.0 on GetNumaNodeProcessorMaskEx ("OMP: Error
+# #179", not implemented); without affinity it does not call it. Windows itself needs nothing.
+export KMP_AFFINITY="${KMP_AFFINITY:-disabled}"
 FAILED=()
 RESULTS=()
 log() { printf '\n== %s (%s)\n' "$*" "$(date +%H:%M:%S)"; }
@@ -64,6 +79,11 @@ unix_path() { winepath -u "$1" 2> /dev/null; }
 log "fresh prefix $WINEPREFIX (Windows 10)"
 xvfb-run -a wineboot --init && wineserver -w
 xvfb-run -a wine winecfg /v win10 && wineserver -w
+if [[ -n "${WINE_CHROOT:-}" ]]; then
+    SHIMS="$ROOT_DIR/build/windows-wine/wine-shims"
+    cp "$SHIMS"/{ucrtbase,ucrtwine,mscms,mscmswine,icuuc,icuuc77,icudt77}.dll "$WINEPREFIX/drive_c/windows/system32/" \
+        || { echo "smoke_wine.sh: no Wine shims in $SHIMS; run the build's shims step" >&2; exit 2; }
+fi
 USER_PROFILE="C:\\users\\$(id -un)"
 # Over 150 characters, with spaces, é and ü, as a user's own folder names can be.
 LONG="Pagewise Prüfung é $(printf 'langer Ordnername %.0s' 1 2 3 4 5 6)Ende"
@@ -78,7 +98,10 @@ mkdir -p "$(dirname "$(unix_path "$SAMPLE_WIN")")"
 cp assets/sample-contract.pdf "$(unix_path "$SAMPLE_WIN")"
 
 installed() { [[ -f "$INSTDIR/pagewise-cli.exe" && -f "$INSTDIR/pagewise.exe" && -f "$INSTDIR/uninstall.exe" ]]; }
-install() { w "$SETUP" /S "/D=$INSTDIR_WIN" && wineserver -w && installed; }
+# /D= must reach the installer unquoted, but wine quotes an argument that holds a space: run the
+# command line as written through rawcmd.exe (built by the build's shims step, MinGW).
+RAWCMD="$ROOT_DIR/build/windows-wine/wine-shims/rawcmd.exe"
+install() { w "$RAWCMD" "\"$(winepath -w "$SETUP" 2> /dev/null)\" /S /D=$INSTDIR_WIN" && wineserver -w && installed; }
 reg_has() { wine reg query "$1" ${2:+/v "$2"} > /dev/null 2>&1; }
 registered() {
     reg_has 'HKCU\Software\Classes\.pdf\OpenWithProgids' Pagewise.PDF \
@@ -102,7 +125,8 @@ check "ingest the sample" "${CLI[@]}" ingest "$SAMPLE_WIN"
 WORD="$(find tests/fixtures -name '*.docx' 2> /dev/null | head -1)"
 if [[ -n "$WORD" ]]; then
     cp "$WORD" "$(dirname "$(unix_path "$SAMPLE_WIN")")/"
-    check "ingest a Word contract ($(basename "$WORD"))" "${CLI[@]}" ingest "$(dirname "$SAMPLE_WIN")\\$(basename "$WORD")"
+    # (the Windows folder of SAMPLE_WIN: dirname does not split a path at backslashes)
+    check "ingest a Word contract ($(basename "$WORD"))" "${CLI[@]}" ingest "${SAMPLE_WIN%\\*}\\$(basename "$WORD")"
 fi
 # list --json writes one document a line.
 DOC_ID="$("${CLI[@]}" list --json 2> /dev/null | "$HOST_PYTHON" -c 'import json, sys; print(json.loads(sys.stdin.readline())["doc_id"])')"
@@ -122,10 +146,20 @@ if [[ -f "$MODEL" ]]; then
         "Which law governs this agreement?" --model "$MODEL_WIN" --threads "$THREADS"
     BENCH=(bench --prompt-tokens 256 --gen-tokens 64 --rounds 3 --threads "$THREADS" --json)
     log "bench under Wine and native (flock /tmp/pagewise-cpu.lock)"
-    flock /tmp/pagewise-cpu.lock "${CLI[@]}" "${BENCH[@]}" --model "$MODEL_WIN" > "$WINEPREFIX/bench-wine.json"
+    # flock on a descriptor (flock cannot run the shell function w that CLI starts with); not
+    # again when the whole smoke test already runs under the lock (CPU_LOCK_HELD=1)
+    if [[ "${CPU_LOCK_HELD:-0}" == 1 ]]; then
+        "${CLI[@]}" "${BENCH[@]}" --model "$MODEL_WIN" > "$WINEPREFIX/bench-wine.json"
+    else
+        { flock 9; "${CLI[@]}" "${BENCH[@]}" --model "$MODEL_WIN" > "$WINEPREFIX/bench-wine.json"; } 9> /tmp/pagewise-cpu.lock
+    fi
     # shellcheck disable=SC2086  # HOST_PAGEWISE is a command line
-    flock /tmp/pagewise-cpu.lock ${HOST_PAGEWISE:-$HOST_PYTHON -m app.cli} "${BENCH[@]}" --model "$MODEL" \
-        > "$WINEPREFIX/bench-linux.json"
+    if [[ "${CPU_LOCK_HELD:-0}" == 1 ]]; then
+        ${HOST_PAGEWISE:-$HOST_PYTHON -m app.cli} "${BENCH[@]}" --model "$MODEL" > "$WINEPREFIX/bench-linux.json"
+    else
+        flock /tmp/pagewise-cpu.lock ${HOST_PAGEWISE:-$HOST_PYTHON -m app.cli} "${BENCH[@]}" --model "$MODEL" \
+            > "$WINEPREFIX/bench-linux.json"
+    fi
     for side in wine linux; do echo "bench $side: $(cat "$WINEPREFIX/bench-$side.json")"; done
 else
     RESULTS+=("FAIL  ask with SmolLM2: no model (set MODEL to SmolLM2-135M-Instruct.Q4_1.gguf)")
