@@ -96,6 +96,7 @@ step_inputs() {
         pagewise) cat pyproject.toml; git ls-files -s app inference summarizer assets ;;
         llama) echo "$LLAMA_VERSION"; cat installers/llama-cmake-options.txt ;;
         gate) cat installers/llama_record.py installers/wine-shims/winestubs.py installers/wine-shims/known-stubs.txt ;;
+        nsis) cat installers/pagewise.nsi installers/bundle_paths.py; cat "$W/stamps/pyinstaller" 2> /dev/null ;;
         pyinstaller) cat installers/pagewise.spec installers/pagewise_main.py; git ls-files -s summarizer inference app installers/rthooks ;;
         *) echo "$1" ;;
     esac
@@ -343,8 +344,15 @@ step_dllcheck() {
 
 step_nsis() {
     mkdir -p "$ROOT/dist"
+    # The longest install folder that keeps every bundled file within MAX_PATH: the installer
+    # refuses a deeper one (a DLL past 260 characters does not load).
+    local max_instdir
+    max_instdir="$("$HOST_PYTHON" installers/bundle_paths.py "$BUNDLE" --max-install-dir --longest 3)"
+    echo "$max_instdir"
+    max_instdir="$(head -1 <<<"$max_instdir")"
     makensis -V2 -WX "-XTarget amd64-unicode" -DVERSION="$VERSION" -DBUNDLE="$BUNDLE" \
-        -DOUTFILE="$SETUP" installers/pagewise.nsi
+        -DMAX_INSTDIR="$max_instdir" -DOUTFILE="$SETUP" installers/pagewise.nsi
+    echo "$max_instdir" > "$W/max-install-dir.txt"
     objdump -f "$SETUP" | grep -i 'file format'
     ls -la "$SETUP"
 }

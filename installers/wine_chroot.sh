@@ -70,7 +70,7 @@ if [[ -n "$WINE_CHROOT" ]]; then
     wine_chroot_make() {
         local c="$WINE_CHROOT" mirror
         mirror="$(wine_chroot_mirror)"
-        if [[ -x "$c/usr/bin/wine" ]] && chroot "$c" dpkg-query -W -f='${Version}' wine 2> /dev/null | grep -qx "$WINE_DEB_VERSION"; then
+        if [[ -x "$c/usr/bin/wine" && -x "$c/usr/bin/xdotool" ]] && chroot "$c" dpkg-query -W -f='${Version}' wine 2> /dev/null | grep -qx "$WINE_DEB_VERSION"; then
             echo "chroot $c has wine $WINE_DEB_VERSION"
             return 0
         fi
@@ -84,7 +84,7 @@ if [[ -n "$WINE_CHROOT" ]]; then
         chroot "$c" apt-get update -q
         chroot "$c" env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends \
             "wine=$WINE_DEB_VERSION" "wine64=$WINE_DEB_VERSION" "libwine=$WINE_DEB_VERSION" \
-            "fonts-wine=$WINE_DEB_VERSION" xvfb xauth x11-apps imagemagick ca-certificates
+            "fonts-wine=$WINE_DEB_VERSION" xvfb xauth x11-apps imagemagick xdotool ca-certificates
         chroot "$c" wine --version
     }
 
@@ -103,7 +103,8 @@ if [[ -n "$WINE_CHROOT" ]]; then
     _in_chroot() {
         local envs=(HOME=/root PATH=/usr/bin:/bin XDG_RUNTIME_DIR=/tmp) v
         for v in LANG LC_ALL WINEPREFIX WINEARCH WINEDEBUG WINEDLLOVERRIDES KMP_AFFINITY DISPLAY \
-                 QT_QPA_PLATFORM PAGEWISE_VARIANT PAGEWISE_HOME PYTHONUTF8 PYTHONIOENCODING; do
+                 QT_QPA_PLATFORM PAGEWISE_VARIANT PAGEWISE_HOME PYTHONUTF8 PYTHONIOENCODING \
+                 OMP_WAIT_POLICY GOMP_SPINCOUNT LLAMA_CPP_LIB_PATH; do
             [[ -v $v ]] && envs+=("$v=${!v}")
         done
         [[ -v LANG ]] || envs+=(LANG=C.UTF-8)
@@ -119,6 +120,7 @@ if [[ -n "$WINE_CHROOT" ]]; then
     winepath() { _in_chroot winepath "$@"; }
     xvfb-run() { _in_chroot xvfb-run "$@"; }
     xwd() { _in_chroot xwd "$@"; }
+    xdotool() { _in_chroot xdotool "$@"; }
     convert() { _in_chroot convert "$@"; }
     Xvfb() { exec chroot "$WINE_CHROOT" env -i PATH=/usr/bin:/bin Xvfb "$@"; }   # backgrounded only
 fi
