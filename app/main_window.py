@@ -9,18 +9,16 @@ model call through ``JobRunner.submit_llm`` (the one LLM thread), every error to
 from __future__ import annotations
 
 from collections.abc import Callable
-from functools import partial
 from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import QByteArray, QEvent, QObject, QSettings, Qt, QTimer, Signal
-from PySide6.QtGui import QAction, QCloseEvent, QGuiApplication, QKeySequence, QResizeEvent, QShortcut
+from PySide6.QtGui import QCloseEvent, QGuiApplication, QKeySequence, QResizeEvent, QShortcut
 from PySide6.QtWidgets import (
     QApplication,
     QInputDialog,
     QLineEdit,
     QMainWindow,
-    QMenu,
     QMessageBox,
     QSplitter,
     QStackedWidget,
@@ -60,9 +58,11 @@ from app.views.welcome import WelcomePanel, recommended_model, why_recommended
 from app.widgets import file_dialogs
 from app.widgets.appearance import apply_appearance
 from app.widgets.job_progress import JobProgress
+from app.widgets.menus import add_action
 from app.widgets.messages import MessageBar, MessageCenter
 from app.widgets.pdf_viewer import PdfViewer
 from app.widgets.status_bar import StatusBar
+from app.widgets.wide_tabs import WideTabs
 from inference.engines.llama_build import cpu_floor_problem
 from inference.planning.gpu_budget import gpu_unavailable_notice
 from summarizer.library.reading.ocr_pages import find_in_ocr_pages
@@ -173,7 +173,9 @@ class MainWindow(PdfDropTarget, QMainWindow):
             self.splitter.setStretchFactor(index, stretch)
         self.splitter.setChildrenCollapsible(False)
         self.splitter.setSizes([240, 640, 460])
-        self._sizes_before_review: list[int] | None = None
+        # The Review tab's grid needs width; the Compare tab too (the document pane holds two viewers).
+        wide = [(self.review, 0.55), (self.compare, 0.45)]  # of the width, for the right pane
+        self.wide_tabs = WideTabs(self.splitter, self.tabs, wide, self.viewer, self)
         self.library_panel.setMinimumWidth(170)
         right.setMinimumWidth(300)
         self.ingest_progress = JobProgress("Stop adding documents")
@@ -201,7 +203,6 @@ class MainWindow(PdfDropTarget, QMainWindow):
 
     def _build_controllers(self) -> None:
         passwords: dict[str, str] = {}  # for this session only: never written to disk
-        self._announced: str | None = None  # the document whose "is ready" message is shown
         context = JobContext(self.runner, self.session, self.library, WorkerLibrary(), self.messages, self.status)
         self.worker_library = context.worker_library
 
@@ -235,8 +236,7 @@ class MainWindow(PdfDropTarget, QMainWindow):
         )
         self.citations = CitationController(context, self.viewer, current_doc, self.library_panel.select)
         self.word_pages = WordPagesController(context, self.viewer, lambda: str(self.settings["word_view"]))
-        self.opener.show_word_pages = lambda path: self.word_pages.show(path)
-        self.citations.word_pages = self.word_pages
+        self.word_pages.connect_window(self.opener, self.citations)
         self.export = ExportController(
             self, self.conversation, self.summary, self.messages, self.documents.current_title
         )
@@ -248,16 +248,8 @@ class MainWindow(PdfDropTarget, QMainWindow):
         self.reviews = ReviewController(
             context, self.review, self.citations.show, self.ingest.add_paths, missing, model_file, self
         )
-        self.reviews.file_state = self.library_panel.file_state
         self.comparisons = CompareController(context, self.compare, self.compare_versions, passwords, self)
-        self.comparisons.shown.connect(lambda: self.tabs.setCurrentWidget(self.compare))
-        self.comparisons.shown.connect(self._show_versions_when_comparing)
-        self.library_panel.compare_requested.connect(self.comparisons.compare_selected)
-        self.library_panel.compare_with_requested.connect(self.comparisons.compare_with)
-        self.ingest.added.connect(self.comparisons.document_added)
-        self.ingest.idle.connect(self.comparisons.ingest_idle)
-        self.tabs.currentChanged.connect(self._show_versions_when_comparing)
-        self.reviews.open_contract = self.select_document
+        self.comparisons.connect_window(self.tabs, self.document_pane, self.viewer, self.library_panel, self.ingest)
         self.background = BackgroundSummaries(
             context,
             lambda: str(self.settings["background_summaries"]),
@@ -266,32 +258,16 @@ class MainWindow(PdfDropTarget, QMainWindow):
             self,
             all_up_to=lambda: int(self.settings["background_summaries_all_up_to"]),
         )
-        self.background.summarized.connect(self.summaries.show_if_missing)
-        self.background.summarized.connect(lambda _doc_id: self.documents.refresh())
-        self.ingest.added.connect(lambda _doc_id: self.background.wake())
-        # In a large library only what the user opens or asks about is summarized (in that order).
-        self.documents.selected.connect(lambda record: self.background.request(record and record.doc_id))
-        self.answers.answered.connect(self.background.request)
-        self.model_setup.settings_applied.connect(self.background.wake)
-
-        self.library_panel.files_dropped.connect(self.ingest.add_paths)
-        self.library_panel.retry_requested.connect(lambda path: self.ingest.add_paths([Path(path)]))
-        self.library_panel.retry_many_requested.connect(lambda paths: self.ingest.add_paths([Path(p) for p in paths]))
+        self.background.connect_window(self.ingest, self.documents, self.answers, self.summaries, self.model_setup)
         self.library_panel.file_selected.connect(self.viewer.close_document)  # says why it is not shown
-        self.ingest.added.connect(self._document_added)
+        self.documents.announce_added(self.ingest)
         self.ingest.documents_changed.connect(self.documents.refresh)
         self.ingest.idle.connect(self.answers.warm_up_search)
         self.ingest.idle.connect(self.reindexer.clear_if_done)  # a resumed add ends "left half cut"
-        self.ingest.added.connect(self.reviews.document_added)
-        self.ingest.documents_changed.connect(self.reviews.refresh_documents)
-        self.ingest.idle.connect(self.reviews.ingest_idle)
         self.reviews.model_changed.connect(self.model_setup.refresh_plan_line)
-        self.review.side.editingFinished.connect(  # kept at once: a crash or a kill does not lose it
-            lambda: self.window_state.setValue("review_side", self.review.side_text())
-        )
-        self.tabs.currentChanged.connect(self._make_room_for_the_review)
-        self.tabs.currentChanged.connect(
-            lambda i: self.reviews.refresh_documents(self.doc_id) if self.tabs.widget(i) is self.review else None
+        self.tabs.currentChanged.connect(self.wide_tabs.make_room)
+        self.reviews.connect_window(
+            self.ingest, self.library_panel, self.tabs, self.window_state, lambda: self.doc_id, self.select_document
         )
         self.documents.selected.connect(self._document_selected)
         self.documents.removing.connect(self.answers.cancel_for)
@@ -313,92 +289,44 @@ class MainWindow(PdfDropTarget, QMainWindow):
         if isinstance(app, QApplication):
             apply_appearance(app, str(self.settings["appearance"]))
 
-    def _document_added(self, doc_id: str) -> None:
-        """Show a document that is ready when none is selected; otherwise say so, with a button
-        that shows it. A finished add never takes the user away from the document they are
-        reading or asking about (walk 2026-12-05: a question typed for one contract was asked of
-        the 10-K whose add finished meanwhile, even one opened with File → Open)."""
-        if self.documents.doc_id is None:
-            self.library_panel.select(doc_id)
-            return
-        record = self.documents.record(doc_id)
-        if record is None or self.ingest.batch_running():  # a data room's files: its summary says it
-            return
-        self._announced = doc_id
-        show = partial(self.library_panel.select, doc_id)
-        self.messages.info(f"{title_of(record)} is ready.", key="document-ready", action="Show", on_action=show)
-
     def _document_selected(self, record: DocumentRecord | None) -> None:
-        if record is not None and record.doc_id == self._announced:  # shown: its "is ready" goes
-            self._announced = None
-            self.messages.resolve("document-ready")
         self.setWindowTitle(f"{title_of(record)} — Pagewise" if record is not None else "Pagewise")
         self.answers.show_document(record)
         self.summaries.show_document(record)
 
-    def _show_versions_when_comparing(self, *_args: object) -> None:
-        """The document pane shows both versions while the Compare tab is open with a comparison,
-        the selected document otherwise."""
-        comparing = self.tabs.currentWidget() is self.compare and self.comparisons.comparison is not None
-        self.document_pane.setCurrentWidget(self.compare_versions if comparing else self.viewer)
-
-    def _next_change(self) -> None:
-        self.tabs.setCurrentWidget(self.compare)
-        self.compare.next_change()
-
-    def _previous_change(self) -> None:
-        self.tabs.setCurrentWidget(self.compare)
-        self.compare.previous_change()
-
     def _make_menus(self) -> None:
         file_menu = self.menuBar().addMenu("&File")
-        self.open_action = self._action(file_menu, "&Open PDF…", QKeySequence.StandardKey.Open, self.open_dialog)
-        self._action(file_menu, "Open &folder…", None, self.open_folder_dialog)
+        self.open_action = add_action(self, file_menu, "&Open PDF…", QKeySequence.StandardKey.Open, self.open_dialog)
+        add_action(self, file_menu, "Open &folder…", None, self.open_folder_dialog)
         file_menu.addSeparator()
-        self._action(file_menu, "&Export conversation…", "Ctrl+E", self.export.export_conversation)
-        self._action(file_menu, "Export &summary…", None, self.export.export_summary)
-        self._action(file_menu, "&Remove document", None, lambda: self.remove_document(self.doc_id or ""))
+        add_action(self, file_menu, "&Export conversation…", "Ctrl+E", self.export.export_conversation)
+        add_action(self, file_menu, "Export &summary…", None, self.export.export_summary)
+        add_action(self, file_menu, "&Remove document", None, lambda: self.remove_document(self.doc_id or ""))
         file_menu.addSeparator()
-        self._action(file_menu, "&Quit", QKeySequence.StandardKey.Quit, self.close)
+        add_action(self, file_menu, "&Quit", QKeySequence.StandardKey.Quit, self.close)
         edit_menu = self.menuBar().addMenu("&Edit")
-        self._action(edit_menu, "&Find in document", QKeySequence.StandardKey.Find, self.viewer.focus_find)
-        self._action(edit_menu, "Find &next", QKeySequence.StandardKey.FindNext, self.viewer.find_next)
+        add_action(self, edit_menu, "&Find in document", QKeySequence.StandardKey.Find, self.viewer.focus_find)
+        add_action(self, edit_menu, "Find &next", QKeySequence.StandardKey.FindNext, self.viewer.find_next)
         edit_menu.addSeparator()
-        self._action(edit_menu, "&Settings…", "Ctrl+,", self.open_settings)
+        add_action(self, edit_menu, "&Settings…", "Ctrl+,", self.open_settings)
         model_menu = self.menuBar().addMenu("&Model")
-        ask = self._action(model_menu, "&Ask", "Ctrl+Return", self.conversation.ask_from_box)
+        ask = add_action(self, model_menu, "&Ask", "Ctrl+Return", self.conversation.ask_from_box)
         ask.setShortcuts([QKeySequence("Ctrl+Return"), QKeySequence("Ctrl+Enter")])
-        self._action(model_menu, "&Stop answer", None, self.answers.cancel)
-        self._action(model_menu, "&Choose model file…", None, self.model_setup.choose_model_file)
+        add_action(self, model_menu, "&Stop answer", None, self.answers.cancel)
+        add_action(self, model_menu, "&Choose model file…", None, self.model_setup.choose_model_file)
         if self.recommended[1] is not None:
-            self._action(model_menu, "&Download recommended model", None, self.model_setup.download_recommended)
+            add_action(self, model_menu, "&Download recommended model", None, self.model_setup.download_recommended)
         library_menu = self.menuBar().addMenu("&Library")
-        self._action(library_menu, "&Re-index library…", None, self.reindexer.reindex)
-        self.summarize_all_action = self._action(
-            library_menu, "&Summarize all documents", None, self.background.summarize_everything
+        add_action(self, library_menu, "&Re-index library…", None, self.reindexer.reindex)
+        self.summarize_all_action = add_action(
+            self, library_menu, "&Summarize all documents", None, self.background.summarize_everything
         )
         compare_menu = self.menuBar().addMenu("&Compare")
-        self._action(compare_menu, "&Compare selected documents", "Ctrl+Shift+C",
-                     lambda: self.comparisons.compare_selected(self.library_panel.selected_doc_ids()))  # fmt: skip
-        self._action(compare_menu, "Compare &with…", None, lambda: self.comparisons.compare_with(self.doc_id or ""))
-        compare_menu.addSeparator()
-        self.next_change_action = self._action(compare_menu, "&Next change", "F8", self._next_change)
-        self.previous_change_action = self._action(compare_menu, "&Previous change", "Shift+F8", self._previous_change)
-        self._action(compare_menu, "&Swap old and new", None, self.comparisons.swap)
-        compare_menu.addSeparator()
-        self._action(compare_menu, "S&ave comparison", None, self.comparisons.save)
-        self._action(compare_menu, "&Delete saved comparison", None, self.comparisons.delete_saved)
-        self._action(compare_menu, "&Export comparison as Markdown…", None, self.comparisons.export_markdown)
+        self.next_change_action, self.previous_change_action = self.comparisons.add_menu(
+            compare_menu, self.library_panel.selected_doc_ids, lambda: self.doc_id or ""
+        )
         help_menu = self.menuBar().addMenu("&Help")
-        self._action(help_menu, "&About Pagewise", None, self.about)
-
-    def _action(self, menu: QMenu, text: str, shortcut: Any, slot: Callable[[], Any]) -> QAction:
-        action = QAction(text, self)
-        if shortcut is not None:
-            action.setShortcut(QKeySequence(shortcut))
-        action.triggered.connect(lambda _checked=False: slot())
-        menu.addAction(action)
-        return action
+        add_action(self, help_menu, "&About Pagewise", None, self.about)
 
     # --- what scripts, tests and the command line drive ------------------------------------
 
@@ -440,49 +368,13 @@ class MainWindow(PdfDropTarget, QMainWindow):
     def open_settings(self) -> SettingsDialog:
         return self.model_setup.open_settings()
 
-    REVIEW_SHARE = 0.55  # of the splitter's width, for the right pane while the Review tab is open
-    COMPARE_SHARE = 0.45  # ... while the Compare tab is open (the document pane holds two viewers)
     MINIMUM_SIZE = (900, 560)
     DEFAULT_SIZE = (1360, 860)
     FRAME_ROOM = (16, 48)  # the window manager's frame and title bar, outside the window's geometry
 
-    def _make_room_for_the_review(self, index: int) -> None:
-        """The Review tab's grid needs width: while it is open the right pane takes at least
-        ``REVIEW_SHARE`` of the window, from the viewer and, in a narrow window, from the library
-        too, which folds away (the Review tab lists the contracts itself; walk 2026-12-05: at
-        900×600 the tab kept ~30 % of the width and one contract column). Leaving the tab gives
-        both their room back."""
-        sizes = self.splitter.sizes()
-        total = sum(sizes)
-        share = self._right_pane_share(self.tabs.widget(index))
-        if share:
-            wanted = int(total * share)
-            if sizes[2] < wanted:
-                if self._sizes_before_review is None:
-                    self._sizes_before_review = sizes
-                grow = max(0, min(wanted - sizes[2], sizes[1] - self.viewer.minimumSizeHint().width()))
-                library = sizes[0]
-                if sizes[2] + grow < wanted and library:  # still short: the library folds away
-                    self.splitter.setCollapsible(0, True)
-                    grow, library = grow + library, 0
-                if grow > 0:
-                    self.splitter.setSizes([library, sizes[1] - (grow - sizes[0] + library), sizes[2] + grow])
-        elif self._sizes_before_review is not None:
-            before, self._sizes_before_review = self._sizes_before_review, None
-            self.splitter.setCollapsible(0, False)
-            if sum(before) == total:  # the window was not resized meanwhile
-                self.splitter.setSizes(before)
-            elif not sizes[0]:  # the library folded for the review comes back at its width
-                self.splitter.setSizes([before[0], max(0, sizes[1] - before[0]), sizes[2]])
-
-    def _right_pane_share(self, tab: QWidget | None) -> float:
-        """The share of the width the right pane needs with ``tab`` open (0: what it has)."""
-        return self.REVIEW_SHARE if tab is self.review else self.COMPARE_SHARE if tab is self.compare else 0.0
-
     def resizeEvent(self, event: QResizeEvent) -> None:
         super().resizeEvent(event)
-        if self._right_pane_share(self.tabs.currentWidget()):  # made narrower with the Review tab open
-            QTimer.singleShot(0, self, lambda: self._make_room_for_the_review(self.tabs.currentIndex()))
+        self.wide_tabs.window_resized()  # made narrower with the Review tab open
 
     def fit_screen(self) -> None:
         """The minimum and the size within the screen's free area, frame included (walk
@@ -517,10 +409,7 @@ class MainWindow(PdfDropTarget, QMainWindow):
         selected = self.window_state.value("selected_doc")
         if isinstance(selected, str) and selected:
             self.documents.restore(selected)
-        side = self.window_state.value("review_side")  # "We represent": the side flags need it
-        if isinstance(side, str) and side:
-            self.review.side.setText(side)
-            self.reviews.show_stored()
+        self.reviews.restore_side()
 
     def save_state(self) -> None:
         self.window_state.setValue("geometry", self.saveGeometry())

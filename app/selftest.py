@@ -209,6 +209,7 @@ def _hybrid_search(app: Any, window: Any, doc_id: str) -> tuple[bool, str]:
     """Search the sample as a question does: FTS5, the FAISS index and the query encoder, in
     the LLM thread with its own library connection. Passes when the vector ranking took part."""
     from summarizer.library.storage.queries import embedding_count
+    from summarizer.page_labels import TEXT, page_label
     from summarizer.search.retrieval import search
 
     outcome: dict[str, Any] = {}
@@ -234,7 +235,8 @@ def _hybrid_search(app: Any, window: Any, doc_id: str) -> tuple[bool, str]:
     by_ranker = sum(r.ranker_score is not None for r in results)
     top = results[0]
     detail = (
-        f"{vectors} passage vectors; {SEARCH_QUERY!r} → {len(results)} passages, top p. {top.page_start} "
+        f"{vectors} passage vectors; {SEARCH_QUERY!r} → {len(results)} passages, "
+        f"top {page_label(top.page_start, style=TEXT)} "
         f"(BM25 rank {top.bm25_rank}, vector rank {top.vector_rank}, ranker score {top.ranker_score}); "
         f"{by_bm25} ranked by BM25, {by_vector} by vectors, {by_ranker} scored by the clause ranker"
     )

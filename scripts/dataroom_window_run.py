@@ -128,7 +128,7 @@ def main() -> None:
     os.environ["PAGEWISE_HOME"] = str(args.home)
     started = time.perf_counter()
     from app.widgets.qt_wait import wait_until
-    from scripts.screenshot_data_room import dismiss_messages, library_question, review_table
+    from scripts.screenshots.data_room import dismiss_messages, library_question, review_table
     from scripts.scripted_window import scripted_window
 
     sampler = Sampler(args.out / "rss.tsv")

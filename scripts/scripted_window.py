@@ -6,6 +6,7 @@ real); the engine is ``tests.app.conftest.DocumentFake``, whose replies a script
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -39,3 +40,18 @@ def scripted_window(home: Path, context_size: int) -> tuple[Any, Any, Any]:
     window.resize(1360, 860)
     window.show()
     return app, window, engine
+
+
+def ask_and_open_citation(window: Any, engine: Any, question: str, reply: Callable[[str], str]) -> Any:
+    """Ask ``question`` with ``reply`` scripted as the model's answer, wait for it, and click its
+    first citation as a reader would; the answer's turn."""
+    from PySide6.QtCore import QUrl
+
+    from app.widgets.qt_wait import wait_until
+
+    engine.queue(reply)
+    job = window.ask(question)
+    wait_until(lambda: job.done, 120)
+    turn = window.conversation.turns[-1]
+    window.conversation.browser.anchorClicked.emit(QUrl(f"cite:0/{turn.citations[0].number}"))
+    return turn

@@ -35,6 +35,7 @@ def named(pattern: re.Pattern[str]) -> dict[str, str]:
 
 def test_the_documents_name_tools() -> None:  # the patterns still match the way the docs write commands
     assert "scripts.demo" in named(MODULE)
+    assert "scripts.screenshots" in named(MODULE)  # one tool with a scene per picture (scripts/screenshots/)
     assert "scripts/check_review_docx.sh" in named(PATH)
 
 

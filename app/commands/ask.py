@@ -11,6 +11,7 @@ import sys
 
 from app.commands._model_args import add_model_flags
 from app.services.output import TerminalProgress, add_json_flag, emit_json
+from summarizer.page_labels import TEXT, page_label
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -48,7 +49,7 @@ def _print_citations(answer: object, locators: dict[tuple[str, int, int], str]) 
     if answer.citations:
         print("\nCitations:")
     for c in answer.citations:
-        where = f"{c.doc_id} p. {c.page}" if c.doc_id else f"p. {c.page}"
+        where = f"{c.doc_id} {page_label(c.page, style=TEXT)}" if c.doc_id else page_label(c.page, style=TEXT)
         if c.page == 0:  # a clause citation that matches no clause given
             where = c.doc_id or "-"
         if c.doc_id and (c.doc_id, c.page, c.page) in locators:  # a Word document's paragraph

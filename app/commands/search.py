@@ -8,6 +8,7 @@ import textwrap
 
 from app.services.output import add_json_flag, emit_json
 from inference.errors import shorten_message
+from summarizer.page_labels import TEXT, page_label
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -72,7 +73,7 @@ def run(args: argparse.Namespace) -> int:
         print("No matching passages.")
         return 0
     for n, r in enumerate(results, start=1):
-        pages = f"p. {r.page_start}" if r.page_start == r.page_end else f"pp. {r.page_start}-{r.page_end}"
+        pages = page_label(r.page_start, r.page_end, TEXT)
         pages = locators.get((r.doc_id, r.page_start, r.page_end), pages)
         print(f"[{n}] {titles.get(r.doc_id, r.doc_id)} ({r.doc_id}), {pages}  score {r.score:.4f}")
         body = " ".join(r.text.split())

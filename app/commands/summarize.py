@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from app.commands._model_args import add_model_flags
 from app.services.output import TerminalProgress, add_json_flag, emit_json
+from summarizer.page_labels import TEXT, unit_label
 
 if TYPE_CHECKING:
     from summarizer.summaries.tree import DocumentSummary
@@ -22,10 +23,8 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 
 
 def _pages(start: int, end: int, word: bool = False) -> str:
-    """``p. 3``, ``pp. 1-8``; a Word document's paragraphs ``¶ 1-40``."""
-    if word:
-        return f"¶ {start}" if start == end else f"¶ {start}-{end}"
-    return f"p. {start}" if start == end else f"pp. {start}-{end}"
+    """``p. 3``, ``pp. 1–8``; a Word document's paragraphs ``¶ 1–40``."""
+    return unit_label(start, end, word=word, style=TEXT)
 
 
 def run(args: argparse.Namespace) -> int:

@@ -31,6 +31,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, QTimer, Signal
 
@@ -42,6 +43,13 @@ from app.widgets.job_progress import format_eta
 from inference.cancel import Cancelled
 from inference.errors import EngineError
 from inference.progress import Progress, Stage
+
+if TYPE_CHECKING:
+    from app.controllers.answer import AnswerController
+    from app.controllers.documents import DocumentsController
+    from app.controllers.ingest import IngestController
+    from app.controllers.model_setup import ModelSetupController
+    from app.controllers.summary import SummaryController
 
 NOTHING_LEFT = ""
 CRASHES_IN_A_ROW = 2  # worker deaths retried before the summaries rest (no loop of reloads)
@@ -77,6 +85,24 @@ class BackgroundSummaries(UsesJobContext, QObject):
         self.wanted: list[str] = []  # in a large library: the documents opened or asked about, in order
         self.summarize_all = False
         context.runner.llm_idle.connect(self.schedule)
+
+    def connect_window(
+        self,
+        ingest: IngestController,
+        documents: DocumentsController,
+        answers: AnswerController,
+        summaries: SummaryController,
+        model_setup: ModelSetupController,
+    ) -> None:
+        """What wakes a pass (a document added, new settings), what joins the queue of a large
+        library, and who hears of a summary stored (the Summary tab, the library's states)."""
+        self.summarized.connect(summaries.show_if_missing)
+        self.summarized.connect(lambda _doc_id: documents.refresh())
+        ingest.added.connect(lambda _doc_id: self.wake())
+        # In a large library only what the user opens or asks about is summarized (in that order).
+        documents.selected.connect(lambda record: self.request(record and record.doc_id))
+        answers.answered.connect(self.request)
+        model_setup.settings_applied.connect(self.wake)
 
     def wake(self) -> None:
         """Something changed (a document added, another model): look again."""

@@ -1,7 +1,9 @@
 """Comparing two versions in the window: the comparison runs in the job runner's worker thread
 (``summarizer.compare``, no model) with progress and Stop; the Compare tab lists the changes; a
 selected change opens both versions side by side at its clause with the changed words
-highlighted; a comparison is saved in the library and reopened; Markdown export.
+highlighted; a comparison is saved in the library and reopened; Markdown export. In the window:
+the Compare menu, the Compare tab brought forward with a comparison, and the document pane showing
+both versions while that tab is open (``connect_window``).
 
 Old and new: of two documents picked together, the one added to the library first is the old
 one (the swap button turns them round). A document still being added is waited for: the
@@ -16,9 +18,11 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, Signal
-from PySide6.QtWidgets import QInputDialog, QWidget
+from PySide6.QtGui import QAction
+from PySide6.QtWidgets import QInputDialog, QMenu, QStackedWidget, QTabWidget, QWidget
 
 from app.controllers.context import JobContext, UsesJobContext
 from app.controllers.documents import title_of
@@ -26,12 +30,17 @@ from app.controllers.open_document import show_word_document
 from app.jobs.runner import Job
 from app.views.compare_versions import CompareVersions, VersionPane
 from app.views.compare_view import ComparePanel
+from app.views.library_panel import LibraryPanel
 from app.widgets import file_dialogs
+from app.widgets.menus import add_action
 from inference.errors import PagewiseError
 from summarizer.compare.comparison import Comparison
 from summarizer.compare.highlights import PageSpan, change_spans
 from summarizer.library.cutting.clause_units import ClauseUnit
 from summarizer.library.storage.store import DocumentRecord
+
+if TYPE_CHECKING:
+    from app.controllers.ingest import IngestController
 
 ADDED_TOGETHER_S = 60  # documents added this close together were added in one go
 
@@ -103,6 +112,50 @@ class CompareController(UsesJobContext, QObject):
         panel.cancel_requested.connect(self.cancel)
         panel.change_selected.connect(self.show_change)
         self.refresh_saved()
+
+    # --- in the window ----------------------------------------------------------------------
+
+    def connect_window(
+        self, tabs: QTabWidget, pane: QStackedWidget, viewer: QWidget, library: LibraryPanel, ingest: IngestController
+    ) -> None:
+        """The window's parts: a comparison brings the Compare tab (``tabs``) forward, and the document
+        ``pane`` shows both versions while that tab is open with one, ``viewer`` otherwise; the
+        library's Compare entries; a document whose add a comparison waits for."""
+        self.tabs, self.pane, self.viewer = tabs, pane, viewer
+        self.shown.connect(lambda: tabs.setCurrentWidget(self.panel))
+        self.shown.connect(self.show_versions_when_comparing)
+        library.compare_requested.connect(self.compare_selected)
+        library.compare_with_requested.connect(self.compare_with)
+        ingest.added.connect(self.document_added)
+        ingest.idle.connect(self.ingest_idle)
+        tabs.currentChanged.connect(self.show_versions_when_comparing)
+
+    def show_versions_when_comparing(self, *_args: object) -> None:
+        """The document pane shows both versions while the Compare tab is open with a comparison,
+        the selected document otherwise."""
+        comparing = self.tabs.currentWidget() is self.panel and self.comparison is not None
+        self.pane.setCurrentWidget(self.versions if comparing else self.viewer)
+
+    def add_menu(self, menu: QMenu, selected: Callable[[], list[str]], current: Callable[[], str]) -> list[QAction]:
+        """The Compare menu's entries (``selected``: the documents selected in the library;
+        ``current``: the one shown); its Next and Previous change actions."""
+        add_action(self, menu, "&Compare selected documents", "Ctrl+Shift+C", lambda: self.compare_selected(selected()))
+        add_action(self, menu, "Compare &with…", None, lambda: self.compare_with(current()))
+        menu.addSeparator()
+        steps = [
+            add_action(self, menu, "&Next change", "F8", lambda: self._step(self.panel.next_change)),
+            add_action(self, menu, "&Previous change", "Shift+F8", lambda: self._step(self.panel.previous_change)),
+        ]
+        add_action(self, menu, "&Swap old and new", None, self.swap)
+        menu.addSeparator()
+        add_action(self, menu, "S&ave comparison", None, self.save)
+        add_action(self, menu, "&Delete saved comparison", None, self.delete_saved)
+        add_action(self, menu, "&Export comparison as Markdown…", None, self.export_markdown)
+        return steps
+
+    def _step(self, move: Callable[[], object]) -> None:
+        self.tabs.setCurrentWidget(self.panel)
+        move()
 
     # --- starting -------------------------------------------------------------------------
 

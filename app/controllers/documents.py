@@ -1,13 +1,16 @@
-"""Which document is selected (the library, the viewer and the tabs follow it), and removing one."""
+"""Which document is selected (the library, the viewer and the tabs follow it), a document added
+shown or announced, and removing one."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 
 from PySide6.QtCore import QObject, Signal
 
 from app.controllers.context import JobContext, UsesJobContext
+from app.controllers.ingest import IngestController
 from app.controllers.open_document import OpenDocumentController
 from app.views.library_panel import LibraryPanel
 from inference.errors import PagewiseError
@@ -36,6 +39,8 @@ class DocumentsController(UsesJobContext, QObject):
         self.opener = opener
         self.confirm_remove = confirm_remove
         self.doc_id: str | None = None
+        self.announced: str | None = None  # the document whose "is ready" message is shown
+        self.batch_running: Callable[[], bool] = lambda: False
         library_panel.document_selected.connect(self.select)
         library_panel.remove_requested.connect(self.remove)
         library_panel.remove_many_requested.connect(self.remove_many)
@@ -82,6 +87,32 @@ class DocumentsController(UsesJobContext, QObject):
             self.library_panel.select(doc_id)
         finally:
             self.opener.restoring = False
+
+    def announce_added(self, ingest: IngestController) -> None:
+        """The documents ``ingest`` adds are shown or announced (``document_added``)."""
+        self.batch_running = ingest.batch_running
+        ingest.added.connect(self.document_added)
+        self.selected.connect(self._announced_shown)
+
+    def document_added(self, doc_id: str) -> None:
+        """Show a document that is ready when none is selected; otherwise say so, with a button
+        that shows it. A finished add never takes the user away from the document they are
+        reading or asking about (walk 2026-12-05: a question typed for one contract was asked of
+        the 10-K whose add finished meanwhile, even one opened with File → Open)."""
+        if self.doc_id is None:
+            self.library_panel.select(doc_id)
+            return
+        record = self.record(doc_id)
+        if record is None or self.batch_running():  # a data room's files: its summary says it
+            return
+        self.announced = doc_id
+        show = partial(self.library_panel.select, doc_id)
+        self.messages.info(f"{title_of(record)} is ready.", key="document-ready", action="Show", on_action=show)
+
+    def _announced_shown(self, record: DocumentRecord | None) -> None:
+        if record is not None and record.doc_id == self.announced:  # shown: its "is ready" goes
+            self.announced = None
+            self.messages.resolve("document-ready")
 
     def _show_problem(self, problem: str | None) -> None:
         if problem:

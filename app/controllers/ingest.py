@@ -72,6 +72,9 @@ class IngestController(UsesJobContext, QObject):
         self.passwords = passwords  # shared with the viewer; this session only, never on disk
         self.ask_password = ask_password
         progress.cancel_requested.connect(self.cancel)
+        library_panel.files_dropped.connect(self.add_paths)
+        library_panel.retry_requested.connect(lambda path: self.add_paths([Path(path)]))
+        library_panel.retry_many_requested.connect(lambda paths: self.add_paths([Path(p) for p in paths]))
         self._refresh_timer = QTimer(self)
         self._refresh_timer.setSingleShot(True)
         self._refresh_timer.setInterval(BATCH_REFRESH_MS)

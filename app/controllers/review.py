@@ -17,15 +17,16 @@ import os
 from collections.abc import Callable
 from pathlib import Path
 
-from PySide6.QtCore import QObject, Signal
-from PySide6.QtWidgets import QWidget
+from PySide6.QtCore import QObject, QSettings, Signal
+from PySide6.QtWidgets import QTabWidget, QWidget
 
 from app.controllers.context import JobContext, UsesJobContext
 from app.controllers.documents import title_of
+from app.controllers.ingest import IngestController
 from app.jobs.ingest_process import expand_paths
 from app.jobs.runner import IngestJob, Job
 from app.services.answering import CitationView
-from app.views.library_panel import record_state
+from app.views.library_panel import LibraryPanel, record_state
 from app.views.review_view import ReviewPanel
 from app.widgets import file_dialogs
 from inference.errors import PagewiseError
@@ -91,6 +92,35 @@ class ReviewController(UsesJobContext, QObject):
         panel.export_requested.connect(self.export)
         panel.files_dropped.connect(self.add_and_review)
         self.refresh_documents()
+
+    def connect_window(
+        self,
+        ingest: IngestController,
+        library: LibraryPanel,
+        tabs: QTabWidget,
+        window_state: QSettings,
+        current_doc: Callable[[], str | None],
+        select: Callable[[str], object],
+    ) -> None:
+        """The window's parts: the documents ``ingest`` adds, the library panel's row of a file, the
+        Review tab listing the library's documents each time it is opened, ``select`` opening a
+        contract, and the side represented kept in ``window_state`` (``restore_side``)."""
+        self.file_state, self.open_contract, self.window_state = library.file_state, select, window_state
+        ingest.added.connect(self.document_added)
+        ingest.documents_changed.connect(self.refresh_documents)
+        ingest.idle.connect(self.ingest_idle)
+        # Kept at once: a crash or a kill does not lose it.
+        self.panel.side.editingFinished.connect(lambda: window_state.setValue("review_side", self.panel.side_text()))
+        tabs.currentChanged.connect(
+            lambda i: self.refresh_documents(current_doc()) if tabs.widget(i) is self.panel else None
+        )
+
+    def restore_side(self) -> None:
+        """The side represented when the window was closed ("We represent": the side flags need it)."""
+        side = self.window_state.value("review_side")
+        if isinstance(side, str) and side:
+            self.panel.side.setText(side)
+            self.show_stored()
 
     # --- what is picked -------------------------------------------------------------------
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from app.controllers.context import JobContext, UsesJobContext
 from app.jobs.runner import Job
@@ -21,6 +22,10 @@ from inference.cancel import CancelToken
 from inference.progress import Progress, ProgressCallback
 from summarizer.library.reading.docx_render import WordRenderError, find_soffice, render_docx
 from summarizer.library.storage.paths import cache_dir
+
+if TYPE_CHECKING:
+    from app.controllers.citations import CitationController
+    from app.controllers.open_document import OpenDocumentController
 
 Renderer = Callable[[Path, Path, ProgressCallback, CancelToken], Path]
 """(Word file, cache folder, progress, cancel) -> the PDF of its pages."""
@@ -75,6 +80,11 @@ class WordPagesController(UsesJobContext):
         self.failed: dict[tuple[str, int, int], str] = {}  # not tried again in this session
         self.jobs: dict[tuple[str, int, int], Job] = {}
         self.waiting: dict[tuple[str, int, int], WordFocus | None] = {}  # the focus to show once laid out
+
+    def connect_window(self, opener: OpenDocumentController, citations: CitationController) -> None:
+        """A Word document the window opens, and one a citation opens, shown as its pages when made."""
+        opener.show_word_pages = lambda path: self.show(path)
+        citations.word_pages = self
 
     def show(self, path: Path, focus: WordFocus | None = None) -> None:
         """The viewer has just shown the Word file ``path`` as text: show its pages instead when

@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import os
 import queue
-import signal
 import threading
 import time
 from collections.abc import Callable
@@ -34,6 +33,8 @@ from typing import Any
 from PySide6.QtCore import QObject, QTimer, Signal
 
 from app.jobs.ingest_process import FolderBatch, IngestBatch, IngestProcess, IngestRequest
+from app.jobs.process_exit import how_it_ended
+from app.jobs.side_lane import SideLane
 from inference.cancel import Cancelled, CancelToken
 from inference.progress import Progress, Stage
 
@@ -142,7 +143,7 @@ class JobRunner(QObject):
         self.ingests: list[IngestJob] = []
         self.idle_ingest_workers: list[IngestProcess] = []  # ingest workers between batches, models loaded
         self._background: list[Job] = []  # background jobs not finished (queued or running)
-        self._side: list[Job] = []  # side jobs running (submit_side)
+        self.side = SideLane(self._execute, self._post)  # side jobs running (submit_side)
         self.stopped = False  # shutdown() ran: the window is closing
         self.embed = True  # tests turn embedding off to stay fast
         self.embedding_model: str | None = None
@@ -264,29 +265,14 @@ class JobRunner(QObject):
         else:
             self._post(job, "cancelled" if job.token.cancelled else "succeeded", result)
 
-    # Side lane: work that needs no model and must not wait behind an answer
+    # Side lane: work that needs no model and must not wait behind an answer (app.jobs.side_lane)
 
     def submit_side(self, name: str, fn: Callable[[Job], Any]) -> Job:
         """Run ``fn`` in a thread of its own (LibreOffice laying out a Word document's pages):
         it neither waits for nor holds up the LLM thread. Signals as for ``submit_llm``."""
         job = Job(name, fn, self._post)
         job.setParent(self)
-        self._side.append(job)
-        job.finished.connect(lambda: self._side_finished(job))
-
-        def run() -> None:
-            try:
-                self._execute(job)
-            finally:
-                self._post(job, "finished", None)
-
-        threading.Thread(target=run, name=f"pagewise-{name}", daemon=True).start()
-        return job
-
-    def _side_finished(self, job: Job) -> None:
-        if job in self._side:
-            self._side.remove(job)
-        job.deleteLater()
+        return self.side.start(job, name)
 
     # Ingest lane
 
@@ -336,8 +322,7 @@ class JobRunner(QObject):
             worker.close()
         self.idle_ingest_workers.clear()
         self.cancel_llm()
-        for side in self._side:
-            side.cancel()
+        self.side.cancel_all()
         self._jobs.put(None)
         self._thread.join(timeout=timeout_s)
 
@@ -353,20 +338,6 @@ class IngestBug(RuntimeError):
     def __init__(self, path: str, summary: str, child_traceback: str) -> None:
         super().__init__(f"{Path(path).name}: {summary}\n--- in the ingest process ---\n{child_traceback}")
         self.path = path
-
-
-def how_it_ended(exitcode: int | None) -> str:
-    """How a child process that ended unasked ended, for a message: a negative exit code is the
-    signal that ended it (SIGKILL: what the system sends when memory runs out)."""
-    if exitcode is not None and exitcode < 0:
-        if -exitcode == signal.SIGKILL:
-            return "was ended by the system (SIGKILL, as when memory runs out)"
-        try:
-            name = signal.Signals(-exitcode).name
-        except ValueError:
-            name = f"signal {-exitcode}"
-        return f"crashed ({name})"
-    return f"stopped unexpectedly (exit code {exitcode})"
 
 
 class IngestJob(QObject):

@@ -15,12 +15,11 @@ from __future__ import annotations
 # first import on the GUI thread mid-session stalled it (PySide's import hook reads each new
 # module's source; scripts/bench_gui_stall.py --from-start --trace-stalls).
 import datetime as dt
-import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
-from pathlib import Path
 from typing import Any
 
+from app.services.known_models import known_identity, model_identity
 from inference.cancel import NEVER_CANCELLED, Cancelled, CancelToken
 from inference.engines.engine import Engine, GenerationStats
 from inference.errors import PagewiseError, shorten_message
@@ -28,6 +27,7 @@ from inference.progress import Progress, ProgressCallback, Stage, no_progress
 from summarizer.answers.conversations import HistoryTurn, append_turn, list_turns
 from summarizer.library.storage.queries import passage_spans
 from summarizer.library.storage.store import Library
+from summarizer.page_labels import page_label, paragraph_label, unit_label
 from summarizer.review.export import generated_at
 from summarizer.summaries.compress import cached_summary as stored
 from summarizer.summaries.compress import compress
@@ -59,7 +59,7 @@ class CitationView:
     @property
     def where(self) -> str:
         """ "p. 7" or the label, with no-break spaces (a link is not broken across lines)."""
-        return self.label.replace(" ", "\u00a0") if self.label else f"p.\u00a0{self.page}"
+        return self.label.replace(" ", "\u00a0") if self.label else page_label(self.page)
 
 
 @dataclass(slots=True)
@@ -94,50 +94,6 @@ class SummaryView:
     segments: tuple[SegmentView, ...]
     word: bool = False
     """A Word document's: its segments are runs of paragraphs ("¶ 1–40"), not pages."""
-
-
-# --- the model's identity (summaries are stored per model file) ----------------------------
-
-_known_models: dict[str, str] = {}
-_known_lock = threading.Lock()
-
-
-def _engine_key(engine: Engine) -> str:
-    """The cache key: the model file with its size and time (a file replaced under the same name
-    is hashed again), or the server's model."""
-    path = engine.model_path
-    if path:
-        try:
-            stat = Path(path).stat()
-            return f"{path}@{stat.st_size}:{stat.st_mtime_ns}"
-        except OSError:
-            return path
-    return f"{type(engine).__name__}:{engine.model_name}"
-
-
-def model_identity(
-    library: Library, engine: Engine, progress: ProgressCallback = no_progress, cancel: CancelToken = NEVER_CANCELLED
-) -> str:
-    """``summarizer.llm.model_identity.engine_identity``, remembered for this process so that the GUI
-    thread can show it without touching the file (``known_identity``)."""
-    from summarizer.llm.model_identity import engine_identity
-
-    key = _engine_key(engine)
-    with _known_lock:
-        if key in _known_models:
-            return _known_models[key]
-    value = engine_identity(library, engine, progress, cancel)
-    with _known_lock:
-        _known_models[key] = value
-    return value
-
-
-def known_identity(engine: Engine | None) -> str | None:
-    """The identity if already computed (the GUI thread never hashes a model file)."""
-    if engine is None or not engine.loaded:
-        return None
-    with _known_lock:
-        return _known_models.get(_engine_key(engine))
 
 
 # --- citations ----------------------------------------------------------------------------
@@ -224,7 +180,7 @@ def _read_views(library: Library, doc_id: str, read: Sequence[dict[str, Any]] | 
     word = {d for d, kind in file_types(library, {v.doc_id for v in views}).items() if kind == WORD}
 
     def paragraphs(view: CitationView) -> str:  # a Word document's "pages" are its paragraphs
-        return f"¶ {view.page}" if view.page_end <= view.page else f"¶ {view.page}–{view.page_end}"
+        return paragraph_label(view.page, view.page_end)
 
     return [replace(v, label=paragraphs(v)) if v.doc_id in word else v for v in views]
 
@@ -276,38 +232,41 @@ def ask(
     on_piece: Callable[[str], None] = lambda _: None,
     progress: ProgressCallback = no_progress,
     cancel: CancelToken = NEVER_CANCELLED,
-    *,
-    options: Any = None,
-    passages: Sequence[Any] = (),
 ) -> AnswerView:
     """Answer ``question`` about ``doc_id`` (``summarizer.answers.answer.answer_question``: the whole
     text when it fits, else the top passages with the stored super-summary, or, while that is not
     made, with the segment summaries stored so far: mode "passages"), streaming text through
     ``on_piece``. Never summarizes: a first question is answered in seconds, and the summary is
-    made by its own job. ``passages`` (search results the caller chose: a library-wide question's
-    best passage of each contract) are given instead of searching; ``options``: ``AnswerOptions``."""
-    from summarizer.answers.answer import AnswerOptions, answer_from_passages, answer_question
+    made by its own job. A library-wide question's passages: ``app.services.library_question``."""
+    from summarizer.answers.answer import answer_question
     from summarizer.llm.model_identity import lookup_identity
 
-    options = options or AnswerOptions()
-    stream = (
-        answer_from_passages(library, engine, question, passages, options=options, cancel=cancel)
-        if passages
-        else answer_question(
-            library,
-            engine,
-            question,
-            # Not model_identity: a model never hashed, whose size no stored summary of this
-            # document was made at, is not read before the first token (its digest is made
-            # beside the load).
-            model_sha256=known_identity(engine) or lookup_identity(library, engine, [doc_id], progress, cancel),
-            doc_ids=[doc_id],
-            options=options,
-            history=[HistoryTurn(turn.question, turn.text) for turn in history],
-            progress=progress,
-            cancel=cancel,
-        )
+    stream = answer_question(
+        library,
+        engine,
+        question,
+        # Not model_identity: a model never hashed, whose size no stored summary of this
+        # document was made at, is not read before the first token (its digest is made
+        # beside the load).
+        model_sha256=known_identity(engine) or lookup_identity(library, engine, [doc_id], progress, cancel),
+        doc_ids=[doc_id],
+        history=[HistoryTurn(turn.question, turn.text) for turn in history],
+        progress=progress,
+        cancel=cancel,
     )
+    return streamed_answer(library, doc_id, question, stream, on_piece, progress)
+
+
+def streamed_answer(
+    library: Library,
+    doc_id: str,
+    question: str,
+    stream: Any,
+    on_piece: Callable[[str], None] = lambda _: None,
+    progress: ProgressCallback = no_progress,
+) -> AnswerView:
+    """The answer ``stream`` (an ``AnswerStream``) written through ``on_piece``, as the view the
+    window shows, its citations checked; ``AnswerStopped`` with what was written when stopped."""
     progress(Progress(Stage.READ_DOCUMENT if stream.mode == "whole-document" else Stage.READ_PASSAGES, 0, None))
     pieces: list[str] = []
     try:
@@ -411,7 +370,7 @@ def page_run_label(source: CitationView) -> str:
     if source.label:
         return source.where
     last = max(source.page, source.page_end)
-    return f"p.\u00a0{source.page}" if last == source.page else f"pp.\u00a0{source.page}–{last}"
+    return page_label(source.page, last)
 
 
 def pages_label(sources: Sequence[CitationView]) -> str:
@@ -435,13 +394,14 @@ class CitedUnits:
     one: str
     many: str
     mark: str  # before a number: "p." or "¶"
+    word: bool = False
 
     def name(self, number: int) -> str:
-        return f"{self.mark} {number}"
+        return unit_label(number, word=self.word)
 
 
 PAGES = CitedUnits("page", "pages", "p.")
-PARAGRAPHS = CitedUnits("paragraph", "paragraphs", "¶")
+PARAGRAPHS = CitedUnits("paragraph", "paragraphs", "¶", word=True)
 
 
 def cited_units(word: bool) -> CitedUnits:

@@ -11,11 +11,12 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 
-from app.services.answering import AnswerView, CitationView, ask, with_word_labels
+from app.services.answering import AnswerView, CitationView, streamed_answer, with_word_labels
 from inference.cancel import NEVER_CANCELLED, CancelToken
 from inference.engines.engine import Engine
 from inference.progress import Progress, ProgressCallback, Stage, no_progress
 from summarizer.library.storage.store import Library
+from summarizer.page_labels import TEXT, page_label
 from summarizer.search.retrieval import SearchResult
 
 CONTRACTS_GIVEN = 6
@@ -64,7 +65,7 @@ def named(citation: CitationView, titles: dict[str, str]) -> CitationView:
     title = titles.get(citation.doc_id)
     if not title:
         return citation
-    return replace(citation, label=f"{title}, {citation.label or f'p. {citation.page}'}")
+    return replace(citation, label=f"{title}, {citation.label or page_label(citation.page, style=TEXT)}")
 
 
 def answer_across(
@@ -78,13 +79,13 @@ def answer_across(
 ) -> AnswerView:
     """The model's answer from the first ``CONTRACTS_GIVEN`` contracts' passages (one each at
     best), each citation and passage named by its contract."""
-    from summarizer.answers.answer import AnswerOptions
+    from summarizer.answers.answer import AnswerOptions, answer_from_passages
 
     given = list(contracts[:CONTRACTS_GIVEN])
     options = AnswerOptions(k=len(given), whole_document=False)
     passages = [hit.passage for hit in given]
-    answer = ask(engine, library, given[0].doc_id, question, (), on_piece, progress, cancel, options=options,
-                 passages=passages)  # fmt: skip
+    stream = answer_from_passages(library, engine, question, passages, options=options, cancel=cancel)
+    answer = streamed_answer(library, given[0].doc_id, question, stream, on_piece, progress)
     titles = {hit.doc_id: hit.title for hit in contracts}
     answer.citations = [named(c, titles) for c in answer.citations]
     answer.sources = [named(s, titles) for s in answer.sources]

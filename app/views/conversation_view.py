@@ -21,6 +21,7 @@ from app.services.answering import AnswerView, CitationView, cited_units, page_r
 from app.services.library_question import ContractHit, LibraryTurn
 from app.widgets.job_progress import JobProgress
 from inference.errors import shorten_message
+from summarizer.page_labels import pages_list_label
 from summarizer.search.by_contract import CONTRACTS_SHOWN
 
 RENDER_INTERVAL_MS = 80  # a streamed answer is re-rendered at most ~12 times a second
@@ -76,12 +77,12 @@ def checks(index: int, turn: AnswerView, pages: int | None = None, word: bool = 
         if word:  # a clause citation that matched no clause is named as written ("§ 99")
             named = ", ".join(label or units.name(page) for page, label in unsupported)
         else:
-            named = "p. " + ", ".join(str(page) for page, _ in unsupported)
+            named = pages_list_label(page for page, _ in unsupported)
         lines.append(f"*⚠ Not supported by {given}: {named}.*")
     if missing:
-        numbers = ", ".join(str(page) for page, _ in missing)
+        numbers = pages_list_label((page for page, _ in missing), word=word)
         verb = "is" if len(missing) == 1 else "are"
-        lines.append(f"*⚠ {units.mark} {numbers} {verb} not in the document: it has {pages} {units.many}.*")
+        lines.append(f"*⚠ {numbers} {verb} not in the document: it has {pages} {units.many}.*")
     if turn.sources and not turn.citations:
         lines.append(f"*⚠ This answer cites no {units.one}: check it against {given} below.*")
     elif turn.sources and not any(c.valid for c in turn.citations):

@@ -1,12 +1,16 @@
 """What a cell of the review says, in the grid (items x contracts) and in the table of contracts
-(contracts x items): its text, its tooltip and its playbook colour."""
+(contracts x items): its text, its tooltip and its playbook colour; and the correction panel's
+line for the cell selected."""
 
 from __future__ import annotations
 
+from summarizer.review.absence import CHECK_CANDIDATE
 from summarizer.review.evidence import ItemResult
 from summarizer.review.export import (
+    UNVERIFIED_REASON,
     absent_label,
     detail_line,
+    missed_candidate,
     not_found_label,
     page_label,
     reviewer_line,
@@ -53,3 +57,25 @@ def cell_tip(item: ItemResult) -> str:
         lines.append(reviewer)
     lines.append("Click (or press Enter) to show the passage in the contract.")
     return "\n".join(lines)
+
+
+def panel_text(result: ItemResult) -> str:
+    """The correction panel's line for the selected cell: the item and what the cell holds."""
+    if result.status == "absent":
+        pages = page_label(result)
+        best = f"check the closest candidate, on {pages}" if pages else "no candidate passage"
+        why = result.reason.removesuffix(CHECK_CANDIDATE) or "probably absent"
+        return f"{result.category} — {why}; {best}"
+    if result.status == "evidence":
+        pages = page_label(result)
+        return f"{result.category} — evidence only: {'the passage on ' + pages if pages else 'no passage found'}"
+    if candidate := missed_candidate(result):
+        return f"{result.category} — {candidate}"
+    if result.status in ("pending", "not_found"):
+        return f"{result.category} — {status_word(result)}"
+    if result.status == "error":
+        return f"{result.category} — no value: {detail_line(result)}"
+    text = f"{result.category} — the model's value: {result.value or result.answer or '—'}"
+    if result.unverified:
+        return f"{text} · unverified: {UNVERIFIED_REASON}"
+    return text

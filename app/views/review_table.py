@@ -6,7 +6,8 @@ item, sorted by a click on a column's header and filtered by what the reviewer t
 A ``QAbstractTableModel`` holds the rows, each cell's text, colour and sort key computed once
 when its contract's review arrives; a ``QSortFilterProxyModel`` sorts and filters them, so a
 data room of 449 contracts x 41 items sorts and filters without building 18,000 widgets
-(``lab/bench/review_table.py`` measures it).
+(``lab/bench/review_table.py`` measures it); ``ContractTableView`` shows them, one line a
+contract, in the Review tab (``review_view.ReviewPanel``, beside the grid of a few contracts).
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from PySide6.QtCore import (
     Qt,
 )
 from PySide6.QtGui import QBrush, QColor, QFont
+from PySide6.QtWidgets import QAbstractItemView, QTableView, QWidget
 
 from app.views.review_cells import FLAG_COLOURS, cell_text, cell_tip
 from summarizer.review.checklist import ChecklistItem
@@ -191,3 +193,40 @@ class ContractFilter(QSortFilterProxyModel):
         ):
             return False
         return row_matches(row.filter_row, self.conditions, self.table.columns)
+
+
+class ContractTableView(QTableView):
+    """The table of contracts (``contract_rows``) as ``contract_filter`` sorts and filters it, in the
+    library's order until a header is clicked; read-only, one cell selected at a time."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.contract_rows = ContractTable(self)
+        self.contract_filter = ContractFilter(self.contract_rows, self)
+        self.setObjectName("review-table")
+        self.setModel(self.contract_filter)
+        self.setSortingEnabled(True)
+        self.sortByColumn(-1, Qt.SortOrder.AscendingOrder)  # the library's order until a header is clicked
+        self.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.setTabKeyNavigation(False)
+        self.setWordWrap(False)  # one line a contract: hundreds of rows stay scannable
+        self.horizontalHeader().setDefaultSectionSize(130)
+        self.horizontalHeader().setMinimumSectionSize(60)
+        self.verticalHeader().setDefaultSectionSize(self.fontMetrics().height() + 8)
+
+    def show_contracts(
+        self, items: Sequence[ChecklistItem], contracts: Sequence[tuple[str, str, DocumentReview | None]]
+    ) -> None:
+        """``contracts`` (title, folder, review or None) against ``items``, the title column at most
+        320 pixels wide."""
+        self.contract_rows.set_contracts(items, contracts)
+        self.resizeColumnToContents(0)
+        self.setColumnWidth(0, min(self.columnWidth(0), 320))
+
+    def cell_at(self, index: QModelIndex) -> tuple[int, int] | None:
+        """The (item, contract) of a cell; the item is -1 on the title and folder columns."""
+        if not index.isValid():
+            return None
+        source = self.contract_filter.mapToSource(index)
+        return self.contract_rows.columns[source.column()].item_index, source.row()

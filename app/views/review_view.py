@@ -1,5 +1,6 @@
-"""The Review tab: contracts and a checklist to run, the grid of answers (rows = checklist items,
-columns = contracts, cells coloured by their playbook flag), the reviewer's correction of the
+"""The Review tab: contracts and a checklist to run, the answers as a grid for a few contracts
+(``review_grid``: rows = checklist items, columns = contracts, cells coloured by their playbook
+flag) or as a table of contracts for many (``review_table``), the reviewer's correction of the
 selected cell, and the export buttons. It only shows state and says what was asked for; the
 review controller (``app.controllers.review``) does the work."""
 
@@ -8,15 +9,13 @@ from __future__ import annotations
 from pathlib import Path
 
 from PySide6.QtCore import QEvent, QModelIndex, QObject, Qt, Signal
-from PySide6.QtGui import QBrush, QColor, QKeyEvent, QResizeEvent
+from PySide6.QtGui import QKeyEvent, QResizeEvent
 from PySide6.QtWidgets import (
-    QAbstractItemView,
     QCheckBox,
     QComboBox,
     QFrame,
     QGridLayout,
     QHBoxLayout,
-    QHeaderView,
     QLabel,
     QLineEdit,
     QListWidget,
@@ -25,74 +24,23 @@ from PySide6.QtWidgets import (
     QScrollArea,
     QSplitter,
     QStackedWidget,
-    QTableView,
-    QTableWidget,
-    QTableWidgetItem,
     QVBoxLayout,
     QWidget,
 )
 
 from app.views.library_panel import PdfDropTarget
-from app.views.review_cells import FLAG_COLOURS, cell_text, cell_tip
-from app.views.review_table import ContractFilter, ContractTable
+from app.views.review_cells import FLAG_COLOURS, panel_text
+from app.views.review_grid import ReviewGrid
+from app.views.review_table import ContractTableView
 from app.widgets.job_progress import JobProgress
-from summarizer.review.absence import CHECK_CANDIDATE
 from summarizer.review.checklist import ChecklistItem
 from summarizer.review.contract_table import TableFilterError, parse_filter
 from summarizer.review.evidence import DocumentReview, ItemResult
-from summarizer.review.export import (
-    UNVERIFIED_REASON,
-    count_unverified,
-    detail_line,
-    flag_word,
-    missed_candidate,
-    page_label,
-    status_word,
-)
 
 DOC_ROLE = Qt.ItemDataRole.UserRole
 CHOOSE_FILE = "Choose a checklist file…"
 TABLE_FROM = 6  # contracts: from this many the review is a table of contracts (rows), unless the user chose
 FILTER_HINT = "Filter: has Change of Control; Governing Law = New York; probably absent"
-
-
-def _paint(cell: QTableWidgetItem, result: ItemResult | None, reviewed: bool) -> None:
-    """A grid cell's text, tip and playbook colour for ``result`` (``reviewed``: its contract has a review)."""
-    cell.setText(cell_text(result) if reviewed else "not reviewed")
-    cell.setToolTip(cell_tip(result) if result is not None else "")
-    colour = FLAG_COLOURS.get(flag_word(result)) if result is not None else None
-    cell.setData(Qt.ItemDataRole.BackgroundRole, QBrush(QColor(colour)) if colour else None)
-    font = cell.font()
-    font.setItalic(result is not None and result.unverified)
-    cell.setFont(font)
-
-
-def column_title(title: str, review: DocumentReview | None) -> str:
-    """A contract's column header: its title, and how many of its values are unverified."""
-    unverified = count_unverified(review) if review is not None else 0
-    return f"{title}\n{unverified} unverified" if unverified else title
-
-
-def panel_text(result: ItemResult) -> str:
-    """The correction panel's line for the selected cell: the item and what the cell holds."""
-    if result.status == "absent":
-        pages = page_label(result)
-        best = f"check the closest candidate, on {pages}" if pages else "no candidate passage"
-        why = result.reason.removesuffix(CHECK_CANDIDATE) or "probably absent"
-        return f"{result.category} — {why}; {best}"
-    if result.status == "evidence":
-        pages = page_label(result)
-        return f"{result.category} — evidence only: {'the passage on ' + pages if pages else 'no passage found'}"
-    if candidate := missed_candidate(result):
-        return f"{result.category} — {candidate}"
-    if result.status in ("pending", "not_found"):
-        return f"{result.category} — {status_word(result)}"
-    if result.status == "error":
-        return f"{result.category} — no value: {detail_line(result)}"
-    text = f"{result.category} — the model's value: {result.value or result.answer or '—'}"
-    if result.unverified:
-        return f"{text} · unverified: {UNVERIFIED_REASON}"
-    return text
 
 
 class ReviewPanel(PdfDropTarget, QWidget):
@@ -150,16 +98,7 @@ class ReviewPanel(PdfDropTarget, QWidget):
         )
         legend.setWordWrap(True)  # a narrow tab wraps it rather than widening the tab
         legend.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
-        self.grid = QTableWidget()
-        self.grid.setObjectName("review-grid")
-        self.grid.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-        self.grid.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
-        self.grid.setWordWrap(True)
-        self.grid.setTabKeyNavigation(False)  # Tab leaves the grid; the arrows move in it
-        self.grid.horizontalHeader().setDefaultSectionSize(170)
-        self.grid.horizontalHeader().setMinimumSectionSize(90)
-        self.grid.verticalHeader().setMaximumWidth(190)  # the item names; the contracts get the room
-        self.grid.verticalHeader().setTextElideMode(Qt.TextElideMode.ElideRight)
+        self.grid = ReviewGrid()
         self.grid.cellClicked.connect(self._cell_clicked)
         self.grid.currentCellChanged.connect(self._current_changed)
         self.grid.installEventFilter(self)
@@ -198,20 +137,8 @@ class ReviewPanel(PdfDropTarget, QWidget):
             "found), ITEM = TEXT (in its value or passage), ITEM != TEXT, or any words (in any cell)"
         )
         self.filter_box.textChanged.connect(self._apply_filter)
-        self.table_model = ContractTable(self)
-        self.table_filter = ContractFilter(self.table_model, self)
-        self.table = QTableView()
-        self.table.setObjectName("review-table")
-        self.table.setModel(self.table_filter)
-        self.table.setSortingEnabled(True)
-        self.table.sortByColumn(-1, Qt.SortOrder.AscendingOrder)  # the library's order until a header is clicked
-        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-        self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
-        self.table.setTabKeyNavigation(False)
-        self.table.setWordWrap(False)  # one line a contract: hundreds of rows stay scannable
-        self.table.horizontalHeader().setDefaultSectionSize(130)
-        self.table.horizontalHeader().setMinimumSectionSize(60)
-        self.table.verticalHeader().setDefaultSectionSize(self.table.fontMetrics().height() + 8)
+        self.table = ContractTableView()
+        self.table_model, self.table_filter = self.table.contract_rows, self.table.contract_filter
         self.table.clicked.connect(self._table_clicked)
         self.table.selectionModel().currentChanged.connect(self._table_current_changed)
         self.table.installEventFilter(self)
@@ -409,10 +336,7 @@ class ReviewPanel(PdfDropTarget, QWidget):
             self.grid.clear()
             self.grid.setRowCount(0)
             self.grid.setColumnCount(0)
-            contracts = list(zip(self.titles, self.folders, self.columns, strict=True))
-            self.table_model.set_contracts(self.items, contracts)
-            self.table.resizeColumnToContents(0)
-            self.table.setColumnWidth(0, min(self.table.columnWidth(0), 320))
+            self.table.show_contracts(self.items, list(zip(self.titles, self.folders, self.columns, strict=True)))
             self._set_editor(None)
         else:
             self.table_model.set_contracts(self.items, [])
@@ -422,23 +346,8 @@ class ReviewPanel(PdfDropTarget, QWidget):
 
     def _fill_grid(self) -> None:
         selected = (self.grid.currentRow(), self.grid.currentColumn())
-        items, columns = self.items, list(zip(self.titles, self.columns, strict=True))
-        self.grid.clear()
-        self.grid.setRowCount(len(items))
-        self.grid.setColumnCount(len(columns))
-        self.grid.setHorizontalHeaderLabels([column_title(title, review) for title, review in columns])
-        self.grid.setVerticalHeaderLabels([item.category for item in items])
-        few = len(columns) <= 3  # side by side across the tab; more scroll sideways
-        mode = QHeaderView.ResizeMode.Stretch if few else QHeaderView.ResizeMode.Interactive
-        self.grid.horizontalHeader().setSectionResizeMode(mode)
-        for column, (_, review) in enumerate(columns):
-            for row in range(len(items)):
-                result = review.items[row] if review is not None and row < len(review.items) else None
-                cell = QTableWidgetItem()
-                _paint(cell, result, review is not None)
-                self.grid.setItem(row, column, cell)
-        self.grid.resizeRowsToContents()
-        if 0 <= selected[0] < len(items) and 0 <= selected[1] < len(columns):
+        self.grid.fill(self.items, list(zip(self.titles, self.columns, strict=True)))
+        if 0 <= selected[0] < len(self.items) and 0 <= selected[1] < len(self.columns):
             self.grid.setCurrentCell(*selected)
             self._set_editor(self.result_at(*selected), selected)
         else:
@@ -454,15 +363,9 @@ class ReviewPanel(PdfDropTarget, QWidget):
             self.table_model.set_review(column, review)
             self._enable_exports()
             return
-        cell = self.grid.item(row, column)
-        if cell is None:
+        if not self.grid.set_result(row, column, review):
             return
         self.columns[column] = review
-        _paint(cell, review.items[row], True)
-        header = self.grid.horizontalHeaderItem(column)
-        if header is not None:
-            header.setText(column_title(header.text().split("\n")[0], review))
-        self.grid.resizeRowToContents(row)
         self._enable_exports()
         self._apply_filter()
 
@@ -492,9 +395,7 @@ class ReviewPanel(PdfDropTarget, QWidget):
             self.table_filter.set_conditions(conditions, only)
             self._explain_empty()
             return
-        for row in range(self.grid.rowCount()):
-            flags = {r.items[row].flag for r in self.columns if r is not None and row < len(r.items)}
-            self.grid.setRowHidden(row, only and "deviation" not in flags)
+        self.grid.show_deviations_only(self.columns, only)
         self._explain_empty()
 
     def shown_contracts(self) -> int:
@@ -524,15 +425,8 @@ class ReviewPanel(PdfDropTarget, QWidget):
         else:
             self.empty_note.hide()
 
-    def _table_cell(self, index: QModelIndex) -> tuple[int, int] | None:
-        """The (item, contract) of a table cell; the item is -1 on the title and folder columns."""
-        if not index.isValid():
-            return None
-        source = self.table_filter.mapToSource(index)
-        return self.table_model.columns[source.column()].item_index, source.row()
-
     def _table_clicked(self, index: QModelIndex) -> None:
-        cell = self._table_cell(index)
+        cell = self.table.cell_at(index)
         if cell is None:
             return
         item, contract = cell
@@ -543,7 +437,7 @@ class ReviewPanel(PdfDropTarget, QWidget):
         self.cell_clicked.emit(item, contract)
 
     def _table_current_changed(self, current: QModelIndex, _previous: QModelIndex) -> None:
-        cell = self._table_cell(current)
+        cell = self.table.cell_at(current)
         if cell is not None and cell[0] >= 0:
             self._set_editor(self.result_at(*cell), cell)
 

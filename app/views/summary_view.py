@@ -9,14 +9,12 @@ from PySide6.QtWidgets import QHBoxLayout, QPushButton, QTextBrowser, QVBoxLayou
 
 from app.services.answering import SummaryView
 from app.widgets.job_progress import JobProgress
+from summarizer.page_labels import unit_label
 
 
 def summary_markdown(title: str, summary: SummaryView, links: bool = True) -> str:
     def pages(start: int, end: int) -> str:
-        if summary.word:  # a Word document's "pages" are its paragraphs
-            label = f"¶ {start}" if start == end else f"¶ {start}–{end}"
-        else:
-            label = f"p. {start}" if start == end else f"pp. {start}–{end}"
+        label = unit_label(start, end, word=summary.word)  # a Word document's "pages" are its paragraphs
         return f"[{label}](page:{start})" if links else label
 
     lines = [f"# {title}", "", "## Summary", "", summary.super_summary, "", "## By section", ""]

@@ -21,7 +21,6 @@ from PySide6.QtPdfWidgets import QPdfView
 from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
-    QLineEdit,
     QSpinBox,
     QToolButton,
     QVBoxLayout,
@@ -29,6 +28,8 @@ from PySide6.QtWidgets import (
 )
 
 from app.services.text_match import locate
+from app.widgets.find_box import FindBox
+from app.widgets.word_pages import WordPages
 from app.widgets.word_view import WordView
 
 ZOOM_STEPS = (0.5, 0.67, 0.8, 1.0, 1.25, 1.5, 2.0, 3.0, 4.0)
@@ -146,47 +147,9 @@ class HighlightView(QPdfView):
 PLACEHOLDER = "Drop PDF or Word files or folders here, or use File → Open (Ctrl+O)."
 
 
-class FindStatus(QLabel):
-    """The find box's status, drawn inside the box at its right end (it takes no toolbar room)."""
-
-    def setText(self, text: str) -> None:
-        super().setText(text)
-        box = self.parentWidget()
-        if isinstance(box, FindBox):
-            box.place_status()
-
-
-class FindBox(QLineEdit):
-    """The find field, its status ("1 of 3", "no match") shown inside it, as browsers do: beside the
-    text in a separate label it needed room the toolbar of a narrow viewer did not have, and the
-    find box was drawn over the page count (walk 2026-12-05, finding 22)."""
-
-    def __init__(self, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self.status = FindStatus("", self)
-        self.status.setObjectName("find-status")
-        self.status.setAttribute(Qt.WidgetAttribute.WA_TransparentForMouseEvents)
-        self.status.setEnabled(False)  # drawn in the disabled text colour: beside the text, not of it
-        self.textChanged.connect(lambda _text: self.place_status())  # the clear button comes and goes
-        self.place_status()
-
-    def place_status(self) -> None:
-        """Put the status at the box's right end, left of the clear button, and keep the text
-        typed out of its way."""
-        text = self.status.text()
-        width = self.status.fontMetrics().horizontalAdvance(text) + 6 if text else 0
-        clear = self.height() if self.text() else 0  # the clear button: a square at the right end
-        self.status.setGeometry(max(0, self.width() - clear - width - 2), 0, width, self.height())
-        self.status.setVisible(bool(text))
-        self.setTextMargins(0, 0, width, 0)
-
-    def resizeEvent(self, event: QResizeEvent) -> None:
-        super().resizeEvent(event)
-        self.place_status()
-
-
-class PdfViewer(QWidget):
-    """Toolbar (zoom, page, find) above a ``HighlightView``."""
+class PdfViewer(WordPages, QWidget):
+    """Toolbar (zoom, page, find) above a ``HighlightView``; a Word document as text or as pages
+    (``WordPages``)."""
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -313,77 +276,6 @@ class PdfViewer(QWidget):
         self.view.scroll_to(0, 0.0, above_px=0)  # ...and on its first page
         self._page_moved(0)
         return True
-
-    def show_word(
-        self, path: Path, document_html: str, focus: int | None = None, reference: str = "", words: str = ""
-    ) -> None:
-        """Show a Word document as rich text (``word_view.word_html``), scrolled to ``focus``."""
-        self.close_document()
-        self.placeholder.hide()
-        self.word_bar.show()
-        self.word.show()
-        self.word_source = path
-        self.word.switch_view.hide()  # until LibreOffice's pages are made
-        self._word_mode(True)
-        self.word.show_document(path, document_html, focus, reference, words)
-
-    def show_word_pages(self, pdf: Path, source: Path) -> bool:
-        """Show the pages LibreOffice laid out of the Word file ``source`` (``pdf``), under the
-        Word bar as it is (title, reference, words); False when the PDF cannot be loaded (the
-        text view then stays)."""
-        bar = (self.word.title.text(), self.word.reference, self.word.words)
-        if not self.open(pdf):
-            return False
-        self.word_source = source
-        self.word.path = source
-        self.word.title.setText(bar[0])
-        self.word.reference, self.word.words = bar[1], bar[2]
-        self.word_bar.show()
-        self._set_switch(to_text=True)
-        # The view was hidden: lay it out now, so that its width, the zoom that fits it and the
-        # place a citation scrolls to are final (laid out later, the zoom changed under a
-        # highlight already scrolled to and left it at the bottom of the view).
-        layout = self.layout()
-        if layout is not None:
-            layout.activate()
-        self.view.apply_fit_width()
-        self.view.scroll_to(0, 0.0, above_px=0)
-        return True
-
-    def switch_word_view(self) -> None:
-        """Between a Word document's pages (as LibreOffice laid them out) and its text, both
-        already made: the text keeps its cited paragraph, the pages their highlight."""
-        to_text = not self.showing_word_text
-        self.view.setVisible(not to_text)
-        self.word.setVisible(to_text)
-        self._word_mode(to_text)
-        if not to_text:
-            self.page_count.setText(f"/ {self.document.pageCount()}")
-            self.zoom_label.setText(f"{self.view.zoomFactor() * 100:.0f}%")
-        self._set_switch(to_text=not to_text)
-
-    def _set_switch(self, to_text: bool) -> None:
-        switch = self.word.switch_view
-        switch.setText("Text" if to_text else "Pages")
-        switch.setToolTip(
-            "Show the paragraphs Pagewise read, with comments and ¶ numbers"
-            if to_text
-            else "Show the pages as LibreOffice lays them out"
-        )
-        switch.show()
-
-    @property
-    def showing_word_text(self) -> bool:
-        """A Word document is shown as text (the toolbar's find and zoom act on it)."""
-        return self.word.isVisibleTo(self)
-
-    def _word_mode(self, text: bool) -> None:
-        """The page box means nothing in the text view of a Word document (it has no pages)."""
-        self.page_box.setEnabled(not text)
-        self.fit.setEnabled(not text)
-        if text:
-            self.page_count.setText("")
-            self.zoom_label.setText("")
 
     def close_document(self, notice: str = "") -> None:
         """Show no document: the drop hint, or ``notice`` (why the selected one is not shown)."""

@@ -16,6 +16,7 @@ from PySide6.QtWidgets import QHBoxLayout, QLabel, QTextBrowser, QToolButton, QV
 
 from app.widgets.elided_label import ElidedLabel
 from summarizer.library.reading.docx_extract import Comment, DocxParagraph, TrackedChange
+from summarizer.page_labels import paragraph_label
 
 INSERTED = "#1f5fbf"
 DELETED = "#b3261e"
@@ -82,7 +83,7 @@ def word_html(
             for c in comments
             if c.paragraph == paragraph.index
         )
-        tag = "¶ " + str(paragraph.index)
+        tag = paragraph_label(paragraph.index)
         blocks.append(
             f'<a name="p{paragraph.index}"></a><p style="{style}">'
             f'<span style="color:#8a8a8a; font-size:small">{tag}&nbsp;&nbsp;</span>{body}{extra}</p>{notes}'
@@ -172,7 +173,7 @@ class WordView(QWidget):
     def scroll_to(self, paragraph: int) -> None:
         """Put paragraph ``paragraph`` at the top of the view (found by its "¶ N" tag)."""
         document = self.browser.document()
-        tag = f"¶ {paragraph}\u00a0"
+        tag = f"{paragraph_label(paragraph)}\u00a0"
         block = document.begin()
         while block.isValid() and not block.text().startswith(tag):
             block = block.next()

@@ -15,7 +15,8 @@ from dataclasses import dataclass
 from typing import Literal
 
 from inference.engines.engine import ChatMessage
-from summarizer.library.storage.document_text import llm_text, page_range_label
+from summarizer.library.storage.document_text import llm_text
+from summarizer.page_labels import PROMPT, page_label, paragraph_label
 from summarizer.summaries.summary_prompts import LabelledSummary, part_label_text
 from summarizer.summaries.table_layout import aligned_table
 
@@ -94,7 +95,11 @@ def whole_document_block(document: DocumentLabel, pages: dict[int, str], word: b
     """``word``: a Word document, whose "pages" are its paragraphs, each labelled ``[¶ N]``, followed
     by ``notes``, its tracked changes and comments (``summarizer.library.word_parts.document_notes``)."""
     if word:
-        body = "\n".join(f"[¶ {page}] {llm_text(text)}" for page, text in sorted(pages.items()) if llm_text(text))
+        body = "\n".join(
+            f"[{paragraph_label(page, style=PROMPT)}] {llm_text(text)}"
+            for page, text in sorted(pages.items())
+            if llm_text(text)
+        )
         block = f'Full text of "{document.title}" (DOC_ID {document.doc_id}, {document.pages} paragraphs):\n\n{body}'
         return f"{block}\n\n{notes}" if notes else block
     body = "\n\n".join(f"[Page {page}]\n{llm_text(text)}" for page, text in sorted(pages.items()))
@@ -125,7 +130,7 @@ def passages_block(passages: Sequence[PassageForPrompt], several: bool) -> str:
         return "Passages: none found for this question."
     parts = []
     for number, passage in enumerate(passages, start=1):
-        where = passage.locator or page_range_label(passage.page_start, passage.page_end)
+        where = passage.locator or page_label(passage.page_start, passage.page_end, PROMPT)
         source = f"DOC_ID {passage.doc_id}, {where}" if several else where
         text = llm_text(passage.text)
         body = aligned_table(text) or text

@@ -14,6 +14,7 @@ from summarizer.library.cutting.clause_units import ClauseUnit, document_clauses
 from summarizer.library.reading.ocr_pages import LOW_CONFIDENCE, outcome, usable_text
 from summarizer.library.storage.document_text import read_pages
 from summarizer.library.storage.store import Library
+from summarizer.page_labels import page_label
 
 
 def stored_clauses(library: Library, doc_id: str) -> list[ClauseUnit]:
@@ -74,7 +75,7 @@ def input_notes(library: Library, doc_id: str, side: str) -> list[str]:
         )
     hard = outcome(library, doc_id).hard_to_read
     if hard:
-        pages = ", ".join(f"p. {page} ({confidence:.2f})" for page, confidence in sorted(hard.items())[:10])
+        pages = ", ".join(f"{page_label(page)} ({confidence:.2f})" for page, confidence in sorted(hard.items())[:10])
         more = f" and {len(hard) - 10} more" if len(hard) > 10 else ""
         notes.append(
             f"The {side} version ({document.title}) is scanned and some pages were hard to read (OCR confidence "

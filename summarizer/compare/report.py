@@ -11,6 +11,7 @@ from summarizer.compare.differences import Change
 if TYPE_CHECKING:
     from summarizer.compare.explain import Explanation
 from summarizer.library.cutting.clause_units import PATH_SEPARATOR, ClauseUnit
+from summarizer.page_labels import PARAGRAPH_MARK, unit_label
 
 KIND_WORDS = {
     "added": "Added",
@@ -55,8 +56,8 @@ def comparison_json(
 def location(clause: ClauseUnit | None, unit: str = "p.") -> str:
     if clause is None:
         return "—"
-    pages = f"{clause.page_start}" if clause.page_start == clause.page_end else f"{clause.page_start}–{clause.page_end}"
-    return f"{clause.display_label} ({unit} {pages})"
+    pages = unit_label(clause.page_start, clause.page_end, word=unit == PARAGRAPH_MARK)
+    return f"{clause.display_label} ({pages})"
 
 
 def _article(change: Change) -> str:

@@ -11,6 +11,7 @@ from typing import Any
 from summarizer.library.reading.docx_extract import Comment, DocxDocument, DocxParagraph, TrackedChange
 from summarizer.library.reading.docx_locator import Locator, clause_chain, clause_reference, locate
 from summarizer.library.storage.store import Library
+from summarizer.page_labels import PROMPT, paragraph_label
 
 WORD = "docx"
 
@@ -116,10 +117,12 @@ def _note_lines(library: Library, doc_id: str, first: int, last: int, noted: Seq
         if change.kind == "format" or change.text in ("", "¶"):
             continue
         verb = "inserted" if change.kind == "insertion" else "deleted"
-        lines.append(f"- {change.author or 'someone'} {verb} “{_cut(change.text)}” (¶ {change.paragraph})")
+        where = paragraph_label(change.paragraph, style=PROMPT)
+        lines.append(f"- {change.author or 'someone'} {verb} “{_cut(change.text)}” ({where})")
     for comment in noted:
         if comment.paragraph is not None and first <= comment.paragraph <= last:
-            lines.append(f"- comment by {comment.author or 'someone'} on ¶ {comment.paragraph}: “{_cut(comment.text)}”")
+            where = paragraph_label(comment.paragraph, style=PROMPT)
+            lines.append(f"- comment by {comment.author or 'someone'} on {where}: “{_cut(comment.text)}”")
     return lines
 
 

@@ -23,6 +23,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from inference.errors import shorten_message
+from summarizer import page_labels
 from summarizer.review.absence import absence_model
 from summarizer.review.evidence import EVIDENCE_ONLY, DocumentReview, ItemResult
 
@@ -36,14 +37,14 @@ def side_of(reviews: Sequence[DocumentReview]) -> str:
 
 
 def page_label(item: ItemResult) -> str:
-    """The pages of the item's best evidence: ``p. 4`` or ``pp. 4-5``, or where it is in a Word
+    """The pages of the item's best evidence: ``p. 4`` or ``pp. 4–5``, or where it is in a Word
     document ("§ 8.1 Liability Caps, ¶ 95–97, p. 10"); empty without evidence."""
     if not item.evidence:
         return ""
     best = item.evidence[0]
     if best.locator:
         return best.locator
-    return f"p. {best.page_start}" if best.page_start == best.page_end else f"pp. {best.page_start}-{best.page_end}"
+    return page_labels.page_label(best.page_start, best.page_end)
 
 
 STATUS_WORDS = {

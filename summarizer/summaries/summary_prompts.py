@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from inference.engines.engine import ChatMessage
-from summarizer.library.storage.document_text import page_range_label
+from summarizer.page_labels import PROMPT, page_label
 
 PROMPT_VERSION = 1
 
@@ -35,7 +35,7 @@ def segment_summary_messages(
         "Write short factual sentences, no introduction and no opinion. "
         f"Use at most {_words(summary_tokens)} words."
     )
-    user = f'Part of "{title}", {page_range_label(page_start, page_end)}:\n\n{text}\n\nSummary of this part:'
+    user = f'Part of "{title}", {page_label(page_start, page_end, PROMPT)}:\n\n{text}\n\nSummary of this part:'
     return [ChatMessage("system", system), ChatMessage("user", user)]
 
 
@@ -56,7 +56,7 @@ def reduce_messages(parts: Sequence[LabelledSummary], title: str, target_tokens:
         "each point is, like (pp. 3-7). Do not add anything that is not in the summaries. "
         f"Use at most {_words(target_tokens)} words."
     )
-    body = "\n\n".join(f"Summary of {page_range_label(p.page_start, p.page_end)}:\n{p.text.strip()}" for p in parts)
+    body = "\n\n".join(f"Summary of {page_label(p.page_start, p.page_end, PROMPT)}:\n{p.text.strip()}" for p in parts)
     user = f'Summaries of the parts of "{title}", in order:\n\n{body}\n\nCombined summary:'
     return [ChatMessage("system", system), ChatMessage("user", user)]
 
@@ -67,4 +67,4 @@ def reduce_overhead_text(title: str, target_tokens: int) -> str:
 
 
 def part_label_text(part: LabelledSummary) -> str:
-    return f"Summary of {page_range_label(part.page_start, part.page_end)}:\n{part.text.strip()}\n\n"
+    return f"Summary of {page_label(part.page_start, part.page_end, PROMPT)}:\n{part.text.strip()}\n\n"

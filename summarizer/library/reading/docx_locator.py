@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from summarizer.library.reading.docx_extract import DocxParagraph
+from summarizer.page_labels import TEXT, page_label, paragraph_label
 
 _BARE_SUB_CLAUSE = re.compile(r"[a-z]{1,4}[.)]?|[A-Z][.)]")
 _RUN_IN_HEADING = re.compile(r"^(.{2,80}?)[.:](?:\s|$)")
@@ -35,11 +36,7 @@ class Locator:
     def short(self) -> str:
         """The clause and paragraphs alone, for a link in running text: "§ 7.2(a), ¶ 51"."""
         clause = f"§ {self.clause}" if self.clause[:1].isdigit() else self.clause
-        paragraphs = (
-            f"¶ {self.first_paragraph}"
-            if self.first_paragraph == self.last_paragraph
-            else f"¶ {self.first_paragraph}–{self.last_paragraph}"
-        )
+        paragraphs = paragraph_label(self.first_paragraph, self.last_paragraph, TEXT)
         return f"{clause}, {paragraphs}" if clause else paragraphs
 
     def __str__(self) -> str:
@@ -48,13 +45,9 @@ class Locator:
         label = " ".join(p for p in (clause, self.heading) if p)
         if label:
             parts.append(label)
-        if self.first_paragraph == self.last_paragraph:
-            parts.append(f"¶ {self.first_paragraph}")
-        else:
-            parts.append(f"¶ {self.first_paragraph}–{self.last_paragraph}")
+        parts.append(paragraph_label(self.first_paragraph, self.last_paragraph, TEXT))
         if self.first_page is not None:
-            same = self.last_page in (None, self.first_page)
-            parts.append(f"p. {self.first_page}" if same else f"pp. {self.first_page}–{self.last_page}")
+            parts.append(page_label(self.first_page, self.last_page, TEXT))
         return ", ".join(parts)
 
 

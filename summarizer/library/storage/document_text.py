@@ -105,8 +105,3 @@ def llm_text(text: str) -> str:
     text = _SPACES.sub(" ", text)
     text = _LINE_EDGES.sub("\n", text)
     return _BLANK_LINES.sub("\n\n", text).strip()
-
-
-def page_range_label(page_start: int, page_end: int) -> str:
-    """``p. 3`` or ``pp. 3-7``."""
-    return f"p. {page_start}" if page_start == page_end else f"pp. {page_start}-{page_end}"

@@ -262,7 +262,7 @@ def test_summarize_names_a_word_documents_parts_by_paragraph(
     fake_model.default_reply = "Monthly payments; yearly renewal."
     assert main(["summarize", doc_id]) == 0
     out = capsys.readouterr().out
-    assert "[¶ 1-2]" in out and "Summary (¶ 1-2):" in out and "p. " not in out
+    assert "[¶ 1–2]" in out and "Summary (¶ 1–2):" in out and "p. " not in out
 
 
 def test_a_word_document_given_whole_brings_its_tracked_changes_and_comments(

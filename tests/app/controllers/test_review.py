@@ -82,7 +82,7 @@ def test_evidence_only_fills_the_grid_and_a_cell_opens_its_passage(
     assert panel.checked_doc_ids() == [doc_id]  # the library's selected document, checked as the tab opens
     assert panel.grid.item(0, 0).text() == "not reviewed"
     run_review(qtbot, window)
-    assert [panel.grid.item(row, 0).text() for row in range(3)] == ["p. 1", "p. 2", "p. 3"]
+    assert [panel.grid.item(row, 0).text() for row in range(3)] == ["p.\u00a01", "p.\u00a02", "p.\u00a03"]
     assert window.session.engine is None or not window.session.engine.calls  # no model was asked
     window.viewer.go_to_page(1)
     click_cell(qtbot, panel.grid, 2, 0)  # Non-Compete: its clause is on page 3
@@ -105,7 +105,7 @@ def test_a_correction_persists_and_shows_in_the_grid_and_the_exports(
     panel.accepted.setChecked(True)
     panel.note_edit.setText("confirmed with counsel")
     panel.save_button.click()
-    assert panel.grid.item(1, 0).text() == "Delaware (p. 2) ✎✓✱"
+    assert panel.grid.item(1, 0).text() == "Delaware (p.\u00a02) ✎✓✱"
     assert panel.editing == (1, 0) and panel.note_edit.text() == "confirmed with counsel"  # the cell stays selected
     assert panel.grid.item(1, 0).background().color().name().upper() == "#C6EFCE"  # the playbook's match
     saved, _ = corrections(window.library, doc_id, "three")["law"]
@@ -114,10 +114,10 @@ def test_a_correction_persists_and_shows_in_the_grid_and_the_exports(
     window.reviews.choose_export_path = lambda fmt, _suggested: tmp_path / f"review.{fmt}"
     panel.export_buttons["md"].click()
     markdown = (tmp_path / "review.md").read_text()
-    assert "Delaware (p. 2) [corrected, accepted]" in markdown and "note: confirmed with counsel" in markdown
+    assert "Delaware (p.\u00a02) [corrected, accepted]" in markdown and "note: confirmed with counsel" in markdown
     panel.export_buttons["docx"].click()
     memo = docx.Document(str(tmp_path / "review.docx"))
-    assert memo.tables[0].rows[2].cells[1].text.startswith("Delaware (p. 2) [corrected, accepted]")
+    assert memo.tables[0].rows[2].cells[1].text.startswith("Delaware (p.\u00a02) [corrected, accepted]")
 
     panel.deviations_only.setChecked(True)
     assert [panel.row_hidden(row) for row in range(3)] == [True, True, True]  # no deviation in this grid
@@ -131,8 +131,8 @@ def test_a_model_review_is_stored_shown_at_once_and_reflagged_for_the_side(
     panel.side.setText("Distributor")
     panel.set_checked(doc_id)
     run_review(qtbot, window)
-    assert panel.grid.item(1, 0).text() == "New York (p. 2)"
-    assert panel.grid.item(2, 0).text() == "yes (p. 3)"
+    assert panel.grid.item(1, 0).text() == "New York (p.\u00a02)"
+    assert panel.grid.item(2, 0).text() == "yes (p.\u00a03)"
     assert panel.grid.item(2, 0).background().color().name().upper() == "#FFC7CE"  # binds us: deviation
     panel.deviations_only.setChecked(True)
     assert [panel.row_hidden(row) for row in range(3)] == [True, True, False]
@@ -147,7 +147,7 @@ def test_a_model_review_is_stored_shown_at_once_and_reflagged_for_the_side(
     again = make_window()  # the same library: the stored review shows when the contract is picked
     panel = open_tab(qtbot, again, tmp_path, evidence_only=False)
     panel.set_checked(doc_id)
-    assert panel.grid.item(1, 0).text() == "New York (p. 2)"
+    assert panel.grid.item(1, 0).text() == "New York (p.\u00a02)"
     assert panel.result_at(1, 0) is not None and panel.result_at(1, 0).cached
     assert len(fake_engine.calls) == calls
 
@@ -169,7 +169,7 @@ def test_each_cell_shows_as_soon_as_its_item_is_finished(
     assert panel.grid.item(1, 0).text() == "not reviewed"
     try:
         panel.review_button.click()
-        qtbot.waitUntil(lambda: panel.grid.item(1, 0).text() == "New York (p. 2)", timeout=60_000)
+        qtbot.waitUntil(lambda: panel.grid.item(1, 0).text() == "New York (p.\u00a02)", timeout=60_000)
         assert window.reviews.job is not None and not window.reviews.job.done  # still running
         assert panel.grid.item(1, 0).background().color().name().upper() == "#C6EFCE"  # flagged at once
         assert panel.grid.item(0, 0).text().startswith("Acme Corp")
@@ -182,7 +182,7 @@ def test_each_cell_shows_as_soon_as_its_item_is_finished(
         third_item.set()
     qtbot.waitUntil(lambda: window.reviews.job is None, timeout=60_000)
     assert [panel.grid.item(row, 0).text() for row in range(2)] == shown_while_running
-    assert panel.grid.item(2, 0).text() == "yes (p. 3)"
+    assert panel.grid.item(2, 0).text() == "yes (p.\u00a03)"
     assert panel.grid.item(2, 0).background().color().name().upper() == "#FFC7CE"
 
 
@@ -221,7 +221,7 @@ def test_a_contract_dropped_on_the_tab_is_added_then_reviewed(qtbot: Any, make_w
     qtbot.waitUntil(third_found, timeout=90_000)
     (doc_id,) = panel.checked_doc_ids()
     assert window.library.document(doc_id).path.endswith("dropped.pdf")
-    assert panel.grid.item(2, 0).text() == "p. 3"
+    assert panel.grid.item(2, 0).text() == "p.\u00a03"
 
 
 def test_we_represent_is_kept_across_a_restart(qtbot: Any, make_window: Any) -> None:
@@ -269,7 +269,7 @@ def test_the_table_of_contracts_fills_opens_a_contract_and_exports_a_workbook(
     assert panel.views.currentWidget() is panel.table
     run_review(qtbot, window)
     model = panel.table.model()
-    assert [model.index(0, column).data() for column in range(4)] == ["supply", "p. 1", "p. 2", "p. 3"]
+    assert [model.index(0, column).data() for column in range(4)] == ["supply", "p.\u00a01", "p.\u00a02", "p.\u00a03"]
     assert stored_evidence_review(window.library, doc_id, window.reviews.checklist) is not None
 
     window.select_document(None)
@@ -284,4 +284,4 @@ def test_the_table_of_contracts_fills_opens_a_contract_and_exports_a_workbook(
     window.reviews.choose_export_path = lambda fmt, _suggested: tmp_path / f"review.{fmt}"
     panel.export_buttons["xlsx"].click()
     sheet = openpyxl.load_workbook(tmp_path / "review.xlsx")["Contracts"]
-    assert [c.value for c in sheet[2]][2:] == ["p. 1", "p. 2", "p. 3"]
+    assert [c.value for c in sheet[2]][2:] == ["p.\u00a01", "p.\u00a02", "p.\u00a03"]

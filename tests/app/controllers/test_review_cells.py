@@ -40,7 +40,7 @@ def test_an_unverified_value_has_its_own_style_count_and_words(
     run_review(qtbot, window)
     law = panel.grid.item(1, 0)
     assert panel.result_at(1, 0).flag == "match"  # the playbook would say match, but the quote is not there
-    assert law.text() == "New York (p. 2) · unverified"
+    assert law.text() == "New York (p.\u00a02) · unverified"
     assert law.background().color().name().upper() == GREY and law.font().italic()
     assert panel.grid.horizontalHeaderItem(0).text().endswith("1 unverified")
     click_cell(qtbot, panel.grid, 1, 0)
@@ -73,7 +73,7 @@ def test_the_correction_panel_follows_the_keyboard_and_save_writes_the_named_ite
     panel.save_button.click()
     found = corrections(window.library, doc_id, "three")
     assert set(found) == {"nc"} and found["nc"][0].value == "X"
-    assert panel.grid.item(2, 0).text().startswith("X (p. 3)") and panel.grid.item(0, 0).text() == "p. 1"
+    assert panel.grid.item(2, 0).text().startswith("X (p.\u00a03)") and panel.grid.item(0, 0).text() == "p.\u00a01"
 
 
 def test_tab_leaves_the_grid_and_enter_opens_the_passage(qtbot: Any, make_window: Any, tmp_path: Path) -> None:
@@ -103,14 +103,14 @@ def test_an_evidence_review_stays_after_a_checklist_switch_and_a_restart(
     panel.save_button.click()
     assert window.reviews.use_checklist("cuad")
     assert window.reviews.use_checklist(str(tmp_path / "three.csv"))
-    assert panel.grid.item(1, 0).text() == "Delaware (p. 2) ✎"  # not "not reviewed"
-    assert panel.grid.item(2, 0).text() == "p. 3"
+    assert panel.grid.item(1, 0).text() == "Delaware (p.\u00a02) ✎"  # not "not reviewed"
+    assert panel.grid.item(2, 0).text() == "p.\u00a03"
     window.close()
 
     again = make_window()
     panel = open_tab(qtbot, again, tmp_path, evidence_only=True)
     panel.set_checked(doc_id)
-    assert panel.grid.item(1, 0).text() == "Delaware (p. 2) ✎"
+    assert panel.grid.item(1, 0).text() == "Delaware (p.\u00a02) ✎"
     panel.deviations_only.setChecked(True)  # no flags in an evidence review: the empty grid says why
     assert panel.empty_note.isVisibleTo(panel) and "evidence-only" in panel.empty_note.text()
 
@@ -122,10 +122,10 @@ def test_evidence_only_over_model_answers_keeps_the_answers(
     window, doc_id, panel = window_with_contract(qtbot, make_window, tmp_path, evidence_only=False)
     panel.set_checked(doc_id)
     run_review(qtbot, window)
-    assert panel.grid.item(1, 0).text() == "New York (p. 2)"
+    assert panel.grid.item(1, 0).text() == "New York (p.\u00a02)"
     panel.evidence_only.setChecked(True)
     run_review(qtbot, window)
-    assert panel.grid.item(1, 0).text() == "New York (p. 2)"
+    assert panel.grid.item(1, 0).text() == "New York (p.\u00a02)"
     assert "model's answers stay" in window.messages.history[-1].text
     assert LAW  # the contract's law clause is the one quoted
 
@@ -144,18 +144,19 @@ def test_a_correction_in_an_evidence_review_names_no_model_value(qtbot: Any, mak
 def test_an_absent_cell_says_why_and_where_to_check_without_a_percentage() -> None:
     """Issue 42: cells shown at 94-99% "likely absent" were clauses the annotators marked present,
     so the grid says "probably absent" and the page to check, and no likelihood."""
-    from app.views.review_view import cell_text, cell_tip, panel_text
+    from app.views.review_cells import cell_text, cell_tip, panel_text
     from summarizer.review.absence import absence_model
     from summarizer.review.evidence import Evidence, ItemResult
 
     evidence = [Evidence(7, 4, 4, "The Supplier shall offer prices no higher than ...")]
     result = ItemResult("mfn", "Most Favored Nation", "Is there an MFN clause?", "yesno", "absent", evidence, 9)
     result.reason = absence_model().reason(-5.2, "Most Favored Nation")
-    assert cell_text(result) == "probably absent — closest: p. 4"
+    assert cell_text(result) == "probably absent — closest: p.\u00a04"
     text = panel_text(result)
     assert text.startswith("Most Favored Nation — probably absent: no passage reads like this clause")
-    assert "score" not in text and text.endswith("check the closest candidate, on p. 4")  # finding 21: no engine talk
+    # finding 21: no engine talk
+    assert "score" not in text and text.endswith("check the closest candidate, on p.\u00a04")
     tip = cell_tip(result)
-    assert "status: probably absent — closest: p. 4" in tip
+    assert "status: probably absent — closest: p.\u00a04" in tip
     for shown in (cell_text(result), text, tip):
         assert "%" not in shown and "likely absent" not in shown, shown

@@ -163,7 +163,7 @@ def test_a_side_job_runs_beside_a_busy_llm_thread_and_stops_at_shutdown(qtbot: A
 
 
 def test_how_an_ingest_process_ended_is_said_in_words() -> None:
-    from app.jobs.runner import how_it_ended
+    from app.jobs.process_exit import how_it_ended
 
     assert how_it_ended(-9) == "was ended by the system (SIGKILL, as when memory runs out)"
     assert how_it_ended(-11) == "crashed (SIGSEGV)"

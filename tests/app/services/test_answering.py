@@ -72,7 +72,7 @@ def test_a_word_answer_citing_nothing_says_paragraphs_not_pages(library: Library
     assert "page" not in lines
     wrong = answering.ask(FakeEngine(default_reply="Monthly [¶ 9]; see [§ 4]."), library, doc_id, "When?")
     lines = "\n".join(checks(0, wrong, pages=2, word=True))
-    assert "¶ 9 is not in the document: it has 2 paragraphs." in lines
+    assert "¶\u00a09 is not in the document: it has 2 paragraphs." in lines
     assert "Not supported by the paragraphs read: [§ 4]." in lines
     assert "None of the paragraphs this answer cites is among the paragraphs read" in lines
     assert "page" not in lines and "p. " not in lines
@@ -90,4 +90,4 @@ def test_a_word_documents_summary_names_its_parts_by_paragraph(library: Library,
     summary = answering.summarize(FakeEngine(default_reply="Monthly payments; yearly renewal."), library, doc_id)
     assert summary.word
     markdown = summary_markdown("Supply", summary, links=False)
-    assert "**¶ 1–2** — " in markdown and "p. " not in markdown and "pp. " not in markdown
+    assert "**¶\u00a01–2** — " in markdown and "p. " not in markdown and "pp. " not in markdown

@@ -265,7 +265,7 @@ def test_summarize_shows_the_summary_with_page_links(qtbot: Any, make_window: An
     assert summary is not None and summary.super_summary and len(summary.segments) >= 2
     assert any(s.startswith("summarizing") for s in states)
     markdown = window.summary.markdown()
-    assert "## Summary" in markdown and f"pp. {summary.segments[0].page_start}" in markdown
+    assert "## Summary" in markdown and f"pp.\u00a0{summary.segments[0].page_start}" in markdown
     last = summary.segments[-1]
     window.summary.browser.anchorClicked.emit(QUrl(f"page:{last.page_start}"))
     qtbot.waitUntil(lambda: window.viewer.page_box.value() == last.page_start, timeout=3000)
@@ -348,7 +348,7 @@ def test_an_answer_without_a_valid_citation_says_so_above_its_sources(
     markdown = window.conversation.markdown()
     warning = markdown.index("None of the pages this answer cites is among the passages given to the model")
     assert warning < markdown.index("Passages given to the model")
-    assert f"p. 999 is not in the document: it has {pages} pages." in markdown
+    assert f"p.\u00a0999 is not in the document: it has {pages} pages." in markdown
     assert "cites no page" not in markdown and "Not supported" not in markdown
     fake_engine.queue(lambda prompt: f"It is in the fee clause [p. {first_passage_page(prompt)}].")
     with qtbot.waitSignal(window.ask(QUESTION).finished, timeout=20_000):
@@ -391,12 +391,12 @@ def test_a_whole_document_answer_without_a_valid_page_says_so_and_shows_what_was
     markdown = window.conversation.markdown()
     assert markdown.count("This answer cites no page") == 1  # the valid [p. 1] has none
     assert markdown.count("None of the pages this answer cites is among the pages read") == 1  # [p. 99]
-    assert "p. 99 is not in the document: it has 8 pages." in markdown
+    assert "p.\u00a099 is not in the document: it has 8 pages." in markdown
     window.select_document(None)  # kept with the stored conversation
     window.select_document(doc_id)
     assert [(s.page, s.page_end) for s in window.conversation.turns[0].sources] == [(1, 8)]
     assert window.conversation.markdown().count("This answer cites no page") == 1
-    assert "p. 99 is not in the document: it has 8 pages." in window.conversation.markdown()
+    assert "p.\u00a099 is not in the document: it has 8 pages." in window.conversation.markdown()
 
 
 def test_the_conversation_export_keeps_the_cited_passages_and_the_passages_given(
@@ -415,9 +415,9 @@ def test_the_conversation_export_keeps_the_cited_passages_and_the_passages_given
     (exported,) = tmp_path.glob("*.md")
     text = exported.read_text()
     first_words = " ".join(cited.text.split()[:8])
-    assert f"p. {cited.page}: “{first_words}" in text
+    assert f"p.\u00a0{cited.page}: “{first_words}" in text
     assert "Passages given to the model:" in text
-    assert text.count("\n- p. ") >= len(answer.sources)
+    assert text.count("\n- p.\u00a0") >= len(answer.sources)
 
 
 def test_a_citation_on_a_scanned_page_highlights_the_words_ocr_read(

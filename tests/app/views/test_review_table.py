@@ -106,5 +106,5 @@ def test_a_row_fills_in_as_its_review_arrives() -> None:
     table.set_contracts(ITEMS, [("Contract 00", "", None)])
     assert table.index(0, 1).data() == "not reviewed"
     table.set_review(0, review(0))
-    assert table.index(0, 1).data() == "p. 2"
+    assert table.index(0, 1).data() == "p.\u00a02"
     assert table.index(0, 2).data().startswith("probably absent")

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from app.views.review_view import cell_text, panel_text
+from app.views.review_cells import cell_text, panel_text
 from summarizer.review.evidence import Evidence, ItemResult
 
 
@@ -18,9 +18,9 @@ def test_a_not_found_cell_beside_a_passage_that_reads_like_the_clause_says_which
     """Walk 2026-12-05, finding 9: "not found" in the grid and the panel while a click on the cell
     highlighted §11.8, "…THE LAWS OF THE STATE OF TEXAS"."""
     likely = not_found(5.8)  # the clause ranker's score of a passage that reads like the clause
-    assert cell_text(likely) == "not found — check p. 13"
+    assert cell_text(likely) == "not found — check p.\u00a013"
     assert panel_text(likely) == (
-        "Governing Law — the model found no answer, but the passage on p. 13 reads like this clause: check it"
+        "Governing Law — the model found no answer, but the passage on p.\u00a013 reads like this clause: check it"
     )
     unlikely = not_found(-6.0)  # nothing reads like it: the model's "not found" stands alone
     assert cell_text(unlikely) == "not found"
@@ -51,18 +51,18 @@ def test_an_absent_cell_speaks_to_a_reader_and_a_none_found_correction_names_no_
     panel = panel_text(absent)
     assert panel == (
         "Exclusivity — probably absent: no passage reads like this clause, judged with how often contracts "
-        "have one; check the closest candidate, on pp. 4-5"
+        "have one; check the closest candidate, on pp.\u00a04–5"
     )
     assert not re.search(r"ranker|score|-?\d+\.\d", panel)
     absent.correction = Correction("none found")
     assert cell_text(absent) == "none found ✎"
     present = not_found(5.8)
     present.correction = Correction("England and Wales")
-    assert cell_text(present) == "England and Wales (p. 13) ✎"  # a value found: its page stays
+    assert cell_text(present) == "England and Wales (p.\u00a013) ✎"  # a value found: its page stays
     none_here = not_found(5.8)
     none_here.correction = Correction("None: the contract names no governing law")
     assert cell_text(none_here) == "None: the contract names no governing law ✎"
     review = DocumentReview("d", "Distributor", "sha", "cuad", "1", (absent, present))
     grid = to_markdown([review])
     assert "| Exclusivity | none found [corrected] |" in grid
-    assert "| Governing Law | England and Wales (p. 13) [corrected] **missing** |" in grid
+    assert "| Governing Law | England and Wales (p.\u00a013) [corrected] **missing** |" in grid

@@ -55,7 +55,7 @@ def test_a_word_document_opens_in_the_viewer_at_the_cited_paragraph(qtbot: Any, 
     def top_block() -> str:
         return browser.cursorForPosition(QPoint(5, 14)).block().text()
 
-    qtbot.waitUntil(lambda: top_block().startswith("¶ 100\u00a0"), timeout=5000)  # ¶ 100 at the top
+    qtbot.waitUntil(lambda: top_block().startswith("¶\u00a0100\u00a0"), timeout=5000)  # ¶ 100 at the top
     viewer.word.copy_words.click()
     assert QGuiApplication.clipboard().text() == "The parties"
     viewer.word.copy_reference.click()

@@ -132,6 +132,6 @@ def test_a_scanned_version_with_pages_hard_to_read_warns_with_their_confidence(t
         comparison = compare_documents(library, old, new)
         assert comparison.verdict == VERSIONS
         (note,) = comparison.notes
-        assert "The new version (scan) is scanned" in note and "p. 1 (0.61)" in note
+        assert "The new version (scan) is scanned" in note and "p.\u00a01 (0.61)" in note
         assert "may come from reading errors" in note
         assert compare_documents(library, old, old).notes == ()

@@ -111,7 +111,7 @@ def test_the_material_changes_table_comes_first_with_reasons(tmp_path: Path) -> 
     table = _body(path).find(f"{W}tbl")
     rows = [["".join(c.itertext()) for c in row.iter(f"{W}tc")] for row in table.iter(f"{W}tr")]  # type: ignore[union-attr]
     assert rows[0] == ["Clause (old → new)", "Change", "Why it matters", "What changed"]
-    assert rows[1][:3] == ["2.1 Fees (p. 1) → 2.1 Fees (p. 1)", "Changed", "a period changed"]
+    assert rows[1][:3] == ["2.1 Fees (p.\u00a01) → 2.1 Fees (p.\u00a01)", "Changed", "a period changed"]
     assert rows[1][3] == "thirty → sixty; 30 → 60"
     assert [r[2] for r in rows[2:]] == ["a clause removed", "a clause added"]
 

@@ -48,13 +48,13 @@ def test_the_exports_say_probably_absent_and_where_to_check_without_a_percentage
 
     review = review_of(absent_cell())
     markdown = to_markdown([review])
-    assert "| Most Favored Nation | probably absent — closest: p. 3 |" in markdown
+    assert "| Most Favored Nation | probably absent — closest: p.\u00a03 |" in markdown
     (row,) = csv.DictReader(io.StringIO(to_csv([review])))
-    assert row["status"] == "absent" and row["pages"] == "p. 3"
+    assert row["status"] == "absent" and row["pages"] == "p.\u00a03"
     write_docx([review], tmp_path / "memo.docx")
     memo = docx.Document(str(tmp_path / "memo.docx"))
     cells = [c.text for t in memo.tables for r in t.rows for c in r.cells]
-    assert "probably absent — closest: p. 3" in cells
+    assert "probably absent — closest: p.\u00a03" in cells
     shown = [markdown, *row.values(), *cells, *(p.text for p in memo.paragraphs)]
     assert not [text for text in shown if PERCENT.search(text)]
 

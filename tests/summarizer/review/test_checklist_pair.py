@@ -52,7 +52,7 @@ def test_an_item_whose_quoted_clause_changed_is_flagged_with_both_values() -> No
     )
     cap, law = side_by_side(comparison, old, new)
     assert cap.changed and cap.line == "Cap on Liability: changed in 3.1 Cap, 12 months' fees → 24 months' fees"
-    assert (cap.old.value, cap.new.value, cap.old.where) == ("12 months' fees", "24 months' fees", "p. 1")
+    assert (cap.old.value, cap.new.value, cap.old.where) == ("12 months' fees", "24 months' fees", "p.\u00a01")
     assert not law.changed and law.line == "Governing Law: unchanged"
     assert cap.to_json()["changed_in"] == ["3.1 Cap"]
 
@@ -64,7 +64,7 @@ def test_an_evidence_only_item_is_flagged_by_its_best_passage_and_says_what_chan
     items = [_evidence_only("excl", "Exclusions", passage), _evidence_only("fees", "Fees", fees)]
     excl, fee_row = side_by_side(comparison, _review("old", items), _review("new", items))
     assert excl.changed and excl.line == "Exclusions: changed in 3.2 Exclusions, except for → including"
-    assert excl.old.value is None and excl.old.shown == "evidence (p. 1)"
+    assert excl.old.value is None and excl.old.shown == "evidence (p.\u00a01)"
     assert not fee_row.changed
 
 

@@ -252,20 +252,20 @@ def test_not_found_beside_a_passage_that_reads_like_the_clause_names_the_page_to
     reviews = review_with_model(lib, engine, [doc_id], CHECKLIST, fresh=True)
     law, escrow, _term = reviews[0].items
     assert law.status == "not_found" and escrow.status == "not_found"
-    check = "the model found no answer, but the passage on p. 14 reads like this clause: check it"
+    check = "the model found no answer, but the passage on p.\u00a014 reads like this clause: check it"
     assert law.clause_score is not None and missed_candidate(law) == check  # license-17p's §15.1 on p. 14
     assert missed_candidate(escrow) == ""  # no passage reads like a source code escrow: plain "not found"
 
     markdown = to_markdown(reviews)
     grid = {line.split(" | ")[0].strip("| "): line for line in markdown.splitlines() if line.startswith("| ")}
-    assert "not found — check p. 14 **missing**" in grid["Governing Law"]
+    assert "not found — check p.\u00a014 **missing**" in grid["Governing Law"]
     assert "check" not in grid["Source Code Escrow"]
     assert f"  - {check} (playbook: missing: not found (expected Delaware or New York))" in markdown
     rows = {row["item_id"]: row for row in csv.DictReader(io.StringIO(to_csv(reviews)))}
     assert rows["law"]["reason"].startswith(check) and rows["escrow"]["reason"] == "required but not found"
     write_docx(reviews, tmp_path / "memo.docx", model="model.gguf")
     memo = docx.Document(str(tmp_path / "memo.docx"))
-    assert memo.tables[0].rows[1].cells[1].text == "not found — check p. 14 [missing]"
+    assert memo.tables[0].rows[1].cells[1].text == "not found — check p.\u00a014 [missing]"
     assert check in "\n".join(p.text for p in memo.paragraphs)
 
 

@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from summarizer.library.storage.document_text import llm_text, page_range_label
+from summarizer.library.storage.document_text import llm_text
 from summarizer.summaries.repetition import trim_repetition
 
 
@@ -20,7 +20,3 @@ def test_trim_repetition_cuts_a_loop_after_its_first_occurrence() -> None:
     # Twice is not a loop.
     twice = "pay on time and in full, pay on time and in full, then stop"
     assert trim_repetition(twice) == twice
-
-
-def test_page_range_label() -> None:
-    assert page_range_label(3, 3) == "p. 3" and page_range_label(3, 7) == "pp. 3-7"

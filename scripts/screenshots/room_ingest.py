@@ -2,7 +2,7 @@
 is added, then the library with its folders, filtered by one, and the batch's summary.
 
     QT_QPA_PLATFORM=xcb xvfb-run -a -s "-screen 0 1600x1000x24" \\
-        .venv/bin/python -m scripts.screenshot_room_ingest OUT_DIR [--contracts 40]
+        .venv/bin/python -m scripts.screenshots room-ingest [--contracts 40]
 
 The data room is the rendered CUAD contracts (``python -m lab.bench.dataroom_render`` first),
 its first ``--contracts`` by name from each folder in turn, plus a text file, a Word lock file and a
@@ -13,12 +13,10 @@ tests do) to keep it short. Saves ``room-adding.png``, ``room-filtered.png``.
 from __future__ import annotations
 
 import argparse
-import os
-import tempfile
 from itertools import zip_longest
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 ROOM = ROOT / "build" / "dataroom"
 
 
@@ -36,15 +34,10 @@ def make_room(target: Path, count: int) -> Path:
     return target
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("out_dir", type=Path)
-    parser.add_argument("--contracts", type=int, default=40)
-    args = parser.parse_args()
-    args.out_dir.mkdir(parents=True, exist_ok=True)
-    home = Path(tempfile.mkdtemp(prefix="pagewise-room-shot-"))
-    os.environ["PAGEWISE_HOME"] = str(home)
-    room = make_room(home.parent / f"{home.name}-data-room", args.contracts)
+def run(args: argparse.Namespace, home: Path) -> None:
+    out_dir = args.out
+    contracts = args.contracts or 40
+    room = make_room(home.parent / f"{home.name}-data-room", contracts)
 
     from app.widgets.qt_wait import wait_until
     from scripts.scripted_window import scripted_window
@@ -54,8 +47,8 @@ def main() -> None:
     job = window.add_paths([room])
     progressed: list[int] = []
     job.batch_progress.connect(lambda p: progressed.append(p.done))
-    wait_until(lambda: len(progressed) > args.contracts // 3, 600)
-    window.grab().save(str(args.out_dir / "room-adding.png"))
+    wait_until(lambda: len(progressed) > contracts // 3, 600)
+    window.grab().save(str(out_dir / "room-adding.png"))
     print("while adding:", window.ingest_progress.label.text(), "|", window.ingest_progress.eta.text(), flush=True)
     wait_until(lambda: not window.runner.ingests, 900)
     wait_until(lambda: False, 2.0)  # the last list refresh
@@ -64,11 +57,7 @@ def main() -> None:
     print("folders:", folders, flush=True)
     panel.show_folder("licensing")
     print("summary:", window.messages.history[-1].text, flush=True)
-    window.grab().save(str(args.out_dir / "room-filtered.png"))
-    print("saved", args.out_dir / "room-adding.png", args.out_dir / "room-filtered.png")
+    window.grab().save(str(out_dir / "room-filtered.png"))
+    print("saved", out_dir / "room-adding.png", out_dir / "room-filtered.png")
     window.close()
     app.quit()
-
-
-if __name__ == "__main__":
-    main()

@@ -4,7 +4,7 @@ cited words highlighted: on the pages LibreOffice lays out when ``soffice`` is o
 the rich-text Word view.
 
     QT_QPA_PLATFORM=xcb xvfb-run -a -s "-screen 0 1600x1000x24" \\
-        .venv/bin/python -m scripts.screenshot_word OUT_DIR [--docx FILE.docx]
+        .venv/bin/python -m scripts.screenshots word [--docx FILE.docx]
     # the same without LibreOffice: a PATH without soffice
     PATH=/usr/local/sbin:/usr/sbin:/sbin QT_QPA_PLATFORM=xcb xvfb-run ... (as above)
 
@@ -17,31 +17,24 @@ paragraph, as [¶ N]); everything else is the real window and pipeline. Saves
 from __future__ import annotations
 
 import argparse
-import os
 import re
-import tempfile
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 DEFAULT_DOCX = ROOT.parent / "shared" / "data" / "docx-contracts" / "common-paper-cloud-service-agreement.docx"
 QUESTION = "What is the cap on each party's liability?"
 
 
-def main() -> None:
-    ap = argparse.ArgumentParser()
-    ap.add_argument("out_dir", type=Path)
-    ap.add_argument("--docx", type=Path, default=DEFAULT_DOCX)
-    args = ap.parse_args()
-    args.out_dir.mkdir(parents=True, exist_ok=True)
-    home = tempfile.mkdtemp(prefix="pagewise-word-shot-")
-    os.environ["PAGEWISE_HOME"] = home
+def add_arguments(group: argparse._ArgumentGroup) -> None:
+    group.add_argument("--docx", type=Path, default=DEFAULT_DOCX, help="the Word contract")
 
-    from PySide6.QtCore import QUrl
+
+def run(args: argparse.Namespace, home: Path) -> None:
 
     from app.widgets.qt_wait import wait_until
-    from scripts.scripted_window import scripted_window
+    from scripts.scripted_window import ask_and_open_citation, scripted_window
 
-    app, w, engine = scripted_window(Path(home), context_size=4096)
+    app, w, engine = scripted_window(home, context_size=4096)
     w.add_paths([ROOT / "assets" / "sample-contract.pdf", args.docx])
     wait_until(lambda: len(w.library.documents()) == 2 and not w.runner.ingests, 600)
     for record in w.library.documents():
@@ -54,11 +47,7 @@ def main() -> None:
         paragraph = int(found.group(1)) if found else 1
         return f"Each party's liability is capped at the amounts set as the General Cap Amount [¶ {paragraph}]."
 
-    engine.queue(reply)
-    job = w.ask(QUESTION)
-    wait_until(lambda: job.done, 120)
-    turn = w.conversation.turns[-1]
-    w.conversation.browser.anchorClicked.emit(QUrl(f"cite:0/{turn.citations[0].number}"))
+    ask_and_open_citation(w, engine, QUESTION, reply)
     from app.controllers.word_pages import LAYING_OUT
 
     wait_until(lambda: w.viewer.word.status.text() != LAYING_OUT, 300)  # LibreOffice, where it is installed
@@ -74,11 +63,7 @@ def main() -> None:
     if pages:
         print("highlights:", [(h.page + 1, len(h.rects)) for h in w.viewer.view.highlights], flush=True)
     name = "word-citation-libreoffice.png" if pages else "word-citation.png"
-    w.grab().save(str(args.out_dir / name))
-    print("saved", args.out_dir / name)
+    w.grab().save(str(args.out / name))
+    print("saved", args.out / name)
     w.close()
     app.quit()
-
-
-if __name__ == "__main__":
-    main()

@@ -1,7 +1,7 @@
 """A scanned contract in the real window: added (OCR in the ingest process), asked, a citation clicked.
 
     QT_QPA_PLATFORM=xcb xvfb-run -a -s "-screen 0 1600x1000x24" \
-        .venv/bin/python -m scripts.screenshot_ocr docs/screenshots
+        .venv/bin/python -m scripts.screenshots ocr
 
 The scan is pages 1-3 of the fixture supply agreement drawn at 150 dpi with scanner noise
 (tests/pdf_factory.py's ``scan_pdf``, as lab/bench/ocr.py scans): an image-only PDF. The model is
@@ -12,34 +12,23 @@ Saves ``scanned-citation.png``.
 from __future__ import annotations
 
 import argparse
-import os
 import re
-import tempfile
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("out_dir", nargs="?", type=Path, default=Path("docs/screenshots"))
-    out_dir = parser.parse_args().out_dir
-    out_dir.mkdir(parents=True, exist_ok=True)
-    home = tempfile.mkdtemp(prefix="pagewise-ocr-shot-")
-    os.environ["PAGEWISE_HOME"] = home
+def run(args: argparse.Namespace, home: Path) -> None:
+    out_dir = args.out
     from tests.pdf_factory import scan_pdf
 
-    scan = scan_pdf(
-        ROOT / "tests/fixtures/contracts/supply-16p.pdf", [1, 2, 3], 150, True, Path(home) / "scanned-supply.pdf"
-    )
-
-    from PySide6.QtCore import QUrl
+    scan = scan_pdf(ROOT / "tests/fixtures/contracts/supply-16p.pdf", [1, 2, 3], 150, True, home / "scanned-supply.pdf")
 
     from app.widgets.qt_wait import wait_until
-    from scripts.scripted_window import scripted_window
+    from scripts.scripted_window import ask_and_open_citation, scripted_window
 
     # A context of 2,048: the scan does not fit whole and is answered from its passages.
-    app, w, engine = scripted_window(Path(home), context_size=2048)
+    app, w, engine = scripted_window(home, context_size=2048)
     w.add_paths([scan])
     wait_until(lambda: w.doc_id is not None and not w.runner.ingests, 300)
     record = w.library.document(str(w.doc_id))
@@ -50,18 +39,10 @@ def main() -> None:
         page = int(found.group(1)) if found else 1
         return f"The Supplier must deliver the Products by the delivery date in each purchase order [p. {page}]."
 
-    engine.queue(reply)
-    job = w.ask("When must the supplier deliver the products?")
-    wait_until(lambda: job.done, 120)
-    turn = w.conversation.turns[-1]
-    w.conversation.browser.anchorClicked.emit(QUrl(f"cite:0/{turn.citations[0].number}"))
+    ask_and_open_citation(w, engine, "When must the supplier deliver the products?", reply)
     wait_until(lambda: False, 1.0)
     print("highlights:", [(h.page + 1, len(h.rects)) for h in w.viewer.view.highlights], flush=True)
     w.grab().save(str(out_dir / "scanned-citation.png"))
     print("saved", out_dir / "scanned-citation.png")
     w.close()
     app.quit()
-
-
-if __name__ == "__main__":
-    main()

@@ -1,12 +1,10 @@
-"""Drive the real window and save screenshots of its main states.
+"""The window's main states: empty on a first run, an answer with its citation highlighted, the
+summary tab, the settings with the plan and a refused setting.
 
-Empty first run, a document with an answer and a highlighted citation, the summary tab, the
-settings with the plan, and a refused setting
-the model is the scripted fake engine, the plan
-line the planner's real output for a Qwen2.5-14B-shaped model. Run it under Xvfb, as a person
-would see it:
+The model is the scripted fake engine, the plan line the planner's real output for a
+Qwen2.5-14B-shaped model. Saves ``1-empty.png`` to ``5-settings-refused.png``:
 
-    xvfb-run -s "-screen 0 1600x1000x24" .venv/bin/python -m scripts.screenshots OUT_DIR [--dark] [--scale 2]
+    xvfb-run -a -s "-screen 0 1600x1000x24" .venv/bin/python -m scripts.screenshots window [--dark] [--scale 2]
 
 ``--dark`` asks Qt for the dark colour scheme (what a desktop set to dark mode gives the app);
 ``--scale`` sets QT_SCALE_FACTOR (a high-DPI screen).
@@ -15,40 +13,13 @@ would see it:
 from __future__ import annotations
 
 import argparse
-import os
-import tempfile
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
-def _dark_palette() -> object:
-    from app.widgets.appearance import dark_palette
-
-    return dark_palette()
-
-
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("out")
-    parser.add_argument("--dark", action="store_true")
-    parser.add_argument("--scale", default="1")
-    args = parser.parse_args()
-    out_dir = Path(args.out)
-    os.environ["QT_SCALE_FACTOR"] = args.scale
-    out_dir.mkdir(parents=True, exist_ok=True)
-    home = tempfile.mkdtemp(prefix="pagewise-shots-")
-    os.environ["PAGEWISE_HOME"] = home
-    from app.gui_main import make_application
-
-    app = make_application(["pagewise"])
-    if args.dark:
-        from PySide6.QtCore import Qt
-
-        app.styleHints().setColorScheme(Qt.ColorScheme.Dark)
-        if app.styleHints().colorScheme() != Qt.ColorScheme.Dark:
-            # No platform theme here (bare X server): give Fusion the palette a dark desktop gives it.
-            app.setPalette(_dark_palette())
+def run(args: argparse.Namespace, home: Path) -> None:
+    out_dir = args.out
     from PySide6.QtCore import QUrl
 
     from app.main_window import MainWindow
@@ -162,7 +133,3 @@ def main() -> None:
     d.reject()
     w.close()
     print("done")
-
-
-if __name__ == "__main__":
-    main()

@@ -5,20 +5,18 @@ The model is the scripted fake engine: for each question it quotes the first sen
 it is given that holds one of the item's retrieval queries (so every quote is the contract's own
 text and the flags come from the real playbook). Run it under Xvfb:
 
-    xvfb-run -s "-screen 0 1600x1000x24" .venv/bin/python -m scripts.screenshot_review docs/screenshots
+    xvfb-run -s "-screen 0 1600x1000x24" .venv/bin/python -m scripts.screenshots review [--evidence-only]
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import os
 import re
-import tempfile
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 CONTRACTS = ROOT / "tests" / "fixtures" / "contracts"
 
 
@@ -85,17 +83,14 @@ def save_absent_cell(window: Any, path: Path) -> None:
     print("saved", path, "row", row, items[row].id, "column", column, flush=True)
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("out")
-    parser.add_argument(
+def add_arguments(group: argparse._ArgumentGroup) -> None:
+    group.add_argument(
         "--evidence-only", action="store_true", help="no model: a 'probably absent' cell clicked (review-absent.png)"
     )
-    args = parser.parse_args()
-    out_dir = Path(args.out)
-    out_dir.mkdir(parents=True, exist_ok=True)
-    home = tempfile.mkdtemp(prefix="pagewise-shots-")
-    os.environ["PAGEWISE_HOME"] = home
+
+
+def run(args: argparse.Namespace, home: Path) -> None:
+    out_dir = args.out
     from app.gui_main import make_application
 
     app = make_application(["pagewise"])
@@ -147,7 +142,3 @@ def main() -> None:
     window.grab().save(str(out_dir / "review-tab.png"))
     print("saved", out_dir / "review-tab.png", flush=True)
     window.close()
-
-
-if __name__ == "__main__":
-    main()

@@ -4,19 +4,17 @@ makes (a period shortened, "will" made "must", a clause deleted, a sentence adde
 new clause), compared as Word files and as PDFs made from the same text; a material change
 selected, both versions side by side at its clause. No model is used. Run it under Xvfb:
 
-    xvfb-run -a -s "-screen 0 1600x1000x24" .venv/bin/python -m scripts.screenshot_compare docs/screenshots
+    xvfb-run -a -s "-screen 0 1600x1000x24" .venv/bin/python -m scripts.screenshots compare
 """
 
 from __future__ import annotations
 
 import argparse
-import os
-import tempfile
 import textwrap
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 AGREEMENT = ROOT / "tests" / "fixtures" / "docx" / "common-paper-cloud-service-agreement.docx"
 
 # (a phrase of a paragraph, what it becomes); None: the paragraph is deleted
@@ -89,14 +87,8 @@ def show(window: Any, app: Any, old_id: str, new_id: str, path: Path) -> None:
               change.new.display_label if change.new else "-", "|", "; ".join(change.reasons), flush=True)  # fmt: skip
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("out")
-    args = parser.parse_args()
-    out_dir = Path(args.out)
-    out_dir.mkdir(parents=True, exist_ok=True)
-    home = Path(tempfile.mkdtemp(prefix="pagewise-shots-"))
-    os.environ["PAGEWISE_HOME"] = str(home)
+def run(args: argparse.Namespace, home: Path) -> None:
+    out_dir = args.out
     from app.gui_main import make_application
 
     app = make_application(["pagewise"])
@@ -134,7 +126,3 @@ def main() -> None:
     show(window, app, ids[old_docx.name], ids[new_docx.name], out_dir / "compare-word.png")
     show(window, app, ids[old_pdf.name], ids[new_pdf.name], out_dir / "compare-pdf.png")
     window.close()
-
-
-if __name__ == "__main__":
-    main()

@@ -6,21 +6,19 @@ cuad-train), each written as a plain PDF of its first ``--max-pages`` letter pag
 evidence-only (no model) and the answer comes from the scripted fake model, which cites the
 passage it was given from each contract. Run it under Xvfb:
 
-    xvfb-run -a -s "-screen 0 1600x1000x24" .venv/bin/python -m scripts.screenshot_data_room docs/screenshots
+    xvfb-run -a -s "-screen 0 1600x1000x24" .venv/bin/python -m scripts.screenshots data-room
 """
 
 from __future__ import annotations
 
 import argparse
-import os
 import re
 import tarfile
-import tempfile
 import textwrap
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 CUAD = ROOT.parent / "shared" / "data" / "cuad-train" / "cuad-train.tar.gz"
 LINES_PER_PAGE, CHARS_PER_LINE = 48, 92
 QUESTION = "Which contracts have a change of control clause?"
@@ -68,30 +66,20 @@ def cite_each_contract(prompt: str) -> str:
     return f"The passages given that deal with a change of control are in these contracts: {cited}."
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("out")
-    parser.add_argument("--contracts", type=int, default=30)
-    parser.add_argument("--max-pages", type=int, default=10)
-    parser.add_argument("--cuad", type=Path, default=CUAD, help="the CUAD training archive")
-    parser.add_argument(
-        "--home",
-        type=Path,
-        help="the data folder of an earlier run, to reuse its library: the contracts are not added again and "
-        "the review reads back what that run stored",
-    )
-    args = parser.parse_args()
-    out_dir = Path(args.out)
-    out_dir.mkdir(parents=True, exist_ok=True)
-    home = args.home or Path(tempfile.mkdtemp(prefix="pagewise-room-"))
-    os.environ["PAGEWISE_HOME"] = str(home)
+def add_arguments(group: argparse._ArgumentGroup) -> None:
+    group.add_argument("--max-pages", type=int, default=10, help="the pages written of each contract")
+    group.add_argument("--cuad", type=Path, default=CUAD, help="the CUAD training archive")
+
+
+def run(args: argparse.Namespace, home: Path) -> None:
+    out_dir = args.out
     from app.widgets.qt_wait import wait_until
     from scripts.scripted_window import scripted_window
 
     room = home / "data room"
     reuse = room.is_dir()
     room.mkdir(exist_ok=True)
-    files = [] if reuse else write_data_room(room, args.cuad, args.contracts, args.max_pages)
+    files = [] if reuse else write_data_room(room, args.cuad, args.contracts or 30, args.max_pages)
     app, window, engine = scripted_window(home, 16384)
     window.resize(1600, 1000)
     window.runner.embed = False
@@ -167,7 +155,3 @@ def library_question(app: Any, window: Any, engine: Any, path: Path) -> None:
     window.grab().save(str(path))
     turn = conversation.library_turns[0]
     print("saved", path, len(turn.contracts), "contracts", flush=True)
-
-
-if __name__ == "__main__":
-    main()
