@@ -65,6 +65,7 @@ def wants_window(argv: Sequence[str]) -> bool:
 def main(argv: Sequence[str] | None = None) -> int:
     import multiprocessing
 
+    output.use_utf8_streams()  # first: a frozen app's worker processes start through here too
     multiprocessing.freeze_support()  # a frozen app's ingest and model workers start through here
     arguments = list(sys.argv[1:] if argv is None else argv)
     if wants_window(arguments):

@@ -441,6 +441,7 @@ class MainWindow(PdfDropTarget, QMainWindow):
         self.runner.shutdown()
         self.session.close()
         self.library.close()
+        self.worker_library.close()  # the LLM thread has ended: its connection goes too
 
     # --- dialogs -------------------------------------------------------------------------
 

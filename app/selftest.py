@@ -80,6 +80,7 @@ def _run(home: Path) -> int:
     )
     from inference.planning.gpu_budget import gpu_unavailable_notice
     from summarizer.library.storage.paths import assets_dir
+    from summarizer.library.storage.store import WORDS_ONLY
 
     record = read_record()
     print(f"llama.cpp build: {describe_record(record.to_json() if record else None)}", flush=True)
@@ -126,6 +127,7 @@ def _run(home: Path) -> int:
     if not _step("embedding model on disk", embedding_dir is not None, embedding_note):
         return 1
     window = MainWindow(settings=settings, session=session, messages=messages)
+    window.confirm_close = lambda _running: True  # a failed step may leave an ingest running: ask no one
     window.resize(1200, 800)
     window.show()
     _step("main window built", True, f"platform {app.platformName()}")  # type: ignore[attr-defined]
@@ -142,6 +144,8 @@ def _run(home: Path) -> int:
             app, lambda: (window.doc_id is not None or bool(errors())) and not window.runner.ingests, 300
         )
         errors_seen = errors()
+        if ingested and window.doc_id is not None and not errors_seen:  # added, but perhaps without vectors
+            errors_seen = [w for w in window.library.document(window.doc_id).warnings if w.startswith(WORDS_ONLY)]
         if not _step("sample PDF added and embedded by the ingest process",
                      ingested and window.doc_id is not None and not errors_seen,
                      "; ".join(errors_seen) or ("" if ingested else "timed out")):  # fmt: skip

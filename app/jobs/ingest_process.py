@@ -95,6 +95,9 @@ def _child(
     """The worker: batches from ``inbox`` until ``None`` or ``idle_exit_s`` without one."""
     import os
 
+    from app.services.output import use_utf8_streams
+
+    use_utf8_streams()  # what a library prints must not stop an ingest (a source install's child)
     if home:
         os.environ["PAGEWISE_HOME"] = home
     while True:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import io
 import json
 import sys
 from collections.abc import Callable
@@ -11,6 +12,19 @@ from typing import Any, TextIO
 from inference.cancel import Cancelled
 from inference.errors import PagewiseError, shorten_message
 from inference.progress import Progress
+
+
+def use_utf8_streams() -> None:
+    """Write stdout and stderr as UTF-8, replacing what cannot be encoded, whatever they are attached to.
+
+    A frozen app on Windows ignores ``PYTHONUTF8`` and writes a pipe or a file in the ANSI code
+    page (cp1252): the first ``→`` of ``--selftest`` or ``doctor`` raised ``UnicodeEncodeError``
+    as soon as the output was redirected (issue 54, reports/windows-wine10.md). A stream that is
+    missing (a windowed app has none) or is not a text file is left alone.
+    """
+    for stream in (sys.stdout, sys.stderr):
+        if isinstance(stream, io.TextIOWrapper):
+            stream.reconfigure(encoding="utf-8", errors="replace")
 
 
 def add_json_flag(parser: argparse.ArgumentParser) -> None:

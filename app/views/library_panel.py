@@ -77,6 +77,8 @@ def record_state(record: DocumentRecord) -> str:
         state += f" · {read} read by OCR"
         if any("hard to read" in w for w in record.warnings):
             state += " · some hard to read"
+    if record.words_only:  # no vectors: the embedding model could not be loaded (its tooltip says why)
+        state += " · searchable by words only"
     return state
 
 

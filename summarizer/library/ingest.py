@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from inference.cancel import NEVER_CANCELLED, CancelToken
+from inference.errors import ModelError
 from inference.progress import Progress, ProgressCallback, Stage, no_progress
 from summarizer.errors import DocumentError, PasswordRequired
 from summarizer.library.cutting.clause_units import document_clauses
@@ -41,7 +42,7 @@ from summarizer.library.reading.pdf_extract import PageText, PdfPages
 from summarizer.library.reading.table_pages import TablePages, reread_table_pages
 from summarizer.library.storage.disk_space import space_error
 from summarizer.library.storage.store import PASSAGE_FORMAT, DocumentRecord, Library, now_iso, transaction
-from summarizer.library.vectors.embed_passages import embed_missing
+from summarizer.library.vectors.embed_passages import embed_missing, keep_words_only
 from summarizer.library.word_parts import save_word_parts
 
 if TYPE_CHECKING:
@@ -506,7 +507,10 @@ class Ingestor:
         return self.recut(doc_id)
 
     def _embed(self, doc_id: str) -> None:
-        embed_missing(self.library, [doc_id], self.options.embedding_model, self.progress, self.cancel)
+        try:
+            embed_missing(self.library, [doc_id], self.options.embedding_model, self.progress, self.cancel)
+        except ModelError as error:  # the model cannot be loaded: kept, searchable by words, and its warnings say so
+            keep_words_only(self.library, doc_id, error)
 
     def _finish(self, doc_id: str) -> None:
         from summarizer.library.vectors.vector_index import refresh_index

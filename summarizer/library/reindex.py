@@ -101,6 +101,11 @@ def documents_needing_reindex(library: Library) -> list[str]:
     return [d.doc_id for d in library.documents() if d.state != "extracting" and d.needs_reindex]
 
 
+def documents_without_vectors(library: Library) -> list[str]:
+    """Documents kept searchable by words only, the embedding model not loading when they were added."""
+    return [d.doc_id for d in library.documents() if d.words_only]
+
+
 def reindex(
     library: Library,
     doc_ids: Sequence[str] | None = None,
@@ -111,7 +116,8 @@ def reindex(
 ) -> list[ReindexResult]:
     """Re-cut ``doc_ids`` (even those already current), or every document that needs it."""
     if doc_ids is None:
-        targets = documents_needing_reindex(library)
+        needing = documents_needing_reindex(library)
+        targets = needing + [d for d in documents_without_vectors(library) if d not in needing]
     else:
         targets = [library.document(doc_id).doc_id for doc_id in doc_ids]  # DocumentNotFound early
     ingestor = Ingestor(library, options, progress, cancel)

@@ -57,6 +57,7 @@ def test_ingest_list_search_remove(capsys: pytest.CaptureFixture[str], tmp_path:
             "tracked_changes": 0,
             "comments": 0,
             "folder": "",
+            "words_only": False,
         }
     ]
 

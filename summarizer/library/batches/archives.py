@@ -5,14 +5,17 @@ to stay inside the target folder (no "zip slip": an absolute name, a drive or a 
 refused), with the bytes written counted against the size the archive declares and against
 ``MAX_UNPACKED_BYTES`` in all (a zip bomb stops there). An encrypted member, or a zip inside the
 zip, is named as skipped with the reason. Unpacking the same archive again reuses what is there:
-the folder is named by the archive's hash and marked complete once everything is out.
+the folder is named by the archive's hash and marked complete once everything is out; a file an
+interrupted unpack already took out whole is kept, never replaced (on Windows the window or the
+ingest process may hold it open, and an open file cannot be replaced: issue 54).
 """
 
 from __future__ import annotations
 
 import hashlib
-import shutil
+import os
 import zipfile
+import zlib
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
@@ -121,6 +124,8 @@ def _extract(
         if not destination.resolve().is_relative_to(target_resolved):  # a link planted in the folder
             raise DocumentError(f"{path.name}: {member.filename} would be written outside {target}.", path=path)
         destination.parent.mkdir(parents=True, exist_ok=True)
+        if _already_out(destination, member):
+            continue  # an interrupted unpack got this far: the window may have it open (not replaced)
         partial = destination.with_name(destination.name + ".part")
         written = 0
         try:
@@ -144,4 +149,26 @@ def _extract(
         except BaseException:
             partial.unlink(missing_ok=True)
             raise
-        shutil.move(partial, destination)
+        try:
+            os.replace(partial, destination)
+        except PermissionError:  # Windows: a damaged earlier copy is open in another program
+            partial.unlink(missing_ok=True)
+            raise DocumentError(
+                f"{path.name}: {destination} is open in another program, so it cannot be unpacked again. Close it "
+                "and add the archive again.",
+                path=path,
+            ) from None
+
+
+def _already_out(destination: Path, member: zipfile.ZipInfo) -> bool:
+    """``destination`` holds ``member``'s bytes already (its size and CRC-32 are the archive's)."""
+    try:
+        if destination.stat().st_size != member.file_size:
+            return False
+        crc = 0
+        with destination.open("rb") as handle:
+            while chunk := handle.read(_CHUNK):
+                crc = zlib.crc32(chunk, crc)
+    except OSError:
+        return False
+    return crc == member.CRC

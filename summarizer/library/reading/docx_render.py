@@ -11,9 +11,12 @@ text (``app/widgets/word_view.py``).
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
+import signal
 import subprocess
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -117,7 +120,10 @@ def _run(command: list[str], path: Path, cancel: CancelToken, timeout_s: float, 
     started = time.monotonic()
     with log.open("wb") as messages:
         try:
-            process = subprocess.Popen(command, stdout=messages, stderr=subprocess.STDOUT)
+            process = subprocess.Popen(
+                command, stdout=messages, stderr=subprocess.STDOUT, creationflags=_NEW_GROUP,
+                start_new_session=sys.platform != "win32",
+            )  # fmt: skip
         except OSError as error:
             raise WordRenderError(
                 f"LibreOffice could not be started to lay out {path.name}: {error}.", path=path
@@ -134,8 +140,7 @@ def _run(command: list[str], path: Path, cancel: CancelToken, timeout_s: float, 
                 time.sleep(POLL_S)
         finally:
             if process.poll() is None:
-                process.kill()
-                process.wait()
+                _stop(process)
     if process.returncode != 0:
         said = log.read_text("utf-8", "replace").strip()
         raise WordRenderError(
@@ -143,3 +148,33 @@ def _run(command: list[str], path: Path, cancel: CancelToken, timeout_s: float, 
             path=path,
             detail=said[-500:],
         )
+
+
+# LibreOffice in a process group of its own, so that stopping it stops what it started.
+if sys.platform == "win32":
+    _NEW_GROUP = subprocess.CREATE_NEW_PROCESS_GROUP
+else:
+    _NEW_GROUP = 0
+GROUP_EXIT_S = 2.0
+
+
+def _stop(process: subprocess.Popen[bytes]) -> None:
+    """End LibreOffice and the processes it started. ``soffice`` is a launcher: killing it alone
+    left ``soffice.bin`` running with files open in the scratch folder, which Windows then cannot
+    delete (issue 54)."""
+    if sys.platform == "win32":
+        subprocess.run(["taskkill", "/F", "/T", "/PID", str(process.pid)], capture_output=True, check=False)
+        process.kill()
+        process.wait()
+        return
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(process.pid, signal.SIGKILL)
+    process.kill()
+    process.wait()
+    deadline = time.monotonic() + GROUP_EXIT_S  # its other processes are not ours to wait for
+    while time.monotonic() < deadline:
+        try:
+            os.killpg(process.pid, 0)  # until none is left in the group
+        except ProcessLookupError:
+            return
+        time.sleep(0.02)

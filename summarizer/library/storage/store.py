@@ -29,6 +29,10 @@ __all__ = ["PASSAGE_FORMAT", "DocumentRecord", "Library", "now_iso", "transactio
 PASSAGE_FORMAT = 4
 
 
+# The start of the warning of a document kept without vectors (summarizer.library.vectors.embed_passages).
+WORDS_ONLY = "searchable by words only"
+
+
 def now_iso() -> str:
     return dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
 
@@ -54,11 +58,19 @@ class DocumentRecord:
     comments: int = 0
     # Its folder inside the folder or .zip it was added with ("" when added on its own).
     folder: str = ""
+    # Its passages without a vector (the embedding model could not be loaded when it was added).
+    unembedded: int = 0
 
     @property
     def needs_reindex(self) -> bool:
         """Its passages were cut by an older Pagewise (or a re-cut was interrupted)."""
         return self.passage_format < PASSAGE_FORMAT or self.state in ("chunking", "embedding")
+
+    @property
+    def words_only(self) -> bool:
+        """Searchable by words only: it was kept without vectors when the embedding model could not
+        be loaded, and says why in its warnings (``embed_passages.WORDS_ONLY``)."""
+        return self.state == "ready" and self.unembedded > 0 and any(w.startswith(WORDS_ONLY) for w in self.warnings)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -74,6 +86,7 @@ class DocumentRecord:
             "tracked_changes": self.tracked_changes,
             "comments": self.comments,
             "folder": self.folder,
+            "words_only": self.words_only,
         }
 
 
@@ -82,7 +95,9 @@ _DOC_COLUMNS = (
     "(SELECT COUNT(*) FROM passages p WHERE p.doc_id = d.doc_id), "
     "d.content_sha256, d.status, d.state, d.warnings, d.ocr_pages, d.bad_pages, d.passage_format, d.kind, "
     "d.file_type, (SELECT COUNT(*) FROM word_changes c WHERE c.doc_id = d.doc_id), "
-    "(SELECT COUNT(*) FROM word_comments m WHERE m.doc_id = d.doc_id), d.folder"
+    "(SELECT COUNT(*) FROM word_comments m WHERE m.doc_id = d.doc_id), d.folder, "
+    "(SELECT COUNT(*) FROM passages p WHERE p.doc_id = d.doc_id AND NOT EXISTS "
+    "(SELECT 1 FROM embeddings e WHERE e.passage_id = p.passage_id))"
 )
 
 
@@ -105,6 +120,7 @@ def _record(row: tuple[Any, ...]) -> DocumentRecord:
         tracked_changes=int(row[14]),
         comments=int(row[15]),
         folder=str(row[16] or ""),
+        unembedded=int(row[17]),
     )
 
 

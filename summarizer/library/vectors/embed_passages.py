@@ -8,12 +8,14 @@ cancelled or killed job goes on where it stopped.
 
 from __future__ import annotations
 
+import json
 import time
 from typing import Any
 
 from inference.cancel import NEVER_CANCELLED, CancelToken
+from inference.errors import ModelError
 from inference.progress import Progress, ProgressCallback, Stage, no_progress
-from summarizer.library.storage.store import Library, transaction
+from summarizer.library.storage.store import WORDS_ONLY, Library, transaction
 
 EMBED_BATCH = 64  # passages embedded per transaction
 
@@ -34,9 +36,37 @@ def embed_missing(
     """
     while True:
         try:
-            return _embed_missing(library, doc_ids, library.embedding_model or model_name, progress, cancel)
+            count = _embed_missing(library, doc_ids, library.embedding_model or model_name, progress, cancel)
         except _ModelChanged:
             continue  # a re-embed finished meanwhile: embed with the library's new model
+        _forget_words_only(library, doc_ids)
+        return count
+
+
+def keep_words_only(library: Library, doc_id: str, error: ModelError) -> str:
+    """Keep ``doc_id`` without vectors, saying why in its warnings, when the embedding model cannot
+    be loaded (a Windows install folder too deep for its files, issue 54): it is searchable by
+    words only until ``pagewise reindex`` (or adding it again) embeds it. Returns the warning."""
+    note = f"{WORDS_ONLY}: {error} Then `pagewise reindex` gives it its vectors."
+    with transaction(library.db):
+        row = library.db.execute("SELECT warnings FROM documents WHERE doc_id = ?", [doc_id]).fetchone()
+        kept = [w for w in json.loads(row[0] or "[]") if not str(w).startswith(WORDS_ONLY)]
+        library.db.execute("UPDATE documents SET warnings = ? WHERE doc_id = ?", [json.dumps([*kept, note]), doc_id])
+    return note
+
+
+def _forget_words_only(library: Library, doc_ids: list[str] | None) -> None:
+    """Documents kept by words only that have all their vectors now lose that warning."""
+    rows = library.db.execute(
+        "SELECT d.doc_id, d.warnings FROM documents d WHERE d.warnings LIKE ? AND NOT EXISTS "
+        "(SELECT 1 FROM passages p WHERE p.doc_id = d.doc_id "
+        "AND NOT EXISTS (SELECT 1 FROM embeddings e WHERE e.passage_id = p.passage_id))",
+        [f"%{WORDS_ONLY}%"],
+    ).fetchall()
+    for doc_id, warnings in rows:
+        if doc_ids is None or doc_id in doc_ids:
+            kept = [w for w in json.loads(warnings) if not str(w).startswith(WORDS_ONLY)]
+            library.db.execute("UPDATE documents SET warnings = ? WHERE doc_id = ?", [json.dumps(kept), doc_id])
 
 
 class _ModelChanged(Exception):
@@ -99,4 +129,4 @@ def _embed_missing(
     return total
 
 
-__all__ = ["EMBED_BATCH", "embed_missing"]
+__all__ = ["EMBED_BATCH", "embed_missing", "keep_words_only"]

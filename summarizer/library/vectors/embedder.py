@@ -42,7 +42,9 @@ class Embedder:
             )
         except Exception as error:
             raise ModelError(
-                f"The embedding model in {folder} could not be loaded ({error}). Reinstall it.", path=folder
+                f"The embedding model in {folder} could not be loaded ({error}). Reinstall Pagewise; on Windows "
+                "into a shorter folder, since a file whose path is over 260 characters cannot be loaded.",
+                path=folder,
             ) from None
         if is_clause_embedder(self.name):
             self._load_clause_weights()

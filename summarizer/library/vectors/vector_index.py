@@ -172,7 +172,29 @@ def _write(path: Path, built: VectorIndex) -> None:
         handle.write(payload[half:])
         handle.flush()
         os.fsync(handle.fileno())
-    os.replace(tmp, path)
+    try:
+        _replace_when_free(tmp, path)
+    except OSError:
+        tmp.unlink(missing_ok=True)  # not left beside the index, one more each time
+        raise
+
+
+# Windows cannot replace a file another process has open: a window reading the index while the
+# ingest process or `pagewise remove` rewrites it (issue 54). Readers hold it for one read, so
+# the rewrite waits for them up to a second, then gives up (the index is only a cache).
+REPLACE_TRIES = 20
+REPLACE_WAIT_S = 0.05
+
+
+def _replace_when_free(tmp: Path, path: Path) -> None:
+    for attempt in range(REPLACE_TRIES):
+        try:
+            os.replace(tmp, path)
+            return
+        except PermissionError:
+            if attempt == REPLACE_TRIES - 1:
+                raise
+            time.sleep(REPLACE_WAIT_S)
 
 
 def _test_pause_mid_write(handle: BinaryIO) -> None:

@@ -15,6 +15,7 @@ import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -598,3 +599,14 @@ def test_a_reply_that_falls_into_a_loop_is_ended_by_the_engine(engine: LocalEngi
     assert single.stats.stop_reason == "loop" and single.stats.completion_tokens < 120, single.text
     batch = engine.generate_batch([prompt, prompt], max_tokens=200)
     assert [c.stats.stop_reason for c in batch] == ["loop", "loop"]
+
+
+def test_closing_leaves_the_worker_log_folder_deletable(windows_file_locks: Any) -> None:
+    """The worker writes its log in a temporary folder: closing ends the worker before deleting
+    the folder, which Windows refuses while the worker holds the log (issue 54)."""
+    local = LocalEngine()
+    local.load(_plan())
+    folder = Path(local.log_path).parent
+    assert folder.is_dir()
+    local.close()
+    assert not folder.exists() and not windows_file_locks.refusals

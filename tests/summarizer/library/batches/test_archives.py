@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import zipfile
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -63,3 +64,34 @@ def test_unpacking_again_reuses_the_folder(tmp_path: Path) -> None:
     second = unpack_archive(archive, tmp_path / "unpacked")
     assert second.files == first.files and second.files[0][0].stat().st_mtime_ns == stamp
     assert second.files[0][1] == "Verträge/x.pdf"
+
+
+def _interrupted_unpack(tmp_path: Path) -> tuple[Path, Path, Path]:
+    """A room unpacked, then its folder left unmarked as an interrupted unpack leaves it."""
+    archive = tmp_path / "room.zip"
+    with zipfile.ZipFile(archive, "w") as z:
+        z.write(make_pdf(tmp_path / "a.pdf", text_pages(1)), "deal/a.pdf")
+        z.write(make_pdf(tmp_path / "b.pdf", text_pages(2)), "deal/b.pdf")
+    first = unpack_archive(archive, tmp_path / "unpacked")
+    (first.folder / archives.COMPLETE_MARK).unlink()
+    return archive, first.files[0][0], first.folder
+
+
+def test_unpacking_again_leaves_an_open_document_alone(tmp_path: Path, windows_file_locks: Any) -> None:
+    """On Windows the window or the ingest process may hold an unpacked document open: an open
+    file cannot be replaced, so one already out whole is kept (issue 54)."""
+    archive, shown, folder = _interrupted_unpack(tmp_path)
+    before = shown.read_bytes()
+    with shown.open("rb"):  # the viewer shows it
+        again = unpack_archive(archive, tmp_path / "unpacked")
+    assert [inner for _, inner in again.files] == ["deal/a.pdf", "deal/b.pdf"]
+    assert shown.read_bytes() == before and (folder / archives.COMPLETE_MARK).is_file()
+    assert not windows_file_locks.refusals
+
+
+def test_a_damaged_copy_held_open_is_named(tmp_path: Path, windows_file_locks: Any) -> None:
+    archive, shown, _ = _interrupted_unpack(tmp_path)
+    shown.write_bytes(b"%PDF-1.4 cut short")
+    with shown.open("rb"), pytest.raises(DocumentError, match="is open in another program"):
+        unpack_archive(archive, tmp_path / "unpacked")
+    assert not list(shown.parent.glob("*.part"))

@@ -5,7 +5,10 @@ from __future__ import annotations
 
 import stat
 import sys
+import threading
+import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -108,3 +111,38 @@ def test_without_libreoffice_the_file_is_shown_as_text(
     soffice, _ = fake_soffice(tmp_path)
     monkeypatch.setenv("PATH", str(tmp_path))
     assert find_soffice() == soffice
+
+
+LAUNCHER = """#!{python}
+import subprocess, sys, time
+from pathlib import Path
+profile = Path(next(a for a in sys.argv if a.startswith("-env:UserInstallation=file://")).split("file://", 1)[1])
+ready = Path({ready!r})
+subprocess.Popen([sys.executable, "-c", (
+    "import pathlib, sys, time; p = pathlib.Path(sys.argv[1]); p.mkdir(parents=True, exist_ok=True); "
+    "held = open(p / 'registrymodifications.xcu', 'w'); pathlib.Path(sys.argv[2]).touch(); time.sleep(30)"
+), str(profile), str(ready)])
+time.sleep(30)
+"""
+
+
+def test_a_stopped_layout_ends_what_libreoffice_started(docx: Path, tmp_path: Path, windows_file_locks: Any) -> None:
+    """``soffice`` is a launcher: ``soffice.bin`` runs below it with files open in the scratch
+    folder. Killing the launcher alone left it running, and Windows refused to delete the folder
+    (issue 54): a PermissionError instead of the Cancelled the user asked for."""
+    ready = tmp_path / "soffice.bin-started"
+    script = tmp_path / "soffice"
+    script.write_text(LAUNCHER.format(python=sys.executable, ready=str(ready)))
+    script.chmod(script.stat().st_mode | stat.S_IXUSR)
+    token = CancelToken()
+
+    def cancel_once_started() -> None:  # the user's Cancel, once soffice.bin holds its file
+        deadline = time.monotonic() + 60
+        while not ready.exists() and time.monotonic() < deadline:
+            time.sleep(0.02)
+        token.cancel()
+
+    threading.Thread(target=cancel_once_started, daemon=True).start()
+    with pytest.raises(Cancelled):
+        render_docx(docx, tmp_path / "cache", str(script), cancel=token, timeout_s=120)
+    assert ready.exists() and not windows_file_locks.refusals
