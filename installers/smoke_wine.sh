@@ -75,6 +75,7 @@ cleanup() {
     wineserver -k 2> /dev/null
     [[ -n "${XVFB_PID:-}" ]] && kill "$XVFB_PID" 2> /dev/null
     if [[ "${KEEP_PREFIX:-0}" == 1 ]]; then echo "prefix kept at $WINEPREFIX"; else rm -rf "$WINEPREFIX"; fi
+    [[ -z "${WINE_CHROOT:-}" ]] || wine_chroot_umount   # what this script bound into the chroot
 }
 trap cleanup EXIT
 w() { xvfb-run -a wine "$@"; }
@@ -232,9 +233,14 @@ window() {
     shot() { DISPLAY=$display xwd -root -silent | convert xwd:- "$1"; }
     pixels() { "$HOST_PYTHON" installers/window_pixels.py "$@"; }
     shot "$SCREENSHOT"
-    size="$(DISPLAY=$display xdotool search --name Pagewise getwindowgeometry 2> /dev/null | sed -n 's/.*Geometry: \([0-9]*\)x\([0-9]*\).*/\1 \2/p' | head -1)"
-    read -r width height <<<"$size"
-    echo "window ${width:-?}x${height:-?}"
+    # The window's place and size (Wine draws its frame inside the X window: the client area ends
+    # at its bottom edge, so places are taken from the bottom and the right).
+    local geometry left top
+    geometry="$(DISPLAY=$display xdotool search --name Pagewise getwindowgeometry 2> /dev/null)"
+    read -r left top <<<"$(sed -n 's/.*Position: \([0-9]*\),\([0-9]*\).*/\1 \2/p' <<<"$geometry" | head -1)"
+    read -r width height <<<"$(sed -n 's/.*Geometry: \([0-9]*\)x\([0-9]*\).*/\1 \2/p' <<<"$geometry" | head -1)"
+    echo "window ${width:-?}x${height:-?} at ${left:-?},${top:-?}"
+    [[ -n "$width" ]] && width=$((left + width)) height=$((top + height))   # its right and bottom edges
     if [[ -n "$width" ]]; then
         # "Ask: All documents" (the scope box, left of Copy answer), then the question.
         DISPLAY=$display xdotool mousemove $((width - 369)) $((height - 45)) click 1; sleep 2
