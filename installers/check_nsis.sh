@@ -13,9 +13,9 @@ printf 'MZ' > "$DUMMY/pagewise/pagewise.exe"
 printf 'MZ' > "$DUMMY/pagewise/pagewise-cli.exe"
 cp "$HERE/../assets/sample-contract.pdf" "$DUMMY/pagewise/_internal/assets/"
 makensis -VERSION && echo
-makensis -V2 -WX -DVERSION="$VERSION" -DBUNDLE="$DUMMY/pagewise" \
+makensis -V2 -WX -DVERSION="$VERSION" -DBUNDLE="$DUMMY/pagewise" -DMAX_INSTDIR=100 \
     -DOUTFILE="$DUMMY/pagewise-$VERSION-windows-x86_64-cpu-setup.exe" "$HERE/pagewise.nsi"
-makensis -V2 -WX -DVERSION="$VERSION" -DBUNDLE="$DUMMY/pagewise" \
+makensis -V2 -WX -DVERSION="$VERSION" -DBUNDLE="$DUMMY/pagewise" -DMAX_INSTDIR=100 \
     -DOUTFILE="$DUMMY/pagewise-$VERSION-signed-setup.exe" "-DSIGN_COMMAND=cp %1 $DUMMY/uninstall-seen.exe" \
     "$HERE/pagewise.nsi"
 test -s "$DUMMY/uninstall-seen.exe"

@@ -24,6 +24,13 @@ Unicode true
 !ifdef SIGN_COMMAND
   !uninstfinalize '${SIGN_COMMAND}' = 0
 !endif
+; The longest install folder whose files all stay within Windows' 260-character path limit
+; (MAX_PATH: 259 characters and the terminating NUL): 259 - 1 - the longest path below the bundle.
+; A DLL past it fails to load ([WinError 234]: the embedding model, in the Wine smoke test). The
+; build scripts pass it from the bundle they package (installers/bundle_paths.py).
+!ifndef MAX_INSTDIR
+  !error "pass /DMAX_INSTDIR=N (installers/bundle_paths.py BUNDLE --max-install-dir)"
+!endif
 
 !define APP "Pagewise"
 !define EXE "pagewise.exe"
@@ -48,6 +55,7 @@ VIAddVersionKey "LegalCopyright" "Apache-2.0"
 !define MUI_UNICON "pagewise.ico"
 !define MUI_ABORTWARNING
 !define MUI_FINISHPAGE_RUN "$INSTDIR\${EXE}"
+!define MUI_DIRECTORYPAGE_TEXT_TOP "Setup will install ${APP} in the following folder. Its path can be at most ${MAX_INSTDIR} characters long: a longer one would take some of ${APP}'s files past Windows' 260-character path limit."
 !define MUI_FINISHPAGE_RUN_TEXT "Start ${APP}"
 !insertmacro MUI_PAGE_WELCOME
 !insertmacro MUI_PAGE_DIRECTORY
@@ -59,6 +67,32 @@ VIAddVersionKey "LegalCopyright" "Apache-2.0"
 
 Function .onInit
   SetShellVarContext current
+  Call RefuseDeepInstallFolder
+FunctionEnd
+
+; The directory page's Next button stays disabled while the folder is too long.
+Function .onVerifyInstDir
+  StrLen $0 $INSTDIR
+  IntCmp $0 ${MAX_INSTDIR} fits fits
+    Abort
+  fits:
+FunctionEnd
+
+; A folder given with /D= (silent installs too) that is too long: say why and the longest accepted,
+; on the console when the installer's output goes to one (silent) or in a message box, exit code 2.
+Function RefuseDeepInstallFolder
+  StrLen $0 $INSTDIR
+  IntCmp $0 ${MAX_INSTDIR} fits fits
+  StrCpy $1 "Pagewise was not installed: the install folder $INSTDIR is $0 characters long, and some of Pagewise's files would then pass Windows' 260-character path limit and fail to load. Choose a folder of at most ${MAX_INSTDIR} characters (the default, $LOCALAPPDATA\Programs\${APP}, is fine).$\r$\n"
+  IfSilent 0 show
+    System::Call 'kernel32::GetStdHandle(i -11) p .r2'
+    StrLen $3 $1
+    System::Call 'kernel32::WriteFile(p r2, m r1, i r3, *i .r4, p 0)'
+  show:
+  MessageBox MB_OK|MB_ICONSTOP "$1" /SD IDOK
+  SetErrorLevel 2
+  Quit
+  fits:
 FunctionEnd
 
 Function un.onInit
@@ -67,6 +101,7 @@ FunctionEnd
 
 Section "Pagewise" SecMain
   SectionIn RO
+  Call RefuseDeepInstallFolder
   ; An older version's program files go first (a PyInstaller folder differs between versions);
   ; only a folder that holds our executable is ever deleted.
   IfFileExists "$INSTDIR\${EXE}" 0 +3
