@@ -32,8 +32,12 @@ def main(argv: list[str]) -> int:
     import llama_cpp
 
     llm = llama_cpp.Llama(
-        model_path=args.model, n_ctx=1024, n_threads=args.threads, n_threads_batch=args.threads,
-        n_batch=512, verbose=False,
+        model_path=args.model,
+        n_ctx=1024,
+        n_threads=args.threads,
+        n_threads_batch=args.threads,
+        n_batch=512,
+        verbose=False,
     )
     words = ("the parties agree that this contract shall be governed by the laws of the state " * 64).split()
     prompt_tokens = llm.tokenize(" ".join(words).encode())[: args.prompt_tokens]
@@ -50,16 +54,21 @@ def main(argv: list[str]) -> int:
             token = llm.sample(temp=0.0)
         decode_s = time.perf_counter() - started
         rounds.append((len(prompt_tokens) / prefill_s, args.gen_tokens / decode_s))
-    print(json.dumps({
-        "label": args.label,
-        "platform": sys.platform,
-        "threads": args.threads,
-        "omp_wait_policy": os.environ.get("OMP_WAIT_POLICY", ""),
-        "system_info": llama_cpp.llama_print_system_info().decode(errors="replace").strip(),
-        "prefill_tok_s": round(statistics.median(r[0] for r in rounds), 1),
-        "decode_tok_s": round(statistics.median(r[1] for r in rounds), 2),
-        "decode_tok_s_rounds": [round(r[1], 2) for r in rounds],
-    }), flush=True)
+    print(
+        json.dumps(
+            {
+                "label": args.label,
+                "platform": sys.platform,
+                "threads": args.threads,
+                "omp_wait_policy": os.environ.get("OMP_WAIT_POLICY", ""),
+                "system_info": llama_cpp.llama_print_system_info().decode(errors="replace").strip(),
+                "prefill_tok_s": round(statistics.median(r[0] for r in rounds), 1),
+                "decode_tok_s": round(statistics.median(r[1] for r in rounds), 2),
+                "decode_tok_s_rounds": [round(r[1], 2) for r in rounds],
+            }
+        ),
+        flush=True,
+    )
     return 0
 
 

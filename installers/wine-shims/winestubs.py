@@ -10,6 +10,7 @@ up in Wine's spec, through the api-set schema and forwards. Prints one line per 
 missing function with the files importing it; exit status 1 if any that --known FILE does not
 list (one `dll!function` or `dll` a line, # comments: imports checked to be never called here).
 """
+
 import collections
 import os
 import re
@@ -126,7 +127,11 @@ def main(argv):
             try:
                 pe = pefile.PE(p, fast_load=True)
                 pe.parse_data_directories(directories=[pefile.DIRECTORY_ENTRY["IMAGE_DIRECTORY_ENTRY_EXPORT"]])
-                shimmed[os.path.basename(p).lower()] = {e.name.decode(): (e.forwarder.decode() if e.forwarder else None) for e in pe.DIRECTORY_ENTRY_EXPORT.symbols if e.name}
+                shimmed[os.path.basename(p).lower()] = {
+                    e.name.decode(): (e.forwarder.decode() if e.forwarder else None)
+                    for e in pe.DIRECTORY_ENTRY_EXPORT.symbols
+                    if e.name
+                }
             except (pefile.PEFormatError, AttributeError):
                 pass
     hits = collections.defaultdict(set)
@@ -134,8 +139,12 @@ def main(argv):
     for path in pe_files(trees):
         try:
             pe = pefile.PE(path, fast_load=True)
-            pe.parse_data_directories(directories=[pefile.DIRECTORY_ENTRY["IMAGE_DIRECTORY_ENTRY_IMPORT"],
-                                                   pefile.DIRECTORY_ENTRY["IMAGE_DIRECTORY_ENTRY_DELAY_IMPORT"]])
+            pe.parse_data_directories(
+                directories=[
+                    pefile.DIRECTORY_ENTRY["IMAGE_DIRECTORY_ENTRY_IMPORT"],
+                    pefile.DIRECTORY_ENTRY["IMAGE_DIRECTORY_ENTRY_DELAY_IMPORT"],
+                ]
+            )
         except pefile.PEFormatError:
             continue
         rel = os.path.relpath(path, trees[0]) if len(trees) == 1 else path
@@ -173,16 +182,22 @@ def main(argv):
         fl = sorted(files)
         is_known = f"{dll}!{func}".lower() in known
         new += not is_known
-        print(f"{r.upper():8} {dll}!{func}  <- {', '.join(fl[:3])}{' ...+%d' % (len(fl) - 3) if len(fl) > 3 else ''}"
-              + ("  (known, not called)" if is_known else "  NEW"))
+        print(
+            f"{r.upper():8} {dll}!{func}  <- {', '.join(fl[:3])}{' ...+%d' % (len(fl) - 3) if len(fl) > 3 else ''}"
+            + ("  (known, not called)" if is_known else "  NEW")
+        )
     for dll, files in sorted(nodll.items()):
         fl = sorted(files)
         is_known = dll.lower() in known
         new += not is_known
-        print(f"NODLL    {dll}  <- {', '.join(fl[:3])}{' ...+%d' % (len(fl) - 3) if len(fl) > 3 else ''}"
-              + ("  (known, not called)" if is_known else "  NEW"))
-    print(f"{len(hits)} stubbed/missing imports, {len(nodll)} DLLs Wine lacks, {new} not on the known list",
-          file=sys.stderr)
+        print(
+            f"NODLL    {dll}  <- {', '.join(fl[:3])}{' ...+%d' % (len(fl) - 3) if len(fl) > 3 else ''}"
+            + ("  (known, not called)" if is_known else "  NEW")
+        )
+    print(
+        f"{len(hits)} stubbed/missing imports, {len(nodll)} DLLs Wine lacks, {new} not on the known list",
+        file=sys.stderr,
+    )
     return 1 if new else 0
 
 

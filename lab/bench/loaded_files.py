@@ -27,7 +27,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 
-SITECUSTOMIZE = '''
+SITECUSTOMIZE = """
 import atexit, os, sys
 def _pagewise_loaded():
     out = os.environ.get("PAGEWISE_LOADED_DIR")
@@ -49,7 +49,7 @@ def _pagewise_loaded():
     with open(os.path.join(out, f"{os.getpid()}.txt"), "w") as handle:
         handle.write("\\n".join(sorted(files)))
 atexit.register(_pagewise_loaded)
-'''
+"""
 
 
 def top_level(site: Path, path: Path) -> str | None:
@@ -77,18 +77,31 @@ def sizes_by_package(site: Path) -> dict[str, int]:
 def run_jobs(loaded_dir: Path, home: Path) -> None:
     custom = Path(tempfile.mkdtemp(prefix="pagewise-sitecustomize-"))
     (custom / "sitecustomize.py").write_text(SITECUSTOMIZE)
-    env = dict(os.environ, PAGEWISE_LOADED_DIR=str(loaded_dir), PAGEWISE_HOME=str(home),
-               PYTHONPATH=os.pathsep.join([str(custom), str(ROOT)]), QT_QPA_PLATFORM="offscreen")
+    env = dict(
+        os.environ,
+        PAGEWISE_LOADED_DIR=str(loaded_dir),
+        PAGEWISE_HOME=str(home),
+        PYTHONPATH=os.pathsep.join([str(custom), str(ROOT)]),
+        QT_QPA_PLATFORM="offscreen",
+    )
     cli = [sys.executable, "-m", "app.cli"]
     word = ROOT / "tests" / "fixtures" / "docx" / "common-paper-cloud-service-agreement.docx"
     out = Path(tempfile.mkdtemp(prefix="pagewise-loaded-out-"))
     jobs = [
-        cli + ["--selftest"],
-        cli + ["ingest", str(ROOT / "assets" / "sample-contract.pdf"), str(word)],
-        cli + ["search", "--all", "governing law"],
-        cli + ["review", "--all", "--evidence-only", "--format", "xlsx", "--out", str(out / "table.xlsx")],
-        cli + ["compare", str(word), str(ROOT / "assets" / "sample-contract.pdf"), "--format", "docx",
-               "--out", str(out / "redline.docx")],
+        [*cli, "--selftest"],
+        [*cli, "ingest", str(ROOT / "assets" / "sample-contract.pdf"), str(word)],
+        [*cli, "search", "--all", "governing law"],
+        [*cli, "review", "--all", "--evidence-only", "--format", "xlsx", "--out", str(out / "table.xlsx")],
+        [
+            *cli,
+            "compare",
+            str(word),
+            str(ROOT / "assets" / "sample-contract.pdf"),
+            "--format",
+            "docx",
+            "--out",
+            str(out / "redline.docx"),
+        ],
     ]
     for job in jobs:
         result = subprocess.run(job, env=env, cwd=ROOT, capture_output=True, text=True)
@@ -98,8 +111,11 @@ def run_jobs(loaded_dir: Path, home: Path) -> None:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--site", type=Path, required=True, help="the site-packages to size (the Windows tree)")
-    parser.add_argument("--linux-site", type=Path, default=Path(sys.prefix) / "lib" /
-                        f"python{sys.version_info.major}.{sys.version_info.minor}" / "site-packages")
+    parser.add_argument(
+        "--linux-site",
+        type=Path,
+        default=Path(sys.prefix) / "lib" / f"python{sys.version_info.major}.{sys.version_info.minor}" / "site-packages",
+    )
     parser.add_argument("--out", type=Path)
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory() as loaded, tempfile.TemporaryDirectory() as home:
@@ -111,8 +127,10 @@ def main(argv: list[str] | None = None) -> int:
     carried = sizes_by_package(args.site)
     rows = sorted(carried.items(), key=lambda kv: -kv[1])
     mib = 1024 * 1024
-    table = [{"package": name, "mib": round(size / mib, 1), "loaded": name in {u.lower() for u in used}}
-             for name, size in rows]
+    table = [
+        {"package": name, "mib": round(size / mib, 1), "loaded": name in {u.lower() for u in used}}
+        for name, size in rows
+    ]
     never = sum(r["mib"] for r in table if not r["loaded"])
     total = sum(r["mib"] for r in table)
     for row in table[:40]:
