@@ -40,20 +40,15 @@ from collections import deque
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from inference.engines.batch_context import BatchContextError, batch_layout, decode, open_batch_context
 from inference.engines.decode_utils import GrammarCheck, GreedySampler, NanCheck, TokenBytes
 from inference.engines.engine import StopReason, StopScanner
-from inference.planning.plan import GGML_TYPE_IDS, Plan
-
-_KV_ROUND = 256
+from inference.planning.plan import Plan
 
 BatchResultCallback = Callable[[int, str, dict[str, Any]], None]
 
 
-class BatchContextError(Exception):
-    """The batch context could not be created or a prompt does not fit."""
-
-
-class _Sequence:
+class SlotSequence:
     __slots__ = (
         "cached",
         "decoder",
@@ -175,58 +170,25 @@ def run_batch(
                 f"Prompt {index + 1} needs {need} tokens with its reply but the model's context holds "
                 f"{plan.n_ctx}. Shorten it or lower max_tokens."
             )
-    # One KV stream per slot, each as long as the longest prompt and its reply needs. The plan
-    # sized the batch for n_seq_max sequences of batch_n_ctx tokens: longer prompts (a
-    # reduction's) run in fewer slots within the same number of cells.
-    cells = -(-max(needs) // _KV_ROUND) * _KV_ROUND
-    planned_cells = max(1, plan.n_seq_max) * (plan.batch_n_ctx or plan.n_ctx)
-    n_slots = min(
-        len(prompts),
-        max(1, plan.n_seq_max),
-        max(1, planned_cells // cells),
-        max(1, int(llama_cpp.llama_max_parallel_sequences())),
-    )
-    n_ubatch = max(plan.batch_n_ubatch or plan.n_ubatch, n_slots)
+    cells, n_slots, n_ubatch = batch_layout(llama_cpp, plan, max(needs), len(prompts))
     sys.stderr.write(
         f"[pagewise] batch: {len(prompts)} prompts, {n_slots} sequence{'s' if n_slots > 1 else ''} at a time, "
         f"{cells} cells each, KV {plan.batch_kv}, micro-batch {n_ubatch}"
         f"{', mixed steps' if plan.batch_mixed else ''}\n"
     )
-
-    params = llama_cpp.llama_context_default_params()
-    params.n_ctx = cells * n_slots
-    params.n_batch = n_ubatch
-    params.n_ubatch = n_ubatch
-    params.n_seq_max = n_slots
-    params.kv_unified = plan.batch_mixed
-    params.n_threads = llm.n_threads
-    params.n_threads_batch = llm.n_threads_batch
-    params.type_k = GGML_TYPE_IDS[plan.batch_kv]
-    params.type_v = GGML_TYPE_IDS[plan.batch_kv]
-    enabled, disabled = llama_cpp.LLAMA_FLASH_ATTN_TYPE_ENABLED, llama_cpp.LLAMA_FLASH_ATTN_TYPE_DISABLED
-    params.flash_attn_type = enabled if plan.flash_attn else disabled
-    params.swa_full = plan.swa_full
-    ctx = llama_cpp.llama_init_from_model(llm._model.model, params)
-    if not ctx:
-        raise BatchContextError(
-            f"Could not create a context for {n_slots} sequences ({cells} tokens of KV cache each): "
-            "not enough memory. Send fewer prompts at once, or lower max_tokens."
-        )
-    batch = llama_cpp.llama_batch_init(n_ubatch, 0, 1)
+    ctx, batch = open_batch_context(llama_cpp, llm, plan, cells, n_slots, n_ubatch)
     try:
-        loop = _SlotLoop(
+        loop = SlotLoop(
             llama_cpp, llm, ctx, batch, n_ubatch, n_slots, check_cancel, abort_callback, mixed=plan.batch_mixed
         )
         loop.run(prompts, max_tokens, temperature, stop, seed, on_result, grammar)
-        check = loop.grammar_check
-        held = f", grammar refused {check.refused} of {check.checked} argmax tokens" if check else ""
-        sys.stderr.write(f"[pagewise] batch done: {loop.clock.summary()}{held}\n")
+        sys.stderr.write(f"[pagewise] batch done: {loop.summary()}\n")
     finally:
         llama_cpp.llama_batch_free(batch)
         llama_cpp.llama_free(ctx)
 
 
-class _SlotLoop:
+class SlotLoop:
     """The scheduling loop of ``run_batch`` over one batch context."""
 
     def __init__(
@@ -260,6 +222,62 @@ class _SlotLoop:
         self.clock = _Clock()
         self._abort_set = False
 
+    def configure(self, temperature: float, grammar: Any) -> None:
+        """How every reply of this loop is sampled (a ``grammar``: each held to it)."""
+        self.held_to_grammar = grammar is not None
+        self.grammar_check = GrammarCheck(self.llama_cpp) if grammar is not None and temperature <= 0 else None
+
+    def start(
+        self,
+        index: int,
+        seq_id: int,
+        prompt: list[int],
+        keep: int,
+        stop: Sequence[str],
+        sampling: tuple[float, int, Any],
+    ) -> SlotSequence:
+        """A new sequence for ``prompt`` in slot ``seq_id``, keeping the first ``keep`` cells the
+        slot holds (a beginning it shares with the slot's last prompt); ``sampling``: the
+        temperature, the seed and the grammar (or None)."""
+        llama_cpp = self.llama_cpp
+        temperature, seed, grammar = sampling
+        new = SlotSequence(index, seq_id, prompt, stop, loops=grammar is None)
+        # A model whose cache cannot drop a tail (e.g. a recurrent one) reads the whole prompt again.
+        if keep and llama_cpp.llama_memory_seq_rm(self.memory, seq_id, keep, -1):
+            new.n_past = new.cached = keep
+        else:
+            llama_cpp.llama_memory_seq_rm(self.memory, seq_id, -1, -1)
+        new.sampler = _new_sampler(llama_cpp, temperature, seed + index, grammar, self.vocab)
+        return new
+
+    def step(self, slots: list[SlotSequence | None], max_tokens: int) -> list[SlotSequence]:
+        """One prefill or decode step over the live slots; returns the sequences it finished
+        (their slots freed)."""
+        live = [slot for slot in slots if slot is not None]
+        self.check_cancel()
+        reading = sorted((s for s in live if s.reading), key=lambda s: s.index)
+        if reading:
+            riding = [s for s in live if not s.reading] if self.mixed else []
+            self._prefill_step(reading, riding, max_tokens)
+        else:
+            self._decode_step(live, max_tokens)
+        finished: list[SlotSequence] = []
+        for seq_id, slot in enumerate(slots):
+            if slot is not None and slot.reason is not None:
+                slots[seq_id] = None
+                self.free_sampler(slot)
+                finished.append(slot)
+        return finished
+
+    def reply(self, sequence: SlotSequence) -> tuple[str, dict[str, Any]]:
+        """A finished sequence's text and stats."""
+        return "".join(sequence.texts), self._stats(sequence)
+
+    def summary(self) -> str:
+        check = self.grammar_check
+        held = f", grammar refused {check.refused} of {check.checked} argmax tokens" if check else ""
+        return f"{self.clock.summary()}{held}"
+
     def run(
         self,
         prompts: list[list[int]],
@@ -270,11 +288,9 @@ class _SlotLoop:
         on_result: BatchResultCallback,
         grammar: Any = None,
     ) -> None:
-        llama_cpp = self.llama_cpp
         pending = deque(range(len(prompts)))
-        slots: list[_Sequence | None] = [None] * self.n_slots
-        self.held_to_grammar = grammar is not None
-        self.grammar_check = GrammarCheck(llama_cpp) if grammar is not None and temperature <= 0 else None
+        slots: list[SlotSequence | None] = [None] * self.n_slots
+        self.configure(temperature, grammar)
         shared = _shared_prefix(prompts) if len(prompts) > self.n_slots else 0
         kept = [0] * self.n_slots  # cells of the shared beginning each slot holds
         try:
@@ -282,37 +298,19 @@ class _SlotLoop:
                 for seq_id in range(self.n_slots):
                     if slots[seq_id] is None and pending:
                         index = pending.popleft()
-                        new = _Sequence(index, seq_id, prompts[index], stop, loops=grammar is None)
-                        # Keep the shared beginning's cells (a model whose cache cannot drop a
-                        # tail, e.g. a recurrent one, reads the whole prompt again).
-                        if kept[seq_id] and llama_cpp.llama_memory_seq_rm(self.memory, seq_id, kept[seq_id], -1):
-                            new.n_past = new.cached = kept[seq_id]
-                        else:
-                            llama_cpp.llama_memory_seq_rm(self.memory, seq_id, -1, -1)
+                        sampling = (temperature, seed, grammar)
+                        slots[seq_id] = self.start(index, seq_id, prompts[index], kept[seq_id], stop, sampling)
                         kept[seq_id] = shared
-                        new.sampler = _new_sampler(llama_cpp, temperature, seed + index, grammar, self.vocab)
-                        slots[seq_id] = new
-                live = [slot for slot in slots if slot is not None]
-                if not live:
+                if not any(slot is not None for slot in slots):
                     return
-                self.check_cancel()
-                reading = sorted((s for s in live if s.reading), key=lambda s: s.index)
-                if reading:
-                    riding = [s for s in live if not s.reading] if self.mixed else []
-                    self._prefill_step(reading, riding, max_tokens)
-                else:
-                    self._decode_step(live, max_tokens)
-                for seq_id, slot in enumerate(slots):
-                    if slot is not None and slot.reason is not None:
-                        slots[seq_id] = None
-                        self._free_sampler(slot)
-                        on_result(slot.index, "".join(slot.texts), self._stats(slot))
+                for done in self.step(slots, max_tokens):
+                    on_result(done.index, *self.reply(done))
         finally:
             for slot in slots:
                 if slot is not None:
-                    self._free_sampler(slot)
+                    self.free_sampler(slot)
 
-    def _free_sampler(self, sequence: _Sequence) -> None:
+    def free_sampler(self, sequence: SlotSequence) -> None:
         if sequence.sampler is not None:
             self.llama_cpp.llama_sampler_free(sequence.sampler)
             sequence.sampler = None
@@ -325,7 +323,7 @@ class _SlotLoop:
         self.llama_cpp.llama_set_abort_callback(self.ctx, callback, None)
         self._abort_set = enabled
 
-    def _prefill_step(self, reading: list[_Sequence], riding: list[_Sequence], max_tokens: int) -> None:
+    def _prefill_step(self, reading: list[SlotSequence], riding: list[SlotSequence], max_tokens: int) -> None:
         """One call of one whole micro-batch: the next token of each ``riding`` slot (mixed
         batches only), then the next prompt tokens of the reading slots, in prompt order; a slot
         whose last prompt token is in it samples its first token."""
@@ -334,7 +332,7 @@ class _SlotLoop:
             self._put(row, sequence.last_token, sequence.n_past, sequence.seq_id, True)
         row = len(riding)
         room = self.n_batch
-        finishing: list[tuple[_Sequence, int]] = []
+        finishing: list[tuple[SlotSequence, int]] = []
         for sequence in reading:
             take = min(room - row, len(sequence.prompt) - sequence.n_past)
             last = len(sequence.prompt) - 1
@@ -349,7 +347,7 @@ class _SlotLoop:
         batch.n_tokens = row
         self._set_abort(True)
         started = time.perf_counter()
-        _decode(self.llama_cpp, self.ctx, batch, self.check_cancel)
+        decode(self.llama_cpp, self.ctx, batch, self.check_cancel)
         for row, sequence in enumerate(riding):
             sequence.n_past += 1
             self._accept(sequence, row, max_tokens)
@@ -370,7 +368,7 @@ class _SlotLoop:
         batch.seq_id[row][0] = seq_id
         batch.logits[row] = logits
 
-    def _decode_step(self, active: list[_Sequence], max_tokens: int) -> None:
+    def _decode_step(self, active: list[SlotSequence], max_tokens: int) -> None:
         """One call with one token of every slot (in slot order: consecutive sequence ids)."""
         batch = self.batch
         batch.n_tokens = len(active)
@@ -378,7 +376,7 @@ class _SlotLoop:
             self._put(row, sequence.last_token, sequence.n_past, sequence.seq_id, True)
         self._set_abort(False)
         started = time.perf_counter()
-        _decode(self.llama_cpp, self.ctx, batch, self.check_cancel)
+        decode(self.llama_cpp, self.ctx, batch, self.check_cancel)
         for row, sequence in enumerate(active):
             sequence.n_past += 1
             self._accept(sequence, row, max_tokens)
@@ -386,7 +384,7 @@ class _SlotLoop:
         self.clock.decode_tokens += len(active)
         self.clock.decode_steps += 1
 
-    def _accept(self, sequence: _Sequence, row: int, max_tokens: int) -> None:
+    def _accept(self, sequence: SlotSequence, row: int, max_tokens: int) -> None:
         """Sample the sequence's next token from batch row ``row`` and record it."""
         llama_cpp = self.llama_cpp
         if sequence.sampler is None:
@@ -414,13 +412,13 @@ class _SlotLoop:
         sequence.last_token = token
 
     @staticmethod
-    def _end(sequence: _Sequence, reason: StopReason, *, flush: bool = True) -> None:
+    def _end(sequence: SlotSequence, reason: StopReason, *, flush: bool = True) -> None:
         sequence.reason = reason
         sequence.ended_at = time.perf_counter()
         if flush:
             sequence.texts.append(sequence.scanner.flush() + sequence.decoder.decode(b"", final=True))
 
-    def _stats(self, sequence: _Sequence) -> dict[str, Any]:
+    def _stats(self, sequence: SlotSequence) -> dict[str, Any]:
         """A finished sequence's stats. Its prefill rate is the batch's so far (its prompt shares
         calls with others'); its decode rate counts the time it waited for others' prefill."""
         decode_s = sequence.ended_at - sequence.first_token_at
@@ -447,14 +445,3 @@ def _shared_prefix(prompts: list[list[int]]) -> int:
     common = next((i for i, (a, b) in enumerate(zip(low, high, strict=False)) if a != b), len(low))
     n = min(common, min(len(p) for p in prompts) - 1)
     return n if n >= MIN_SHARED_PREFIX else 0
-
-
-def _decode(llama_cpp: Any, ctx: Any, batch: Any, check_cancel: Callable[[], None]) -> None:
-    code = llama_cpp.llama_decode(ctx, batch)
-    if code == 2:  # aborted by the abort callback
-        check_cancel()
-    if code != 0:
-        raise BatchContextError(
-            f"llama_decode failed with code {code} (KV cache full or out of memory). "
-            "Send fewer prompts at once, or lower max_tokens."
-        )

@@ -12,6 +12,10 @@ until a terminal reply):
                                            | ("cancelled",)
     ("batch", BatchRequest)             -> ("batch_item", index, text, stats)* as each reply finishes,
                                            then ("batch_done",) | ("cancelled",)
+    ("feed", FeedRequest)               -> the parent then sends ("feed_prompt", key, prompt)* and at last
+                                           ("feed_end",), and may send ("tokenize", text) (answered at
+                                           once); ("feed_item", key, text, stats, meter)* as each reply
+                                           finishes, then ("feed_done", meter) | ("cancelled",)
     ("unload",)                         -> ("ok",)
     ("exit",)                           -> the process ends
 
@@ -44,6 +48,7 @@ from multiprocessing.connection import Connection
 from typing import Any
 
 from inference.engines.engine import ChatMessage
+from inference.engines.feed_decode import FEED_LEFTOVERS, FeedRequest
 from inference.planning.plan import Plan
 
 
@@ -65,6 +70,10 @@ class BatchRequest:
     stop: tuple[str, ...]
     json_schema: str | None = None
     seed: int = 0
+
+
+class _Exit(Exception):
+    """The parent asked the worker to exit in the middle of a request."""
 
 
 class WorkerCancelled(Exception):
@@ -156,6 +165,8 @@ class _Worker:
             if kind == "exit":
                 self._unload()
                 return
+            if kind in FEED_LEFTOVERS:
+                continue
             try:
                 if kind == "load":
                     self.conn.send(("loaded", self._load(message[1])))
@@ -165,11 +176,16 @@ class _Worker:
                     self._generate(message[1])
                 elif kind == "batch":
                     self._batch(message[1])
+                elif kind == "feed":
+                    self._feed(message[1])
                 elif kind == "unload":
                     self._unload()
                     self.conn.send(("ok",))
                 else:
                     self.conn.send(("error", "engine", f"Unknown worker request {kind!r}."))
+            except _Exit:
+                self._unload()
+                return
             except WorkerCancelled:
                 self.conn.send(("cancelled",))
             except _ReportedError as error:
@@ -380,6 +396,52 @@ class _Worker:
             grammar=self._grammar(request.json_schema) if request.json_schema is not None else None,
         )
         self.conn.send(("batch_done",))
+
+    def _feed(self, request: FeedRequest) -> None:
+        from inference.engines.feed_decode import Inbox, check_fits, run_feed
+
+        llm = self._require_model()
+        plan = self.plan
+        assert plan is not None
+        inbox = Inbox()
+        n_ctx = int(llm.n_ctx())
+
+        def poll(wait_s: float) -> None:
+            while self.conn.poll(wait_s):
+                wait_s = 0.0
+                message = self.conn.recv()
+                kind = message[0]
+                if kind == "feed_prompt":
+                    tokens = self.prompt_tokens(message[2])
+                    check_fits(tokens, request.max_tokens, n_ctx)
+                    inbox.pending.append((int(message[1]), tokens))
+                elif kind == "feed_end":
+                    inbox.ended = True
+                elif kind == "tokenize":
+                    self.conn.send(("tokens", self._tokenize_raw(message[1])))
+                elif kind == "exit":
+                    raise _Exit()
+                else:
+                    raise _ReportedError("engine", f"Unexpected worker request {kind!r} while prompts are fed.")
+
+        def send(key: int, text: str, stats: dict[str, Any], meter: tuple[float, float]) -> None:
+            self.conn.send(("feed_item", key, text, stats, meter))
+
+        meter = run_feed(
+            llm,
+            plan,
+            inbox,
+            poll,
+            max_tokens=request.max_tokens,
+            temperature=request.temperature,
+            stop=request.stop,
+            seed=request.seed,
+            check_cancel=self._check_cancel,
+            on_result=send,
+            abort_callback=self._abort_callback_for_batch(),
+            grammar=self._grammar(request.json_schema) if request.json_schema is not None else None,
+        )
+        self.conn.send(("feed_done", meter))
 
 
 class _ReportedError(Exception):

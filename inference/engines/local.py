@@ -22,9 +22,9 @@ import signal
 import tempfile
 import threading
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from inference.cancel import NEVER_CANCELLED, Cancelled, CancelToken
 from inference.engines.engine import (
@@ -44,6 +44,10 @@ from inference.engines.worker_process import WorkerProcess, describe_exit
 from inference.errors import EngineError, ModelError
 from inference.planning.plan import Plan
 from inference.progress import Progress, ProgressCallback, Stage, no_progress
+
+if TYPE_CHECKING:
+    from inference.engines.local_feed import LocalFeed
+    from inference.engines.prompt_feed import PromptFeed
 
 _LOAD_LOG_END = "[pagewise] load finished"
 
@@ -85,6 +89,7 @@ class LocalEngine(Engine):
         self._needs_reload = False
         self._crash_message = ""
         self._in_batch_callback = False  # generate_batch is running the caller's on_result/progress
+        self._feed: LocalFeed | None = None  # generate_fed is running (only tokenize may be asked meanwhile)
         self._load_log_start = 0
         self._loading_plan: Plan | None = None  # the plan being loaded (a crash then names its file and placement)
         self._lock = threading.RLock()
@@ -208,6 +213,8 @@ class LocalEngine(Engine):
 
     def tokenize(self, text: str) -> list[int]:
         with self._lock:
+            if self._feed is not None:  # the producer of generate_fed's feed, in its refill
+                return self._feed.tokenize(text)
             self._ensure_ready()
             reply = self._request(("tokenize", text), NEVER_CANCELLED, 60.0)
             return list(reply[1])
@@ -288,6 +295,38 @@ class LocalEngine(Engine):
                 raise EngineError(f"Unexpected reply from the model worker: {message[0]!r}.")
             return [completion for completion in results if completion is not None]
 
+    def generate_fed(
+        self,
+        feed: PromptFeed,
+        *,
+        max_tokens: int = 256,
+        json_schema: JsonSchema | None = None,
+        cancel: CancelToken = NEVER_CANCELLED,
+        on_result: Callable[[Any, Completion], None],
+    ) -> None:
+        """The feed's prompts go to the worker as they come, while its sequences decode
+        (``inference.engines.local_feed``): a sequence whose reply ended takes the next prompt at
+        once. The feed's ``refill`` may tokenize meanwhile; other calls raise ``EngineError``."""
+        from inference.engines.feed_decode import FeedRequest
+        from inference.engines.local_feed import LocalFeed
+
+        with self._lock:
+            self._ensure_ready()
+            session = LocalFeed(
+                self._worker,
+                receive=lambda token: self._receive(token, timeout_s=None),
+                raise_for=self._raise_for,
+                drain=self._drain,
+                freeze=_freeze,
+                window=2 * self.parallel + 2,
+            )
+            self._feed = session
+            try:
+                request = FeedRequest(max_tokens, 0.0, (), _schema_text(json_schema))
+                session.run(feed, request, json_schema=json_schema, cancel=cancel, on_result=on_result)
+            finally:
+                self._feed = None
+
     # Internals: the worker process
 
     def _start_worker(self, cancel: CancelToken) -> None:
@@ -297,6 +336,8 @@ class LocalEngine(Engine):
         self._raise_for(reply)
 
     def _ensure_ready(self) -> None:
+        if self._feed is not None:
+            raise EngineError("The model cannot take another request while generate_fed runs (only tokenize).")
         if self._in_batch_callback:
             # The batch is still running in the worker: a request now would have to cancel it.
             raise EngineError("The model cannot take another request inside generate_batch's on_result.")

@@ -75,6 +75,7 @@ class PromptFeed:
         self._busy_area = 0.0  # slot-seconds
         self._paused_idle_s = 0.0  # paused with nothing in flight: not the engine's idle time
         self._mark_at = 0.0
+        self._engine_meter: tuple[float, float] | None = None  # the engine's own (busy slot-s, span s)
         self.taken = 0
 
     # the producer's side (the caller's thread)
@@ -193,22 +194,40 @@ class PromptFeed:
         if change < 0:
             self._last_at = now
 
+    def meter_engine(self, busy_slot_s: float, span_s: float) -> None:
+        """The engine measured its slots itself (the local engine's sequences, from a prompt's
+        start in a sequence to its reply's end, between the first start and the last end): the
+        busy share is then that, not the time from ``take`` to ``release`` (which counts the
+        prompts waiting in the engine too)."""
+        with self._cond:
+            self._engine_meter = (busy_slot_s, span_s)
+
+    def _busy(self) -> tuple[float, float] | None:
+        """(busy slot-seconds, seconds) between the first prompt started and the last reply, less
+        the time paused with nothing in flight."""
+        if self._first_at is None or self._last_at is None:
+            return None
+        if self._engine_meter is not None:
+            area, span = self._engine_meter
+            return area, max(0.0, span - self._paused_idle_s)
+        return self._busy_area, self._last_at - self._first_at - self._paused_idle_s
+
     @property
     def busy_share(self) -> float | None:
         """The engine's slots' busy share between the first prompt taken and the last reply
         (None before any reply)."""
         with self._cond:
-            if self._first_at is None or self._last_at is None:
+            busy = self._busy()
+            if busy is None:
                 return None
-            span = self._last_at - self._first_at - self._paused_idle_s
-            return min(1.0, self._busy_area / (self.slots * span)) if span > 0 else 1.0
+            area, span = busy
+            return min(1.0, area / (self.slots * span)) if span > 0 else 1.0
 
     @property
     def busy_seconds(self) -> float:
         with self._cond:
-            if self._first_at is None or self._last_at is None:
-                return 0.0
-            return self._last_at - self._first_at - self._paused_idle_s
+            busy = self._busy()
+            return 0.0 if busy is None else busy[1]
 
 
 def run_fed_threads(

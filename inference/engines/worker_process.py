@@ -22,7 +22,7 @@ from inference.engines.shared_flag import SharedFlag
 from inference.errors import EngineError, shorten_message
 
 _POLL_S = 0.05
-TERMINAL_REPLIES = frozenset({"done", "cancelled", "error", "batch_done", "loaded", "tokens", "ok"})
+TERMINAL_REPLIES = frozenset({"done", "cancelled", "error", "batch_done", "feed_done", "loaded", "tokens", "ok"})
 
 
 def describe_exit(code: int | None) -> str:
@@ -189,6 +189,19 @@ class WorkerProcess:
                     raise self._crash_error("while working") from error
             if process.sentinel in ready:
                 raise self._crash_error("while working")
+
+    def poll(self, timeout_s: float) -> bool:
+        """Whether a message is there to read, waiting up to ``timeout_s``; a dead worker raises
+        its crash error."""
+        conn, process = self.conn, self.process
+        if conn is None or process is None:
+            raise EngineError("The model worker is not running. Load the model again.")
+        ready = wait([conn, process.sentinel], timeout=timeout_s)
+        if conn in ready:
+            return True
+        if process.sentinel in ready:
+            raise self._crash_error("while working")
+        return False
 
     def drain(self, grace_s: float) -> None:
         """Finish an abandoned request: cancel it and read up to its final message."""
