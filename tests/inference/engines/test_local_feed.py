@@ -35,7 +35,7 @@ SCHEMA = {
 def _plan(**overrides: object) -> Plan:
     values: dict[str, object] = {
         "model_path": str(MODEL),
-        "n_gpu_layers": 0,
+        "n_gpu_layers": int(os.environ.get("PAGEWISE_TEST_GPU_LAYERS", "0")),  # -1 on the device machine
         "n_ctx": 1024,
         "n_threads": 2,
         "n_seq_max": 2,
