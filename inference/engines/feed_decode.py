@@ -10,10 +10,11 @@ steps with ``plan.batch_mixed``); a slot keeps the cells of the beginning its ne
 with its last one (the same contract's pages read for another question).
 
 The batch context's layout (cells per sequence, sequences at once) is ``run_batch``'s for the
-prompts known when it is made, at least the plan's ``batch_n_ctx`` per sequence. A prompt longer
-than a sequence's cells waits until the live sequences are done; the context is then made again
-for it (fewer, longer sequences), and made again with more sequences when the slots are empty and
-the waiting prompts fit more. Only then do the slots idle.
+next prompt, at least the plan's ``batch_n_ctx`` per sequence. A prompt longer than a sequence's
+cells waits until the live sequences are done; the context is then made again for it (fewer,
+longer sequences), and made again with more sequences when the slots are empty and the next
+prompt fits more. Only then do the slots idle (a data room's readings come in runs of one
+contract's unit, so this is rare).
 
 The busy meter: the time-weighted number of sequences in use (from a prompt's admission to its
 reply's end) between the first admission and the last reply's end; the engine divides it by its
@@ -179,8 +180,8 @@ def run_feed(
                 poll(0.05)
             pending = inbox.pending
             if pending and (context is None or not context.live):
-                wanted = max(need(tokens) for _, tokens in pending)
-                if context is None or _relayout(llama_cpp, plan, context, wanted, need(pending[0][1])):
+                wanted = need(pending[0][1])
+                if context is None or _relayout(llama_cpp, plan, context, wanted):
                     if context is not None:
                         sys.stderr.write(f"[pagewise] feed relayout: {context.loop.summary()}\n")
                         context.close()
@@ -208,13 +209,13 @@ def run_feed(
             context.close()
 
 
-def _relayout(llama_cpp: Any, plan: Plan, context: _Context, wanted: int, head: int) -> bool:
-    """With the slots empty: make the context again when the next prompt does not fit its cells,
-    or when the waiting prompts fit more sequences than it has."""
+def _relayout(llama_cpp: Any, plan: Plan, context: _Context, head: int) -> bool:
+    """With the slots empty: make the context again when the next prompt (needing ``head``
+    cells) does not fit its cells, or fits a layout of more sequences than it has."""
     if head > context.cells:
         return True
     floor = plan.batch_n_ctx or plan.n_ctx
-    _, n_slots, _ = batch_layout(llama_cpp, plan, max(wanted, floor), max(1, plan.n_seq_max))
+    _, n_slots, _ = batch_layout(llama_cpp, plan, max(head, floor), max(1, plan.n_seq_max))
     return n_slots > context.n_slots
 
 

@@ -124,7 +124,7 @@ def test_a_freed_sequence_takes_the_next_prompt_while_the_others_still_decode() 
     """Two sequences, a short prompt beside a long one (decode tokens ride in the long one's
     prefill steps): the short reply ends first and its sequence takes the third prompt while the
     long one still runs; generate_batch's chunks would start it only when both were done."""
-    long_prompt = "the quick brown fox jumps over the lazy dog " * 60
+    long_prompt = "the quick brown fox jumps over the lazy dog " * 25  # ~450 tokens
     prompts = ["Short question:", long_prompt, "Another short one:"]
     with LocalEngine() as local:
         local.load(_plan(n_ubatch=32, batch_n_ctx=768, batch_mixed=True))
@@ -208,9 +208,9 @@ def test_worker_killed_mid_feed_gives_the_crash_error_then_restart(engine: Local
 
 
 def test_a_prompt_longer_than_the_sequences_cells_makes_the_context_again() -> None:
-    """Sequences planned for 256 tokens: a 600-token prompt waits for the live ones, runs in a
+    """Sequences planned for 512 tokens: a ~540-token prompt waits for the live ones, runs in a
     context of fewer, longer sequences, and the short prompts after it get two again."""
-    long_prompt = "the quick brown fox jumps over the lazy dog " * 60
+    long_prompt = "the quick brown fox jumps over the lazy dog " * 30  # ~540 tokens
     prompts = [*_prompts(3), long_prompt, *_prompts(3)]
     with LocalEngine() as local:
         local.load(_plan(n_seq_max=2, batch_n_ctx=512, n_ctx=1024))
