@@ -11,10 +11,9 @@ with its last one (the same contract's pages read for another question).
 
 The batch context's layout (cells per sequence, sequences at once) is ``run_batch``'s for the
 next prompt, at least the plan's ``batch_n_ctx`` per sequence. A prompt longer than a sequence's
-cells waits until the live sequences are done; the context is then made again for it (fewer,
-longer sequences), and made again with more sequences when the slots are empty and the next
-prompt fits more. Only then do the slots idle (a data room's readings come in runs of one
-contract's unit, so this is rare).
+cells waits until the live sequences are done, and so does one that fits twice as many sequences
+as the context has; the context is then made again for it. Only then do the slots idle (a data
+room's readings come in runs of one contract's unit, so this is rare).
 
 The busy meter: the time-weighted number of sequences in use (from a prompt's admission to its
 reply's end) between the first admission and the last reply's end; the engine divides it by its
@@ -188,9 +187,12 @@ def run_feed(
                         context = None
                     context = _Context(llama_cpp, llm, plan, wanted, make_loop)
             assert context is not None
+            # the next prompt waits for the live ones to end when it needs another layout
             for seq_id in range(context.n_slots):
-                if context.slots[seq_id] is not None or not pending or need(pending[0][1]) > context.cells:
-                    continue  # a prompt too long for the cells waits for the live ones to end
+                if context.slots[seq_id] is not None or not pending:
+                    continue
+                if _relayout(llama_cpp, plan, context, need(pending[0][1])):
+                    break
                 key, tokens = pending.popleft()
                 keep = common_prefix(context.last_prompt[seq_id], tokens)
                 context.slots[seq_id] = context.loop.start(key, seq_id, tokens, keep, stop, sampling)
@@ -210,13 +212,13 @@ def run_feed(
 
 
 def _relayout(llama_cpp: Any, plan: Plan, context: _Context, head: int) -> bool:
-    """With the slots empty: make the context again when the next prompt (needing ``head``
-    cells) does not fit its cells, or fits a layout of more sequences than it has."""
+    """Make the context again for the next prompt (needing ``head`` cells): it does not fit the
+    cells, or it fits a layout of at least twice the sequences."""
     if head > context.cells:
         return True
     floor = plan.batch_n_ctx or plan.n_ctx
     _, n_slots, _ = batch_layout(llama_cpp, plan, max(head, floor), max(1, plan.n_seq_max))
-    return n_slots > context.n_slots
+    return n_slots >= 2 * context.n_slots  # worth the live sequences' drain
 
 
 def check_fits(tokens: list[int], max_tokens: int, n_ctx: int) -> None:
