@@ -101,11 +101,14 @@ def test_every_build_reads_the_one_options_file() -> None:
     # Nothing else builds llama.cpp with options of its own (comments aside).
     scripts = [ROOT / "Makefile", *(ROOT / "installers").glob("*.sh"), *(ROOT / "installers").glob("*.ps1"),
                *(ROOT / "scripts").glob("*.sh"), *(ROOT / "lab").rglob("*.sh")]  # fmt: skip
-    # Two measurements build the one file's options with one change each, which they name: the GPU
+    # Three measurements build the one file's options with one change each, which they name: the GPU
     # re-measure adds CUDA, linked statically (the bundle's loadable CUDA module is checked by
-    # gpu_cuda_variant.sh); the Wine decode bench turns OpenMP off to compare ggml's own threads.
+    # gpu_cuda_variant.sh); the data room's server bench (gpu_llama_server.sh) adds CUDA too, with
+    # the server the product leaves out; the Wine decode bench turns OpenMP off to compare ggml's own
+    # threads.
     measurement_builds = {
         ROOT / "lab" / "bench" / "gpu_recheck.sh": ("installers/llama-cmake-options.txt", ("-DGGML_CUDA=on",)),
+        ROOT / "lab" / "bench" / "gpu_llama_server.sh": ("installers/llama-cmake-options.txt", ("-DGGML_CUDA=on",)),
         ROOT / "installers" / "bench_wine_decode.sh": (
             "installers/llama_cmake_args.sh",
             ("s/-DGGML_OPENMP=ON/-DGGML_OPENMP=OFF/",),
