@@ -10,8 +10,8 @@ item whose readings end before its evidence is found waits for it (``found``) be
 
 The thread reads the library through its own connection to the same file (SQLite in WAL mode: it
 reads while the job's connection writes; one ``sqlite3`` connection is never shared between
-threads here). Contracts are served in the order asked, item by item; an item asked again (a pass
-started again after the server stopped answering) is not searched twice. The job's cancel stops
+threads here). Contracts are served in the order asked, item by item; an item asked again before it is
+taken (a pass started again after the server stopped answering) is not searched twice. The job's cancel stops
 the thread after the item it is on; an error in the thread is raised in the job's thread by the
 next ``found``, ``complete`` or ``wait``.
 """
@@ -94,6 +94,13 @@ class RoomEvidence:
         with self._cond:
             self._raise_error()
             return self._found.get((doc_id, index))
+
+    def take(self, doc_id: str, index: int) -> Found | None:
+        """``found``, and forgotten here (the item is stored with it: a data room of hundreds of
+        contracts does not keep every passage found in memory)."""
+        with self._cond:
+            self._raise_error()
+            return self._found.pop((doc_id, index), None)
 
     def complete(self, doc_id: str, indexes: Sequence[int]) -> bool:
         with self._cond:

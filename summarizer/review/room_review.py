@@ -266,7 +266,7 @@ class _RoomJob:
     def _final(self, seq: int, index: int) -> None:
         """Store the item, now final, with its evidence; parked until its evidence is found."""
         active = self.active[seq]
-        found = self.evidence.found(active.run.key.doc_id, index)
+        found = self.evidence.take(active.run.key.doc_id, index)
         if found is None:
             self.evidence.park(seq, active.run.key.doc_id, index)
             return

@@ -50,7 +50,8 @@ def test_each_item_is_found_once_on_the_threads_own_connection(
         evidence.ask(doc_id, [1])  # asked again (a pass started again): not searched again
         until_found(evidence, doc_id, [0, 1])
         found = evidence.found(doc_id, 1)
-        assert found is not None
+        assert found is not None and evidence.take(doc_id, 1) == found
+        assert evidence.found(doc_id, 1) is None  # taken: stored with its item, forgotten here
         direct, _, score = scored_evidence(library, doc_id, ITEMS[1])
         assert [e.passage_id for e in found[0]] == [e.passage_id for e in direct] and found[1] == score
     finally:
