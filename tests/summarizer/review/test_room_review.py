@@ -10,7 +10,7 @@ import csv
 import io
 import json
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -23,12 +23,15 @@ from inference.engines.prompt_feed import PromptFeed
 from inference.engines.remote import RemoteEngine
 from inference.engines.remote_http import Backoff
 from inference.errors import ApiKeyError, EngineError
+from summarizer.errors import LibraryError
 from summarizer.library.storage.store import Library
+from summarizer.review import room_evidence
 from summarizer.review.checklist import Checklist, ChecklistItem
-from summarizer.review.evidence import DocumentReview, ItemDone
+from summarizer.review.evidence import DocumentReview, Evidence, ItemDone, scored_evidence
 from summarizer.review.export import to_csv
 from summarizer.review.item_answers import stored_review
-from summarizer.review.room_review import RoomControl, RoomPaused, RoomStatus, RoomStored, review_room, stored_room
+from summarizer.review.room_control import RoomControl
+from summarizer.review.room_review import RoomPaused, RoomStatus, RoomStored, review_room, stored_room
 from tests.inference.engines.openai_fake import FakeServer, Running
 from tests.summarizer.doc_factory import add_document
 
@@ -322,3 +325,148 @@ def test_pause_holds_new_readings_until_resume(remote_room: tuple[Library, list[
     finally:
         helper.join()
     assert starts_while_paused == [0] and result.reviewed == N_CONTRACTS and result.pauses == 0
+
+
+# --- the evidence, found in a thread of its own while the slots read ---
+
+Finder = Callable[[Library, str, ChecklistItem], tuple[list[Evidence], int, float | None]]
+
+
+def slow_evidence(monkeypatch: pytest.MonkeyPatch, hold: Callable[[str], None]) -> Finder:
+    """``scored_evidence`` in the evidence thread, after ``hold(doc_id)`` returns (or raises)."""
+    real: Finder = scored_evidence
+
+    def held(library: Library, doc_id: str, item: ChecklistItem) -> tuple[list[Evidence], int, float | None]:
+        hold(doc_id)
+        return real(library, doc_id, item)
+
+    monkeypatch.setattr(room_evidence, "scored_evidence", held)
+    return real
+
+
+class Reading(FakeEngine):
+    """Says when its first reading starts."""
+
+    def __init__(self) -> None:
+        super().__init__(default_reply=NOT_FOUND, n_ctx=N_CTX)
+        self.reading = threading.Event()
+
+    def generate_batch(self, prompts: Any, **kwargs: Any) -> Any:
+        self.reading.set()
+        return super().generate_batch(prompts, **kwargs)
+
+
+def test_readings_start_before_the_evidence_and_the_items_are_stored_with_it(
+    room: tuple[Library, list[str]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    lib, ids = room
+    engine = Reading()
+
+    def after_the_first_reading(doc_id: str) -> None:
+        if not engine.reading.wait(30):  # the readings waited for the evidence, as before
+            raise AssertionError("no reading started while the evidence was being found")
+
+    real = slow_evidence(monkeypatch, after_the_first_reading)
+    items: list[ItemDone] = []
+    reviews: list[DocumentReview] = []
+    result = review_room(lib, engine, ids, CHECKLIST, model="m1", on_item=items.append, on_review=reviews.append)
+    assert (result.reviewed, result.items_answered, result.readings) == (3, 6, 12)
+    assert [r.doc_id for r in reviews] == ids  # in contract order
+    assert [(i.doc_id, i.index) for i in items] == [(d, n) for d in ids for n in (0, 1)]
+    for doc_id in ids:
+        stored = stored_review(lib, doc_id, CHECKLIST, "m1")
+        assert stored is not None
+        for item, got in zip(ITEMS, stored.items, strict=True):
+            evidence, _, score = real(lib, doc_id, item)
+            assert evidence and [e.passage_id for e in got.evidence] == [e.passage_id for e in evidence]
+            assert got.clause_score == (None if score is None else pytest.approx(score, abs=1e-3))
+    assert all(i.result.evidence for i in items)
+
+
+def test_a_stop_while_the_evidence_is_found_stops_its_thread(
+    room: tuple[Library, list[str]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    lib, ids = room
+    control = RoomControl()
+    searching, first_done = threading.Event(), threading.Event()
+
+    def contract_1_until_stopped(doc_id: str) -> None:
+        if doc_id == ids[1]:
+            searching.set()
+            while not control.cancel.cancelled:  # a slow ranker: the stop comes meanwhile
+                control.cancel.wait(0.01)
+
+    def stop_when_both() -> None:
+        if searching.wait(30) and first_done.wait(30):
+            control.stop()
+
+    slow_evidence(monkeypatch, contract_1_until_stopped)
+    helper = threading.Thread(target=stop_when_both)
+    helper.start()
+    engine = FakeEngine(default_reply=NOT_FOUND, n_ctx=N_CTX)
+    try:
+        with pytest.raises(Cancelled):
+            review_room(lib, engine, ids, CHECKLIST, control=control, model="m1", on_review=lambda _: first_done.set())
+    finally:
+        helper.join()
+    assert not any(t.name == "pagewise-room-evidence" and t.is_alive() for t in threading.enumerate())
+    # contract 0 is stored; contract 1's readings waited for its evidence, which never came
+    assert stored_room(lib, ids, CHECKLIST, "m1") == RoomStored(1, 0, 2)
+    monkeypatch.undo()
+    again = review_room(lib, engine, ids, CHECKLIST, model="m1")
+    assert (again.skipped, again.reviewed) == (1, 2)
+    assert all(i.evidence for d in ids if (r := stored_review(lib, d, CHECKLIST, "m1")) for i in r.items)
+
+
+def test_an_error_in_the_evidence_thread_is_the_jobs_error(
+    room: tuple[Library, list[str]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    lib, ids = room
+
+    def broken(doc_id: str) -> None:
+        if doc_id == ids[1]:
+            raise LibraryError("The library cannot be read (disk I/O error).")
+
+    slow_evidence(monkeypatch, broken)
+    engine = FakeEngine(default_reply=NOT_FOUND, n_ctx=N_CTX)
+    with pytest.raises(LibraryError, match="disk I/O error"):
+        review_room(lib, engine, ids, CHECKLIST, model="m1")
+    assert not any(t.name == "pagewise-room-evidence" and t.is_alive() for t in threading.enumerate())
+    assert stored_review(lib, ids[1], CHECKLIST, "m1") is None
+
+
+def test_a_paused_room_resumes_while_the_evidence_is_found(
+    room: tuple[Library, list[str]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    lib, ids = room
+    control = RoomControl()
+    paused, resumed = threading.Event(), threading.Event()
+    seen_paused: list[bool] = []
+
+    def held_until_resumed(doc_id: str) -> None:
+        if doc_id != ids[0] and not resumed.wait(30):
+            raise AssertionError("not resumed")
+
+    def pause_at_the_first(review: DocumentReview) -> None:
+        if not paused.is_set():
+            control.pause()
+            paused.set()
+
+    def resume_later() -> None:
+        paused.wait(30)
+        seen_paused.append(control.paused)
+        control.resume()
+        resumed.set()
+
+    slow_evidence(monkeypatch, held_until_resumed)
+    helper = threading.Thread(target=resume_later)
+    helper.start()
+    engine = FakeEngine(default_reply=NOT_FOUND, n_ctx=N_CTX)
+    try:
+        result = review_room(lib, engine, ids, CHECKLIST, control=control, model="m1", on_review=pause_at_the_first)
+    finally:
+        helper.join()
+    assert seen_paused == [True]
+    assert (result.reviewed, result.items_answered, result.readings) == (3, 6, 12)
+    assert stored_room(lib, ids, CHECKLIST, "m1") == RoomStored(3, 0, 0)
+    assert all(i.evidence for d in ids if (r := stored_review(lib, d, CHECKLIST, "m1")) for i in r.items)
