@@ -15,8 +15,10 @@ while that group has prompts ready, else takes a group no other reader reads now
 tail) the lowest-keyed prompt of any group, so no slot idles while prompts are ready. A server
 with a prompt cache per slot (llama.cpp's llama-server, which routes a request to the idle slot
 holding the most similar prompt) then reads each contract's text in about one slot, not in all of
-them. ``groups_ahead``: ``refill`` also adds (one call of the producer's per ``refill``) while
-fewer groups than that have prompts ready, so that each slot can have a group of its own. Without
+them. ``groups_ahead``: with readers (``affine``: set by ``run_fed_threads``, or at a reader's
+first take), ``refill`` also adds (one call of the producer's per ``refill``) while fewer groups
+than that have prompts ready, so that each slot can have a group of its own (an engine that takes
+without readers, the local one, is fed as before). Without
 groups or readers a feed is a plain priority queue (lowest key first).
 
 Pausing (``pause``/``resume``) holds back new prompts; the ones in flight finish. The feed also
@@ -86,6 +88,7 @@ class PromptFeed:
         self._ready: dict[Any, list[_Entry]] = {}  # each group's heap (None: the prompts of no group)
         self._n_ready = 0
         self._readers: dict[Any, int] = {}  # group -> readers whose last group it is
+        self.affine = False  # readers take (contract affinity): groups_ahead applies
         self._counter = itertools.count()
         self._cond = threading.Condition()
         self._exhausted = False
@@ -125,7 +128,7 @@ class PromptFeed:
         while not self._exhausted and self.ready < self.low_water:
             if not self._refill():
                 return  # nothing to add now (the producer's prompts wait on replies)
-        if not self._exhausted and self.groups_ready < self.groups_ahead:
+        if self.affine and not self._exhausted and self.groups_ready < self.groups_ahead:
             self._refill()  # one a call: the replies meanwhile are handed to the job
 
     def settle(self) -> None:
@@ -214,6 +217,7 @@ class PromptFeed:
         if not heaps[group]:
             del self._ready[group]
         self._n_ready -= 1
+        self.affine = self.affine or reader is not None
         if reader is not None and reader.group != fed.group:
             if reader.group is not None:
                 self._readers[reader.group] -= 1
@@ -324,6 +328,7 @@ def run_fed_threads(
             replies.put((fed, outcome))
 
     threads = [threading.Thread(target=slot, name=f"pagewise-fed-{n}", daemon=True) for n in range(n_threads)]
+    feed.affine = True  # each slot's reader: a group of its own for each (see the module's note)
     try:
         feed.refill()
         for thread in threads:

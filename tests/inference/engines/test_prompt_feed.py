@@ -104,18 +104,21 @@ def test_groups_ahead_refills_one_group_a_call() -> None:
         put_groups(feed, {f"g{made[-1]}": 2})
         return True
 
-    feed = PromptFeed(2, refill, low_water=2, groups_ahead=3)
+    feed = PromptFeed(2, refill, low_water=1, groups_ahead=4)
     feed.refill()
-    assert len(made) == 2 and feed.groups_ready == 2  # low water (one group), then one more group
+    assert len(made) == 1  # low water (one group): no reader has taken yet
+    assert feed.take_now(1)[0].tag == "g00"  # a batch engine (no reader): still low water only
     feed.refill()
-    assert len(made) == 3 and feed.groups_ready == 3
+    assert len(made) == 1
+    assert tags(feed, FeedReader(), 1) == ["g01"]  # a reader has taken: groups ahead, one a refill
     feed.refill()
-    assert len(made) == 3  # enough groups and prompts ready
-    without = PromptFeed(2, refill, low_water=2)
-    made.clear()
-    feed = without
+    assert len(made) == 3 and feed.groups_ready == 2  # low water's group, then one more
     feed.refill()
-    assert len(made) == 1  # no groups_ahead: low water only
+    assert len(made) == 4 and feed.groups_ready == 3
+    feed.refill()
+    assert len(made) == 5 and feed.groups_ready == 4
+    feed.refill()
+    assert len(made) == 5  # enough groups ready
 
 
 def test_threads_keep_to_their_groups_while_groups_remain() -> None:
