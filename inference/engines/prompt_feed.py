@@ -9,6 +9,18 @@ and can add nothing now; when it has nothing left to add it calls ``exhaust``. T
 ``finished`` once it is exhausted, nothing is ready and every prompt taken has been settled (its
 reply handed to the job, which may have put a follow-up).
 
+Contract affinity: a prompt may belong to a ``group`` (the prompts that share a long prefix: one
+contract's readings). A slot that takes through a ``FeedReader`` keeps to the group it read last
+while that group has prompts ready, else takes a group no other reader reads now, else (the job's
+tail) the lowest-keyed prompt of any group, so no slot idles while prompts are ready. A server
+with a prompt cache per slot (llama.cpp's llama-server, which routes a request to the idle slot
+holding the most similar prompt) then reads each contract's text in about one slot, not in all of
+them. ``groups_ahead``: with readers (``affine``: set by ``run_fed_threads``, or at a reader's
+first take), ``refill`` also adds (one call of the producer's per ``refill``) while fewer groups
+than that have prompts ready, so that each slot can have a group of its own (an engine that takes
+without readers, the local one, is fed as before). Without
+groups or readers a feed is a plain priority queue (lowest key first).
+
 Pausing (``pause``/``resume``) holds back new prompts; the ones in flight finish. The feed also
 measures how busy the engine's ``slots`` were: the time-weighted number of prompts in flight
 (at most ``slots``) divided by ``slots``, between the first prompt taken and the last reply,
@@ -44,6 +56,17 @@ def no_refill() -> bool:
 class FedPrompt:
     tag: Any
     prompt: Prompt
+    group: Any = None
+
+
+@dataclass(slots=True)
+class FeedReader:
+    """One slot's side of the feed (a client thread): the group it read last, which it prefers."""
+
+    group: Any = None
+
+
+_Entry = tuple[Any, int, FedPrompt]
 
 
 class PromptFeed:
@@ -55,12 +78,17 @@ class PromptFeed:
         refill: Callable[[], bool] = no_refill,
         *,
         low_water: int | None = None,
+        groups_ahead: int = 0,
         running: threading.Event | None = None,
     ) -> None:
         self.slots = max(1, slots)
         self.low_water = low_water if low_water is not None else 2 * self.slots
+        self.groups_ahead = groups_ahead
         self._refill = refill
-        self._ready: list[tuple[Any, int, FedPrompt]] = []
+        self._ready: dict[Any, list[_Entry]] = {}  # each group's heap (None: the prompts of no group)
+        self._n_ready = 0
+        self._readers: dict[Any, int] = {}  # group -> readers whose last group it is
+        self.affine = False  # readers take (contract affinity): groups_ahead applies
         self._counter = itertools.count()
         self._cond = threading.Condition()
         self._exhausted = False
@@ -80,9 +108,12 @@ class PromptFeed:
 
     # the producer's side (the caller's thread)
 
-    def put(self, tag: Any, prompt: Prompt, order: Any = 0) -> None:
+    def put(self, tag: Any, prompt: Prompt, order: Any = 0, group: Any = None) -> None:
+        """``order``: lower keys are taken first; ``group``: see the module's note (hashable)."""
         with self._cond:
-            heapq.heappush(self._ready, (order, next(self._counter), FedPrompt(tag, prompt)))
+            heap = self._ready.setdefault(group, [])
+            heapq.heappush(heap, (order, next(self._counter), FedPrompt(tag, prompt, group)))
+            self._n_ready += 1
             self._cond.notify_all()
 
     def exhaust(self) -> None:
@@ -92,10 +123,13 @@ class PromptFeed:
             self._cond.notify_all()
 
     def refill(self) -> None:
-        """Let the producer add prompts when fewer than ``low_water`` are ready."""
+        """Let the producer add prompts when fewer than ``low_water`` are ready, and once more
+        when fewer than ``groups_ahead`` groups have prompts ready."""
         while not self._exhausted and self.ready < self.low_water:
             if not self._refill():
-                break  # nothing to add now (the producer's prompts wait on replies)
+                return  # nothing to add now (the producer's prompts wait on replies)
+        if self.affine and not self._exhausted and self.groups_ready < self.groups_ahead:
+            self._refill()  # one a call: the replies meanwhile are handed to the job
 
     def settle(self) -> None:
         """A taken prompt's reply was handed to the job (which has put any follow-up)."""
@@ -121,7 +155,13 @@ class PromptFeed:
     @property
     def ready(self) -> int:
         with self._cond:
-            return len(self._ready)
+            return self._n_ready
+
+    @property
+    def groups_ready(self) -> int:
+        """Groups (other than None) with prompts ready."""
+        with self._cond:
+            return len(self._ready) - (None in self._ready)
 
     @property
     def in_flight(self) -> int:
@@ -135,21 +175,24 @@ class PromptFeed:
             return self._finished()
 
     def _finished(self) -> bool:
-        return self._exhausted and not self._ready and self._unsettled == 0
+        return self._exhausted and not self._n_ready and self._unsettled == 0
 
     # the engine's side (its slots: any thread)
 
-    def take(self, cancel: CancelToken = NEVER_CANCELLED, wait_s: float | None = None) -> FedPrompt | None:
+    def take(
+        self, cancel: CancelToken = NEVER_CANCELLED, wait_s: float | None = None, reader: FeedReader | None = None
+    ) -> FedPrompt | None:
         """The next prompt, waiting while the feed is paused or empty; None when the feed is
-        finished (or nothing came within ``wait_s``). Raises ``Cancelled``."""
+        finished (or nothing came within ``wait_s``). Raises ``Cancelled``. ``reader``: the
+        taking slot's, for contract affinity (see the module's note); without it the lowest key."""
         deadline = None if wait_s is None else time.perf_counter() + wait_s
         with self._cond:
             while True:
                 cancel.raise_if_cancelled()
                 if self._finished():
                     return None
-                if self._ready and self._running.is_set():
-                    _, _, fed = heapq.heappop(self._ready)
+                if self._n_ready and self._running.is_set():
+                    fed = self._pop(reader)
                     self._unsettled += 1
                     self._meter(+1)
                     self.taken += 1
@@ -157,6 +200,31 @@ class PromptFeed:
                 if deadline is not None and time.perf_counter() >= deadline:
                     return None
                 self._cond.wait(0.05)
+
+    def _pop(self, reader: FeedReader | None) -> FedPrompt:
+        """The prompt ``reader`` takes (some prompt is ready): its own group's lowest, else the
+        lowest of a group no other reader reads (or of no group), else the lowest of all."""
+        heaps = self._ready
+        group: Any
+        if reader is None:
+            group = min(heaps, key=lambda g: heaps[g][0][:2])
+        elif reader.group is not None and reader.group in heaps:
+            group = reader.group
+        else:
+            free = [g for g in heaps if g is None or not self._readers.get(g)]
+            group = min(free or heaps, key=lambda g: heaps[g][0][:2])
+        _, _, fed = heapq.heappop(heaps[group])
+        if not heaps[group]:
+            del self._ready[group]
+        self._n_ready -= 1
+        self.affine = self.affine or reader is not None
+        if reader is not None and reader.group != fed.group:
+            if reader.group is not None:
+                self._readers[reader.group] -= 1
+            if fed.group is not None:
+                self._readers[fed.group] = self._readers.get(fed.group, 0) + 1
+            reader.group = fed.group
+        return fed
 
     def take_now(self, limit: int) -> list[FedPrompt]:
         """Up to ``limit`` ready prompts at once (an engine that runs a batch per call); none
@@ -244,9 +312,10 @@ def run_fed_threads(
     replies: queue.Queue[tuple[FedPrompt, Completion | BaseException]] = queue.Queue()
 
     def slot() -> None:
+        reader = FeedReader()  # this thread keeps to the group it read last (contract affinity)
         while not stop_all.cancelled:
             try:
-                fed = feed.take(stop_all)
+                fed = feed.take(stop_all, reader=reader)
             except Cancelled:
                 return
             if fed is None:
@@ -259,6 +328,7 @@ def run_fed_threads(
             replies.put((fed, outcome))
 
     threads = [threading.Thread(target=slot, name=f"pagewise-fed-{n}", daemon=True) for n in range(n_threads)]
+    feed.affine = True  # each slot's reader: a group of its own for each (see the module's note)
     try:
         feed.refill()
         for thread in threads:

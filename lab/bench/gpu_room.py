@@ -23,7 +23,11 @@ review of a data room does in its steady state. Figures per configuration: contr
 items answered, items per minute, contracts per hour (items answered ÷ the checklist's items,
 per hour: a contract stopped half-way counts for its share), the engine's busy share (requests or
 sequences in flight ÷ slots, time-weighted, from the first reading to the stop), GPU memory by
-NVML (the peak used minus the idle card's), and the server's or the plan's settings. Random
+NVML (the peak used minus the idle card's), and the server's or the plan's settings; for a server,
+the prompt tokens it computed (``prompt_tokens``: not from a slot's cache) and took from a cache
+(``prompt_tokens_cached``) by its ``/metrics``, per reading sent (``readings_sent``). A
+configuration named with ``-noaff`` (``p8-full-noaff``) runs without contract affinity (every
+client thread takes the lowest-keyed reading: all slots read the same contract at once). Random
 weights never stop early: every reply runs to the product's cap (``REPLY_TOKENS``). Output:
 ``$OUT/room_gpu.jsonl`` (one line a configuration) and a markdown table on stdout.
 
@@ -47,8 +51,9 @@ import tempfile
 import threading
 import time
 import urllib.request
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -67,6 +72,7 @@ class Config:
     ctx: int = 0  # the server's whole context (-c), shared by its slots
     kv: str = "f16"
     gpu: bool = True
+    affinity: bool = True  # each client thread keeps to a contract (prompt_feed's FeedReader)
 
     @property
     def local(self) -> bool:
@@ -87,6 +93,33 @@ CONFIGS: dict[str, Config] = {
     "p8-full": Config("p8-full", 8, 8 * 16384),
     "p2-cpu": Config("p2-cpu", 2, 2 * 8192, gpu=False),  # the smoke test on this CPU
 }
+
+
+def config_named(label: str) -> Config:
+    """A configuration of ``CONFIGS``, or one with ``-noaff``: the same without contract affinity."""
+    base = label.removesuffix("-noaff")
+    return replace(CONFIGS[base], label=label, affinity=False) if base != label else CONFIGS[label]
+
+
+@contextmanager
+def affinity(on: bool) -> Iterator[None]:
+    """Off: the client threads take the lowest-keyed reading, whatever they read last (the order
+    before contract affinity)."""
+    from inference.engines.prompt_feed import PromptFeed
+
+    if on:
+        yield
+        return
+    take = PromptFeed.take
+
+    def lowest_key(self: PromptFeed, cancel: Any = None, wait_s: float | None = None, reader: Any = None) -> Any:
+        return take(self, cancel, wait_s) if cancel is not None else take(self, wait_s=wait_s)
+
+    PromptFeed.take = lowest_key  # type: ignore[method-assign]
+    try:
+        yield
+    finally:
+        PromptFeed.take = take  # type: ignore[method-assign]
 
 
 def prepare(limit: int, library_tgz: Path) -> dict[str, Any]:
@@ -125,7 +158,7 @@ class Server:
             binary, "-m", str(model), "--host", "127.0.0.1", "--port", str(port),
             "-c", str(config.ctx), "-np", str(config.slots), "-t", str(threads),
             "-ngl", "999" if config.gpu else "0", "-fa", "on" if config.gpu else "off",
-            "-ctk", config.kv, "-ctv", config.kv, "-fit", "off", "--no-kv-unified", "--jinja",
+            "-ctk", config.kv, "-ctv", config.kv, "-fit", "off", "--no-kv-unified", "--jinja", "--metrics",
         ]  # fmt: skip
         self.log = log
         self.process: subprocess.Popen[bytes] | None = None
@@ -159,6 +192,13 @@ class Server:
     @property
     def pid(self) -> int | None:
         return self.process.pid if self.process is not None else None
+
+    def metrics(self) -> dict[str, float]:
+        """The server's counters (``--metrics``: llamacpp:prompt_tokens_total ...), by name."""
+        with urllib.request.urlopen(self.url + "/metrics", timeout=10) as response:
+            text = response.read().decode()
+        pairs = (line.split() for line in text.splitlines() if line.startswith("llamacpp:"))
+        return {p[0].removeprefix("llamacpp:"): float(p[1]) for p in pairs if len(p) == 2}
 
 
 def model_args(model: Path, budget: str, threads: int, remote: str = "") -> argparse.Namespace:
@@ -205,7 +245,9 @@ def review_for(library: Any, engine: Any, doc_ids: Sequence[str], label: str, li
         timer.cancel()
     elapsed = time.perf_counter() - started
     n_items = len(checklist.items)
+    feed = control.feed
     return {
+        "readings_sent": feed.taken if feed is not None else None,
         "review_s": round(elapsed, 1),
         "stopped_at_limit": stopped,
         "contracts_finished": done,
@@ -225,7 +267,7 @@ def measure(
     from inference.progress import no_progress
     from inference.telemetry import GpuTelemetry
 
-    row: dict[str, Any] = {"config": config.label, "contracts_in_room": len(doc_ids)}
+    row: dict[str, Any] = {"config": config.label, "contracts_in_room": len(doc_ids), "affinity": config.affinity}
     server: Server | None = None
     gpu = GpuTelemetry(interval_s=0.05, pids=lambda: (os.getpid(), server.pid if server else None))
     gpu.mark_baseline()
@@ -239,15 +281,27 @@ def measure(
 
                 row.update(plan=summary_line(opened.plan), parallel=opened.parallel, n_ctx=opened.plan.n_ctx)
         else:
-            server = Server(args.server_bin, model, config, 8090, args.threads, Path(args.out) / "llama-server.log")
+            server = Server(
+                args.server_bin, model, config, args.port, args.threads, Path(args.out) / "llama-server.log"
+            )
             server.__enter__()
             row.update(slots=config.slots, server_ctx=config.ctx, kv=config.kv, flash_attn=config.gpu)
             remote = model_args(model, args.budget, args.threads, server.url)
             opened = open_model(remote, library, no_progress, batch=True)
             row.update(parallel=opened.engine.parallel, n_ctx=opened.engine.n_ctx)
         row["load_s"] = round(time.perf_counter() - started, 1)
-        with opened:
+        with opened, affinity(config.affinity):
             row.update(review_for(library, opened.engine, doc_ids, config.label, args.limit_s))
+        if server is not None:
+            counters = server.metrics()
+            sent = row.get("readings_sent") or 0
+            row.update(
+                prompt_tokens=counters.get("prompt_tokens_total"),
+                prompt_tokens_cached=counters.get("prompt_tokens_cached_total"),
+                prompt_s=counters.get("prompt_seconds_total"),
+                predicted_tokens=counters.get("tokens_predicted_total"),
+                prompt_tokens_per_reading=round(counters.get("prompt_tokens_total", 0) / sent) if sent else None,
+            )
     except Exception as error:  # recorded in the row: the other configurations still run
         row["error"] = f"{type(error).__name__}: {error}"
     finally:
@@ -298,7 +352,7 @@ def run(args: argparse.Namespace) -> int:
             if args.stop_by and time.monotonic() - START + args.limit_s + 40 > args.stop_by:
                 print(json.dumps({"config": label, "skipped": f"would end past --stop-by {args.stop_by:.0f} s"}))
                 continue
-            row = {**measure(args, CONFIGS[label], model, library, doc_ids), **setup}
+            row = {**measure(args, config_named(label), model, library, doc_ids), **setup}
             rows.append(row)
             with (out / "room_gpu.jsonl").open("a") as handle:
                 handle.write(json.dumps(row) + "\n")
@@ -311,8 +365,8 @@ def run(args: argparse.Namespace) -> int:
 def table(rows: Sequence[dict[str, Any]]) -> str:
     local = next((r for r in rows if r["config"] == "local" and r.get("contracts_per_hour")), None)
     lines = [
-        "| configuration | contracts/h | × local | items/min | busy | finished | peak MiB | settings |",
-        "|---|---|---|---|---|---|---|---|",
+        "| configuration | contracts/h | × local | items/min | busy | finished | prompt tok/rd | peak MiB | settings |",
+        "|---|---|---|---|---|---|---|---|---|",
     ]
     for r in rows:
         rate = r.get("contracts_per_hour")
@@ -321,7 +375,7 @@ def table(rows: Sequence[dict[str, Any]]) -> str:
             f"-np {r['slots']} -c {r['server_ctx']} KV {r['kv']}" if "slots" in r else r.get("error", "")
         )
         cells = [r["config"], rate, ratio, r.get("items_per_min"), r.get("busy_share"), r.get("contracts_finished"),
-                 r.get("peak_mib", "-"), settings]  # fmt: skip
+                 r.get("prompt_tokens_per_reading"), r.get("peak_mib", "-"), settings]  # fmt: skip
         lines.append("| " + " | ".join("-" if c is None else str(c) for c in cells) + " |")
     return "\n".join(lines)
 
@@ -338,6 +392,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--model", help="a GGUF file (default: a random-weight one of --shape)")
     p.add_argument("--shape", default="llama-3.1-8b")
     p.add_argument("--server-bin", default="/tmp/llama-bin/llama-server")
+    p.add_argument("--port", type=int, default=8090, help="llama-server's port on 127.0.0.1")
     p.add_argument("--configs", default="local,p8-full,p1-12g,p4-12g,p8-12g,p4-full")
     p.add_argument("--budget", default="12GiB", help="the local engine's GPU memory budget")
     p.add_argument("--threads", type=int, default=8)
@@ -348,7 +403,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command == "prepare":
         print(json.dumps(prepare(args.limit, args.library)))
         return 0
-    unknown = set(args.configs.split(",")) - set(CONFIGS)
+    unknown = {c.removesuffix("-noaff") for c in args.configs.split(",")} - set(CONFIGS)
     if unknown:
         parser.error(f"unknown configurations: {', '.join(sorted(unknown))}")
     return run(args)

@@ -211,7 +211,7 @@ class _RoomJob:
                 return True
             for index in open_items:
                 item = self.checklist.items[index]
-                self.feed.put((seq, index, 0), reading_messages(run.units[0], item), (seq, 0, index))
+                self.feed.put((seq, index, 0), reading_messages(run.units[0], item), (seq, 0, index), group=seq)
             return True
         self.feed.exhaust()
         return False
@@ -267,7 +267,7 @@ class _RoomJob:
             self._final(seq, index)
             return
         nxt = n_unit + 1  # not in this unit: the next one, ahead of later contracts
-        self.feed.put((seq, index, nxt), reading_messages(run.units[nxt], item), (seq, nxt, index))
+        self.feed.put((seq, index, nxt), reading_messages(run.units[nxt], item), (seq, nxt, index), group=seq)
 
     def _final(self, seq: int, index: int) -> None:
         """Store the item, now final, with its evidence; parked until its evidence is found."""
@@ -348,9 +348,13 @@ class _RoomJob:
         self.evidence.parked.clear()
         self.position = 0
         # a contract's readings ahead of the slots: preparing the next one (its evidence search) takes
-        # a while, and the slots go on with these meanwhile
+        # a while, and the slots go on with these meanwhile. A contract is a group (its readings
+        # share its text): with a contract of its own for each slot and one spare, each contract is
+        # read in about one server slot, which keeps its prompt cached (contract affinity)
         slots = self.engine.parallel
-        self.feed = PromptFeed(slots, self.refill, low_water=slots + self.n_items, running=self.control.running)
+        self.feed = PromptFeed(
+            slots, self.refill, low_water=slots + self.n_items, groups_ahead=slots + 1, running=self.control.running
+        )
         self.feeds.append(self.feed)
         self.control.feed = self.feed
         try:

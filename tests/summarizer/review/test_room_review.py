@@ -237,8 +237,12 @@ def test_a_server_that_drops_the_connection_pauses_the_command(
     stored = sum(stored_review(lib, doc_id, CHECKLIST, "remote") is not None for doc_id in ids)
     assert server.state.dropped >= 1 and stored >= 1
     server.state.drop_after = None
+    before = stored_room(lib, ids, CHECKLIST, "remote")
     result = review_room(lib, engine, ids, CHECKLIST, model="remote")
-    assert result.reviewed + result.skipped == N_CONTRACTS and result.skipped >= 1
+    # each slot reads a contract of its own (contract affinity): the stop may leave them half done;
+    # what was stored is not asked again
+    assert result.reviewed + result.skipped == N_CONTRACTS and result.skipped == before.complete
+    assert result.items_answered < 2 * N_CONTRACTS
     assert all(stored_review(lib, doc_id, CHECKLIST, "remote") is not None for doc_id in ids)
 
 
@@ -470,3 +474,38 @@ def test_a_paused_room_resumes_while_the_evidence_is_found(
     assert (result.reviewed, result.items_answered, result.readings) == (3, 6, 12)
     assert stored_room(lib, ids, CHECKLIST, "m1") == RoomStored(3, 0, 0)
     assert all(i.evidence for d in ids if (r := stored_review(lib, d, CHECKLIST, "m1")) for i in r.items)
+MORE = (
+    ChecklistItem("term", "Term", "How long?", ("term",), "text"),
+    ChecklistItem("pay", "Pay", "Pay?", ("pay",), "text"),
+)
+FOUR_ITEMS = Checklist("four", "v1", (*ITEMS, *MORE))
+
+
+def test_each_slot_keeps_to_a_contract_of_its_own(tmp_path: Path, server: Running) -> None:
+    """Contract affinity: each client thread sends one contract's readings one after another (the
+    server's slot keeps that contract's text cached), a contract of its own for each thread."""
+    with Library.open(tmp_path / "library.sqlite") as lib:
+        ids = [add_document(lib, contract(n), title=f"Contract {n}") for n in range(8)]
+        engine = engine_for(server.url)
+        sent: dict[str, list[int]] = {}  # each client thread's requests' contracts, in order
+        lock = threading.Lock()
+        complete = engine.complete
+
+        def recorded(prompt: Any, **kwargs: Any) -> Any:
+            with lock:
+                sent.setdefault(threading.current_thread().name, []).append(contract_of(prompt[-1].content))
+            return complete(prompt, **kwargs)
+
+        engine.complete = recorded  # type: ignore[method-assign]
+        result = review_room(lib, engine, ids, FOUR_ITEMS, model="remote")
+        assert (result.reviewed, result.items_answered, result.readings) == (8, 32, 32)
+        assert all(stored_review(lib, doc_id, FOUR_ITEMS, "remote") is not None for doc_id in ids)
+    assert len(sent) == 4
+    # the threads start as the contracts are prepared, one more a refill after the low water's
+    # (two contracts of four readings here): the fourth thread starts on contract 0 beside the first
+    assert len({contracts[0] for contracts in sent.values()}) >= 3  # not all on contract 0
+    for contracts in sent.values():  # one run of readings per contract (a thread never goes back)
+        runs = [c for n, c in enumerate(contracts) if n == 0 or contracts[n - 1] != c]
+        assert len(runs) == len(set(runs)), contracts
+    readers = {c: sum(c in contracts for contracts in sent.values()) for c in range(8)}
+    assert sum(n == 1 for n in readers.values()) >= 4, sent  # some shared: at the start and the tail
