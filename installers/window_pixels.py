@@ -28,7 +28,7 @@ def links(path: str, box: tuple[int, int, int, int]) -> list[tuple[int, int]]:
     for y in range(y0, y1):
         for x in range(x0, x1):
             r, g, b = image.getpixel((x, y))
-            if b > 170 and r < 90 and g < 90:
+            if b > 100 and r < 60 and b - g > 40:  # (0, 0, 255) on Linux's Fusion, (0, 66, 117) on Windows'
                 rows.setdefault(y, []).append(x)
     centres = []
     line: list[int] = []
