@@ -138,9 +138,10 @@ check "HKCU keys: Open with .pdf/.docx, uninstall entry" registered
 check "Start-menu shortcut" shortcut
 
 log "installed self-test (offscreen)"
+# (tee -a: a log file the output is redirected to is appended to, never truncated.)
 # Through a pipe, as CI reads it: a frozen app's stdout is then not a console (cp1252 unless the app
 # says otherwise), and every line must still come out.
-selftest() { QT_QPA_PLATFORM=offscreen "${CLI[@]}" --selftest | tee /dev/stderr | grep -q "selftest passed"; }
+selftest() { QT_QPA_PLATFORM=offscreen "${CLI[@]}" --selftest | tee -a /dev/stderr | grep -q "selftest passed"; }
 check "installed pagewise-cli.exe --selftest (output through a pipe)" selftest
 
 log "command-line jobs, PAGEWISE_HOME=$HOME_WIN"
@@ -170,7 +171,7 @@ EOF
 DOC_ID="$("${CLI[@]}" list --json 2> /dev/null | "$HOST_PYTHON" -c 'import json, sys; print(json.loads(sys.stdin.readline())["doc_id"])')"
 echo "document id: $DOC_ID"
 check "list shows it" test -n "$DOC_ID"
-search_all() { "${CLI[@]}" search --all "governing law" | tee /dev/stderr | grep -qi "governing law"; }
+search_all() { "${CLI[@]}" search --all "governing law" | tee -a /dev/stderr | grep -qi "governing law"; }
 check "search --all" search_all
 TABLE_WIN="$USER_PROFILE\\Documents\\Prüfbericht é.xlsx"
 table() { "${CLI[@]}" review "$DOC_ID" --evidence-only --format xlsx --out "$TABLE_WIN" | cat \
@@ -186,7 +187,7 @@ redline() {
 check "compare two Word versions --format docx (a redline)" redline
 json_reply() { "${CLI[@]}" list --json | "$HOST_PYTHON" -c 'import json, sys; [json.loads(l) for l in sys.stdin]'; }
 check "a --json reply through a pipe parses" json_reply
-doctor() { "${CLI[@]}" doctor | tee /dev/stderr | grep -qiE 'avx2'; }
+doctor() { "${CLI[@]}" doctor | tee -a /dev/stderr | grep -qiE 'avx2'; }
 check "doctor (CPU floor, llama.cpp build)" doctor
 if [[ -f "$MODEL" ]]; then
     MODEL_WIN="$USER_PROFILE\\Documents\\$(basename "$MODEL")"

@@ -184,4 +184,5 @@ def test_a_folder_of_pdf_and_word_files_skips_word_lock_files(
     listed = capsys.readouterr().out
     assert "Word" in listed and "PDF" in listed and "2 ¶" in listed
     code, rows = run_json(capsys, "search", by_type["docx"]["doc_id"], "time is of the essence", "-k", "1")
-    assert rows[0]["results"][0]["locator"] == "¶ 1–2"
+    # the paragraph that holds the matched words, not the passage's whole range (issue 56, item 1)
+    assert rows[0]["results"][0]["locator"] == "¶ 2"

@@ -148,13 +148,13 @@ class BodyReader:
 
     def _table(self, tbl: etree._Element) -> None:
         for tr in tbl.iter(w("tr")):
-            if _inside_nested_table(tr, tbl):
+            if _nested_in(tr, w("tbl"), tbl):
                 continue
             cells: list[str] = []
             runs: list[_Run] = []
             breaks_before = 0
             for tc in tr.iter(w("tc")):
-                if _inside_nested_table(tc, tbl):
+                if _nested_in(tc, w("tbl"), tbl):
                     continue
                 cell_texts: list[str] = []
                 for p in tc.iter(w("p")):
@@ -248,27 +248,19 @@ class BodyReader:
             if chosen is None:
                 chosen = element.find(f"{{{_MC}}}Fallback")
             element = chosen if chosen is not None else element
-        boxes = [box for box in element.iter(w("txbxContent")) if not _inside_box(box, element)]
+        boxes = [box for box in element.iter(w("txbxContent")) if not _nested_in(box, w("txbxContent"), element)]
         if boxes:
             run.boxes.extend(boxes)
         else:
             run.images += 1
 
 
-def _inside_box(box: etree._Element, shape: etree._Element) -> bool:
-    """``box`` sits in another text box inside ``shape`` (read with that one, not again)."""
-    parent = box.getparent()
-    while parent is not None and parent is not shape:
-        if parent.tag == w("txbxContent"):
-            return True
-        parent = parent.getparent()
-    return False
-
-
-def _inside_nested_table(element: etree._Element, table: etree._Element) -> bool:
+def _nested_in(element: etree._Element, tag: str, outer: etree._Element) -> bool:
+    """An element ``tag`` stands between ``element`` and ``outer``: a text box in another text box
+    of the shape (read with that one, not again), a row or cell of a table nested in the table."""
     parent = element.getparent()
-    while parent is not None and parent is not table:
-        if parent.tag == w("tbl"):
+    while parent is not None and parent is not outer:
+        if parent.tag == tag:
             return True
         parent = parent.getparent()
     return False

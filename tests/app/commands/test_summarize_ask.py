@@ -428,7 +428,7 @@ def test_plain_http_to_another_computer_is_warned_of_before_connecting(
     from inference.errors import EngineError
 
     class Unreachable:
-        def __init__(self, url: str, *, api_key: str | None) -> None:
+        def __init__(self, url: str, *, api_key: str | None, **_options: object) -> None:
             pass
 
         def load(self, *args: object) -> None:

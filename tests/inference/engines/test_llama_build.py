@@ -101,15 +101,23 @@ def test_every_build_reads_the_one_options_file() -> None:
     # Nothing else builds llama.cpp with options of its own (comments aside).
     scripts = [ROOT / "Makefile", *(ROOT / "installers").glob("*.sh"), *(ROOT / "installers").glob("*.ps1"),
                *(ROOT / "scripts").glob("*.sh"), *(ROOT / "lab").rglob("*.sh")]  # fmt: skip
-    # The GPU re-measure builds the one file's "all" options plus CUDA, linked statically (the
-    # bundle's loadable CUDA module is checked by gpu_cuda_variant.sh): it reads the file, and
-    # CUDA is the only option it adds.
-    measurement_builds = {ROOT / "lab" / "bench" / "gpu_recheck.sh"}
+    # Two measurements build the one file's options with one change each, which they name: the GPU
+    # re-measure adds CUDA, linked statically (the bundle's loadable CUDA module is checked by
+    # gpu_cuda_variant.sh); the Wine decode bench turns OpenMP off to compare ggml's own threads.
+    measurement_builds = {
+        ROOT / "lab" / "bench" / "gpu_recheck.sh": ("installers/llama-cmake-options.txt", ("-DGGML_CUDA=on",)),
+        ROOT / "installers" / "bench_wine_decode.sh": (
+            "installers/llama_cmake_args.sh",
+            ("s/-DGGML_OPENMP=ON/-DGGML_OPENMP=OFF/",),
+        ),
+    }
     for path in scripts:
         code = [line for line in path.read_text().splitlines() if not line.lstrip().startswith("#")]
         if path in measurement_builds:
-            assert "installers/llama-cmake-options.txt" in "\n".join(code), path
-            code = [line.replace("-DGGML_CUDA=on", "") for line in code]
+            reads, changes = measurement_builds[path]
+            assert reads in "\n".join(code), path
+            for change in changes:
+                code = [line.replace(change, "") for line in code]
         assert not any(re.search(r"-DGGML_\w+=|march=native", line) for line in code), path
         if path.name not in ("install_llama_cpp.sh", "build_windows.ps1", "build_windows_wine.sh"):  # they build it
             assert not any("no-binary" in line for line in code), path
