@@ -97,7 +97,10 @@ step_inputs() {
         llama) echo "$LLAMA_VERSION"; cat installers/llama-cmake-options.txt ;;
         gate) cat installers/llama_record.py installers/wine-shims/winestubs.py installers/wine-shims/known-stubs.txt ;;
         nsis) cat installers/pagewise.nsi installers/bundle_paths.py; cat "$W/stamps/pyinstaller" 2> /dev/null ;;
-        pyinstaller) cat installers/pagewise.spec installers/pagewise_main.py; git ls-files -s summarizer inference app installers/rthooks ;;
+        pyinstaller) cat installers/pagewise.spec installers/pagewise_main.py installers/third_party_licenses.py
+            git ls-files -s summarizer inference app installers/rthooks ;;
+        # A new bundle is tested, checked and packed again.
+        selftest|dllcheck|zip) echo "$1"; cat "$W/stamps/pyinstaller" 2> /dev/null ;;
         *) echo "$1" ;;
     esac
 }
