@@ -66,7 +66,7 @@ if [[ -n "$WINE_CHROOT" ]]; then
     # chroot (or build/) later can walk into it.
     [[ $EUID -eq 0 ]] || { echo "build_windows_wine.sh: the Wine chroot needs root (chroot, mount)" >&2; exit 1; }
     trap 'wine_chroot_umount all' EXIT
-    [[ -x "$WINE_CHROOT/usr/bin/wine" ]] && wine_chroot_mount "$ROOT"
+    if wine_chroot_has wine; then wine_chroot_mount "$ROOT"; fi
 fi
 
 # torch's Intel OpenMP (libiomp5md.dll) aborts under Wine 8.0 and 10.0 on GetNumaNodeProcessorMaskEx
