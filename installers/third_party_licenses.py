@@ -65,12 +65,15 @@ def name_and_version(distinfo: str, metadata: Path | None) -> tuple[str, str]:
 
 
 def read_text(path: Path) -> str:
-    """A licence file's text: UTF-8, else Latin-1 (which reads any bytes), so no file is lost."""
+    """A licence file's text: UTF-8, else Latin-1 (which reads any bytes), so no file is lost; its
+    line ends as "\n" (Windows wheels carry CRLF files, which the text-mode write would otherwise
+    turn into CR CR LF)."""
     data = path.read_bytes()
     try:
-        return data.decode("utf-8")
+        text = data.decode("utf-8")
     except UnicodeDecodeError:
-        return data.decode("latin-1")
+        text = data.decode("latin-1")
+    return text.replace("\r\n", "\n").replace("\r", "\n")
 
 
 def _distinfo_folder(source: str, rel: str) -> Path:

@@ -41,7 +41,7 @@ def _site(tmp_path: Path) -> Path:
     numpy = site / "numpy-2.4.6.dist-info"
     (numpy / "licenses" / "numpy" / "random" / "src").mkdir(parents=True)
     (numpy / "METADATA").write_text("Metadata-Version: 2.4\nName: numpy\nVersion: 2.4.6\n")
-    (numpy / "licenses" / "LICENSE.txt").write_text("NumPy BSD licence\n")
+    (numpy / "licenses" / "LICENSE.txt").write_bytes(b"NumPy BSD licence\r\nline two\r\n")  # as in Windows wheels
     (numpy / "licenses" / "numpy" / "random" / "src" / "LICENSE.md").write_bytes(
         "Copyright Pierre L\xe9cuyer\n".encode("latin-1")
     )
@@ -104,6 +104,9 @@ def test_the_folded_text_has_every_package_and_every_licence_text(tmp_path: Path
     # Packages in name order, each file once.
     assert text.index("\nnumpy 2.4.6\n") < text.index("\nsome_pkg 1.0\n") < text.index("\ntorch 2.13.0\n")
     assert text.count("Duktape copyright") == 1
+    # Line ends are one kind: a CRLF file does not become CR CR LF when written in text mode.
+    assert "\r" not in written.read_bytes().decode("utf-8")
+    assert "NumPy BSD licence\nline two\n" in text
 
 
 def test_name_and_version_from_metadata_headers_only(tmp_path: Path) -> None:
