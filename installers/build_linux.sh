@@ -173,7 +173,7 @@ install -m 644 assets/pagewise.png "$STAGE/usr/share/icons/hicolor/256x256/apps/
 cat > "$STAGE/usr/share/doc/$PACKAGE/copyright" <<'EOF'
 Pagewise, Apache-2.0. The bundled sample contract (assets/sample-contract.pdf) is from CUAD v1
 (The Atticus Project, CC BY 4.0). Third-party components keep their own licences; see
-/opt/pagewise/_internal/*.dist-info.
+/opt/pagewise/THIRD_PARTY_LICENSES.txt and /opt/pagewise/_internal/*.dist-info.
 EOF
 DEPENDS="$("$VENV/bin/python" installers/deb_depends.py "$BUNDLE")"
 INSTALLED_KB="$(du -sk "$STAGE" --exclude=DEBIAN | cut -f1)"

@@ -66,7 +66,7 @@ if [[ -n "$WINE_CHROOT" ]]; then
     # chroot (or build/) later can walk into it.
     [[ $EUID -eq 0 ]] || { echo "build_windows_wine.sh: the Wine chroot needs root (chroot, mount)" >&2; exit 1; }
     trap 'wine_chroot_umount all' EXIT
-    [[ -x "$WINE_CHROOT/usr/bin/wine" ]] && wine_chroot_mount "$ROOT"
+    if wine_chroot_has wine; then wine_chroot_mount "$ROOT"; fi
 fi
 
 # torch's Intel OpenMP (libiomp5md.dll) aborts under Wine 8.0 and 10.0 on GetNumaNodeProcessorMaskEx
@@ -97,7 +97,10 @@ step_inputs() {
         llama) echo "$LLAMA_VERSION"; cat installers/llama-cmake-options.txt ;;
         gate) cat installers/llama_record.py installers/wine-shims/winestubs.py installers/wine-shims/known-stubs.txt ;;
         nsis) cat installers/pagewise.nsi installers/bundle_paths.py; cat "$W/stamps/pyinstaller" 2> /dev/null ;;
-        pyinstaller) cat installers/pagewise.spec installers/pagewise_main.py; git ls-files -s summarizer inference app installers/rthooks ;;
+        pyinstaller) cat installers/pagewise.spec installers/pagewise_main.py installers/third_party_licenses.py
+            git ls-files -s summarizer inference app installers/rthooks ;;
+        # A new bundle is tested, checked and packed again.
+        selftest|dllcheck|zip) echo "$1"; cat "$W/stamps/pyinstaller" 2> /dev/null ;;
         *) echo "$1" ;;
     esac
 }

@@ -11,6 +11,7 @@ trap 'rm -rf "$DUMMY"' EXIT
 mkdir -p "$DUMMY/pagewise/_internal/assets"
 printf 'MZ' > "$DUMMY/pagewise/pagewise.exe"
 printf 'MZ' > "$DUMMY/pagewise/pagewise-cli.exe"
+printf 'licences' > "$DUMMY/pagewise/THIRD_PARTY_LICENSES.txt"
 cp "$HERE/../assets/sample-contract.pdf" "$DUMMY/pagewise/_internal/assets/"
 makensis -VERSION && echo
 makensis -V2 -WX -DVERSION="$VERSION" -DBUNDLE="$DUMMY/pagewise" -DMAX_INSTDIR=100 \

@@ -43,6 +43,9 @@ RequestExecutionLevel user
 InstallDir "$LOCALAPPDATA\Programs\${APP}"
 InstallDirRegKey HKCU "${UNINSTALL_KEY}" "InstallLocation"
 SetCompressor /SOLID lzma
+; 128 MiB (default 8): pagewise-cli.exe repeats pagewise.exe's ~80 MiB archive (see File below),
+; found again only within the window. Installing needs that much memory to unpack, once.
+SetCompressorDictSize 128
 ManifestDPIAware true
 VIProductVersion "${VERSION}.0"
 VIAddVersionKey "ProductName" "${APP}"
@@ -104,11 +107,17 @@ Section "Pagewise" SecMain
   Call RefuseDeepInstallFolder
   ; An older version's program files go first (a PyInstaller folder differs between versions);
   ; only a folder that holds our executable is ever deleted.
-  IfFileExists "$INSTDIR\${EXE}" 0 +3
+  IfFileExists "$INSTDIR\${EXE}" 0 +4
     RMDir /r "$INSTDIR\_internal"
     Delete "$INSTDIR\*.exe"
+    Delete "$INSTDIR\THIRD_PARTY_LICENSES.txt"
   SetOutPath "$INSTDIR"
-  File /r "${BUNDLE}\*.*"
+  ; The two executables one after the other: each carries the same ~80 MiB of compiled Python
+  ; (PyInstaller's archive), which LZMA's 128 MiB window then stores once.
+  File "${BUNDLE}\pagewise.exe"
+  File "${BUNDLE}\pagewise-cli.exe"
+  File "${BUNDLE}\THIRD_PARTY_LICENSES.txt"
+  File /r "${BUNDLE}\_internal"
   WriteUninstaller "$INSTDIR\uninstall.exe"
 
   CreateShortcut "$SMPROGRAMS\${APP}.lnk" "$INSTDIR\${EXE}" "" "$INSTDIR\${EXE}" 0
@@ -150,6 +159,7 @@ Section "Uninstall"
     RMDir /r "$INSTDIR\_internal"
   Delete "$INSTDIR\pagewise.exe"
   Delete "$INSTDIR\pagewise-cli.exe"
+  Delete "$INSTDIR\THIRD_PARTY_LICENSES.txt"
   Delete "$INSTDIR\uninstall.exe"
   RMDir "$INSTDIR"
   System::Call 'shell32::SHChangeNotify(i 0x08000000, i 0, p 0, p 0)'

@@ -291,7 +291,8 @@ log "silent uninstall"
 before_files="$(library_files)"
 uninstall() { w "$INSTDIR_WIN\\uninstall.exe" /S; wineserver -w; sleep 5; wineserver -w; }
 check "silent uninstall ran" uninstall
-check "no program files left" test ! -e "$INSTDIR/pagewise.exe" -a ! -e "$INSTDIR/_internal" -a ! -e "$INSTDIR/pagewise-cli.exe"
+check "no program files left" test ! -e "$INSTDIR/pagewise.exe" -a ! -e "$INSTDIR/_internal" -a ! -e "$INSTDIR/pagewise-cli.exe" \
+    -a ! -e "$INSTDIR/THIRD_PARTY_LICENSES.txt" -a ! -e "$INSTDIR"
 check "no shortcut left" bash -c "! find '$WINEPREFIX/drive_c/users' -name Pagewise.lnk | grep -q ."
 no_keys() {
     ! reg_has 'HKCU\Software\Classes\Pagewise.PDF' && ! reg_has 'HKCU\Software\Classes\Applications\pagewise.exe' \

@@ -5,8 +5,8 @@
     window_pixels.py highlight SHOT.png X0 Y0 X1 Y1  # how many pixels of the viewer's highlight
 
 A citation link is drawn in the link colour (blue); the viewer's highlight of cited words is a
-translucent yellow (orange-edged on a PDF page) over the text. Neither depends on the fonts a platform draws with, so the
-smoke test under Wine finds them where Qt's windows platform put them.
+translucent yellow (orange-edged on a PDF page) over the text. Neither depends on the fonts a
+platform draws with, so the smoke test under Wine finds them where Qt's windows platform put them.
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ def links(path: str, box: tuple[int, int, int, int]) -> list[tuple[int, int]]:
                 rows.setdefault(y, []).append(x)
     centres = []
     line: list[int] = []
-    for y in sorted(rows) + [None]:
+    for y in [*sorted(rows), None]:
         if line and (y is None or y - line[-1] > 3):  # a gap between lines of links
             xs = [x for row in line for x in rows[row]]
             centres.append(((min(xs) + min(xs) + 12) // 2 + 2, (line[0] + line[-1]) // 2))

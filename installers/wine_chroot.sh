@@ -65,12 +65,17 @@ if [[ -n "$WINE_CHROOT" ]]; then
         fi
     }
 
+    # Whether the chroot has the program /usr/bin/NAME, looked at from inside: Debian's wine is an
+    # absolute link through /etc/alternatives, which from outside resolves on the host instead (and
+    # fails on a host without Wine, leaving the chroot unmounted: "could not load ntdll.so").
+    wine_chroot_has() { [[ -d "$WINE_CHROOT/usr/bin" ]] && chroot "$WINE_CHROOT" /usr/bin/test -x "/usr/bin/$1"; }
+
     # debootstrap a minimal trixie and install the pinned Wine, Xvfb and the screenshot tools. Does
     # nothing when the chroot already has that Wine.
     wine_chroot_make() {
         local c="$WINE_CHROOT" mirror
         mirror="$(wine_chroot_mirror)"
-        if [[ -x "$c/usr/bin/wine" && -x "$c/usr/bin/xdotool" ]] && chroot "$c" dpkg-query -W -f='${Version}' wine 2> /dev/null | grep -qx "$WINE_DEB_VERSION"; then
+        if wine_chroot_has wine && wine_chroot_has xdotool && chroot "$c" dpkg-query -W -f='${Version}' wine 2> /dev/null | grep -qx "$WINE_DEB_VERSION"; then
             echo "chroot $c has wine $WINE_DEB_VERSION"
             return 0
         fi
