@@ -5,6 +5,7 @@ line for the cell selected."""
 from __future__ import annotations
 
 from summarizer.review.absence import CHECK_CANDIDATE
+from summarizer.review.contract_table import EVIDENCE, MODEL, REVIEWER, cell_kind
 from summarizer.review.evidence import ItemResult
 from summarizer.review.export import (
     UNVERIFIED_REASON,
@@ -45,6 +46,14 @@ def cell_text(item: ItemResult | None) -> str:
     return f"{text} {marks}" if marks else text
 
 
+VERDICT_WORDS = {
+    MODEL: "Verdict: the model's (it read the contract for this item)",
+    EVIDENCE: "Verdict: evidence only (a search without a model; nobody read the contract for this item)",
+    REVIEWER: "Verdict: the reviewer's correction",
+}
+"""What a cell's verdict rests on, as its tooltip says it (``contract_table.cell_kind``)."""
+
+
 def cell_tip(item: ItemResult) -> str:
     absent = item.status == "absent" and not item.corrected
     lines = [item.question, f"status: {absent_label(item) if absent else status_word(item)}"]
@@ -56,8 +65,9 @@ def cell_tip(item: ItemResult) -> str:
         lines.append(f"“{item.quote}”")
     if reviewer := reviewer_line(item):
         lines.append(reviewer)
+    lines.append(VERDICT_WORDS.get(cell_kind(item), ""))
     lines.append("Click (or press Enter) to show the passage in the contract.")
-    return "\n".join(lines)
+    return "\n".join(line for line in lines if line)
 
 
 def panel_text(result: ItemResult) -> str:

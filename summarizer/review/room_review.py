@@ -348,9 +348,7 @@ class _RoomJob:
         self.pauses += 1
         self.control.pause()
         began = time.perf_counter()
-        self.report(
-            f"Paused: the server at {error.url} stopped answering ({cause}). Start it again and press Continue."
-        )
+        self.report(f"Paused: the server at {error.url} stopped answering ({cause}). Start it again and press Resume.")
         while not self.control.running.wait(0.1):
             pass
         self.paused_s += time.perf_counter() - began
