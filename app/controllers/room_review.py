@@ -82,6 +82,7 @@ class RoomReviewController(UsesJobContext, QObject):
         self.reviews_in: dict[str, DocumentReview] = {}  # contracts finished, not shown yet
         self._rows: tuple[int, dict[str, int]] = (0, {})  # (the column list's id, doc_id -> its place)
         self.last_status: RoomStatus | None = None
+        self.checklist: Checklist | None = None  # the running review's
         self.result: RoomResult | None = None
         self._flush_timer = QTimer(self)
         self._flush_timer.setInterval(FLUSH_MS)
@@ -205,6 +206,7 @@ class RoomReviewController(UsesJobContext, QObject):
 
         job = self.runner.submit_llm("review", run, on_cancel=self.session.cancel)
         self.job, self.control, self.result, self.last_status = job, control, None, None
+        self.checklist = checklist
         self.pending_record = {"doc_ids": doc_ids, "checklist": self._checklist_key(checklist), "label": target.label}
         self.bar.start(f"Reviewing {target.label} with the model: loading it…", len(doc_ids))
         self.messages.resolve("room")
@@ -258,6 +260,10 @@ class RoomReviewController(UsesJobContext, QObject):
         from summarizer.review.playbook import flag_results
 
         began, panel = time.perf_counter(), self.panel
+        if self.reviews.checklist is not self.checklist:  # another checklist chosen meanwhile: stored, not shown
+            self.items.clear()
+            self.reviews_in.clear()
+            return
         while self.reviews_in and time.perf_counter() - began < FLUSH_BUDGET_S:
             doc_id, finished = next(iter(self.reviews_in.items()))
             del self.reviews_in[doc_id]

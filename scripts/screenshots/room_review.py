@@ -16,7 +16,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 CONTRACTS = ROOT / "tests" / "fixtures" / "contracts"
-NAMES = ("supply-16p.pdf", "license-17p.pdf", "endorsement-8p.pdf", "franchise-115p.pdf")
+NAMES = ("supply-16p.pdf", "license-17p.pdf", "endorsement-8p.pdf")
 
 
 def run(args: argparse.Namespace, home: Path) -> None:

@@ -8,7 +8,6 @@ message points to Settings."""
 from __future__ import annotations
 
 import json
-import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -210,29 +209,31 @@ def test_a_server_that_goes_away_pauses_with_its_address_and_resume_continues(
 ) -> None:
     window, _ids = room_window(make_window, tmp_path, n=5, engine=remote_engine(server.url))
     panel, room = window.review, window.reviews.room
-    gone = threading.Event()
-
-    def stop_the_server(value: object) -> None:
-        status = room.last_status
-        if status is not None and status.contracts_done >= 1 and not gone.is_set():
-            gone.set()
-            server.stop()  # connections refused from now on
-
+    server.state.drop_after = 4  # the 5th request finds the connection closed: the server went away
     room.start()
-    assert room.job is not None
-    room.job.partial.connect(stop_the_server)
     qtbot.waitUntil(lambda: panel.room.notice_kind == "resume", timeout=60_000)
     text = panel.room.notice.text()
     assert server.url in text and "stopped answering" in text and "Settings" in text
     assert panel.room.notice_button.text() == "Resume" and panel.room.pause_button.text() == "Resume"
-    restarted = server.again()  # the same port
-    try:
-        panel.room.notice_button.click()
-        wait_done(qtbot, window)
-    finally:
-        restarted.stop()
+    assert room.job is not None  # waiting, not ended
+    server.state.drop_after = None  # the server is back
+    panel.room.notice_button.click()
+    wait_done(qtbot, window)
     assert room.result is not None and room.result.pauses == 1
     assert room.result.reviewed + room.result.skipped == 5 and not panel.room.notice_row.isVisible()
+
+
+def test_closing_the_window_while_the_server_is_away_ends_the_job(
+    qtbot: Any, make_window: Any, tmp_path: Path, server: Running
+) -> None:
+    window, _ids = room_window(make_window, tmp_path, n=5, engine=remote_engine(server.url))
+    room = window.reviews.room
+    server.state.drop_after = 4
+    room.start()
+    qtbot.waitUntil(lambda: window.review.room.notice_kind == "resume", timeout=60_000)
+    assert window.runner.cancel_llm()  # what closing the window does (runner.shutdown)
+    wait_done(qtbot, window)
+    assert room.result is None and room.unfinished() is not None  # offered again next time
 
 
 def test_a_refused_key_stops_with_the_command_lines_message(
