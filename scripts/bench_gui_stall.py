@@ -283,6 +283,7 @@ def room_scenario(args: argparse.Namespace, home: Path) -> int:
             if args.reply_delay_ms:
                 time.sleep(args.reply_delay_ms / 1000)
             text = self.calls[-1].prompt[-1].content  # type: ignore[index, union-attr]
+            del self.calls[:-1]  # the fake keeps every prompt for tests: not the window's memory
             body, _, question = text.rpartition("\nQuestion: ")
             if zlib.crc32(question.encode()) % 3 or len(body.split()) < 40:
                 return json.dumps({"found": False, "answer": "", "quote": "", "pages": []})
@@ -323,6 +324,23 @@ def room_scenario(args: argparse.Namespace, home: Path) -> int:
     memory.setInterval(500)
     memory.timeout.connect(sample)
     sample()
+    stacks: dict[str, int] = {}
+    if args.trace_stalls:
+        import threading
+        import traceback
+
+        gui_thread = threading.get_ident()
+
+        def where() -> None:  # another thread: where the GUI thread is while it is late
+            while True:
+                time.sleep(0.01)
+                if clock.isValid() and clock.elapsed() - last[0] > 40:
+                    frame = sys._current_frames().get(gui_thread)
+                    if frame is not None:
+                        key = "".join(traceback.format_stack(frame)[-8:])
+                        stacks[key] = stacks.get(key, 0) + 1
+
+        threading.Thread(target=where, daemon=True).start()
     print(f"window up, the table of {len(window.review.columns)} contracts shown ({peak[0]:.0f} MB); reviewing…")
     clock.start()
     timer.start()
@@ -358,6 +376,8 @@ def room_scenario(args: argparse.Namespace, home: Path) -> int:
     memory.stop()
     sample()
     stalls = sorted(max(0, g - args.interval_ms) for g in gaps)
+    for stack, count in sorted(stacks.items(), key=lambda kv: -kv[1])[:6]:
+        print(f"--- the GUI thread, late, {count} samples of 10 ms:\n{stack}")
     result = room.result
     print(f"scenario: model review of {len(texts)} contracts from the Review table (scripted engine, "
           f"{args.reply_delay_ms:g} ms a reply)")  # fmt: skip

@@ -184,8 +184,8 @@ class RoomReviewController(UsesJobContext, QObject):
         side = self.panel.side_text()
         control = RoomControl(wait_for_server=True)
         doc_ids = list(target.doc_ids)
-        if target.label.startswith("the library"):
-            self.panel.check_all(True)  # the table shows every contract being reviewed
+        if target.label.startswith("the library") and len(self.panel.checked_doc_ids()) < self.panel.contracts.count():
+            self.panel.check_all(True)  # the table shows every contract being reviewed (read once, as All does)
 
         def run(job: Job) -> RoomResult:
             control.cancel = job.token
