@@ -345,7 +345,7 @@ def room_scenario(args: argparse.Namespace, home: Path) -> int:
     clock.start()
     timer.start()
     memory.start()
-    started = time.monotonic()
+    started, load_before = time.monotonic(), os.getloadavg()
     job = room.start()
     shown = [0.0]
 
@@ -394,6 +394,8 @@ def room_scenario(args: argparse.Namespace, home: Path) -> int:
               f"{statistics.median(stalls):.0f} ms, over 50 ms: {sum(s > 50 for s in stalls)}, over 100 ms: "
               f"{sum(s > 100 for s in stalls)} (of {len(stalls)} ticks)")  # fmt: skip
     print(f"window process memory: peak {peak[0]:.0f} MB resident ({samples[0]} samples)")
+    print("load average at the start and the end (the machine's other work): "
+          f"{load_before[0]:.1f}, {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs")  # fmt: skip
     window.close()
     worst = stalls[-1] if stalls else 0
     return 0 if result is not None and worst <= 100 and peak[0] < 1500 else 2
