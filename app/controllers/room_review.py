@@ -263,7 +263,6 @@ class RoomReviewController(UsesJobContext, QObject):
         if self.reviews.checklist is not self.checklist:  # another checklist chosen meanwhile: stored, not shown
             self.items.clear()
             self.reviews_in.clear()
-            return
         while self.reviews_in and time.perf_counter() - began < FLUSH_BUDGET_S:
             doc_id, finished = next(iter(self.reviews_in.items()))
             del self.reviews_in[doc_id]
@@ -288,6 +287,13 @@ class RoomReviewController(UsesJobContext, QObject):
             updated = dataclasses.replace(review, items=tuple(items), side=side)
             for index in sorted(arrived)[: 1 if panel.table_mode() else None]:
                 panel.set_cell(index, column, updated)
+        if self.job is None and not self.items and not self.reviews_in:
+            self._flush_timer.stop()
+
+    @property
+    def showing(self) -> bool:
+        """Cells that arrived are still to be shown (the job may have ended)."""
+        return bool(self.items or self.reviews_in)
 
     def _pending_review(self, doc_id: str) -> DocumentReview | None:
         """A contract never reviewed before: its items not answered yet are "pending"."""
@@ -344,10 +350,7 @@ class RoomReviewController(UsesJobContext, QObject):
         )
 
     def _finished(self) -> None:
-        self.flush()
-        while self.items or self.reviews_in:
-            self.flush()
-        self._flush_timer.stop()
+        self.flush()  # what is left goes on at the timer's pace: a backlog never stalls the window at once
         self.job, self.control = None, None
         self.bar.finish()
         self.finished.emit()

@@ -65,7 +65,8 @@ def room_window(make_window: Any, tmp_path: Path, n: int = 3, engine: Any = None
 
 
 def wait_done(qtbot: Any, window: Any, timeout: int = 60_000) -> None:
-    qtbot.waitUntil(lambda: window.reviews.room.job is None, timeout=timeout)
+    room = window.reviews.room
+    qtbot.waitUntil(lambda: room.job is None and not room.showing, timeout=timeout)  # every cell shown
 
 
 def test_the_library_is_reviewed_and_the_cells_fill_in_as_items_are_answered(
