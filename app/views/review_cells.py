@@ -22,6 +22,18 @@ from summarizer.review.export import (
 
 # as the DOCX memo's; an unverified value is grey and italic, never a playbook colour
 FLAG_COLOURS = {"match": "#C6EFCE", "deviation": "#FFC7CE", "missing": "#FFEB9C", "unverified": "#D9D9D9"}
+EVIDENCE_COLOUR = "#808080"  # the text of a cell whose verdict is the search's, without a model (issue 57)
+
+
+def legend_html() -> str:
+    """The legend beside the grid: the playbook's colours, and the grey text of evidence-only cells."""
+    flags = " ".join(f'<span style="background:{c}">&nbsp;{flag}&nbsp;</span>' for flag, c in FLAG_COLOURS.items())
+    return f'{flags} <span style="color:{EVIDENCE_COLOUR}">&nbsp;evidence only (no model)</span>'
+
+
+def text_colour(item: ItemResult | None) -> str | None:
+    """Grey for a cell whose verdict rests on the evidence alone; None (the palette's) otherwise."""
+    return EVIDENCE_COLOUR if item is not None and cell_kind(item) == EVIDENCE else None
 
 
 def cell_text(item: ItemResult | None) -> str:

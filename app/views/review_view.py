@@ -29,7 +29,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.views.library_panel import PdfDropTarget
-from app.views.review_cells import FLAG_COLOURS, panel_text
+from app.views.review_cells import legend_html, panel_text
 from app.views.review_grid import ReviewGrid
 from app.views.review_table import ContractTableView
 from app.views.room_review_bar import RoomReviewBar
@@ -95,9 +95,7 @@ class ReviewPanel(PdfDropTarget, QWidget):
         self.empty_note = QLabel("")
         self.empty_note.setWordWrap(True)
         self.empty_note.hide()
-        legend = QLabel(
-            " ".join(f'<span style="background:{c}">&nbsp;{flag}&nbsp;</span>' for flag, c in FLAG_COLOURS.items())
-        )
+        legend = QLabel(legend_html())  # the playbook's colours, and the evidence-only cells' grey text
         legend.setWordWrap(True)  # a narrow tab wraps it rather than widening the tab
         legend.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         self.grid = ReviewGrid()

@@ -126,6 +126,9 @@ def test_the_table_filtered_rows_are_reviewed_and_cells_say_whose_verdict(
     assert model.data(model.index(row[ids[2]], law)) == "New York (p.\u00a01)" and "the model's" in tip
     other = str(model.data(model.index(row[ids[0]], law), 3))
     assert model.data(model.index(row[ids[0]], law)).startswith("candidate") and "evidence only" in other
+    grey = model.data(model.index(row[ids[0]], law), 9)  # ForegroundRole: evidence only is grey text
+    assert grey is not None and grey.color().name() == "#808080"
+    assert model.data(model.index(row[ids[2]], law), 9) is None  # the model's: the palette's text colour
     panel.filter_box.setText("model has Governing Law")
     assert panel.shown_contracts() == 1  # the model's verdict only on contract 2
     panel.filter_box.setText("evidence has Governing Law")
