@@ -9,6 +9,17 @@ is the worst stall. The scenario: a first document is added (with embeddings unl
 thread), then a long PDF is added while a question is answered: by the scripted fake
 engine (a 600-token reply at ~50 tokens/s), or by a real GGUF with --model (CPU, 2 threads).
 Runs offscreen in a temporary data folder. Target: worst stall <= 50 ms.
+
+    .venv/bin/python -m scripts.bench_gui_stall --room 449 [--cuad PATH] [--reply-delay-ms 0]
+
+The data room's scenario instead (issue 57, ``room_scenario``): N contracts of CUAD's training texts
+(``../shared/data/cuad-train``) written straight into the library (pages of ~3,000 characters,
+passages of 120 words: no PDF, no embeddings; the evidence search is the library's own), the
+Review table showing them all, and "Review the library with the model" run through the window's
+controller by the scripted engine (a JSON reply per reading, found for a third of the items with a
+quote of the contract's own words) until every contract is done. Reports the worst event-loop
+stall, the stalls over 100 ms, and the window process's resident memory at its highest (sampled
+every 0.5 s). Targets: worst stall <= 100 ms, memory < 1.5 GB.
 """
 
 from __future__ import annotations
@@ -23,6 +34,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 CONTRACTS = ROOT / "tests" / "fixtures" / "contracts"
+CUAD = ROOT.parent / "shared" / "data" / "cuad-train" / "cuad-train.tar.gz"
+PAGE_CHARS, PASSAGE_WORDS = 3000, 120
 
 
 def main() -> int:
@@ -39,10 +52,17 @@ def main() -> int:
     )
     parser.add_argument("--trace-stalls", action="store_true",
                         help="print the GUI thread's stack while it is late by more than 40 ms")  # fmt: skip
+    parser.add_argument("--room", type=int, metavar="N", help="the data room's scenario: a model review of N contracts")
+    parser.add_argument("--cuad", type=Path, default=CUAD, help="CUAD's training texts (a .tar.gz or a folder)")
+    parser.add_argument("--reply-delay-ms", type=float, default=0.0, help="the scripted engine's time per reply")
+    parser.add_argument("--max-pages", type=int, default=0, help="the room's contracts cut to their first N pages")
+    parser.add_argument("--limit-s", type=float, default=0.0, help="press Stop after this long (0: run to the end)")
     args = parser.parse_args()
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     home = tempfile.TemporaryDirectory(prefix="pagewise-bench-")
     os.environ["PAGEWISE_HOME"] = home.name
+    if args.room:
+        return room_scenario(args, Path(home.name))
 
     from PySide6.QtCore import QElapsedTimer, QTimer
 
@@ -174,6 +194,211 @@ def main() -> int:
     window.close()
     home.cleanup()
     return 0 if worst <= 50 else 2
+
+
+def cuad_texts(source: Path, n: int) -> list[tuple[str, str]]:
+    """(title, text) of the first ``n`` CUAD training contracts, by file name."""
+    import tarfile
+
+    if source.is_dir():
+        files = sorted(source.rglob("*.txt"))[:n]
+        return [(f.stem, f.read_text(encoding="utf-8", errors="replace")) for f in files]
+    with tarfile.open(source) as tar:
+        members = sorted((m for m in tar.getmembers() if m.name.endswith(".txt")), key=lambda m: m.name)[:n]
+        return [(Path(m.name).stem, tar.extractfile(m).read().decode("utf-8", "replace")) for m in members]  # type: ignore[union-attr]
+
+
+def write_room(texts: list[tuple[str, str]], max_pages: int = 0) -> list[str]:
+    """Each contract straight into the library of $PAGEWISE_HOME: its pages (~``PAGE_CHARS``
+    characters, cut at a space) and passages (runs of ``PASSAGE_WORDS`` words of a page)."""
+    import hashlib
+    import json
+    import re
+
+    from summarizer.library.storage.store import Library, now_iso, transaction
+
+    ids = []
+    with Library.open() as library:
+        for title, text in texts:
+            pages, rest = [], " ".join(text.split())
+            while rest:
+                cut = rest.rfind(" ", 0, PAGE_CHARS) if len(rest) > PAGE_CHARS else len(rest)
+                cut = cut if cut > 0 else len(rest)
+                pages.append(rest[:cut])
+                rest = rest[cut:].lstrip()
+            pages = pages[:max_pages] if max_pages else pages
+            doc_id = hashlib.sha256(title.encode()).hexdigest()[:12]
+            now = now_iso()
+            with transaction(library.db):
+                library.db.execute(
+                    "INSERT INTO documents (doc_id, path, title, pages, content_sha256, status, state, pages_done, "
+                    "added_at, updated_at) VALUES (?, ?, ?, ?, ?, 'indexed', 'ready', ?, ?, ?)",
+                    [doc_id, f"/room/{title}.pdf", title[:120], len(pages), doc_id * 5 + "0000", len(pages), now, now],
+                )
+                seq = 0
+                for number, page in enumerate(pages, start=1):
+                    library.db.execute(
+                        "INSERT INTO pages (doc_id, page, text) VALUES (?, ?, ?)", [doc_id, number, page]
+                    )
+                    words = [m.span() for m in re.finditer(r"\S+", page)]
+                    for first in range(0, len(words), PASSAGE_WORDS):
+                        run = words[first : first + PASSAGE_WORDS]
+                        passage = page[run[0][0] : run[-1][1]]
+                        library.db.execute(
+                            "INSERT INTO passages (doc_id, seq, text, search_text, spans, page_start, page_end, "
+                            "n_tokens) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                            [doc_id, seq, passage, passage.lower(), json.dumps([[number, run[0][0], run[-1][1]]]),
+                             number, number, len(run)],
+                        )  # fmt: skip
+                        seq += 1
+            ids.append(doc_id)
+    return ids
+
+
+def room_scenario(args: argparse.Namespace, home: Path) -> int:
+    """A model review of ``args.room`` contracts from the Review table (see the module's note)."""
+    import json
+    import zlib
+
+    started_build = time.monotonic()
+    texts = cuad_texts(args.cuad, args.room)
+    write_room(texts, args.max_pages)
+    print(f"library: {len(texts)} CUAD contracts written in {time.monotonic() - started_build:.0f} s", flush=True)
+
+    from PySide6.QtCore import QElapsedTimer, QTimer
+
+    from app.gui_main import make_application
+    from app.main_window import MainWindow
+    from app.services.load_planning import PlanPreview
+    from app.services.model_session import ModelSession
+    from app.services.settings import Settings
+    from app.widgets.messages import MessageCenter
+    from app.widgets.qt_wait import wait_until as spin
+    from inference.engines.fake import FakeEngine
+
+    class RoomFake(FakeEngine):
+        """Found for a third of the items (a quote of the reading's own words), else not found."""
+
+        def _next_reply(self) -> object:
+            if args.reply_delay_ms:
+                time.sleep(args.reply_delay_ms / 1000)
+            text = self.calls[-1].prompt[-1].content  # type: ignore[index, union-attr]
+            del self.calls[:-1]  # the fake keeps every prompt for tests: not the window's memory
+            body, _, question = text.rpartition("\nQuestion: ")
+            if zlib.crc32(question.encode()) % 3 or len(body.split()) < 40:
+                return json.dumps({"found": False, "answer": "", "quote": "", "pages": []})
+            quote = " ".join(body.split()[20:32])
+            return json.dumps({"found": True, "answer": "Yes", "quote": quote, "pages": [1]})
+
+    make_application(sys.argv[:1])
+    values = {"background_summaries": "off"}
+    engine = RoomFake(autoload=False, n_ctx=8192)
+    session = ModelSession(values, engine_factory=lambda _p: engine, planner=lambda _v: PlanPreview(None, "fake"))
+    messages = MessageCenter()
+    window = MainWindow(settings=Settings(values, path=home / "settings.json"), session=session, messages=messages)
+    window.runner.embed = False
+    window.resize(1300, 850)
+    window.show()
+    window.tabs.setCurrentWidget(window.review)
+    window.review.check_all(True)  # the Review table of every contract
+    spin(lambda: window.review.table_mode() and len(window.review.columns) == len(texts), 60)
+    room = window.reviews.room
+    room.confirm = lambda _question: True
+
+    gaps: list[int] = []
+    clock, last = QElapsedTimer(), [0]
+    peak, samples = [0.0], [0]
+
+    def tick() -> None:
+        now = clock.elapsed()
+        gaps.append(now - last[0])
+        last[0] = now
+
+    def sample() -> None:
+        rss = int(Path("/proc/self/statm").read_text().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 1e6
+        peak[0], samples[0] = max(peak[0], rss), samples[0] + 1
+
+    timer, memory = QTimer(), QTimer()
+    timer.setInterval(args.interval_ms)
+    timer.timeout.connect(tick)
+    memory.setInterval(500)
+    memory.timeout.connect(sample)
+    sample()
+    stacks: dict[str, int] = {}
+    if args.trace_stalls:
+        import threading
+        import traceback
+
+        gui_thread = threading.get_ident()
+
+        def where() -> None:  # another thread: where the GUI thread is while it is late
+            while True:
+                time.sleep(0.01)
+                if clock.isValid() and clock.elapsed() - last[0] > 40:
+                    frame = sys._current_frames().get(gui_thread)
+                    if frame is not None:
+                        key = "".join(traceback.format_stack(frame)[-8:])
+                        stacks[key] = stacks.get(key, 0) + 1
+
+        threading.Thread(target=where, daemon=True).start()
+    print(f"window up, the table of {len(window.review.columns)} contracts shown ({peak[0]:.0f} MB); reviewing…")
+    clock.start()
+    timer.start()
+    memory.start()
+    started, load_before = time.monotonic(), os.getloadavg()
+    job = room.start()
+    shown = [0.0]
+
+    def report() -> None:  # a line a minute: a long run shows where it is
+        status = room.last_status
+        if status is not None and time.monotonic() - shown[0] >= 60:
+            shown[0] = time.monotonic()
+            worst = max((g - args.interval_ms for g in gaps), default=0)
+            at = time.monotonic() - started
+            print(f"  {at:.0f} s: {status.contracts_done}/{status.contracts} contracts, {status.items_done} items, "
+                  f"worst stall so far {worst} ms, peak {peak[0]:.0f} MB", flush=True)  # fmt: skip
+        if (
+            args.limit_s
+            and time.monotonic() - started > args.limit_s
+            and room.control
+            and not room.control.cancel.cancelled
+        ):
+            room.stop()
+
+    progress = QTimer()
+    progress.setInterval(1000)
+    progress.timeout.connect(report)
+    progress.start()
+    finished = job is not None and spin(lambda: room.job is None, 4 * 3600)
+    progress.stop()
+    elapsed = time.monotonic() - started
+    timer.stop()
+    memory.stop()
+    sample()
+    stalls = sorted(max(0, g - args.interval_ms) for g in gaps)
+    for stack, count in sorted(stacks.items(), key=lambda kv: -kv[1])[:6]:
+        print(f"--- the GUI thread, late, {count} samples of 10 ms:\n{stack}")
+    result = room.result
+    print(f"scenario: model review of {len(texts)} contracts from the Review table (scripted engine, "
+          f"{args.reply_delay_ms:g} ms a reply)")  # fmt: skip
+    if result is not None:
+        print(f"finished: {finished}; wall {elapsed:.1f} s; reviewed {result.reviewed}, skipped {result.skipped}; "
+              f"{result.items_answered} items, {result.readings} readings, "
+              f"{result.items_answered / max(elapsed, 1e-9) * 60:.0f} items/min")  # fmt: skip
+    else:
+        status = room.last_status
+        done = f"{status.contracts_done}/{status.contracts} contracts, {status.items_done} items" if status else "-"
+        print(f"stopped after {elapsed:.1f} s (--limit-s): {done}; {[m.text for m in messages.history][-2:]}")
+    if stalls:
+        print(f"event-loop stall: worst {stalls[-1]} ms, p99 {stalls[int(0.99 * (len(stalls) - 1))]} ms, median "
+              f"{statistics.median(stalls):.0f} ms, over 50 ms: {sum(s > 50 for s in stalls)}, over 100 ms: "
+              f"{sum(s > 100 for s in stalls)} (of {len(stalls)} ticks)")  # fmt: skip
+    print(f"window process memory: peak {peak[0]:.0f} MB resident ({samples[0]} samples)")
+    print("load average at the start and the end (the machine's other work): "
+          f"{load_before[0]:.1f}, {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs")  # fmt: skip
+    window.close()
+    worst = stalls[-1] if stalls else 0
+    return 0 if result is not None and worst <= 100 and peak[0] < 1500 else 2
 
 
 if __name__ == "__main__":

@@ -24,6 +24,7 @@ from app.controllers.context import JobContext, UsesJobContext
 from app.controllers.documents import title_of
 from app.controllers.ingest import IngestController
 from app.controllers.review_memory import restore_review
+from app.controllers.room_review import RoomReviewController
 from app.jobs.ingest_process import expand_paths
 from app.jobs.runner import IngestJob, Job
 from app.services.answering import CitationView
@@ -93,6 +94,7 @@ class ReviewController(UsesJobContext, QObject):
         panel.export_requested.connect(self.export)
         panel.files_dropped.connect(self.add_and_review)
         self.refresh_documents()
+        self.room = RoomReviewController(context, panel, self, model_missing, parent)  # the data room's model review
 
     def connect_window(
         self,
@@ -107,6 +109,7 @@ class ReviewController(UsesJobContext, QObject):
         Review tab listing the library's documents each time it is opened, ``select`` opening a
         contract, and the side represented kept in ``window_state`` (``restore_side``)."""
         self.file_state, self.open_contract, self.window_state = library.file_state, select, window_state
+        self.room.connect_window(window_state, tabs)
         ingest.added.connect(self.document_added)
         ingest.documents_changed.connect(self.refresh_documents)
         ingest.idle.connect(self.ingest_idle)
@@ -120,6 +123,7 @@ class ReviewController(UsesJobContext, QObject):
         """The side represented, the checked contracts and "Evidence only" as they were (review_memory)."""
         ids = [r.doc_id for r in self.library.documents()]
         restore_review(self.panel, self.window_state, ids, self.refresh_documents, self.show_stored)
+        self.room.offer_continue()  # a model review of the data room left unfinished
 
     # --- what is picked -------------------------------------------------------------------
 
@@ -460,20 +464,15 @@ class ReviewController(UsesJobContext, QObject):
         path = self.choose_export_path(fmt, suggested)
         if path is None:
             return None
+        answered = any(item.status not in ("evidence", "absent", "pending") for r in reviews for item in r.items)
         try:
             if fmt == "docx":
                 from summarizer.review.memo_docx import write_docx
 
-                answered = any(
-                    item.status not in ("evidence", "absent", "pending") for r in reviews for item in r.items
-                )
                 write_docx(reviews, path, model=self.model_name() if answered else "")
             elif fmt == "xlsx":
                 from summarizer.review.export_xlsx import write_xlsx
 
-                answered = any(
-                    item.status not in ("evidence", "absent", "pending") for r in reviews for item in r.items
-                )
                 write_xlsx(reviews, path, model=self.model_name() if answered else "")
             else:
                 from summarizer.review.export import to_csv, to_markdown

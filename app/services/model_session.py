@@ -23,9 +23,12 @@ EngineFactory = Callable[[PlanPreview], Engine]
 def default_engine_factory(chosen: PlanPreview) -> Engine:
     if chosen.remote_url:
         from app.services.api_key import api_key
+        from app.services.settings import Settings
         from inference.engines.remote import RemoteEngine
 
-        return RemoteEngine(chosen.remote_url, api_key=api_key(chosen.remote_url))
+        # requests at once: the server's slots where it says (/props), else the setting (a data room's review)
+        parallel = int(Settings.load().effective("remote_parallel"))
+        return RemoteEngine(chosen.remote_url, api_key=api_key(chosen.remote_url), max_parallel=parallel)
     from inference.engines.local import LocalEngine
 
     return LocalEngine()

@@ -169,11 +169,16 @@ SCHEMA: tuple[Setting, ...] = (
             "the first question does not wait for it; a question asked meanwhile waits for the load.",
             kind="check"),
     Setting("remote_url", "Remote server URL", str, "",
-            "An OpenAI-compatible server (llama.cpp server, vLLM, Ollama) to use instead of a local model.",
+            "To use your firm's model server instead of a model file on this computer: the server's address "
+            "with its port, e.g. https://llm.firm.example or http://10.0.0.5:8080. Any server that answers "
+            "OpenAI-style requests works: llama.cpp's llama-server, vLLM, LM Studio, Ollama (port 11434). Empty: "
+            "the model file above. The contracts' text goes to this server, so use https unless it is on this "
+            "computer.",
             _check_url),
     Setting("remote_parallel", "Requests at once to the server", int, 8,
-            "How many requests a long job (a data room's review) keeps in flight at the server, when the "
-            "server does not say how many slots it has (llama.cpp's server says: its --parallel N).",
+            "How many questions a long job (a data room's review) sends to the server at once, default 8: the "
+            "number of requests the server answers side by side (llama-server's --parallel N, vLLM's "
+            "--max-num-seqs). A llama.cpp server says its own number, which is used instead.",
             lambda v: None if 1 <= int(v) <= 256 else "Requests at once must be between 1 and 256."),
 )  # fmt: skip
 

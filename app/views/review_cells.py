@@ -5,6 +5,7 @@ line for the cell selected."""
 from __future__ import annotations
 
 from summarizer.review.absence import CHECK_CANDIDATE
+from summarizer.review.contract_table import EVIDENCE, MODEL, REVIEWER, cell_kind
 from summarizer.review.evidence import ItemResult
 from summarizer.review.export import (
     UNVERIFIED_REASON,
@@ -21,6 +22,18 @@ from summarizer.review.export import (
 
 # as the DOCX memo's; an unverified value is grey and italic, never a playbook colour
 FLAG_COLOURS = {"match": "#C6EFCE", "deviation": "#FFC7CE", "missing": "#FFEB9C", "unverified": "#D9D9D9"}
+EVIDENCE_COLOUR = "#808080"  # the text of a cell whose verdict is the search's, without a model (issue 57)
+
+
+def legend_html() -> str:
+    """The legend beside the grid: the playbook's colours, and the grey text of evidence-only cells."""
+    flags = " ".join(f'<span style="background:{c}">&nbsp;{flag}&nbsp;</span>' for flag, c in FLAG_COLOURS.items())
+    return f'{flags} <span style="color:{EVIDENCE_COLOUR}">&nbsp;evidence only (no model)</span>'
+
+
+def text_colour(item: ItemResult | None) -> str | None:
+    """Grey for a cell whose verdict rests on the evidence alone; None (the palette's) otherwise."""
+    return EVIDENCE_COLOUR if item is not None and cell_kind(item) == EVIDENCE else None
 
 
 def cell_text(item: ItemResult | None) -> str:
@@ -45,6 +58,14 @@ def cell_text(item: ItemResult | None) -> str:
     return f"{text} {marks}" if marks else text
 
 
+VERDICT_WORDS = {
+    MODEL: "Verdict: the model's (it read the contract for this item)",
+    EVIDENCE: "Verdict: evidence only (a search without a model; nobody read the contract for this item)",
+    REVIEWER: "Verdict: the reviewer's correction",
+}
+"""What a cell's verdict rests on, as its tooltip says it (``contract_table.cell_kind``)."""
+
+
 def cell_tip(item: ItemResult) -> str:
     absent = item.status == "absent" and not item.corrected
     lines = [item.question, f"status: {absent_label(item) if absent else status_word(item)}"]
@@ -56,8 +77,9 @@ def cell_tip(item: ItemResult) -> str:
         lines.append(f"“{item.quote}”")
     if reviewer := reviewer_line(item):
         lines.append(reviewer)
+    lines.append(VERDICT_WORDS.get(cell_kind(item), ""))
     lines.append("Click (or press Enter) to show the passage in the contract.")
-    return "\n".join(lines)
+    return "\n".join(line for line in lines if line)
 
 
 def panel_text(result: ItemResult) -> str:

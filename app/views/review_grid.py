@@ -10,7 +10,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QBrush, QColor
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableWidget, QTableWidgetItem, QWidget
 
-from app.views.review_cells import FLAG_COLOURS, cell_text, cell_tip
+from app.views.review_cells import FLAG_COLOURS, cell_text, cell_tip, text_colour
 from summarizer.review.checklist import ChecklistItem
 from summarizer.review.evidence import DocumentReview, ItemResult
 from summarizer.review.export import count_unverified, flag_word
@@ -22,6 +22,8 @@ def _paint(cell: QTableWidgetItem, result: ItemResult | None, reviewed: bool) ->
     cell.setToolTip(cell_tip(result) if result is not None else "")
     colour = FLAG_COLOURS.get(flag_word(result)) if result is not None else None
     cell.setData(Qt.ItemDataRole.BackgroundRole, QBrush(QColor(colour)) if colour else None)
+    grey = text_colour(result)  # evidence only: nobody read the contract for this item
+    cell.setData(Qt.ItemDataRole.ForegroundRole, QBrush(QColor(grey)) if grey else None)
     font = cell.font()
     font.setItalic(result is not None and result.unverified)
     cell.setFont(font)

@@ -26,7 +26,7 @@ from PySide6.QtCore import (
 from PySide6.QtGui import QBrush, QColor, QFont
 from PySide6.QtWidgets import QAbstractItemView, QTableView, QWidget
 
-from app.views.review_cells import FLAG_COLOURS, cell_text, cell_tip
+from app.views.review_cells import FLAG_COLOURS, cell_text, cell_tip, text_colour
 from summarizer.review.checklist import ChecklistItem
 from summarizer.review.contract_table import (
     NOT_REVIEWED,
@@ -153,6 +153,9 @@ class ContractTable(QAbstractTableModel):
             if result is not None:
                 return cell_tip(result)
             return "Click to open the contract." if column.key == "contract" else None
+        if role == Qt.ItemDataRole.ForegroundRole and column.item_index >= 0:
+            colour = text_colour(self._result(row.review, column.item_index))
+            return QBrush(QColor(colour)) if colour else None
         if role == Qt.ItemDataRole.FontRole and column.item_index >= 0:
             result = self._result(row.review, column.item_index)
             if result is not None and result.unverified:

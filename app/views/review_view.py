@@ -1,8 +1,8 @@
 """The Review tab: contracts and a checklist to run, the answers as a grid for a few contracts
-(``review_grid``: rows = checklist items, columns = contracts, cells coloured by their playbook
-flag) or as a table of contracts for many (``review_table``), the reviewer's correction of the
-selected cell, and the export buttons. It only shows state and says what was asked for; the
-review controller (``app.controllers.review``) does the work."""
+(``review_grid``: rows = items, columns = contracts, cells coloured by their playbook flag) or a
+table of contracts for many (``review_table``), the reviewer's correction of the selected cell,
+the exports, and the data room's model review (``room_review_bar``). It only shows state and says
+what was asked for; the controllers (``app.controllers.review``, ``room_review``) do the work."""
 
 from __future__ import annotations
 
@@ -29,9 +29,10 @@ from PySide6.QtWidgets import (
 )
 
 from app.views.library_panel import PdfDropTarget
-from app.views.review_cells import FLAG_COLOURS, panel_text
+from app.views.review_cells import legend_html, panel_text
 from app.views.review_grid import ReviewGrid
 from app.views.review_table import ContractTableView
+from app.views.room_review_bar import RoomReviewBar
 from app.widgets.job_progress import JobProgress
 from summarizer.review.checklist import ChecklistItem
 from summarizer.review.contract_table import HAS_CANDIDATES_NOTE, TableFilterError, parse_filter
@@ -86,6 +87,7 @@ class ReviewPanel(PdfDropTarget, QWidget):
         self.progress = JobProgress("Stop the review", keep_space=True)
         self.progress.cancel_button.setText("Stop")
         self.progress.cancel_requested.connect(self.cancel_requested)
+        self.room = RoomReviewBar()  # the data room's model review: its button, progress and notices
         self.hint = QLabel("Check contracts (or drop PDF files here), choose a checklist and press Review.")
         self.hint.setWordWrap(True)
         self.deviations_only = QCheckBox("Deviations only")
@@ -93,9 +95,7 @@ class ReviewPanel(PdfDropTarget, QWidget):
         self.empty_note = QLabel("")
         self.empty_note.setWordWrap(True)
         self.empty_note.hide()
-        legend = QLabel(
-            " ".join(f'<span style="background:{c}">&nbsp;{flag}&nbsp;</span>' for flag, c in FLAG_COLOURS.items())
-        )
+        legend = QLabel(legend_html())  # the playbook's colours, and the evidence-only cells' grey text
         legend.setWordWrap(True)  # a narrow tab wraps it rather than widening the tab
         legend.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         self.grid = ReviewGrid()
@@ -134,8 +134,9 @@ class ReviewPanel(PdfDropTarget, QWidget):
         self.filter_box.setClearButtonEnabled(True)
         self.filter_box.setToolTip(
             "Conditions separated by ';': has ITEM (the clause was found; evidence only: a candidate passage, "
-            "not checked that the clause is there), no ITEM (probably absent or not "
-            "found), ITEM = TEXT (in its value or passage), ITEM != TEXT, or any words (in any cell)"
+            "not checked that the clause is there), no ITEM (probably absent or not found), model has ITEM / "
+            "evidence has ITEM (only the model's verdicts, or only the evidence's), ITEM = TEXT (in its value "
+            "or passage), ITEM != TEXT, or any words (in any cell)"
         )
         self.filter_box.textChanged.connect(self._apply_filter)
         self.table = ContractTableView()
@@ -163,8 +164,7 @@ class ReviewPanel(PdfDropTarget, QWidget):
         self._set_editor(None)
 
     def _lay_out(self, legend: QLabel, exports: QHBoxLayout) -> None:
-        """Controls in rows that fit a narrow tab; the contract list and the grid share a
-        vertical splitter (drag it: the list grows with the tab, the grid gets the rest)."""
+        """Controls in rows that fit a narrow tab; the contract list and the grid share a splitter."""
         choose = QGridLayout()
         choose.addWidget(QLabel("Checklist"), 0, 0)
         choose.addWidget(self.checklist, 0, 1)
@@ -175,6 +175,7 @@ class ReviewPanel(PdfDropTarget, QWidget):
         run.addWidget(self.evidence_only)
         run.addStretch(1)
         run.addWidget(self.review_button)
+        run.addWidget(self.room.button)
         contracts = QWidget()
         top = QVBoxLayout(contracts)
         top.setContentsMargins(0, 0, 0, 0)
@@ -220,6 +221,7 @@ class ReviewPanel(PdfDropTarget, QWidget):
         layout.addLayout(choose)
         layout.addLayout(run)
         layout.addWidget(self.progress)
+        layout.addWidget(self.room)
         layout.addWidget(self.split, 1)
         layout.addWidget(self.cell_label)
         layout.addLayout(editor)
@@ -343,9 +345,7 @@ class ReviewPanel(PdfDropTarget, QWidget):
         self.views.setCurrentWidget(self.table if table else self.grid)
         self.filter_box.setVisible(table)
         if table:
-            self.grid.clear()
-            self.grid.setRowCount(0)
-            self.grid.setColumnCount(0)
+            self.grid.fill([], [])
             self.table.show_contracts(self.items, list(zip(self.titles, self.folders, self.columns, strict=True)))
             self._set_editor(None)
         else:

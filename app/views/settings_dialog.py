@@ -292,7 +292,7 @@ class SettingsDialog(QDialog):
             )
         elif not url:
             edit.setPlaceholderText("")
-            hint = "For a remote server started with --api-key: enter its URL first."
+            hint = "The server's API key, if it asks for one (started with --api-key): enter its URL first."
         else:
             if self._forget:
                 edit.setPlaceholderText("none (the kept key is removed on Save)")
@@ -301,8 +301,8 @@ class SettingsDialog(QDialog):
             else:
                 edit.setPlaceholderText("none")
             hint = (
-                "For a server started with --api-key; sent as a Bearer token to this server only. "
-                "Kept in the OS keyring, never in settings.json."
+                "The server's API key, if it asks for one (llama-server or vLLM started with --api-key); sent "
+                "as a Bearer token to this server only. Kept in the OS keyring, never in settings.json."
             )
         if url and (warning := cleartext_warning(url)):
             hint = f"<b>Warning:</b> {html.escape(warning)}<br>{html.escape(hint)}"

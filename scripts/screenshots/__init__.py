@@ -20,6 +20,7 @@ SCENES = {
     "compare": "compare",
     "data-room": "data_room",
     "room-ingest": "room_ingest",
+    "room-review": "room_review",
     "filing": "filing",
     "ocr": "ocr",
 }

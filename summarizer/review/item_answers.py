@@ -17,6 +17,7 @@ the playbook flags are computed from the stored values whenever a review is show
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 import time
@@ -419,11 +420,17 @@ def stored_evidence_review(
 
 
 def shown_review(library: Library, doc_id: str, checklist: Checklist, side: str = "") -> DocumentReview | None:
-    """What the window's grid shows for a document: the model's stored answers (they hold the
-    evidence too), else the stored evidence-only run, else None (not reviewed)."""
-    return stored_review(library, doc_id, checklist, side=side) or stored_evidence_review(
-        library, doc_id, checklist, side
-    )
+    """What the window's grid shows for a document, cell by cell: the model's stored answer where
+    it gave one (it holds the evidence too), else the stored evidence-only cell (a contract the
+    model has not finished: issue 57), else "pending"; None when nothing is stored."""
+    answered = stored_review(library, doc_id, checklist, side=side)
+    if answered is not None and all(item.status != "pending" for item in answered.items):
+        return answered
+    evidence = stored_evidence_review(library, doc_id, checklist, side)
+    if answered is None or evidence is None:
+        return answered or evidence
+    items = tuple(m if m.status != "pending" else e for m, e in zip(answered.items, evidence.items, strict=True))
+    return dataclasses.replace(answered, items=items)
 
 
 def stored_reviews(

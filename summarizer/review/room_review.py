@@ -382,11 +382,9 @@ class _RoomJob:
         self.pauses += 1
         self.control.pause()
         began = time.perf_counter()
-        self.report(
-            f"Paused: the server at {error.url} stopped answering ({cause}). Start it again and press Continue."
-        )
-        while not self.control.running.wait(0.1):
-            pass
+        self.report(f"Paused: the server at {error.url} stopped answering ({cause}). Start it again and press Resume.")
+        while not self.control.running.wait(0.1) and not self.control.cancel.cancelled:
+            pass  # a stop (or the window closing) ends the wait too
         self.paused_s += time.perf_counter() - began
         self.control.cancel.raise_if_cancelled()
 

@@ -278,7 +278,7 @@ def test_a_server_that_stops_pauses_the_job_until_continue(
         helper.join()
         if running[0] is not server:
             running[0].stop()
-    assert len(pauses) == 1 and server.url in pauses[0] and "press Continue" in pauses[0]
+    assert len(pauses) == 1 and server.url in pauses[0] and "press Resume" in pauses[0]
     assert result.pauses == 1 and result.reviewed == len(ids)
     assert all(stored_review(lib, doc_id, CHECKLIST, "remote") is not None for doc_id in ids)
 

@@ -1,0 +1,67 @@
+"""The data room reviewed by the model from the Review table (issue 57): the bundled contracts found
+evidence-only first, then "Review the library with the model" under way (the progress over the set,
+some rows the model's answers, the others still evidence-only) and done.
+
+The model is the scripted fake engine of the review scene (it quotes the contract's own sentence
+for each item, so flags come from the real playbook), a little slow so the mid-review picture shows
+the job running. Saves ``room-review-running.png`` and ``room-review-done.png``:
+
+    xvfb-run -a -s "-screen 0 1600x1000x24" .venv/bin/python -m scripts.screenshots room-review
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+CONTRACTS = ROOT / "tests" / "fixtures" / "contracts"
+NAMES = ("supply-16p.pdf", "license-17p.pdf", "endorsement-8p.pdf")
+
+
+def run(args: argparse.Namespace, home: Path) -> None:
+    from app.gui_main import make_application
+
+    make_application(["pagewise"])
+    from app.main_window import MainWindow
+    from app.services.load_planning import PlanPreview
+    from app.services.model_session import ModelSession
+    from app.services.settings import Settings
+    from app.widgets.messages import MessageCenter
+    from app.widgets.qt_wait import wait_until
+    from scripts.screenshots.review import scripted_reply
+    from tests.app.conftest import DocumentFake
+
+    engine = DocumentFake.make(piece_delay_s=0.004, model_name="Qwen2.5-14B-Instruct", n_ctx=16384)
+    engine.summary_reply = scripted_reply
+    values = {"model_path": str(Path(home) / "Qwen2.5-14B-Instruct-Q4_K_M.gguf"), "background_summaries": "off"}
+    session = ModelSession(
+        values, engine_factory=lambda _p: engine, planner=lambda _v: PlanPreview(None, "Qwen2.5-14B · 12 GiB")
+    )
+    window = MainWindow(settings=Settings(values, path=Path(home) / "settings.json"), session=session,
+                        messages=MessageCenter())  # fmt: skip
+    window.runner.embed = False
+    window.resize(1600, 1000)
+    window.show()
+    window.add_paths([CONTRACTS / name for name in NAMES])
+    wait_until(lambda: len(window.library.documents()) == len(NAMES) and not window.runner.ingests, 600)
+    window.splitter.setSizes([190, 460, 950])
+    window.tabs.setCurrentWidget(window.review)
+    panel, room = window.review, window.reviews.room
+    panel.check_all(True)
+    panel.side.setText("Distributor")
+    panel.contracts_as_rows.setChecked(True)
+    panel.evidence_only.setChecked(True)
+    assert window.reviews.review() is not None
+    wait_until(lambda: window.reviews.job is None, 600)
+    room.confirm = lambda _question: True
+    assert room.start() is not None
+    wait_until(lambda: room.last_status is not None and room.last_status.contracts_done >= 2, 600)
+    wait_until(lambda: False, 0.5)
+    window.grab().save(str(args.out / "room-review-running.png"))
+    print("saved", args.out / "room-review-running.png", flush=True)
+    wait_until(lambda: room.job is None, 900)
+    wait_until(lambda: False, 0.8)
+    window.grab().save(str(args.out / "room-review-done.png"))
+    print("saved", args.out / "room-review-done.png", flush=True)
+    window.close()

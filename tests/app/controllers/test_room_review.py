@@ -1,0 +1,259 @@
+"""The data room reviewed by the model from the Review tab (issue 57), with the scripted engine and
+the fake OpenAI-compatible server on 127.0.0.1: cells fill in as items are answered, the bar counts
+contracts and skipped ones, Pause holds new readings until Resume, Stop keeps what is done and the
+next window offers to continue it, a server that goes away pauses the job with its address and a
+Resume button, a refused key stops it with the command line's message, and without a model the
+message points to Settings."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from inference.engines.fake import FakeEngine
+from tests.inference.engines.openai_fake import FakeServer, Running
+from tests.summarizer.doc_factory import add_document
+
+CHECKLIST_CSV = (
+    "id,category,question,queries,type,expected\n"
+    "law,Governing Law,Which law governs the agreement?,governed by the laws of,jurisdiction,\n"
+    "coc,Change of Control,Is there a change of control clause?,change of control,yes_no,\n"
+)
+
+
+def pages(n: int) -> list[str]:
+    filler = " ".join(f"word{i}" for i in range(60))
+    return [
+        f"Contract {n} page one. This agreement is governed by the laws of New York. {filler}",
+        f"Contract {n} page two. Upon a change of control either party may end it. {filler}",
+    ]
+
+
+def reply(prompt: str) -> str:
+    """The scripted model: New York for the law, not found for the change of control."""
+    if "Which law governs" in prompt and "laws of New York" in prompt:
+        quote = "This agreement is governed by the laws of New York."
+        return json.dumps({"found": True, "answer": "New York", "quote": quote, "pages": [1]})
+    return json.dumps({"found": False, "answer": "", "quote": "", "pages": []})
+
+
+class SlowFake(FakeEngine):
+    """The scripted engine, each reply taking a while (so a test sees the job under way)."""
+
+    def _next_reply(self) -> Any:
+        from inference.engines.engine import render_plain
+
+        return reply(render_plain(self.calls[-1].prompt))
+
+
+def room_window(make_window: Any, tmp_path: Path, n: int = 3, engine: Any = None) -> tuple[Any, list[str]]:
+    """A window whose library holds ``n`` contracts, the two-item checklist chosen, the Review tab open."""
+    window = make_window(engine=engine)
+    ids = [add_document(window.library, pages(k), title=f"Contract {k}", words_per_passage=30) for k in range(n)]
+    checklist = tmp_path / "two.csv"
+    checklist.write_text(CHECKLIST_CSV)
+    window.tabs.setCurrentWidget(window.review)
+    assert window.reviews.use_checklist(str(checklist))
+    window.reviews.refresh_documents()
+    window.review.check_all(True)
+    window.reviews.room.confirm = lambda _question: True
+    return window, ids
+
+
+def wait_done(qtbot: Any, window: Any, timeout: int = 60_000) -> None:
+    room = window.reviews.room
+    qtbot.waitUntil(lambda: room.job is None and not room.showing, timeout=timeout)  # every cell shown
+
+
+def test_the_library_is_reviewed_and_the_cells_fill_in_as_items_are_answered(
+    qtbot: Any, make_window: Any, tmp_path: Path
+) -> None:
+    engine = SlowFake(autoload=False, n_ctx=8192, piece_delay_s=0.01)
+    window, _ids = room_window(make_window, tmp_path, engine=engine)
+    panel, room = window.review, window.reviews.room
+    assert panel.room.button.text() == "Review the library with the model…"
+    questions: list[str] = []
+    room.confirm = lambda question: questions.append(question) or True
+    job = panel.room.button.click() or room.job
+    assert job is not None and "the library (3 contracts)" in questions[0]
+    arrivals: list[object] = []
+    job.partial.connect(arrivals.append)
+    # a cell shows the model's answer while the job still runs
+    qtbot.waitUntil(lambda: panel.grid.item(0, 0).text() == "New York (p.\u00a01)", timeout=60_000)
+    assert room.job is not None and panel.room.progress_row.isVisible()
+    wait_done(qtbot, window)
+    assert [panel.grid.item(0, c).text() for c in range(3)] == ["New York (p.\u00a01)"] * 3
+    assert [panel.grid.item(1, c).text() for c in range(3)] == ["not found"] * 3
+    assert room.result is not None and (room.result.reviewed, room.result.skipped) == (3, 0)
+    assert not panel.room.progress_row.isVisible() and panel.room.button.isEnabled()
+    assert room.unfinished() is None  # ended well: nothing to offer next time
+    assert any(type(a).__name__ == "ItemDone" for a in arrivals)
+    assert "3 contracts" in window.messages.history[-1].text
+
+    # again: every contract skipped, and the bar says so
+    room.start()
+    wait_done(qtbot, window)
+    assert room.result is not None and (room.result.reviewed, room.result.skipped) == (0, 3)
+    assert room.last_status is not None and room.last_status.skipped == 3
+    assert "3 already reviewed by this model and checklist, skipped" in panel.room.label.text()
+
+
+def test_the_table_filtered_rows_are_reviewed_and_cells_say_whose_verdict(
+    qtbot: Any, make_window: Any, tmp_path: Path
+) -> None:
+    from summarizer.review.evidence_batch import review_evidence_stored
+
+    window, ids = room_window(make_window, tmp_path, n=4, engine=SlowFake(autoload=False, n_ctx=8192))
+    panel, room = window.review, window.reviews.room
+    review_evidence_stored(window.library, ids, window.reviews.checklist, keep=False)  # evidence only, as today
+    panel.contracts_as_rows.setChecked(True)
+    window.reviews.show_stored()
+    panel.filter_box.setText("Contract 2")
+    assert panel.shown_contracts() == 1
+    assert panel.room.button.text() == "Review the 1 filtered with the model…"
+    assert room.target().doc_ids == [ids[2]] and room.target().label == "the 1 filtered contract"
+    room.start()
+    wait_done(qtbot, window)
+    panel.filter_box.setText("")
+    model = panel.table_model
+    row = {panel.columns[n].doc_id: n for n in range(4) if panel.columns[n] is not None}
+    law = next(c for c, col in enumerate(model.columns) if col.key == "law")
+    tip = str(model.data(model.index(row[ids[2]], law), 3))  # ToolTipRole
+    assert model.data(model.index(row[ids[2]], law)) == "New York (p.\u00a01)" and "the model's" in tip
+    other = str(model.data(model.index(row[ids[0]], law), 3))
+    assert model.data(model.index(row[ids[0]], law)).startswith("candidate") and "evidence only" in other
+    grey = model.data(model.index(row[ids[0]], law), 9)  # ForegroundRole: evidence only is grey text
+    assert grey is not None and grey.color().name() == "#808080"
+    assert model.data(model.index(row[ids[2]], law), 9) is None  # the model's: the palette's text colour
+    panel.filter_box.setText("model has Governing Law")
+    assert panel.shown_contracts() == 1  # the model's verdict only on contract 2
+    panel.filter_box.setText("evidence has Governing Law")
+    assert panel.shown_contracts() == 3
+
+
+def test_pause_holds_new_readings_and_resume_finishes(qtbot: Any, make_window: Any, tmp_path: Path) -> None:
+    engine = SlowFake(autoload=False, n_ctx=8192, piece_delay_s=0.01)
+    window, _ids = room_window(make_window, tmp_path, n=4, engine=engine)
+    panel, room = window.review, window.reviews.room
+    room.start()
+    qtbot.waitUntil(lambda: room.last_status is not None and room.last_status.contracts_done >= 1, timeout=60_000)
+    panel.room.pause_button.click()
+    assert panel.room.pause_button.text() == "Resume" and panel.room.label.text().startswith("Paused")
+    qtbot.waitUntil(lambda: room.control is not None and room.control.feed is not None
+                    and room.control.feed.in_flight == 0, timeout=30_000)  # fmt: skip
+    asked = len(engine.calls)
+    qtbot.wait(300)
+    assert len(engine.calls) == asked and room.job is not None  # nothing new while paused
+    panel.room.pause_button.click()
+    wait_done(qtbot, window)
+    assert room.result is not None and room.result.reviewed == 4 and len(engine.calls) > asked
+
+
+def test_stop_keeps_what_is_done_and_the_next_window_offers_to_continue(
+    qtbot: Any, make_window: Any, tmp_path: Path
+) -> None:
+    engine = SlowFake(autoload=False, n_ctx=8192, piece_delay_s=0.01)
+    window, ids = room_window(make_window, tmp_path, n=4, engine=engine)
+    panel, room = window.review, window.reviews.room
+    room.start()
+    qtbot.waitUntil(lambda: room.last_status is not None and room.last_status.contracts_done >= 1, timeout=60_000)
+    panel.room.stop_button.click()
+    wait_done(qtbot, window)
+    assert room.result is None and panel.room.notice_kind == "continue"
+    assert "was stopped" in panel.room.notice.text()
+    record = room.unfinished()
+    assert record is not None and sorted(record["doc_ids"]) == sorted(ids)
+    window.close()
+
+    again = make_window(engine=engine)  # the same data folder: its window state remembers the review
+    again.tabs.setCurrentWidget(again.review)
+    bar, room2 = again.review.room, again.reviews.room
+    qtbot.waitUntil(lambda: bar.notice_kind == "continue", timeout=30_000)
+    assert "left unfinished" in bar.notice.text() and "of 4 contracts done" in bar.notice.text()
+    bar.notice_button.click()  # Continue
+    assert room2.job is not None
+    wait_done(qtbot, again)
+    assert room2.result is not None and room2.result.skipped >= 1
+    assert room2.result.reviewed + room2.result.skipped == 4 and room2.unfinished() is None
+
+
+def test_without_a_model_the_message_points_to_settings(qtbot: Any, make_window: Any, tmp_path: Path) -> None:
+    window = make_window(real_planner=True)
+    add_document(window.library, pages(0), title="Contract 0")
+    window.reviews.refresh_documents()
+    window.reviews.room.confirm = lambda _question: True
+    assert window.reviews.room.start() is None
+    text = window.messages.history[-1].text
+    assert "needs a language model" in text and "Settings (Ctrl+,)" in text and "Remote server URL" in text
+
+
+@pytest.fixture
+def server() -> Iterator[Running]:
+    def answer(body: dict[str, Any]) -> str:
+        return reply(str(body["messages"][-1]["content"]))
+
+    running = Running(FakeServer(total_slots=2, reply_for=answer, first_delay_s=0.05))
+    yield running
+    running.stop()
+
+
+def remote_engine(url: str, **kwargs: Any) -> Any:
+    from inference.engines.remote import RemoteEngine
+    from inference.engines.remote_http import Backoff
+
+    return RemoteEngine(url, backoff=Backoff(attempts=3, first_s=0.01, most_s=0.05), **kwargs)
+
+
+def test_a_server_that_goes_away_pauses_with_its_address_and_resume_continues(
+    qtbot: Any, make_window: Any, tmp_path: Path, server: Running
+) -> None:
+    window, _ids = room_window(make_window, tmp_path, n=5, engine=remote_engine(server.url))
+    panel, room = window.review, window.reviews.room
+    server.state.drop_after = 4  # the 5th request finds the connection closed: the server went away
+    room.start()
+    qtbot.waitUntil(lambda: panel.room.notice_kind == "resume", timeout=60_000)
+    text = panel.room.notice.text()
+    assert server.url in text and "stopped answering" in text and "Settings" in text
+    assert panel.room.notice_button.text() == "Resume" and panel.room.pause_button.text() == "Resume"
+    assert room.job is not None  # waiting, not ended
+    server.state.drop_after = None  # the server is back
+    panel.room.notice_button.click()
+    wait_done(qtbot, window)
+    assert room.result is not None and room.result.pauses == 1
+    assert room.result.reviewed + room.result.skipped == 5 and not panel.room.notice_row.isVisible()
+
+
+def test_closing_the_window_while_the_server_is_away_ends_the_job(
+    qtbot: Any, make_window: Any, tmp_path: Path, server: Running
+) -> None:
+    window, _ids = room_window(make_window, tmp_path, n=5, engine=remote_engine(server.url))
+    room = window.reviews.room
+    server.state.drop_after = 4
+    room.start()
+    qtbot.waitUntil(lambda: window.review.room.notice_kind == "resume", timeout=60_000)
+    assert window.runner.cancel_llm()  # what closing the window does (runner.shutdown)
+    wait_done(qtbot, window)
+    assert room.result is None and room.unfinished() is not None  # offered again next time
+
+
+def test_a_refused_key_stops_with_the_command_lines_message(
+    qtbot: Any, make_window: Any, tmp_path: Path, server: Running
+) -> None:
+    from inference.errors import ApiKeyError
+
+    server.state.api_key = "right"
+    engine = remote_engine(server.url, api_key="wrong")
+    window, _ids = room_window(make_window, tmp_path, n=2, engine=engine)
+    room = window.reviews.room
+    room.start()
+    wait_done(qtbot, window)
+    errors = [m for m in window.messages.history if m.level in ("warning", "error")]
+    assert errors and "refused the API key" in errors[-1].text
+    with pytest.raises(ApiKeyError) as refused:  # what `pagewise review --all --remote` prints
+        remote_engine(server.url, api_key="wrong").load()
+    assert str(refused.value) in errors[-1].text
+    assert room.result is None and window.review.room.notice_kind == "continue"
