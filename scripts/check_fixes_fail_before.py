@@ -261,6 +261,25 @@ FIXES = (
         "tests/app/views/test_library_panel.py::"
         "test_a_cancelled_password_prompt_gives_no_red_banner",
     )),
+    Fix("walk 2026-12-06, 6: side by side, PDFs open at 27-30 % zoom and the toolbar buttons are cut", "52f636f", (
+        "tests/app/views/test_compare_versions.py::"
+        "test_two_pdfs_compared_at_the_windows_first_size_are_readable",
+        "tests/app/widgets/test_highlight_view.py::"
+        "test_the_text_width_fills_the_view_and_its_left_edge_is_shown",
+    )),
+    Fix("walk 2026-12-06, 6 (seen after): a compared PDF's highlight falls before the change under a header",
+        "52f636f", (
+        "tests/app/controllers/test_compare.py::"
+        "test_the_changed_words_are_highlighted_on_pages_with_a_running_header",
+    )),
+    Fix("walk 2026-12-06, 19: the comment marker is an empty box", "52f636f", (
+        "tests/app/widgets/test_word_view.py::"
+        "test_a_comment_is_marked_by_a_word_not_a_pictograph_a_font_may_lack",
+    )),
+    Fix("walk 2026-12-06, 24: the Word bar's reference is cut", "52f636f", (
+        "tests/app/widgets/test_word_view.py::"
+        "test_the_word_bar_shows_the_whole_reference_above_its_buttons_when_narrow",
+    )),
 )  # fmt: skip
 
 

@@ -13,7 +13,6 @@ comparison starts when it is in.
 from __future__ import annotations
 
 import datetime as dt
-import functools
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -36,6 +35,7 @@ from app.widgets.menus import add_action
 from inference.errors import PagewiseError
 from summarizer.compare.comparison import Comparison
 from summarizer.compare.highlights import PageSpan, change_spans
+from summarizer.compare.library_versions import clause_page_texts
 from summarizer.library.cutting.clause_units import ClauseUnit
 from summarizer.library.storage.doc_titles import likely_versions
 from summarizer.library.storage.store import DocumentRecord
@@ -480,7 +480,7 @@ class CompareController(UsesJobContext, QObject):
         return path
 
     def _page_texts(self, doc_id: str) -> Callable[[int], str | None]:
-        return functools.partial(self.library.page_text_if_any, doc_id)
+        return clause_page_texts(self.library, doc_id).get  # the text the clauses' offsets are in
 
     # --- dialogs (tests replace them) -----------------------------------------------------
 

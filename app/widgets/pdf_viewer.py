@@ -1,23 +1,16 @@
-"""The PDF viewer: QPdfView with zoom, page navigation, find, and our own passage highlights.
-
-QPdfView only paints its own search results, so ``HighlightView`` paints cited passages
-itself after QPdfView has painted the pages. Page positions are not public API: they are
-computed as ``QPdfViewPrivate::calculateDocumentLayout`` does (Qt 6.6-6.12, qpdfview.cpp):
-pages stacked top to bottom, ``pageSpacing`` apart, inside ``documentMargins``, centred
-horizontally, each ``pagePointSize * logicalDpi/72 * zoomFactor`` pixels. The view always
-runs in Custom zoom mode; "fit width" computes a zoom factor, so that formula holds exactly.
+"""The PDF viewer: a toolbar (zoom, page navigation, find) above the page view
+(``highlight_view.HighlightView``: QtPdf's pages with our own passage highlights); a Word document
+as text or as LibreOffice's pages (``word_pages.WordPages``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 
-from PySide6.QtCore import QModelIndex, QPointF, QRect, QRectF, QSignalBlocker, QSize, QSizeF, Qt, QTimer
-from PySide6.QtGui import QColor, QGuiApplication, QKeySequence, QPainter, QPaintEvent, QResizeEvent
+from PySide6.QtCore import QModelIndex, QPointF, QRectF, QSignalBlocker, QSize, Qt, QTimer
+from PySide6.QtGui import QKeySequence
 from PySide6.QtPdf import QPdfDocument, QPdfSearchModel
-from PySide6.QtPdfWidgets import QPdfView
 from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
@@ -29,119 +22,17 @@ from PySide6.QtWidgets import (
 
 from app.services.text_match import locate
 from app.widgets.find_box import FindBox
+from app.widgets.highlight_view import Highlight, HighlightView
 from app.widgets.word_pages import WordPages
 from app.widgets.word_view import WordView
 
 ZOOM_STEPS = (0.5, 0.67, 0.8, 1.0, 1.25, 1.5, 2.0, 3.0, 4.0)
-HIGHLIGHT = QColor(255, 200, 0, 90)
-HIGHLIGHT_EDGE = QColor(230, 140, 0, 200)
 
 
 FIND_WAIT_MS = 2000
 """How long Enter waits for QtPdf's background search before saying "no match"."""
 FindInImages = Callable[[str], list[tuple[int, list[tuple[float, float, float, float]]]]]
 """text -> [(page 1-based, [(x0, y0, x1, y1) in points from the top left])] on pages without text."""
-
-
-@dataclass(frozen=True, slots=True)
-class Highlight:
-    page: int  # 0-based, as QtPdf counts
-    rects: tuple[QRectF, ...]  # in page points
-    exact: bool
-
-
-class HighlightView(QPdfView):
-    """QPdfView that also paints ``highlights`` (rectangles in page points)."""
-
-    def __init__(self, parent: QWidget | None = None) -> None:
-        super().__init__(parent)  # type: ignore[arg-type]  # the stubs omit QPdfView's default nullptr
-        self.highlights: list[Highlight] = []
-        self.asked_page: int | None = None  # 0-based: the page scroll_to was last asked for
-        self.scrolling_to = False  # inside scroll_to
-        self.setPageMode(QPdfView.PageMode.MultiPage)
-        self.setZoomMode(QPdfView.ZoomMode.Custom)
-        self.fit_width = True
-
-    # Layout (mirrors QPdfViewPrivate::calculateDocumentLayout)
-
-    def _resolution(self) -> float:
-        screen = self.screen() or QGuiApplication.primaryScreen()
-        return screen.logicalDotsPerInch() / 72.0 if screen is not None else 96.0 / 72.0
-
-    def page_geometries(self) -> dict[int, QRect]:
-        """Page rectangles in document pixels (before scrolling)."""
-        document = self.document()
-        if document is None or document.status() != QPdfDocument.Status.Ready:
-            return {}
-        scale = self._resolution() * self.zoomFactor()
-        margins, spacing = self.documentMargins(), self.pageSpacing()
-        sizes = {p: QSizeF(document.pagePointSize(p) * scale).toSize() for p in range(document.pageCount())}
-        total_width = max((s.width() for s in sizes.values()), default=0) + margins.left() + margins.right()
-        y = margins.top()
-        out: dict[int, QRect] = {}
-        for page, size in sizes.items():
-            x = (max(total_width, self.viewport().width()) - size.width()) // 2
-            out[page] = QRect(x, y, size.width(), size.height())
-            y += size.height() + spacing
-        return out
-
-    def viewport_rect(self, page: int, rect: QRectF) -> QRectF:
-        """A rectangle in page points, in viewport pixels."""
-        geometry = self.page_geometries().get(page)
-        if geometry is None:
-            return QRectF()
-        scale = self._resolution() * self.zoomFactor()
-        offset = QPointF(geometry.x() - self.horizontalScrollBar().value(),
-                         geometry.y() - self.verticalScrollBar().value())  # fmt: skip
-        return QRectF(rect.x() * scale, rect.y() * scale, rect.width() * scale, rect.height() * scale).translated(
-            offset
-        )
-
-    def scroll_to(self, page: int, y_points: float = 0.0, above_px: int = 60) -> None:
-        geometry = self.page_geometries().get(page)
-        if geometry is None:
-            return
-        self.pageNavigator().jump(page, QPointF(0, y_points), self.zoomFactor())
-        scale = self._resolution() * self.zoomFactor()
-        self.asked_page = page
-        self.scrolling_to = True  # PdfViewer._scrolled keeps QPdfView from undoing this scroll
-        try:
-            self.verticalScrollBar().setValue(int(geometry.y() + y_points * scale - above_px))
-        finally:
-            self.scrolling_to = False
-
-    def apply_fit_width(self) -> None:
-        document = self.document()
-        if not self.fit_width or document is None or document.status() != QPdfDocument.Status.Ready:
-            return
-        widest = max((document.pagePointSize(p).width() for p in range(document.pageCount())), default=0.0)
-        if widest <= 0:
-            return
-        margins = self.documentMargins()
-        available = self.viewport().width() - margins.left() - margins.right()
-        factor = max(0.1, available / (widest * self._resolution()))
-        if abs(factor - self.zoomFactor()) > 0.005:
-            self.setZoomFactor(factor)
-
-    def resizeEvent(self, event: QResizeEvent) -> None:
-        super().resizeEvent(event)
-        if self.fit_width:
-            QTimer.singleShot(0, self.apply_fit_width)
-
-    def paintEvent(self, event: QPaintEvent) -> None:
-        super().paintEvent(event)
-        if not self.highlights:
-            return
-        painter = QPainter(self.viewport())
-        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
-        painter.setPen(HIGHLIGHT_EDGE)
-        for highlight in self.highlights:
-            for rect in highlight.rects:
-                target = self.viewport_rect(highlight.page, rect).adjusted(-1, -1, 1, 1)
-                if target.intersects(QRectF(event.rect())):
-                    painter.fillRect(target, HIGHLIGHT)
-                    painter.drawRect(target)
-        painter.end()
 
 
 PLACEHOLDER = "Drop PDF or Word files or folders here, or use File → Open (Ctrl+O)."

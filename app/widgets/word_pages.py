@@ -14,7 +14,7 @@ if TYPE_CHECKING:
     from PySide6.QtPdf import QPdfDocument
     from PySide6.QtWidgets import QLabel, QSpinBox, QToolButton, QWidget
 
-    from app.widgets.pdf_viewer import HighlightView
+    from app.widgets.highlight_view import HighlightView
     from app.widgets.word_view import WordView
 
     _Viewer = QWidget

@@ -74,9 +74,11 @@ def word_html(
         indent = 18 * (paragraph.list_level or 0)
         style = f"margin-left:{indent}px;" + ("background-color:#fbf6da;" if cited else "")
         extra = "".join(_deletion(c) for c in deleted)
+        # A comment is marked by a word: a pictograph (💬) is an empty box where the desktop's
+        # fonts lack it (walk 2026-12-06 finding 19, Debian's DejaVu set).
         notes = "".join(
             f'<div style="margin-left:{indent + 24}px; color:#6b5900; font-size:small">'
-            f"💬 {html.escape(c.author or 'someone')}: {html.escape(c.text)}</div>"
+            f"<b>Comment</b> · {html.escape(c.author or 'someone')}: {html.escape(c.text)}</div>"
             for c in comments
             if c.paragraph == paragraph.index
         )
@@ -132,10 +134,20 @@ class WordView(QWidget):
         self.status.setEnabled(False)  # drawn in the disabled text colour: a remark, not a title
         # The bar stands apart from the text: the viewer puts it above whichever view shows the
         # document, the text here or its pages as LibreOffice lays them out (pdf_viewer.py).
+        # Where the bar is too narrow for the reference beside the buttons, the reference goes on
+        # a line of its own above them (``_fit_bar``): it was cut to "§ 6.3 From…" (walk
+        # 2026-12-06 finding 24).
         self.bar = QWidget()
-        bar = QHBoxLayout(self.bar)
-        bar.setContentsMargins(4, 2, 4, 2)
+        rows = QVBoxLayout(self.bar)
+        rows.setContentsMargins(4, 2, 4, 2)
+        rows.setSpacing(0)
+        self.title_row = QHBoxLayout()
+        bar = QHBoxLayout()
+        rows.addLayout(self.title_row)
+        rows.addLayout(bar)
+        self.buttons_row = bar
         bar.addWidget(self.title, 1)
+        bar.addStretch(0)  # the buttons' row without the reference: the buttons keep to the right
         bar.addWidget(self.status)
         # Between LibreOffice's pages and the text (its comments, its ¶ numbers), once the pages
         # are made: the viewer connects and shows it (pdf_viewer.PdfViewer.show_word_pages).
@@ -151,6 +163,7 @@ class WordView(QWidget):
         # A new width reflows the text: the cited paragraph is put back at the top (the window
         # lays a view just shown out after it was filled, and the paragraph drifted away).
         self.browser.viewport().installEventFilter(self)
+        self.bar.installEventFilter(self)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(0)
@@ -171,6 +184,7 @@ class WordView(QWidget):
         self.path = path
         self.reference, self.words = reference, words
         self.title.setText(f"{reference} — {path.name}" if reference else path.name)
+        self._fit_bar()
         self.copy_reference.setEnabled(bool(reference))
         self.copy_words.setEnabled(bool(words))
         self.browser.setHtml(document_html)
@@ -182,10 +196,38 @@ class WordView(QWidget):
             QTimer.singleShot(0, lambda: self.scroll_to(focus))
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if watched is self.bar:
+            if event.type() in (QEvent.Type.Resize, QEvent.Type.LayoutRequest, QEvent.Type.Show):
+                self._fit_bar()
+            return super().eventFilter(watched, event)
         if event.type() == QEvent.Type.Resize and self.focus is not None:
             focus = self.focus
             QTimer.singleShot(0, lambda: self.scroll_to(focus))
         return super().eventFilter(watched, event)
+
+    @property
+    def reference_on_own_line(self) -> bool:
+        return self.title_row.indexOf(self.title) >= 0
+
+    def _fit_bar(self) -> None:
+        """The reference beside the buttons where the whole of it fits there (the file name after
+        it may be cut), else on its own line above them."""
+        margins = self.bar.contentsMargins()
+        shown = [w for w in (self.status, self.switch_view, self.copy_reference, self.copy_words, self.open_button)
+                 if not w.isHidden()]  # fmt: skip
+        spacing = max(0, self.buttons_row.spacing())
+        buttons = sum(w.sizeHint().width() + spacing for w in shown)
+        metrics = self.title.fontMetrics()
+        needed = metrics.horizontalAdvance(f"{self.reference} …" if self.reference else "…") + buttons
+        own_line = needed > self.bar.width() - margins.left() - margins.right()
+        if own_line == self.reference_on_own_line:
+            return
+        if own_line:
+            self.buttons_row.removeWidget(self.title)
+            self.title_row.addWidget(self.title, 1)
+        else:
+            self.title_row.removeWidget(self.title)
+            self.buttons_row.insertWidget(0, self.title, 1)
 
     def scroll_to(self, paragraph: int) -> None:
         """Put paragraph ``paragraph`` at the top of the view (found by its "¶ N" tag)."""

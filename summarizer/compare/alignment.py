@@ -23,14 +23,17 @@ CONTAINED_SHARE = 0.8  # of a leftover clause's words found in order inside anot
 LONG_DIFF_PAIRS = 1_000_000
 MAX_CANDIDATES = 40  # leftover clauses compared with each other, best by shared words first
 _WORD = re.compile(r"\w+|[^\w\s]")
-# Quotes, dashes and primes one font or text layer draws otherwise; the compatibility forms
-# (U+037E GREEK QUESTION MARK for ";" in SEC-filed PDFs, full-width punctuation, ligatures,
-# no-break spaces) are made plain by NFKC.
+# Quotes, dashes, primes and list bullets one font or text layer draws otherwise; the
+# compatibility forms (U+037E GREEK QUESTION MARK for ";" in SEC-filed PDFs, full-width
+# punctuation, ligatures, no-break spaces) are made plain by NFKC. A bullet is a list's mark, not
+# its words: Word's Symbol and Wingdings bullets come out of a PDF's text layer as U+F0B7 and
+# U+F0A7, a plain-text filing and a PDF writer's core fonts (latin-1) draw "•" as "*".
 _LOOK_ALIKES = str.maketrans(
     {
         **dict.fromkeys("“”„‟″〃", '"'),
         **dict.fromkeys("‘’‚‛′´ʼ`", "'"),
         **dict.fromkeys("‐‑‒–—―−", "-"),
+        **dict.fromkeys("•●▪◦‣∙\uf0b7\uf0a7*", "•"),
     }
 )
 

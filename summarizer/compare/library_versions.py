@@ -12,6 +12,7 @@ from summarizer.compare.comparison import Comparison, compare_clauses
 from summarizer.errors import LibraryError
 from summarizer.library.cutting.clause_units import ClauseUnit, document_clauses
 from summarizer.library.reading.ocr_pages import LOW_CONFIDENCE, outcome, usable_text
+from summarizer.library.reading.page_furniture import without_furniture
 from summarizer.library.storage.document_text import read_pages
 from summarizer.library.storage.store import Library
 from summarizer.page_labels import page_label
@@ -48,6 +49,22 @@ def stored_clauses(library: Library, doc_id: str) -> list[ClauseUnit]:
         ]
     pages = read_pages(library, doc_id)
     return document_clauses((n, t) for n, t in sorted(pages.items()) if usable_text(t))
+
+
+def clause_page_texts(library: Library, doc_id: str) -> dict[int, str]:
+    """The page texts the document's stored clauses were cut from, by page, for a change's spans
+    (``highlights.change_spans``): a PDF's readable pages with their running headers, footers and
+    page numbers blanked as ingest blanked them (``ingest_cut``: the same length, so an offset into
+    them is an offset into the stored page); a Word document's paragraphs, or pages whose clauses
+    were never stored (cut again from the pages as they are), as stored. Read from the stored
+    page, a PDF's span fell words before the change where a header opened the page."""
+    pages = read_pages(library, doc_id)
+    if not pages or library.document(doc_id).file_type == "docx":  # none: no longer in the library
+        return pages
+    if library.db.execute("SELECT 1 FROM clauses WHERE doc_id = ? LIMIT 1", [doc_id]).fetchone() is None:
+        return pages
+    readable = [(n, t) for n, t in sorted(pages.items()) if usable_text(t)]
+    return {**pages, **dict(without_furniture(readable))}
 
 
 def compare_documents(

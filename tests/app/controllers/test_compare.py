@@ -11,7 +11,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QPointF, Qt
 
 from summarizer.compare.differences import ADDED, CHANGED, REMOVED
 from summarizer.library.ingest import ingest_path
@@ -336,3 +336,38 @@ def test_the_word_redline_button_writes_each_difference_as_a_tracked_change(
     out.unlink()
     next(a for a in compare_menu.actions() if a.text() == "Export as Word &redline…").trigger()
     assert out.exists()
+
+
+def _with_running_header(path: Path, replacements: dict[str, str] | None = None) -> Path:
+    """The contract on pages of 6 body lines under a running header, a page number below."""
+    body = [line for line in contract_lines(edited(replacements or {})) if line]
+    chunks = [body[k : k + 6] for k in range(0, len(body), 6)]
+    pages = [["CONFIDENTIAL TREATMENT REQUESTED", *chunk, f"- {n} -"] for n, chunk in enumerate(chunks, 1)]
+    return make_pdf(path, pages)  # type: ignore[arg-type]
+
+
+def test_the_changed_words_are_highlighted_on_pages_with_a_running_header(
+    qtbot: Any, make_window: Any, tmp_path: Path
+) -> None:
+    """A PDF's clauses are cut with its running headers and page numbers blanked (issue 56), and
+    their offsets are in that text: read in the page text with the header, the highlight fell
+    words before the change ("for" for "30" on LibreOffice's pages of a Common Paper form)."""
+    window = make_window()
+    ids = add(window, _with_running_header(tmp_path / "old.pdf"), _with_running_header(tmp_path / "new.pdf", EDITS))
+    panel = compare_selected(qtbot, window, ids)
+    changes = window.comparisons.comparison.changes
+    fees = next(i for i in panel.visible_changes() if changes[i].new.label == "2.1")
+    panel.select_change(fees)
+    for pane, words in ((window.compare_versions.old, {"shall", "thirty", "30"}),
+                        (window.compare_versions.new, {"may", "sixty", "60"})):  # fmt: skip
+        document, highlights = pane.viewer.document, pane.viewer.view.highlights
+        marked = {  # the words under each highlighted rectangle
+            document.getSelection(
+                h.page, QPointF(r.left() + 0.2, r.center().y()), QPointF(r.right() - 0.2, r.center().y())
+            )
+            .text()
+            .strip(" ()")
+            for h in highlights
+            for r in h.rects
+        }
+        assert len(highlights) == 3 and marked == words, marked

@@ -93,3 +93,40 @@ def test_find_puts_the_match_in_the_upper_part_of_the_text_view(qtbot: Any) -> N
     assert view.find_text("indemnity") == (1, 1)
     top = view.browser.cursorRect().top()
     assert 0 <= top <= view.browser.viewport().height() * 2 // 3
+
+
+def test_a_comment_is_marked_by_a_word_not_a_pictograph_a_font_may_lack() -> None:
+    """Walk 2026-12-06 finding 19: the comment marker was 💬 (U+1F4AC), an empty box where the
+    desktop's fonts have no such glyph (Debian's DejaVu set)."""
+    paragraphs = [DocxParagraph(1, "7.3 Governing Law. New York law applies.", None, "Normal", None, None, False)]
+    notes = [Comment("0", "A. Counsel", "", "Client asks for New York law here.", 1)]
+    html = word_html(paragraphs, [], notes)
+    note = html[html.index("A. Counsel") - 40 : html.index("law here.")]
+    assert "<b>Comment</b> · A. Counsel: Client asks" in html
+    assert all(ord(ch) < 0x2500 for ch in note), "only letters and common punctuation mark a comment"
+
+
+def test_the_word_bar_shows_the_whole_reference_above_its_buttons_when_narrow(qtbot: Any) -> None:
+    """Walk 2026-12-06 finding 24: in a narrow viewer the Word bar cut its reference to
+    "§ 6.3 From…" or "§ 12.3…" beside its buttons. The reference now goes on its own line, whole;
+    a wide bar keeps it beside the buttons, on one line."""
+    from app.widgets.word_view import WordView
+
+    view = WordView()
+    qtbot.addWidget(view)
+    view.bar.show()
+    view.show()
+    reference = "§§ 12.3–12.6 Governing Law and Chosen Courts, ¶ 116–119, p. 10"
+    paragraphs = [DocxParagraph(1, "12.3 Governing Law.", None, "Normal", None, None, False)]
+    view.resize(420, 400)
+    view.show_document(Path("services-agreement.docx"), word_html(paragraphs, [], []), 1, reference, "Law")
+    qtbot.waitUntil(lambda: view.title.shown_text().startswith(reference), timeout=3000)
+    assert view.reference_on_own_line
+    assert view.title.geometry().bottom() < view.copy_reference.geometry().top()  # above the buttons
+    assert view.copy_reference.width() >= view.copy_reference.sizeHint().width()  # "Copy reference" whole
+    view.resize(1400, 400)
+    qtbot.waitUntil(lambda: not view.reference_on_own_line, timeout=3000)
+    qtbot.waitUntil(lambda: view.title.shown_text().startswith(reference), timeout=3000)
+    qtbot.waitUntil(  # one line: the reference beside the buttons
+        lambda: abs(view.title.geometry().center().y() - view.copy_reference.geometry().center().y()) < 4, timeout=3000
+    )

@@ -59,3 +59,16 @@ def test_a_hyphenated_word_broken_before_a_capital_is_formatting_only() -> None:
     new = [(1, old[0][1].replace("Mid-Continent", "Mid-\nContinent"))]
     comparison = compare_pages(old, new)
     assert comparison.verdict == IDENTICAL and [c.kind for c in comparison.changes] == [FORMATTING]
+
+
+def test_a_list_bullet_drawn_as_another_glyph_is_formatting_only() -> None:
+    """Found on the layouts benchmark's development pairs (collaboration-154p): the original's
+    "•" items read "*" in the redraft (a latin-1 core font), and each list's clause was reported
+    changed, two "with a sentence added". Word's Symbol bullet comes out of a PDF as U+F0B7."""
+    items = "until they are paid in full."
+    for old_mark, new_mark in (("\u2022", "*"), ("\uf0b7", "\u2022"), ("\u25cf", "\u25aa")):
+        old = contract_pages(edited({items: f"until {old_mark} they are paid; {old_mark} Seller waives none."}))
+        new = contract_pages(edited({items: f"until {new_mark} they are paid; {new_mark} Seller waives none."}))
+        comparison = compare_pages(old, new)
+        assert comparison.verdict == IDENTICAL, (old_mark, new_mark)
+        assert [c.kind for c in comparison.changes] == [FORMATTING]

@@ -55,3 +55,24 @@ def test_a_renumbered_clause_highlights_its_number(tmp_path: Path) -> None:
         spans = change_spans(taxes, _page_text(library, old), _page_text(library, new))
         assert [library.page_text(new, s.page)[s.start : s.end] for s in spans.new] == ["2.4"]
         assert [library.page_text(old, s.page)[s.start : s.end] for s in spans.old] == ["2.3"]
+
+
+def test_the_spans_fall_on_the_changed_words_of_pages_with_a_running_header(tmp_path: Path) -> None:
+    """A PDF's clauses are cut from its pages with the running header and page number blanked:
+    their spans are read in that text (``clause_page_texts``), and point into the stored page."""
+    from summarizer.compare.library_versions import clause_page_texts
+
+    def laid_out(path: Path, replacements: dict[str, str]) -> Path:
+        body = [line for line in contract_lines(edited(replacements)) if line]
+        chunks = [body[k : k + 6] for k in range(0, len(body), 6)]
+        return make_pdf(path, [["CONFIDENTIAL TREATMENT REQUESTED", *c, f"- {n} -"] for n, c in enumerate(chunks, 1)])  # type: ignore[arg-type]
+
+    with Library.open(tmp_path / "library.sqlite") as library:
+        old = ingest_path(library, laid_out(tmp_path / "old.pdf", {})).doc_id
+        new = ingest_path(library, laid_out(tmp_path / "new.pdf", EDITS)).doc_id
+        (fees,) = [c for c in compare_documents(library, old, new).changes if not c.hidden]
+        spans = change_spans(fees, clause_page_texts(library, old).get, clause_page_texts(library, new).get)
+        assert [library.page_text(old, s.page)[s.start : s.end] for s in spans.old] == ["shall", "thirty", "30"]
+        assert [library.page_text(new, s.page)[s.start : s.end] for s in spans.new] == ["may", "sixty", "60"]
+        raw = change_spans(fees, _page_text(library, old), _page_text(library, new))  # as the window read them
+        assert [library.page_text(old, s.page)[s.start : s.end] for s in raw.old] != ["shall", "thirty", "30"]
