@@ -61,7 +61,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     queries = [q.text for q in read_queries(args.data)]
     found = candidates(queries)
     args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps({"hybrid_depth": HYBRID_DEPTH, "search_depth": SEARCH_DEPTH, "queries": found}) + "\n")
+    args.out.write_text(
+        json.dumps({"hybrid_depth": HYBRID_DEPTH, "search_depth": SEARCH_DEPTH, "queries": found}) + "\n"
+    )
     print(f"{len(found)} queries -> {args.out}", file=sys.stderr)
     return 0
 
