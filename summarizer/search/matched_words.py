@@ -6,7 +6,8 @@ misconduct" in a liability cap, not only that the clause is of the category aske
 A word of the passage matches when it is a content word of the query, compared as
 ``summarizer.search.word_matches`` compares them (lower-cased, stop words and words of two letters
 left out, cut to their first ``STEM_CHARS`` letters: "terminate" finds "termination", "governed"
-"Governing"), or its plural ("laws" for "law"). Matched words with only spaces or hyphens between
+"Governing"), or its plural ("laws" for "law"); words that name what is searched ("contracts",
+"clause": ``FRAME_WORDS``) are not the query's. Matched words with only spaces or hyphens between
 them are one run ("New York").
 The excerpt is the ``width`` characters of the passage (its whitespace made single spaces) holding
 the most distinct matched words, so a clause whose variant is in its last sentence shows that
@@ -27,6 +28,12 @@ from summarizer.search.word_matches import STEM_CHARS, stems
 _WORD = re.compile(r"[^\W_]+")
 _JOIN = re.compile(r"[\s\-‐-―]*")  # spaces and hyphens (and dashes) between two matched words
 LEAD = 60  # characters kept before the first matched word of the excerpt, for its context
+# Words that name what is searched, not what it says: "Which contracts are governed by New York law?"
+# would otherwise mark "contract" in every clause.
+FRAME_WORDS = frozenset(
+    "contract contracts agreement agreements clause clauses provision provisions document documents "
+    "party parties section sections".split()
+)
 ELLIPSIS = "…"
 
 Span = tuple[int, int]
@@ -40,7 +47,7 @@ def _matches(word: str, wanted: set[str]) -> bool:
 def matched_spans(text: str, query: str) -> list[Span]:
     """Character ranges of ``text`` whose words match the query's content words, adjacent ones
     (only spaces or hyphens between them) joined into one run."""
-    wanted = stems(query)
+    wanted = stems(" ".join(w for w in _WORD.findall(query) if w.lower() not in FRAME_WORDS))
     spans: list[Span] = []
     for match in _WORD.finditer(text):
         word = match.group(0).lower()

@@ -28,6 +28,13 @@ def test_query_words_match_by_stem_and_plural_and_adjacent_ones_form_one_run() -
         "Territory",
     ]
     assert matched_spans("Nothing here matches.", "wilful misconduct") == []
+    # the words that name what is searched are not the question's subject
+    text = "This Agreement is a contract governed by the laws of New York."
+    assert words(text, matched_spans(text, "Which contracts are governed by New York law?")) == [
+        "governed",
+        "laws",
+        "New York",
+    ]
 
 
 def test_the_excerpt_shows_the_part_with_the_query_words_not_the_passage_start() -> None:
