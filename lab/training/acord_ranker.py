@@ -4,10 +4,10 @@ per fold of the training queries and one on all of them; score, cross-validate, 
     # the GPU machine (about 3-5 minutes on an H100): every fold, the final model, its int8 ONNX
     python -m lab.training.acord_ranker --device cuda --acord .device/acord/data \
         --cuad .device/ranker/data.json.xz --out $OUT/acord-ranker --export
-    # a bounded pilot on the CPU (one fold, fewer groups, short reads)
-    flock /tmp/pagewise-cpu.lock env PYTHONPATH=$PWD .venv/bin/python -m lab.training.acord_ranker \
-        --device cpu --folds 0 --no-final --max-len 192 --groups-per-head 1 --cuad-ratio 0.5 --epochs 1 \
-        --out build/acord/pilot
+    # a bounded pilot on the CPU (one fold, fewer groups, short reads; onnx beside the venv)
+    flock /tmp/pagewise-cpu.lock env PYTHONPATH=$PWD:/tmp/acord-pylib .venv/bin/python -m lab.training.acord_ranker \
+        --device cpu --folds 0 --no-final --max-len 192 --groups-per-head 1 --max-groups 120 --cuad-ratio 0.25 \
+        --epochs 1 --lr 5e-5 --out build/acord/pilot
 
 **Start**: the shipped ranker itself (``--warm``, assets/models/clause-ranker): its int8 ONNX weights
 dequantized back into a ``BertForSequenceClassification`` (``warm_state``), so the fine-tuning
@@ -39,8 +39,9 @@ the trained ranker through the product's own search.
 Files it needs beyond the git tree: the ACORD folder (``--acord``, 1.7 MB; ../shared/data/acord-train
 copied into the tree's ignored .device/acord/data for the GPU machine) and CUAD's training data
 (``--cuad``, 5.6 MB, made here by ``python -m lab.training.ranker_data``). The warm start, the
-tokenizer and the candidates are in the tree. ``--export`` needs onnx and onnxruntime (the GPU
-machine has both; here: ``pip install --target`` onnx and ml_dtypes).
+tokenizer and the candidates are in the tree. Reading the shipped ONNX (the warm start) needs the
+``onnx`` package and ``--export`` onnxruntime too: the GPU machine has both; Pagewise's venv has no
+onnx, so here: ``pip install --target /tmp/acord-pylib onnx ml_dtypes`` and that folder on PYTHONPATH.
 """
 
 from __future__ import annotations
