@@ -1,4 +1,7 @@
-"""``pagewise search DOC_ID|--all "QUERY"``: hybrid search with page numbers."""
+"""``pagewise search DOC_ID|--all "QUERY"``: hybrid search with page numbers. With ``--all`` each
+passage is shown by its part that holds the query's words, those words marked (bold on a terminal,
+``**word**`` otherwise: summarizer.search.matched_words, issue 58); ``--json`` gives every
+result's matched words as character ranges of its text (``matched``)."""
 
 from __future__ import annotations
 
@@ -26,6 +29,7 @@ def run(args: argparse.Namespace) -> int:
     from summarizer.library.storage.store import Library
     from summarizer.library.vectors.reembed import model_notice, reembed_status
     from summarizer.library.word_parts import locators_of
+    from summarizer.search.matched_words import matched_spans
     from summarizer.search.retrieval import search
     from summarizer.search.word_matches import matching
 
@@ -65,7 +69,12 @@ def run(args: argparse.Namespace) -> int:
         emit_json(
             {
                 "results": [
-                    {**r.to_json(), "locator": locators.get((r.doc_id, r.page_start, r.page_end))} for r in results
+                    {
+                        **r.to_json(),
+                        "locator": locators.get((r.doc_id, r.page_start, r.page_end)),
+                        "matched": [list(span) for span in matched_spans(r.text, query)],
+                    }
+                    for r in results
                 ],
                 "embedding_model": model,
                 "reembedding": reembedding.to_json() if reembedding else None,
@@ -79,6 +88,18 @@ def run(args: argparse.Namespace) -> int:
         pages = page_label(r.page_start, r.page_end, TEXT)
         pages = locators.get((r.doc_id, r.page_start, r.page_end), pages)
         print(f"[{n}] {titles.get(r.doc_id, r.doc_id)} ({r.doc_id}), {pages}  score {r.score:.4f}")
-        body = " ".join(r.text.split())
-        print(textwrap.indent(textwrap.fill(shorten_message(body, 600), 100), "    "))
+        body = shown(r.text, query) if args.all else shorten_message(" ".join(r.text.split()), 600)
+        print(textwrap.indent(textwrap.fill(body, 100), "    "))
     return 0
+
+
+BODY_CHARS = 600  # of each passage shown
+
+
+def shown(text: str, query: str) -> str:
+    """The part of ``text`` with the most of the query's words, those words marked: bold on a
+    terminal, ``**word**`` when the output goes to a file or a pipe."""
+    from summarizer.search.matched_words import excerpt, marked
+
+    bold = sys.stdout.isatty()
+    return marked(excerpt(text, query, BODY_CHARS), lambda w: f"\033[1m{w}\033[0m" if bold else f"**{w}**")

@@ -22,9 +22,9 @@ from PySide6.QtWidgets import (
 from app.services.answering import AnswerView, CitationView, cited_units, page_run_label, read_whole
 from app.services.library_question import ContractHit, LibraryTurn
 from app.widgets.job_progress import JobProgress
-from inference.errors import shorten_message
 from summarizer.page_labels import pages_list_label
 from summarizer.search.by_contract import CONTRACTS_SHOWN
+from summarizer.search.matched_words import excerpt, marked
 
 RENDER_INTERVAL_MS = 80  # a streamed answer is re-rendered at most ~12 times a second
 
@@ -94,13 +94,27 @@ def checks(index: int, turn: AnswerView, pages: int | None = None, word: bool = 
     return lines
 
 
-SNIPPET_CHARS = 220  # of a contract's best passage in a library-wide answer: its first lines
+SNIPPET_CHARS = 220  # of a contract's best passage in a library-wide answer: the part with the query's words
 THIS_DOCUMENT, ALL_DOCUMENTS = "document", "library"
+MATCH_COLOUR = "#fff176"  # the background of a passage's words that match the question (issue 58)
+_MATCH = re.compile(r'<span style="background-color:[^"]*">(.*?)</span>')
 
 
-def contract_lines(turn: int, contracts: list[ContractHit]) -> list[str]:
+def highlighted(text: str, question: str) -> str:
+    """The part of ``text`` that holds the most of ``question``'s words, those words highlighted
+    (inline HTML in the Markdown the browser shows; the passage's own ``<`` escaped)."""
+    part = excerpt(text, question, SNIPPET_CHARS)
+    return marked(part, lambda words: f'<span style="background-color:{MATCH_COLOUR}">{words}</span>', _escaped)
+
+
+def _escaped(text: str) -> str:
+    return text.replace("&", "&amp;").replace("<", "&lt;")
+
+
+def contract_lines(turn: int, contracts: list[ContractHit], question: str = "") -> list[str]:
     """A library-wide answer's contracts, best first: each named, its best passage's page as a
-    link (``hit:TURN/NUMBER``) and the passage's beginning."""
+    link (``hit:TURN/NUMBER``) and the part of the passage that holds the question's words, those
+    words highlighted, so the reader sees why it was listed (issue 58)."""
     if not contracts:
         return ["*No contract has a passage that matches.*"]
     full = len(contracts) >= CONTRACTS_SHOWN
@@ -111,7 +125,7 @@ def contract_lines(turn: int, contracts: list[ContractHit]) -> list[str]:
     )
     lines = [f"{heading} (the best passage of each, best first):", ""]
     for n, hit in enumerate(contracts, start=1):
-        snippet = shorten_message(" ".join(hit.best.text.split()), SNIPPET_CHARS)
+        snippet = highlighted(hit.best.text, question)
         lines.append(f"{n}. **{hit.title}** — [{hit.best.where}](hit:{turn}/{n}): “{snippet}”")
     if full:
         # In a data room a common clause is in far more contracts than a list can hold: of the
@@ -137,7 +151,7 @@ def library_markdown(index: int, turn: LibraryTurn, pending_text: str = "") -> s
     if turn.note:
         block.append(f"*{turn.note}*")
     if turn.contracts or turn.answer is not None or turn.note:
-        block.append("\n".join(contract_lines(index, turn.contracts)))
+        block.append("\n".join(contract_lines(index, turn.contracts, turn.question)))
     elif not pending_text:
         block.append("…")
     return "\n\n".join(block)
@@ -152,8 +166,13 @@ def library_turns_markdown(turns: list[LibraryTurn]) -> str:
     2026-12-06, finding 14: the export left them out, and with them the list of contracts)."""
     if not turns:
         return ""
-    blocks = [_APP_LINK.sub("]", library_markdown(n, turn)) for n, turn in enumerate(turns)]
+    blocks = [_plain(_APP_LINK.sub("]", library_markdown(n, turn))) for n, turn in enumerate(turns)]
     return "## Questions asked of all documents\n\n" + "\n\n".join(blocks) + "\n"
+
+
+def _plain(markdown: str) -> str:
+    """The window's highlighted words as bold, its escapes undone: what a Markdown file shows."""
+    return _MATCH.sub(r"**\1**", markdown).replace("&lt;", "<").replace("&amp;", "&")
 
 
 class ConversationView(QWidget):

@@ -2,7 +2,8 @@
 hybrid, the hybrid + the clause ranker and search as the product runs it, in one run.
 
     flock /tmp/pagewise-cpu.lock env PYTHONPATH=$PWD .venv/bin/python -m lab.eval.score_acord \
-        [--home build/acord/home] [--out docs/data/acord/results.json] [--rebuild] [--tries]
+        [--home build/acord/home] [--out docs/data/acord/results.json] [--rebuild] [--tries] [--lexicon] \
+        [--trained build/acord/gpu/scores.json] [--only "bm25,hybrid"]
     .venv/bin/python -m lab.eval.score_acord --tables-of docs/data/acord/results.json
 
 The corpus goes into a library of its own through Pagewise's ingest, each clause one passage
@@ -134,6 +135,27 @@ def tables(summary: Mapping[str, Any]) -> str:
     return "\n".join(lines)
 
 
+def remember_ranker_scores() -> None:
+    """The clause ranker's score of a (query, passage) pair computed once per run: many systems
+    reorder the same passages with it (the lab's run only; the scores are the same)."""
+    from summarizer.search.clause_ranker import ClauseRanker
+
+    original = ClauseRanker.score_texts
+    if getattr(original, "remembers", False):
+        return
+    known: dict[tuple[str, str, str], float] = {}
+
+    def score_texts(self: ClauseRanker, query: str, texts: Sequence[str]) -> list[float]:
+        folder = str(self.folder)
+        missing = [t for t in dict.fromkeys(texts) if (folder, query, t) not in known]
+        if missing:
+            known.update({(folder, query, t): v for t, v in zip(missing, original(self, query, missing), strict=True)})
+        return [known[(folder, query, t)] for t in texts]
+
+    score_texts.remembers = True  # type: ignore[attr-defined]
+    ClauseRanker.score_texts = score_texts  # type: ignore[method-assign]
+
+
 def commit() -> str:
     try:
         out = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True)
@@ -148,6 +170,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--home", type=Path, default=HOME, help="the ACORD library (PAGEWISE_HOME), reused if built")
     ap.add_argument("--rebuild", action="store_true", help="build the library again from nothing")
     ap.add_argument("--tries", action="store_true", help="also the no-training tries (lab.eval.acord_tries)")
+    ap.add_argument("--lexicon", action="store_true", help="also the lexicon tries (lab.eval.acord_lexicon)")
+    ap.add_argument(
+        "--trained",
+        type=Path,
+        action="append",
+        default=[],
+        help="a fine-tuned ranker's scores.json (lab.training.acord_ranker): its systems (lab.eval.acord_trained)",
+    )
+    ap.add_argument("--only", default="", help="only the systems whose names start with one of these (comma-separated)")
     ap.add_argument("--threads", type=int, default=2, help="cores for embedding the corpus")
     ap.add_argument("--out", type=Path, default=OUT, help="the JSON written")
     ap.add_argument("--tables-of", type=Path, help="only print the tables of a JSON this command wrote")
@@ -174,6 +205,19 @@ def main(argv: Sequence[str] | None = None) -> int:
             from lab.eval.acord_tries import tries
 
             systems += tries(library)
+        if args.lexicon:
+            from lab.eval.acord_lexicon import lexicon_tries
+
+            systems += lexicon_tries(library)
+        for n, scores in enumerate(args.trained):
+            from lab.eval.acord_trained import trained_systems
+
+            label = "ACORD ranker" if n == 0 else f"ACORD ranker {n + 1}"
+            systems += trained_systems(library, scores, label)
+        if args.only:
+            prefixes = tuple(p.strip() for p in args.only.split(",") if p.strip())
+            systems = [s for s in systems if s.name.startswith(prefixes)]
+        remember_ranker_scores()
         rows = [row for system in systems for row in score_system(system, queries, grades, clause_of)]
     summary = summarize(rows, systems)
     report = {

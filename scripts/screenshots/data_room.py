@@ -63,12 +63,14 @@ def cite_each_contract(prompt: str) -> str:
     if not given:
         return "None of the passages given holds such a clause."
     cited = ", ".join(f"[{doc} p. {page}]" for doc, page in given.items())
-    return f"The passages given that deal with a change of control are in these contracts: {cited}."
+    return f"The passages given that bear on the question are in these contracts: {cited}."
 
 
 def add_arguments(group: argparse._ArgumentGroup) -> None:
     group.add_argument("--max-pages", type=int, default=10, help="the pages written of each contract")
     group.add_argument("--cuad", type=Path, default=CUAD, help="the CUAD training archive")
+    group.add_argument("--question", default=QUESTION, help="the question asked of every document")
+    group.add_argument("--no-review", action="store_true", help="only the question (no review, no review table)")
 
 
 def run(args: argparse.Namespace, home: Path) -> None:
@@ -89,6 +91,10 @@ def run(args: argparse.Namespace, home: Path) -> None:
         wait_until(lambda: not window.runner.ingests, 900)  # CUAD holds a few duplicates: those are skipped
     print("library of", len(window.library.documents()), "contracts", flush=True)
 
+    if getattr(args, "no_review", False):
+        library_question(app, window, engine, out_dir / "library-question.png", args.question)
+        window.close()
+        return
     window.tabs.setCurrentWidget(window.review)
     window.splitter.setSizes([170, 330, 1100])
     panel = window.review
@@ -98,7 +104,7 @@ def run(args: argparse.Namespace, home: Path) -> None:
     assert job is not None
     wait_until(lambda: window.reviews.job is None, 1800)
     review_table(app, window, out_dir / "review-table.png")
-    library_question(app, window, engine, out_dir / "library-question.png")
+    library_question(app, window, engine, out_dir / "library-question.png", getattr(args, "question", QUESTION))
     window.close()
 
 
@@ -134,7 +140,7 @@ def review_table(app: Any, window: Any, path: Path) -> None:
     print("saved", path, panel.empty_note.text(), flush=True)
 
 
-def library_question(app: Any, window: Any, engine: Any, path: Path) -> None:
+def library_question(app: Any, window: Any, engine: Any, path: Path, question: str = QUESTION) -> None:
     from PySide6.QtCore import QUrl
 
     from app.widgets.qt_wait import wait_until
@@ -144,7 +150,7 @@ def library_question(app: Any, window: Any, engine: Any, path: Path) -> None:
     conversation = window.conversation
     conversation.set_scope(library=True)
     engine.queue(cite_each_contract)
-    job = window.ask(QUESTION)
+    job = window.ask(question)
     assert job is not None
     wait_until(lambda: window.answers.job is None, 600)
     conversation._anchor(QUrl("hit:0/1"))  # the first contract's passage, opened and highlighted

@@ -16,7 +16,7 @@ import threading
 import weakref
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from summarizer.errors import DocumentNotFound
@@ -72,6 +72,10 @@ class RetrievalParams:
     finance_terms: bool = True  # the finance words (and leaving out the how-to-answer words) for filings
     # At most this many of them: every term, a phrase most, costs a pass over its postings.
     max_expansion_terms: int = 16
+    # Above 0 (contracts only): the lexicon's terms are a BM25 ranking of their own, fused with this
+    # weight, beside BM25 over the query's own words (``bm25_weight``), so a category's added terms
+    # cannot outweigh a variant's own words ("New York" governing law; ACORD, docs/retrieval.md).
+    lexicon_ranking_weight: float = 0.0
     expand_vector_query: bool = False  # ... and to the text embedded for the vector ranking
     # A single word held by more than this share of the library's passages is left out of the
     # BM25 query (unless nothing else is left): scoring every passage that holds it is what
@@ -350,10 +354,17 @@ def search(
         vector_query = " ".join([query, *expansion_terms(query, kinds, params)])
     lookup = _vector_lookup(library, vector_query, doc_ids, params.candidates) if use_vectors else None
     pending = _start_on_worker(lookup) if lookup is not None else None
-    bm25 = bm25_ranking(library, query, doc_ids, params.candidates, params, kinds)
+    apart = params.lexicon_ranking_weight > 0 and params.expand_query and FILING not in kinds
+    own = replace(params, expand_query=False) if apart else params
+    bm25 = bm25_ranking(library, query, doc_ids, params.candidates, own, kinds)
+    rankings = [(bm25, params.bm25_weight)]
+    if apart:
+        lexicon = bm25_ranking(library, query, doc_ids, params.candidates, params, kinds)
+        rankings.append((lexicon, params.lexicon_ranking_weight))
     vectors = pending.result() if pending is not None else []
+    rankings.append((vectors, params.vector_weight))
     fused: dict[int, float] = {}
-    for ranking, weight in ((bm25, params.bm25_weight), (vectors, params.vector_weight)):
+    for ranking, weight in rankings:
         for rank, passage_id in enumerate(ranking, start=1):
             fused[passage_id] = fused.get(passage_id, 0.0) + weight / (params.rrf_k + rank)
     _weigh_by_heading(library, fused, kinds, params)

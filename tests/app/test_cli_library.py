@@ -66,13 +66,20 @@ def test_ingest_list_search_remove(capsys: pytest.CaptureFixture[str], tmp_path:
     results = rows[0]["results"]
     assert isinstance(results, list) and len(results) == 2
     for r in results:
-        assert set(r) == {"passage_id", "doc_id", "heading", "text", "page_start", "page_end", "score", "locator"}
+        keys = {"passage_id", "doc_id", "heading", "text", "page_start", "page_end", "score", "locator", "matched"}
+        assert set(r) == keys
         assert r["locator"] is None  # a PDF's pages say where a passage is
+        # the query's words in the passage's text (issue 58): character ranges of ``text``
+        assert all(str(r["text"])[s:e].lower().startswith(("endor", "fee", "payme")) for s, e in r["matched"])
         assert isinstance(r["heading"], str)
         assert 1 <= r["page_start"] <= r["page_end"] <= 8
 
     code, rows = run_json(capsys, "search", "--all", "endorsement")
     assert code == 0 and rows[0]["results"]
+    assert any(r["matched"] for r in rows[0]["results"])
+    assert main(["search", "--all", "endorsement", "-k", "1"]) == 0
+    shown = capsys.readouterr().out  # not a terminal: the query's words marked **so**
+    assert "**endorsement**" in shown.lower() or "**endorsements**" in shown.lower()
 
     assert main(["remove", str(doc["doc_id"])]) == 0
     capsys.readouterr()

@@ -595,6 +595,30 @@ def test_a_full_list_of_contracts_says_more_may_have_the_clause_and_where_to_fin
     assert "Review tab" in full and "has Change of Control" in full
 
 
+def test_each_contract_shows_the_words_of_its_clause_that_match_the_question_highlighted() -> None:
+    """Issue 58, Build 3: a reviewer sees why a contract was listed ("New York" in its governing-law
+    clause), in the window highlighted and in an exported conversation in bold."""
+    from app.services.library_question import ContractHit, LibraryTurn
+    from app.views.conversation_view import MATCH_COLOUR, contract_lines, library_turns_markdown
+    from summarizer.search.retrieval import SearchResult
+
+    clause = "This Agreement is governed by the laws of New York & <NY>."
+    text = "Notices go by mail to the addresses above. " * 8 + clause
+    passage = SearchResult(1, "doc1", text, 4, 4, 1.0, [(4, 0, len(text))])
+    view = CitationView(1, "doc1", 4, 1, text, True, tuple(passage.spans))
+    hit = ContractHit("doc1", "Supply Agreement", view, 1, passage)
+    (line,) = [ln for ln in contract_lines(0, [hit], "New York governing law") if "Supply Agreement" in ln]
+    mark = f'<span style="background-color:{MATCH_COLOUR}">'
+    assert f"{mark}New York</span>" in line and f"{mark}governed</span>" in line and f"{mark}laws</span>" in line
+    assert "&amp; &lt;NY>" in line  # the passage's own markup characters are text, not HTML
+    assert "Notices go by mail to the addresses above. Notices" not in line  # the part that matched is shown
+    exported = library_turns_markdown([LibraryTurn("New York governing law", [hit])])
+    assert "**New York**" in exported and "<span" not in exported and "& <NY>" in exported
+    # no question (or no word of it in the passage): the passage's first lines, nothing marked
+    (plain,) = [ln for ln in contract_lines(0, [hit]) if "Supply Agreement" in ln]
+    assert "<span" not in plain and "“Notices go by mail" in plain
+
+
 def test_a_word_passage_given_is_named_highlighted_and_copied_by_the_clause_that_matched(
     qtbot: Any, make_window: Any, tmp_path: Path
 ) -> None:

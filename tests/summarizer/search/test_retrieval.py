@@ -317,3 +317,32 @@ def test_in_one_filing_its_own_common_words_are_left_out(tmp_path: Path) -> None
         in_document = bm25_ranking(lib, query, [doc_id], 20, plain)
         assert len(library_wide) == 6  # every passage holds "acme"
         assert [_bm25_words(lib, pid) for pid in in_document] == ["acme total current liabilities were 7,866 in 2019"]
+
+
+def test_the_lexicon_apart_cannot_outweigh_the_querys_own_words(tmp_path: Path) -> None:
+    """Issue 58: a variant question ("fraud or willful misconduct carveout to liability cap") names
+    its category, whose lexicon terms ("notwithstanding", "shall not apply", "excluding", ...) can
+    outweigh the variant's own words in one BM25 query; as a ranking of their own
+    (``lexicon_ranking_weight``) they cannot."""
+    pages = [f"The Supplier delivers item {i} to the warehouse within thirty days of each order." for i in range(8)]
+    pages.append(
+        "Notwithstanding the foregoing, the exception for permitted uses shall not apply, provided, however, "
+        "that excluding such uses nothing in this agreement shall not restrict or prevent either party's liability."
+    )
+    pages.append("A party's liability for fraud or wilful misconduct is not capped.")
+    query = "fraud or willful misconduct carveout to liability cap"
+    with Library.open(tmp_path / "lib.sqlite") as lib:
+        doc_id = add_document(lib, pages, words_per_passage=40)
+        ranked = {
+            weight: search(
+                lib,
+                query,
+                doc_ids=[doc_id],
+                k=2,
+                use_vectors=False,
+                params=replace(DEFAULT_PARAMS, lexicon_ranking_weight=weight, rerank_top=0),
+            )
+            for weight in (0.0, 0.25)
+        }
+    assert ranked[0.0][0].text.startswith("Notwithstanding")  # the lexicon's terms in the one query
+    assert ranked[0.25][0].text.startswith("A party's liability for fraud")
