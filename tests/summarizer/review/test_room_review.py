@@ -474,6 +474,8 @@ def test_a_paused_room_resumes_while_the_evidence_is_found(
     assert (result.reviewed, result.items_answered, result.readings) == (3, 6, 12)
     assert stored_room(lib, ids, CHECKLIST, "m1") == RoomStored(3, 0, 0)
     assert all(i.evidence for d in ids if (r := stored_review(lib, d, CHECKLIST, "m1")) for i in r.items)
+
+
 MORE = (
     ChecklistItem("term", "Term", "How long?", ("term",), "text"),
     ChecklistItem("pay", "Pay", "Pay?", ("pay",), "text"),
