@@ -32,7 +32,8 @@ from app.views.review_view import ReviewPanel
 from inference.errors import PagewiseError
 from summarizer.review.checklist import Checklist, load_checklist
 from summarizer.review.evidence import DocumentReview, ItemDone, ItemResult
-from summarizer.review.room_review import RoomControl, RoomResult, RoomStatus, RoomStored
+from summarizer.review.room_control import RoomControl
+from summarizer.review.room_review import RoomResult, RoomStatus, RoomStored
 
 ROOM_KEY = "room_review"  # the window state's record of the model review under way
 FLUSH_MS = 100  # the cells that arrived are shown at most this often

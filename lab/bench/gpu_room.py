@@ -214,7 +214,8 @@ def review_for(library: Any, engine: Any, doc_ids: Sequence[str], label: str, li
     """Review ``doc_ids`` afresh, stopped after ``limit_s`` seconds; the last status's figures."""
     from inference.cancel import Cancelled
     from summarizer.review.checklist import load_checklist
-    from summarizer.review.room_review import RoomControl, RoomStatus, review_room
+    from summarizer.review.room_control import RoomControl
+    from summarizer.review.room_review import RoomStatus, review_room
 
     checklist = load_checklist("cuad")
     control = RoomControl()
