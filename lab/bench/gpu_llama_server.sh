@@ -9,6 +9,7 @@
 # A second call on a machine still warm finds them and returns at once.
 #   bash lab/bench/gpu_llama_server.sh && export PYTHONPATH=/tmp/site:$PWD
 set -uo pipefail
+case "${1:-}" in -h|--help) sed -n '2,10p' "$0" | cut -c3-; exit 0 ;; esac
 R=$(pwd)
 BIN=/tmp/llama-bin
 export PYTHONUNBUFFERED=1

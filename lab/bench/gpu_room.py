@@ -159,6 +159,7 @@ class Server:
             "-c", str(config.ctx), "-np", str(config.slots), "-t", str(threads),
             "-ngl", "999" if config.gpu else "0", "-fa", "on" if config.gpu else "off",
             "-ctk", config.kv, "-ctv", config.kv, "-fit", "off", "--no-kv-unified", "--jinja", "--metrics",
+            *os.environ.get("ROOM_SERVER_ARGS", "").split(),
         ]  # fmt: skip
         self.log = log
         self.process: subprocess.Popen[bytes] | None = None
@@ -399,11 +400,21 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--threads", type=int, default=8)
     p.add_argument("--limit-s", type=float, default=75.0, help="stop each review after S seconds")
     p.add_argument("--contracts", type=int, default=0, help="review only the first N contracts (0: all)")
+    p.add_argument(
+        "--no-schema",
+        action="store_true",
+        help="replies not held to the JSON schema: random weights make llama.cpp's grammar test the "
+        "whole vocabulary at every token, which real models rarely make it do",
+    )
     p.add_argument("--stop-by", type=float, default=0.0, help="start no configuration that would end after S s")
     args = parser.parse_args(argv)
     if args.command == "prepare":
         print(json.dumps(prepare(args.limit, args.library)))
         return 0
+    if args.no_schema:
+        import summarizer.review.room_review as room_review
+
+        room_review.REPLY_SCHEMA = None  # type: ignore[assignment]
     unknown = {c.removesuffix("-noaff") for c in args.configs.split(",")} - set(CONFIGS)
     if unknown:
         parser.error(f"unknown configurations: {', '.join(sorted(unknown))}")
