@@ -62,6 +62,7 @@ class RoomEvidence:
         self._thread: threading.Thread | None = None
         self.searched = 0  # items searched (each once)
         self.parked: dict[int, list[tuple[str, int]]] = {}  # final items waiting for their evidence, by contract
+        self._taken: set[tuple[str, int]] = set()  # found, stored and forgotten: still complete
 
     def park(self, seq: int, doc_id: str, index: int) -> None:
         """The item (of the job's ``seq``-th contract) is final but waits for its evidence."""
@@ -100,12 +101,15 @@ class RoomEvidence:
         contracts does not keep every passage found in memory)."""
         with self._cond:
             self._raise_error()
-            return self._found.pop((doc_id, index), None)
+            found = self._found.pop((doc_id, index), None)
+            if found is not None:
+                self._taken.add((doc_id, index))
+            return found
 
     def complete(self, doc_id: str, indexes: Sequence[int]) -> bool:
         with self._cond:
             self._raise_error()
-            return all((doc_id, index) in self._found for index in indexes)
+            return all((doc_id, index) in self._found or (doc_id, index) in self._taken for index in indexes)
 
     def wait(self, timeout_s: float = 0.1) -> None:
         """Wait up to ``timeout_s`` for the next item's evidence; raises the thread's error, or

@@ -52,6 +52,9 @@ def test_each_item_is_found_once_on_the_threads_own_connection(
         found = evidence.found(doc_id, 1)
         assert found is not None and evidence.take(doc_id, 1) == found
         assert evidence.found(doc_id, 1) is None  # taken: stored with its item, forgotten here
+        # ...but still complete: a job that waits for the evidence of contracts read before (many at
+        # once with a server's contract affinity) must not wait for an item it already stored
+        assert evidence.complete(doc_id, [0, 1])
         direct, _, score = scored_evidence(library, doc_id, ITEMS[1])
         assert [e.passage_id for e in found[0]] == [e.passage_id for e in direct] and found[1] == score
     finally:
