@@ -201,14 +201,19 @@ def test_review_all_through_a_server_reports_and_continues(capsys: pytest.Captur
         (error,) = [line for line in lines(capsys) if "error" in line]
         assert server.url in str(error["error"]) and "run the command again" in str(error["error"])
         server.state.drop_after = None
+        before = len(server.state.requests)
         assert main(argv) == 0
+        asked_again = [r for r in server.state.requests[before:] if r[0].startswith("POST") and "completions" in r[0]]
         *progress, room, reviews = lines(capsys)
     finally:
         server.stop()
     assert [p["progress"]["contracts_done"] for p in progress] == list(range(len(progress)))  # type: ignore[index]
     last = progress[-1]["progress"]
     assert last["contracts"] == 3 and last["contracts_done"] == 3 and last["items_per_min"]  # type: ignore[index]
-    assert room["room"]["skipped"] >= 1 and room["room"]["reviewed"] + room["room"]["skipped"] == 3  # type: ignore[index]
+    assert room["room"]["reviewed"] + room["room"]["skipped"] == 3  # type: ignore[index]
+    # the items stored before the pause are not asked again (with the server's slots each on a
+    # contract of its own, the pause may leave every contract half done: none skipped whole)
+    assert len(asked_again) < 3 * 2
     assert room["room"]["busy_share"] is not None  # type: ignore[index]
     assert sorted(r["doc_id"] for r in reviews["reviews"]) == sorted(ids)  # type: ignore[index]
     assert all(r["items"][0]["value"] == "New York" for r in reviews["reviews"])  # type: ignore[index]
