@@ -51,8 +51,6 @@ import json
 import os
 import shutil
 import sys
-import tarfile
-import tempfile
 import threading
 import time
 from collections import Counter
@@ -62,11 +60,11 @@ from typing import Any, cast
 
 from inference.cancel import Cancelled, CancelToken
 from inference.engines.engine import Completion, Engine, Prompt, ResultCallback
+from lab.bench.library_pack import fresh_home, gpu_memory, pack_library, unpack_library
 
 ROOT = Path(__file__).resolve().parents[2]
 
 DEFAULT_CONTRACT = ROOT.parent / "shared" / "fixtures" / "contracts" / "distributor-17p.pdf"
-MIB = 2**20
 GIB = 2**30
 
 
@@ -114,16 +112,11 @@ def prepare(contract: Path, library_tgz: Path, vectors: bool) -> dict[str, Any]:
     from summarizer.library.ingest import IngestOptions, ingest_path
     from summarizer.library.storage.store import Library
 
-    home = Path(tempfile.mkdtemp(prefix="review-library-"))
-    os.environ["PAGEWISE_HOME"] = str(home)
+    home = fresh_home("review-library-")
     try:
         with Library.open(home / "library.sqlite") as library:
             result = ingest_path(library, contract, IngestOptions(embed=vectors))
-        library_tgz.parent.mkdir(parents=True, exist_ok=True)
-        with tarfile.open(library_tgz, "w:gz") as tar:
-            for path in sorted(home.iterdir()):
-                if path.is_file() and not path.name.endswith(("-wal", "-shm")):
-                    tar.add(path, arcname=path.name)
+        pack_library(home, library_tgz)
     finally:
         shutil.rmtree(home, ignore_errors=True)
     return {"doc_id": result.doc_id, "pages": result.pages, "passages": result.passages, "vectors": vectors}
@@ -266,15 +259,7 @@ def model_run(args: argparse.Namespace, library: Any, doc_id: str, checklist: An
             row["log_tail"] = log[-15:]
         engine.close()
         gpu.stop()
-    if gpu.available:
-        baseline = gpu.baseline_used_bytes or 0
-        row.update(
-            gpu_baseline_mib=round(baseline / MIB),
-            peak_used_mib_raw=round(gpu.peak_used_bytes / MIB),
-            peak_mib=round((gpu.peak_used_bytes - baseline) / MIB),
-            peak_app_mib=round(gpu.peak_app_bytes / MIB),
-            gpu=gpu.name,
-        )
+    row.update(gpu_memory(gpu))
     gpu.close()
     return row
 
@@ -293,10 +278,7 @@ def run(args: argparse.Namespace) -> int:
 
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    home = Path(tempfile.mkdtemp(prefix="review-bench-"))
-    os.environ["PAGEWISE_HOME"] = str(home)  # a fresh data folder: nothing stored, nothing configured
-    with tarfile.open(args.library) as tar:
-        tar.extractall(home, filter="data")
+    home = unpack_library(args.library, "review-bench-")
     full = load_checklist("cuad")
     checklist = dataclasses.replace(full, items=full.items[: args.items])
     runs = args.runs.split(",")

@@ -46,8 +46,6 @@ import os
 import shutil
 import subprocess
 import sys
-import tarfile
-import tempfile
 import threading
 import time
 import urllib.request
@@ -57,10 +55,10 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from lab.bench.library_pack import fresh_home, gpu_memory, pack_library, unpack_library
+
 ROOT = Path(__file__).resolve().parents[2]
 START = time.monotonic()
-MIB = 2**20
-GIB = 2**30
 
 
 @dataclass(frozen=True)
@@ -131,19 +129,14 @@ def prepare(limit: int, library_tgz: Path) -> dict[str, Any]:
     render_room(DEFAULT_OUT, limit)
     manifest = json.loads((DEFAULT_OUT / "manifest.json").read_text(encoding="utf-8"))
     pdfs = [DEFAULT_OUT / manifest[name]["pdf"] for name in sorted(manifest)[:limit]]  # render_room's first
-    home = Path(tempfile.mkdtemp(prefix="room-library-"))
-    os.environ["PAGEWISE_HOME"] = str(home)
+    home = fresh_home("room-library-")
     pages = 0
     try:
         with Library.open(home / "library.sqlite") as library:
             for pdf in pdfs:
                 result = ingest_path(library, pdf, IngestOptions(embed=False, ocr="never"))
                 pages += result.pages
-        library_tgz.parent.mkdir(parents=True, exist_ok=True)
-        with tarfile.open(library_tgz, "w:gz") as tar:
-            for path in sorted(home.iterdir()):
-                if path.is_file() and not path.name.endswith(("-wal", "-shm")):
-                    tar.add(path, arcname=path.name)
+        pack_library(home, library_tgz)
     finally:
         shutil.rmtree(home, ignore_errors=True)
     return {"contracts": len(pdfs), "pages": pages, "bytes": library_tgz.stat().st_size}
@@ -310,14 +303,7 @@ def measure(
         if server is not None:
             server.__exit__()
         gpu.stop()
-    if gpu.available:
-        baseline = gpu.baseline_used_bytes or 0
-        row.update(
-            gpu=gpu.name,
-            gpu_baseline_mib=round(baseline / MIB),
-            peak_used_mib_raw=round(gpu.peak_used_bytes / MIB),
-            peak_mib=round((gpu.peak_used_bytes - baseline) / MIB),
-        )
+    row.update(gpu_memory(gpu))
     gpu.close()
     return row
 
@@ -327,10 +313,7 @@ def run(args: argparse.Namespace) -> int:
 
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    home = Path(tempfile.mkdtemp(prefix="room-bench-"))
-    os.environ["PAGEWISE_HOME"] = str(home)  # a fresh data folder: nothing stored, nothing configured
-    with tarfile.open(args.library) as tar:
-        tar.extractall(home, filter="data")
+    home = unpack_library(args.library, "room-bench-")
     setup: dict[str, Any] = {"threads": args.threads, "budget": args.budget, "limit_s": args.limit_s}
     if args.model:
         model = Path(args.model)

@@ -18,8 +18,6 @@ import argparse
 import json
 import os
 import sys
-import tarfile
-import tempfile
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -29,6 +27,7 @@ from inference.cancel import NEVER_CANCELLED, CancelToken
 from inference.engines.engine import Completion, GenerationStats, JsonSchema, Prompt
 from inference.engines.fake import FakeEngine
 from inference.engines.prompt_feed import FedResultCallback, PromptFeed, run_fed_threads
+from lab.bench.library_pack import unpack_library
 
 NOT_FOUND = json.dumps({"found": False, "answer": "", "quote": "", "pages": []})
 
@@ -65,13 +64,10 @@ def measure(args: argparse.Namespace) -> dict[str, Any]:
     from summarizer.review.checklist import load_checklist
     from summarizer.review.room_review import review_room
 
-    home = tempfile.mkdtemp(prefix="room-evidence-")
-    os.environ["PAGEWISE_HOME"] = home
-    with tarfile.open(args.library) as tar:
-        tar.extractall(home, filter="data")
+    home = unpack_library(Path(args.library), "room-evidence-")
     checklist = load_checklist(args.checklist)
     engine = TimedSlots(args.slots, args.reading_s, args.n_ctx)
-    with Library.open(Path(home) / "library.sqlite") as library:
+    with Library.open(home / "library.sqlite") as library:
         records = [r for r in library.documents() if r.state == "ready" and r.passages > 0][: args.limit]
         stored: list[int] = []
         started = time.perf_counter()

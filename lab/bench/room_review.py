@@ -80,24 +80,21 @@ def measure_local(args: argparse.Namespace) -> dict[str, Any]:
     """The local engine over the library's contracts (see the module's note)."""
     import dataclasses
     import functools
-    import tarfile
-    import tempfile
     import time
+    from pathlib import Path
 
     from inference.engines.engine import Completion, Engine
     from inference.engines.local import LocalEngine
     from inference.planning.job_time import ANSWER
     from inference.planning.plan import summary_line
+    from lab.bench.library_pack import unpack_library
     from summarizer.library.storage.store import Library
     from summarizer.llm.local_model import plan_local_model
     from summarizer.review.checklist import load_checklist
     from summarizer.review.room_review import review_room
 
     if args.library:
-        home = tempfile.mkdtemp(prefix="room-bench-")
-        os.environ["PAGEWISE_HOME"] = home
-        with tarfile.open(args.library) as tar:
-            tar.extractall(home, filter="data")
+        unpack_library(Path(args.library), "room-bench-")
     checklist = load_checklist(args.checklist)
     if args.items:
         checklist = dataclasses.replace(checklist, items=checklist.items[: args.items])
