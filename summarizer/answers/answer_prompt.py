@@ -2,7 +2,8 @@
 
 Retrieval mode: the super-summary of each document (the whole picture), the top passages
 from hybrid retrieval, preferring passages from different places (the details), each
-labelled with its pages, then the question. Passages mode: the same passages when a
+labelled with its pages (a Word passage with its clause, and each of its paragraphs with its own
+"[¶ N]"), then the question. Passages mode: the same passages when a
 document's summary is not stored yet (the first question need not wait for it); such a
 document contributes the summaries of the segments stored so far, if any, in place of its
 super-summary. Whole-document mode: when every page of the documents fits the context with
@@ -38,6 +39,7 @@ from summarizer.answers.answer_wording import (
 )
 from summarizer.answers.citations import CitableSource, clause_key
 from summarizer.answers.conversations import HistoryTurn
+from summarizer.library.cutting.passages import text_by_page
 from summarizer.library.storage.document_text import llm_text, read_pages
 from summarizer.library.storage.queries import passage_tokens_of
 from summarizer.library.storage.store import Library
@@ -272,6 +274,7 @@ def passages_prompt(
                 p.text,
                 notes.get(p.passage_id, ""),
                 locators.get((p.doc_id, p.page_start, p.page_end), ""),
+                tuple(text_by_page(p.text, p.spans)) if p.doc_id in word else (),
             )
             for p in given
         ]

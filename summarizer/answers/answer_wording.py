@@ -101,11 +101,7 @@ def whole_document_block(document: DocumentLabel, pages: dict[int, str], word: b
     """``word``: a Word document, whose "pages" are its paragraphs, each labelled ``[¶ N]``, followed
     by ``notes``, its tracked changes and comments (``summarizer.library.word_parts.document_notes``)."""
     if word:
-        body = "\n".join(
-            f"[{paragraph_label(page, style=PROMPT)}] {llm_text(text)}"
-            for page, text in sorted(pages.items())
-            if llm_text(text)
-        )
+        body = labelled_paragraphs(sorted(pages.items()))
         block = f'Full text of "{document.title}" (DOC_ID {document.doc_id}, {document.pages} paragraphs):\n\n{body}'
         return f"{block}\n\n{notes}" if notes else block
     body = "\n\n".join(f"[Page {page}]\n{llm_text(text)}" for page, text in sorted(pages.items()))
@@ -129,6 +125,17 @@ class PassageForPrompt:
     text: str
     notes: str = ""  # a Word passage's tracked changes and comments (summarizer/library/word_parts.py)
     locator: str = ""  # a Word passage's clause and paragraphs, "§ 7.2(a), ¶ 51–53", in place of its pages
+    paragraphs: tuple[tuple[int, str], ...] = ()
+    """A Word passage's paragraphs (number, its part of ``text``), each shown with its label."""
+
+
+def labelled_paragraphs(paragraphs: Sequence[tuple[int, str]]) -> str:
+    """A Word passage's paragraphs one a line, each after its label, "[¶ 74] (a) If …", so that
+    the model can cite the paragraph that holds a fact rather than the passage's first one
+    (issue 56, item 1); the labels are those a whole document given is read with."""
+    return "\n".join(
+        f"[{paragraph_label(number, style=PROMPT)}] {llm_text(text)}" for number, text in paragraphs if llm_text(text)
+    )
 
 
 def passages_block(passages: Sequence[PassageForPrompt], several: bool) -> str:
@@ -139,7 +146,7 @@ def passages_block(passages: Sequence[PassageForPrompt], several: bool) -> str:
         where = passage.locator or page_label(passage.page_start, passage.page_end, PROMPT)
         source = f"DOC_ID {passage.doc_id}, {where}" if several else where
         text = llm_text(passage.text)
-        body = aligned_table(text) or text
+        body = labelled_paragraphs(passage.paragraphs) if passage.paragraphs else aligned_table(text) or text
         parts.append(f"Passage {number} ({source}):\n{body}" + (f"\n{passage.notes}" if passage.notes else ""))
     return "Passages:\n\n" + "\n\n".join(parts)
 

@@ -94,6 +94,19 @@ class Passage:
         return self.spans[-1].page
 
 
+def text_by_page(text: str, spans: Iterable[tuple[int, int, int]]) -> list[tuple[int, str]]:
+    """A stored passage's ``text`` cut back into each page's part, ``(page, part)`` in order (a
+    Word passage's pages are its paragraphs); ``[]`` when ``text`` is not what ``spans`` say it is."""
+    parts: list[tuple[int, str]] = []
+    at = 0
+    for page, start, end in spans:
+        if end < start:
+            return []
+        parts.append((page, text[at : at + end - start]))
+        at += end - start + len(PAGE_JOIN)
+    return parts if parts and at - len(PAGE_JOIN) == len(text) else []
+
+
 @dataclass(frozen=True, slots=True)
 class _Unit:
     page: int

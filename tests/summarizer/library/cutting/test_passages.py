@@ -4,7 +4,7 @@ from pathlib import Path
 
 import pytest
 
-from summarizer.library.cutting.passages import DEFAULT_MAX_CHARS, PAGE_JOIN, split_passages
+from summarizer.library.cutting.passages import DEFAULT_MAX_CHARS, PAGE_JOIN, split_passages, text_by_page
 from summarizer.library.reading.pdf_extract import PdfPages
 from summarizer.library.vectors.chunk_tokenizer import chunk_tokenizer
 from tests.conftest import CONTRACTS
@@ -127,3 +127,12 @@ def test_a_clause_longer_than_a_passage_is_cut_inside_with_its_heading_kept() ->
     passages = list(split_passages([(1, raw)], chunk_tokenizer(), max_tokens=100, overlap_tokens=16))
     assert len(passages) > 2
     assert all(p.heading == "ARTICLE IX INDEMNITY > 9.1 Indemnification" for p in passages[1:])
+
+
+def test_a_passages_text_is_cut_back_into_its_pages_parts() -> None:
+    """What a Word passage's paragraph labels in the answer prompt are put before (issue 56, item 1)."""
+    text = PAGE_JOIN.join(["1.1 Invoices.", "a line\nwith a break", ""])
+    spans = [(2, 4, 17), (3, 0, 19), (4, 0, 0)]
+    assert text_by_page(text, spans) == [(2, "1.1 Invoices."), (3, "a line\nwith a break"), (4, "")]
+    assert text_by_page(text + "more", spans) == []  # not what its spans say: left unlabelled
+    assert text_by_page("", []) == []
