@@ -2,6 +2,7 @@
 
     PYTHONPATH=$PWD .venv/bin/python -m lab.eval.docx_citations [--folder ../shared/data/docx-contracts]
         [--questions lab/eval/docx_retrieval_questions.json] [--out docs/data/docx-citations/after.json]
+    PYTHONPATH=$PWD .venv/bin/python -m lab.eval.docx_citations --summarize docs/data/docx-citations/after.json
 
 Each Word contract of ``--folder`` that has questions in ``--questions`` is added to a fresh
 temporary library (``PAGEWISE_HOME``) with the product's ingest, and its labels are read as a user
@@ -21,7 +22,10 @@ clause a label names ("§ 12.3 …", or "§§ 12.3–12.6" from the first paragr
 of 12.6) is read within the label's paragraphs, from the stored numbering
 (``word_parts.paragraph_clauses``). A label *holds all* when that clause's paragraphs hold every
 matched word of the passage, *holds any* when they hold at least one; a label that names no clause
-("¶ 3–5") holds none; labels of passages with no matched word are left out (counted).
+("¶ 3–5") holds none; labels of passages with no matched word are left out (counted). Beside the
+shares, ``paragraphs_named``: how many paragraphs a judged label names on average (a label that
+names the whole passage holds all its words; this says how much narrower they are).
+``--summarize`` writes an earlier ``--out``'s summary again from its rows (after this figure was added).
 
 Run it on the code before a change (a ``git worktree add /tmp/before HEAD~N`` with this file copied
 in) and after: the held-apart Word contracts (``lab.eval.docx_numbering.HELD_APART``) are
@@ -206,6 +210,14 @@ def _row(
     }
 
 
+def named_count(label: str) -> int:
+    """How many paragraphs ``label`` names ("¶ 95–97": 3)."""
+    paragraphs = _PARAGRAPHS.search(label)
+    if paragraphs is None:
+        return 0
+    return int(paragraphs.group(2) or paragraphs.group(1)) - int(paragraphs.group(1)) + 1
+
+
 def summarize(rows: list[dict[str, Any]]) -> dict[str, Any]:
     def agg(subset: list[dict[str, Any]]) -> dict[str, Any]:
         judged = [r for r in subset if r["verdict"] != "unmatched"]
@@ -216,6 +228,7 @@ def summarize(rows: list[dict[str, Any]]) -> dict[str, Any]:
             "holds_all": round(sum(r["verdict"] == "all" for r in judged) / n, 3) if n else None,
             "holds_any": round(sum(r["verdict"] in ("all", "any") for r in judged) / n, 3) if n else None,
             "ranges": sum(r["label"].startswith("§§") for r in judged),
+            "paragraphs_named": round(sum(named_count(r["label"]) for r in judged) / n, 2) if n else None,
         }
 
     out: dict[str, Any] = {}
@@ -231,7 +244,13 @@ def main() -> int:
     ap.add_argument("--questions", type=Path, default=QUESTIONS)
     ap.add_argument("--only", nargs="*", help="these contracts (file names without .docx) alone")
     ap.add_argument("--out", type=Path)
+    ap.add_argument("--summarize", type=Path, help="summarize the rows of this earlier --out again, run nothing")
     args = ap.parse_args()
+    if args.summarize is not None:
+        rows = json.loads(args.summarize.read_text())["rows"]
+        write(args.summarize, {"summary": summarize(rows), "rows": rows})
+        print(json.dumps(summarize(rows), indent=1))
+        return 0
     questions = {k: v for k, v in json.loads(args.questions.read_text()).items() if not k.startswith("_")}
     names = args.only or sorted(questions)
     with tempfile.TemporaryDirectory(prefix="pagewise-docx-citations-") as scratch:
