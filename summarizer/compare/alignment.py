@@ -42,6 +42,11 @@ def words(text: str) -> list[str]:
     return _WORD.findall(text)
 
 
+def word_starts(text: str) -> list[int]:
+    """Where each of ``words(text)`` starts in ``text``."""
+    return [match.start() for match in _WORD.finditer(text)]
+
+
 # A hyphen between letters: a layout that broke "non-transferable" at the end of a line reads
 # "nontransferable" (the reader joins a word hyphenated across lines), or "Mid- Continent" where
 # the next line starts with a capital (not joined); another keeps "non-transferable".
@@ -53,10 +58,15 @@ def plain_form(text: str) -> str:
     return unicodedata.normalize("NFKC", text.translate(_LOOK_ALIKES))
 
 
+# The Word reader joins a table row's cells with " | " (summarizer.library.reading.docx_body); a
+# PDF's text layer has no mark between cells: the separator is a table's form, not its words.
+CELL_SEPARATOR = "|"
+
+
 def formatting_key(text: str) -> str:
-    """The text with quotes, dashes, look-alike punctuation and spacing made uniform, and words
-    joined at their hyphens: equal keys differ only in form."""
-    return " ".join(words(_WORD_HYPHEN.sub("", plain_form(text))))
+    """The text with quotes, dashes, look-alike punctuation, table cell separators and spacing
+    made uniform, and words joined at their hyphens: equal keys differ only in form."""
+    return " ".join(word for word in words(_WORD_HYPHEN.sub("", plain_form(text))) if word != CELL_SEPARATOR)
 
 
 def word_keys(text: str) -> list[str]:

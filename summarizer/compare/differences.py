@@ -8,6 +8,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from summarizer.compare.alignment import (
+    CELL_SEPARATOR,
     CONTAINED_SHARE,
     Pair,
     contained_share,
@@ -17,6 +18,7 @@ from summarizer.compare.alignment import (
     words,
 )
 from summarizer.compare.material import material_reasons
+from summarizer.compare.segmentation import only_joined_markers_differ
 from summarizer.library.cutting.clause_units import ClauseUnit
 
 ADDED = "added"
@@ -77,8 +79,8 @@ def word_edits(old_text: str, new_text: str) -> tuple[list[WordEdit], list[str],
         edits.append(WordEdit(op, " ".join(a[i1:i2]), " ".join(b[j1:j2])))
         if op == "equal":
             continue
-        removed += a[i1:i2]
-        inserted += b[j1:j2]
+        removed += [word for word in a[i1:i2] if word != CELL_SEPARATOR]
+        inserted += [word for word in b[j1:j2] if word != CELL_SEPARATOR]
     return edits, removed, inserted
 
 
@@ -132,11 +134,14 @@ def classify(pairs: Sequence[Pair]) -> list[Change]:
             moved = p.new.index not in in_order
             same_body = p.old.body == p.new.body
             same_form = formatting_key(p.old.body) == formatting_key(p.new.body)
+            # A clause one version's cut joined to this one, renumbered: a clause renumbered, not a
+            # number changed in the text.
+            joined_renumbered = not (same_body or same_form) and only_joined_markers_differ(p.old, p.new)
             renumbered = p.old.label != p.new.label or p.old.path[:-1] != p.new.path[:-1]
-            if same_body or same_form:
+            if same_body or same_form or joined_renumbered:
                 if moved:
                     changes.append(Change(MOVED, p.old, p.new))
-                elif p.old.label != p.new.label:
+                elif p.old.label != p.new.label or joined_renumbered:
                     changes.append(Change(RENUMBERED, p.old, p.new))
                 elif not same_body:
                     changes.append(Change(FORMATTING, p.old, p.new, hidden=True))

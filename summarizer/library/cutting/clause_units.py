@@ -28,6 +28,9 @@ class ClauseUnit:
 
     ``page_start``/``start`` and ``page_end``/``end`` are normalized offsets on those pages (the
     end is exclusive); ``text`` is the clause's text with runs of whitespace made one space.
+    ``joined_markers`` are the ``(start, end)`` offsets in ``text`` of the markers of clauses
+    joined into this one (``summarizer.compare.segmentation``: a start one version's line breaks
+    made and the other's did not); empty for a clause as cut.
     """
 
     index: int
@@ -40,6 +43,7 @@ class ClauseUnit:
     page_end: int
     end: int
     text: str
+    joined_markers: tuple[tuple[int, int], ...] = ()
 
     @property
     def heading(self) -> str:

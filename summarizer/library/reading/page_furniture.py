@@ -6,8 +6,9 @@ header of the second. ``body_span`` narrows a span to the page's body, so that a
 is highlighted without them.
 
 A furniture line is one of the few lines at the top or the bottom of a page (blank lines not
-counted) that is a bare page number ("12", "- 12 -", "Page 12 of 40", "xii"), or that repeats at
-the same edge of a nearby page once its digits are ignored ("Acme Corp. — Confidential — 12").
+counted) that is a bare page number ("12", "- 12 -", "Page 12 of 40", "xii"), or that holds a
+letter and repeats at the same edge of a nearby page once its digits are ignored ("Acme Corp. —
+Confidential — 12").
 Furniture runs from the edge inward: the first line that is neither ends it, so a body line is
 never taken for furniture because a line beyond it was.
 
@@ -30,6 +31,7 @@ _PAGE_NUMBER = re.compile(
     r"(?:\s*(?:(?i:of)|/)\s*\d{1,4})?"
 )
 _DIGITS = re.compile(r"\d+")
+_LETTER = re.compile(r"[^\W\d_]")
 
 
 def is_page_number(line: str) -> bool:
@@ -74,7 +76,9 @@ def body_range(raw: str, neighbours: Iterable[str]) -> tuple[int, int]:
 
     def furniture(span: tuple[int, int], seen: set[str]) -> bool:
         line = raw[span[0] : span[1]]
-        return is_page_number(line) or _shape(line) in seen
+        # A running line has words: a row of redaction marks ("[***] [***]") repeats at the
+        # edges of a redacted schedule's pages and is its text.
+        return is_page_number(line) or (_shape(line) in seen and _LETTER.search(line) is not None)
 
     start, end = 0, len(raw)
     for span in top:

@@ -72,3 +72,23 @@ def test_a_list_bullet_drawn_as_another_glyph_is_formatting_only() -> None:
         comparison = compare_pages(old, new)
         assert comparison.verdict == IDENTICAL, (old_mark, new_mark)
         assert [c.kind for c in comparison.changes] == [FORMATTING]
+
+
+def test_table_cell_separators_of_a_word_file_are_formatting_only() -> None:
+    """Walk finding: the Word reader joins a cover-page table's cells with " | ", a PDF's text
+    layer has nothing between them, and the Word file against its PDF read as changed."""
+    row = "Seller | Acme Corp. | Buyer | Beta Ltd."
+    assert formatting_key(row) == formatting_key(row.replace(" |", ""))
+    cover = "This agreement is made between the parties named below."
+    word = contract_pages(edited({}))[0][1].replace(cover, f"{cover}\nSeller | Acme Corp. | Buyer | Beta Ltd.")
+    pdf = contract_pages(edited({}))[0][1].replace(cover, f"{cover}\nSeller Acme Corp. Buyer Beta Ltd.")
+    comparison = compare_pages([(1, word)], [(1, pdf)])
+    assert comparison.verdict == IDENTICAL and [c.kind for c in comparison.changes] == [FORMATTING]
+
+
+def test_a_real_edit_in_a_table_row_is_changed_without_its_cell_separators() -> None:
+    cover = "This agreement is made between the parties named below."
+    word = contract_pages(edited({}))[0][1].replace(cover, f"{cover}\nFee | $10,000 | Term | 12 months")
+    pdf = contract_pages(edited({}))[0][1].replace(cover, f"{cover}\nFee $20,000 Term 12 months")
+    (change,) = [c for c in compare_pages([(1, word)], [(1, pdf)]).changes if not c.hidden]
+    assert change.kind == CHANGED and change.reasons == ("an amount changed",)

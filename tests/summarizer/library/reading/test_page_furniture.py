@@ -66,3 +66,12 @@ def test_without_furniture_blanks_running_lines_and_keeps_offsets() -> None:
         assert page == same and len(text) == len(raw)
         assert text.strip() == body
         assert text.index(body) == raw.index(body)
+
+
+def test_a_row_of_redaction_marks_at_a_page_edge_is_kept() -> None:
+    """Found on the layouts benchmark's development pairs (collaboration-154p): a redacted
+    schedule's rows of "[***]" repeat at the edges of its pages and were blanked as a running line,
+    so a re-rendered version that put them elsewhere read as "[***] … deleted"."""
+    pages = [f"Schedule 1\nTask {w}: [***]\n[***] [***] [***]\n{n}" for n, w in enumerate(WORDS, start=1)]
+    start, end = body_range(pages[1], [pages[0], *pages[2:4]])
+    assert pages[1][start:end].strip() == "Task second: [***]\n[***] [***] [***]"

@@ -1,0 +1,65 @@
+"""One cut for both versions: clause starts one version's line breaks made (issue 56, item 2)."""
+
+from __future__ import annotations
+
+import pytest
+
+from summarizer.compare.comparison import compare_clauses
+from summarizer.compare.differences import CHANGED, RENUMBERED
+from summarizer.library.cutting.clause_units import ClauseUnit
+
+
+def unit(index: int, label: str, text: str) -> ClauseUnit:
+    return ClauseUnit(index, label, (label,) if label else (), "", (label or "Schedule",), 1, 0, 1, len(text), text)
+
+
+MAINTENANCE = "IGER Plant maintenance. We prototyped a large set up including containers, improving the"
+TRIALS = "IGER Carry out the field trials of the selected lines and send the samples to Ceres."
+
+
+@pytest.mark.parametrize("label", ["38", ""])
+def test_a_renumbered_clause_joined_to_the_one_before_in_one_version_is_renumbered(label: str) -> None:
+    """Found on the layouts benchmark's development pairs (collaboration-154p): the rows of a
+    numbered work plan start clauses in the original's layout and not all in the redraft's, so a
+    row renumbered 38 → 39 was joined to row 37 (now 38) and read "a number changed". A row cut
+    as a heading has no label ("")."""
+    old = [unit(0, "37", f"37 {MAINTENANCE}"), unit(1, label, f"38 {TRIALS}")]
+    new = [unit(0, "38", f"38 {MAINTENANCE} 39 {TRIALS}")]
+    changes = compare_clauses(old, new).changes
+    assert [c.kind for c in changes] == [RENUMBERED]
+
+
+def test_a_number_changed_beside_a_joined_renumbered_clause_is_still_changed() -> None:
+    old = [unit(0, "37", f"37 {MAINTENANCE}"), unit(1, "38", f"38 {TRIALS}")]
+    new = [unit(0, "38", f"38 {MAINTENANCE} 39 {TRIALS.replace('send the samples', 'send 12 samples')}")]
+    (change,) = compare_clauses(old, new).changes
+    assert change.kind == CHANGED
+    assert [(e.old, e.new) for e in change.edits if e.op != "equal"] == [("38", "39"), ("the", "12")]
+
+
+WITNESS = "IN WITNESS WHEREOF the Parties have caused this Agreement to be duly executed as indicated below."
+SIGNATURES = "INSTITUTE OF GRASSLAND AND ENVIRONMENTAL RESEARCH CERES, INC. By: Name: Title: Date:"
+
+
+def test_a_start_whose_words_repeat_is_joined_only_where_the_other_version_joins_them() -> None:
+    """Found on the layouts benchmark's development pairs (collaboration-154p): the agreement and a
+    schedule form each end "… as indicated below." before a signature block; the redraft joined
+    the agreement's signature block to its last clause, and the schedule's was joined to its last
+    clause too (18.7), which then read "a number changed; a party name changed"."""
+    old = [
+        unit(0, "1.1", "1.1 Each party shall keep the research results confidential for five years."),
+        unit(1, "1.2", f"1.2 The Parties agree to the terms above. {WITNESS}"),
+        unit(2, "", SIGNATURES),
+        unit(3, "2.1", "2.1 The schedule covers the field trials of the selected Miscanthus lines."),
+        unit(4, "2.2", f"2.2 The schedule ends with the trials of the third year. {WITNESS}"),
+        unit(5, "", SIGNATURES),
+    ]
+    new = [
+        old[0],
+        unit(1, "1.2", f"1.2 The Parties agree to the terms above. {WITNESS} {SIGNATURES}"),
+        unit(2, "2.1", old[3].text),
+        unit(3, "2.2", old[4].text),
+        unit(4, "2.3", f"2.3 Each party shall keep records of the trials for audit. {SIGNATURES}"),
+    ]
+    changes = [c for c in compare_clauses(old, new).changes if not c.hidden]
+    assert [c.new.display_label for c in changes if c.new is not None] == ["2.3"]
