@@ -30,6 +30,7 @@ from app.controllers.context import JobContext, UsesJobContext
 from app.jobs.runner import Job
 from app.views.review_view import ReviewPanel
 from inference.errors import PagewiseError
+from inference.progress import Progress, Stage
 from summarizer.review.checklist import Checklist, load_checklist
 from summarizer.review.evidence import DocumentReview, ItemDone, ItemResult
 from summarizer.review.room_control import RoomControl
@@ -172,6 +173,17 @@ class RoomReviewController(UsesJobContext, QObject):
             return None
         return self._start(target, checklist)
 
+    def review_contracts(self, doc_ids: list[str], checklist: Checklist) -> Job | None:
+        """The Review button's review of several checked contracts with the model: this job, so
+        there is one way to review many (readings of several contracts in flight, those this model
+        and checklist reviewed before skipped, each stored as it finishes, Pause and Stop), without
+        the question (Review was pressed for them). The caller checked that a model is set."""
+        if self.job is not None:
+            self.messages.info("A model review is already running: wait for it to end, or Stop it first.")
+            return None
+        n = len(doc_ids)
+        return self._start(RoomTarget(list(doc_ids), f"the {n} checked contract{'s' * (n != 1)}"), checklist)
+
     def _model_words(self) -> str:
         chosen = self.session.plan_preview()
         if chosen.remote_url:
@@ -192,7 +204,7 @@ class RoomReviewController(UsesJobContext, QObject):
             control.cancel = job.token
             library = self.worker_library()
             engine = self.session.ensure_loaded(job.report, job.token)
-            model = engine_identity(library, engine, cancel=job.token)
+            model = engine_identity(library, engine, job.report, cancel=job.token)  # a model file read once
             job.emit_partial(("model", model))
             last: list[Any] = [0.0, ""]
 
@@ -209,9 +221,11 @@ class RoomReviewController(UsesJobContext, QObject):
         self.job, self.control, self.result, self.last_status = job, control, None, None
         self.checklist = checklist
         self.pending_record = {"doc_ids": doc_ids, "checklist": self._checklist_key(checklist), "label": target.label}
-        self.bar.start(f"Reviewing {target.label} with the model: loading it…", len(doc_ids))
+        self.bar.start(f"Reviewing {target.label} with the model: starting…", len(doc_ids))
+        self.bar.loading_words = self._loading_words()
         self.messages.resolve("room")
         job.partial.connect(self._partial)
+        job.progressed.connect(self._progressed)
         job.succeeded.connect(self._succeeded)
         job.failed.connect(self._failed)
         job.cancelled.connect(self._cancelled)
@@ -224,6 +238,18 @@ class RoomReviewController(UsesJobContext, QObject):
         return "cuad" if checklist.name == "cuad" else str(self.panel.checklist.currentData() or checklist.name)
 
     # --- while it runs --------------------------------------------------------------------
+
+    def _loading_words(self) -> str:
+        chosen = self.session.plan_preview()
+        if chosen.remote_url:
+            return f"Connecting to the model server at {chosen.remote_url}…"
+        return f"Loading {chosen.summary.split(' · ')[0] or 'the model'}…"
+
+    def _progressed(self, progress: Progress) -> None:
+        """Before the review's first figures: the model loading (or its file read once, to name
+        its stored answers), with the loader's steps."""
+        if self.last_status is None and progress.stage in (Stage.LOAD, Stage.HASH_MODEL):
+            self.bar.show_loading(progress)
 
     def _partial(self, value: object) -> None:
         if isinstance(value, ItemDone):
