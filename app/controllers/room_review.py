@@ -27,6 +27,7 @@ from PySide6.QtCore import QObject, QSettings, QTimer, Signal
 from PySide6.QtWidgets import QMessageBox, QTabWidget, QWidget
 
 from app.controllers.context import JobContext, UsesJobContext
+from app.jobs.held_objects import HeldObjects
 from app.jobs.runner import Job
 from app.views.review_view import ReviewPanel
 from inference.errors import PagewiseError
@@ -89,6 +90,7 @@ class RoomReviewController(UsesJobContext, QObject):
         self._flush_timer = QTimer(self)
         self._flush_timer.setInterval(FLUSH_MS)
         self._flush_timer.timeout.connect(self.flush)
+        self.held = HeldObjects()  # the rows held out of Python's full collections while a job fills them
         self.bar.start_requested.connect(self.start)
         self.bar.pause_requested.connect(self.pause)
         self.bar.resume_requested.connect(self.resume)
@@ -287,6 +289,8 @@ class RoomReviewController(UsesJobContext, QObject):
         from summarizer.review.playbook import flag_results
 
         began, panel = time.perf_counter(), self.panel
+        if self.job is not None:
+            self.held.hold()
         if self.reviews.checklist is not self.checklist:  # another checklist chosen meanwhile: stored, not shown
             self.items.clear()
             self.reviews_in.clear()
@@ -379,6 +383,7 @@ class RoomReviewController(UsesJobContext, QObject):
     def _finished(self) -> None:
         self.flush()  # what is left goes on at the timer's pace: a backlog never stalls the window at once
         self.job, self.control = None, None
+        self.held.release()
         self.bar.finish()
         self.finished.emit()
 

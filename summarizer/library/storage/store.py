@@ -210,6 +210,10 @@ class Library:
         rows = self.db.execute(f"SELECT {_DOC_COLUMNS} FROM documents d ORDER BY d.added_at, d.doc_id")
         return [_record(r) for r in rows.fetchall()]
 
+    def has_documents(self) -> bool:
+        """Whether the library holds any document (without reading them: the GUI thread asks)."""
+        return self.db.execute("SELECT 1 FROM documents LIMIT 1").fetchone() is not None
+
     def document(self, doc_id: str) -> DocumentRecord:
         row = self.db.execute(f"SELECT {_DOC_COLUMNS} FROM documents d WHERE d.doc_id = ?", [doc_id]).fetchone()
         if row is None:
