@@ -43,6 +43,14 @@ FLUSH_BUDGET_S = 0.03  # of the GUI thread per tick; the rest waits for the next
 STATUS_EVERY_S = 0.1  # the job's figures cross to the GUI at most this often (a pause at once)
 
 
+class ModelSetup(Protocol):
+    """What this controller uses of the window's model setup (``app.controllers.model_setup``)."""
+
+    def refresh_plan_line(self) -> None: ...
+
+    def model_loading(self) -> Job | None: ...
+
+
 class ReviewSide(Protocol):
     """What this controller reads of the Review tab's controller (``app.controllers.review``)."""
 
@@ -90,6 +98,7 @@ class RoomReviewController(UsesJobContext, QObject):
         self._flush_timer = QTimer(self)
         self._flush_timer.setInterval(FLUSH_MS)
         self._flush_timer.timeout.connect(self.flush)
+        self.model_loading: Callable[[], Job | None] = lambda: None  # the window's own load (connect_model)
         self.held = HeldObjects()  # the rows held out of Python's full collections while a job fills them
         self.bar.start_requested.connect(self.start)
         self.bar.pause_requested.connect(self.pause)
@@ -106,6 +115,11 @@ class RoomReviewController(UsesJobContext, QObject):
         """The window's state (what is under way), and the Review tab shown: the offer to continue."""
         self.window_state = window_state
         tabs.currentChanged.connect(lambda i: self.offer_continue() if tabs.widget(i) is self.panel else None)
+
+    def connect_model(self, model_setup: ModelSetup) -> None:
+        """The plan line refreshed after a model review; the window's own load shown while one waits."""
+        self.reviews.model_changed.connect(model_setup.refresh_plan_line)
+        self.model_loading = model_setup.model_loading
 
     # --- which contracts ------------------------------------------------------------------
 
@@ -176,10 +190,8 @@ class RoomReviewController(UsesJobContext, QObject):
         return self._start(target, checklist)
 
     def review_contracts(self, doc_ids: list[str], checklist: Checklist) -> Job | None:
-        """The Review button's review of several checked contracts with the model: this job, so
-        there is one way to review many (readings of several contracts in flight, those this model
-        and checklist reviewed before skipped, each stored as it finishes, Pause and Stop), without
-        the question (Review was pressed for them). The caller checked that a model is set."""
+        """The Review button's review of several checked contracts with the model: this job (one way
+        to review many), without the question (Review was pressed for them); a model is set."""
         if self.job is not None:
             self.messages.info("A model review is already running: wait for it to end, or Stop it first.")
             return None
@@ -228,6 +240,9 @@ class RoomReviewController(UsesJobContext, QObject):
         self.messages.resolve("room")
         job.partial.connect(self._partial)
         job.progressed.connect(self._progressed)
+        if (loading := self.model_loading()) is not None:  # the window's load, begun: this waits for it
+            self.bar.show_loading(Progress(Stage.LOAD, 0, None, ""))
+            loading.progressed.connect(lambda progress: self._progressed(progress) if self.job is job else None)
         job.succeeded.connect(self._succeeded)
         job.failed.connect(self._failed)
         job.cancelled.connect(self._cancelled)

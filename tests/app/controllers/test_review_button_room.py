@@ -105,3 +105,33 @@ def test_the_bar_says_the_model_is_loading_then_shows_the_reviews_progress(
     wait_done(qtbot, window)
     assert room.result is not None and room.result.reviewed == 3
     assert room.last_status is not None and bar.label.text().startswith("3 of 3 contracts")
+
+
+def test_a_review_started_while_the_window_loads_its_model_shows_that_load(
+    qtbot: Any, make_window: Any, tmp_path: Path
+) -> None:
+    import threading
+
+    from tests.app.controllers.test_room_review import CHECKLIST_CSV, pages
+    from tests.summarizer.doc_factory import add_document
+
+    engine = SlowFake(autoload=False, n_ctx=8192)
+    engine.load_gate = threading.Event()  # the window's load, begun at its opening, takes its time
+    model = tmp_path / "model.gguf"
+    model.write_bytes(b"GGUF" + bytes(256))
+    window = make_window(engine=engine, settings={"model_path": str(model)})
+    qtbot.waitUntil(lambda: window.model_setup.model_loading() is not None and engine.load_started.is_set())
+    for k in range(2):
+        add_document(window.library, pages(k), title=f"Contract {k}", words_per_passage=30)
+    (tmp_path / "two.csv").write_text(CHECKLIST_CSV)
+    window.tabs.setCurrentWidget(window.review)
+    assert window.reviews.use_checklist(str(tmp_path / "two.csv"))
+    window.reviews.refresh_documents()
+    window.review.check_all(True)
+    bar, room = window.review.room, window.reviews.room
+    room.confirm = lambda _question: True
+    room.start()  # waits in the model's thread behind the window's load
+    assert bar.label.text() == "Loading fake-model…" and bar.bar.maximum() == 0  # busy until the loader says more
+    engine.load_gate.set()
+    wait_done(qtbot, window)
+    assert room.result is not None and room.result.reviewed == 2
