@@ -141,7 +141,7 @@ class RoomReviewController(UsesJobContext, QObject):
         checked = self.panel.checked_doc_ids()
         if checked and len(checked) < self.panel.contracts.count():
             return RoomTarget(checked, f"the {len(checked)} checked contract{'s' * (len(checked) != 1)}")
-        ready = [r.doc_id for r in self.library.documents() if r.state == "ready" and r.passages > 0]
+        ready = self.library.reviewable_ids()
         return RoomTarget(ready, f"the library ({len(ready)} contract{'s' * (len(ready) != 1)})")
 
     def show_target(self) -> None:
