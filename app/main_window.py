@@ -264,7 +264,7 @@ class MainWindow(PdfDropTarget, QMainWindow):
         self.ingest.documents_changed.connect(self.documents.refresh)
         self.ingest.idle.connect(self.answers.warm_up_search)
         self.ingest.idle.connect(self.reindexer.clear_if_done)  # a resumed add ends "left half cut"
-        self.reviews.model_changed.connect(self.model_setup.refresh_plan_line)
+        self.reviews.room.connect_model(self.model_setup)  # the plan line after a review; the load on its bar
         self.tabs.currentChanged.connect(self.wide_tabs.make_room)
         self.reviews.connect_window(
             self.ingest, self.library_panel, self.tabs, self.window_state, lambda: self.doc_id, self.select_document

@@ -255,6 +255,24 @@ def write_room(texts: list[tuple[str, str]], max_pages: int = 0) -> list[str]:
     return ids
 
 
+def gc_timer() -> dict[int, list[float]]:
+    """The time of each of Python's garbage collections from now on, in ms by generation (a
+    collection holds the GIL: the GUI thread waits for it whichever thread runs it)."""
+    import gc
+
+    times: dict[int, list[float]] = {}
+    began = [0.0]
+
+    def timed(phase: str, info: dict[str, int]) -> None:
+        if phase == "start":
+            began[0] = time.perf_counter()
+        else:
+            times.setdefault(info["generation"], []).append((time.perf_counter() - began[0]) * 1000)
+
+    gc.callbacks.append(timed)
+    return times
+
+
 def room_scenario(args: argparse.Namespace, home: Path) -> int:
     """A model review of ``args.room`` contracts from the Review table (see the module's note)."""
     import json
@@ -325,6 +343,7 @@ def room_scenario(args: argparse.Namespace, home: Path) -> int:
     memory.timeout.connect(sample)
     sample()
     stacks: dict[str, int] = {}
+    collections = gc_timer()
     if args.trace_stalls:
         import threading
         import traceback
@@ -394,6 +413,9 @@ def room_scenario(args: argparse.Namespace, home: Path) -> int:
               f"{statistics.median(stalls):.0f} ms, over 50 ms: {sum(s > 50 for s in stalls)}, over 100 ms: "
               f"{sum(s > 100 for s in stalls)} (of {len(stalls)} ticks)")  # fmt: skip
     print(f"window process memory: peak {peak[0]:.0f} MB resident ({samples[0]} samples)")
+    for generation, times in sorted(collections.items()):  # any thread's: the GUI waits for the GIL meanwhile
+        print(f"garbage collections of generation {generation}: {len(times)}, worst {max(times):.0f} ms, "
+              f"over 50 ms: {sum(t > 50 for t in times)}")  # fmt: skip
     print("load average at the start and the end (the machine's other work): "
           f"{load_before[0]:.1f}, {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs")  # fmt: skip
     window.close()

@@ -1,5 +1,6 @@
 """Contract review in the window: the checked contracts run against a checklist in the LLM
-thread (evidence only, or with the model through the window's ``ModelSession``), with progress
+thread (evidence only, or with the model through the window's ``ModelSession``; several with the
+model go through the data room's review, ``room_review``: one way to review many), with progress
 and Stop; the grid shows each contract's stored review as soon as it is picked, and each item of
 a running review as soon as it is finished (its one cell; the whole grid again when the run
 ends); a clicked cell opens the contract at its passage; the reviewer's corrections are
@@ -95,6 +96,7 @@ class ReviewController(UsesJobContext, QObject):
         panel.files_dropped.connect(self.add_and_review)
         self.refresh_documents()
         self.room = RoomReviewController(context, panel, self, model_missing, parent)  # the data room's model review
+        self.room.finished.connect(self._run_queued)
 
     def connect_window(
         self,
@@ -234,7 +236,7 @@ class ReviewController(UsesJobContext, QObject):
                 self.messages.warning(f"{title_of(record)} was not fully added: add it again, then review it.")
         if not ready:
             return None
-        if self.job is not None:
+        if self.job is not None or self.room.job is not None:
             for doc_id in ready:
                 self._queue(doc_id, "")
             self.messages.info("A review is running: the other contracts follow when it ends.")
@@ -255,6 +257,8 @@ class ReviewController(UsesJobContext, QObject):
         if not evidence_only and (note := self.model_missing("Reviewing")):
             self.messages.warning(f"{note} Or check “Evidence only” to find the clauses without a model.", key="model")
             return None
+        if not evidence_only and len(doc_ids) > 1:  # one way to review many with the model: the data room's
+            return self.room.review_contracts(doc_ids, self.checklist)
         checklist, side = self.checklist, self.panel.side_text()
         self.messages.resolve("review")
 
@@ -368,11 +372,8 @@ class ReviewController(UsesJobContext, QObject):
     def _run_queued(self) -> None:
         if self.job is not None or not self.queued:
             return
-        ready = []
-        for doc_id, record in self._queued_records():
-            if reviewable(record):
-                self.queued.remove(doc_id)
-                ready.append(doc_id)
+        ready = [doc_id for doc_id, record in self._queued_records() if reviewable(record)]
+        self.queued = [doc_id for doc_id in self.queued if doc_id not in ready]
         if ready:
             self._review(ready)
 

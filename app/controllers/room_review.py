@@ -27,9 +27,11 @@ from PySide6.QtCore import QObject, QSettings, QTimer, Signal
 from PySide6.QtWidgets import QMessageBox, QTabWidget, QWidget
 
 from app.controllers.context import JobContext, UsesJobContext
+from app.jobs.held_objects import HeldObjects
 from app.jobs.runner import Job
 from app.views.review_view import ReviewPanel
 from inference.errors import PagewiseError
+from inference.progress import Progress, Stage
 from summarizer.review.checklist import Checklist, load_checklist
 from summarizer.review.evidence import DocumentReview, ItemDone, ItemResult
 from summarizer.review.room_control import RoomControl
@@ -39,6 +41,14 @@ ROOM_KEY = "room_review"  # the window state's record of the model review under 
 FLUSH_MS = 100  # the cells that arrived are shown at most this often
 FLUSH_BUDGET_S = 0.03  # of the GUI thread per tick; the rest waits for the next tick
 STATUS_EVERY_S = 0.1  # the job's figures cross to the GUI at most this often (a pause at once)
+
+
+class ModelSetup(Protocol):
+    """What this controller uses of the window's model setup (``app.controllers.model_setup``)."""
+
+    def refresh_plan_line(self) -> None: ...
+
+    def model_loading(self) -> Job | None: ...
 
 
 class ReviewSide(Protocol):
@@ -88,6 +98,8 @@ class RoomReviewController(UsesJobContext, QObject):
         self._flush_timer = QTimer(self)
         self._flush_timer.setInterval(FLUSH_MS)
         self._flush_timer.timeout.connect(self.flush)
+        self.model_loading: Callable[[], Job | None] = lambda: None  # the window's own load (connect_model)
+        self.held = HeldObjects()  # the rows held out of Python's full collections while a job fills them
         self.bar.start_requested.connect(self.start)
         self.bar.pause_requested.connect(self.pause)
         self.bar.resume_requested.connect(self.resume)
@@ -103,6 +115,11 @@ class RoomReviewController(UsesJobContext, QObject):
         """The window's state (what is under way), and the Review tab shown: the offer to continue."""
         self.window_state = window_state
         tabs.currentChanged.connect(lambda i: self.offer_continue() if tabs.widget(i) is self.panel else None)
+
+    def connect_model(self, model_setup: ModelSetup) -> None:
+        """The plan line refreshed after a model review; the window's own load shown while one waits."""
+        self.reviews.model_changed.connect(model_setup.refresh_plan_line)
+        self.model_loading = model_setup.model_loading
 
     # --- which contracts ------------------------------------------------------------------
 
@@ -124,7 +141,7 @@ class RoomReviewController(UsesJobContext, QObject):
         checked = self.panel.checked_doc_ids()
         if checked and len(checked) < self.panel.contracts.count():
             return RoomTarget(checked, f"the {len(checked)} checked contract{'s' * (len(checked) != 1)}")
-        ready = [r.doc_id for r in self.library.documents() if r.state == "ready" and r.passages > 0]
+        ready = self.library.reviewable_ids()
         return RoomTarget(ready, f"the library ({len(ready)} contract{'s' * (len(ready) != 1)})")
 
     def show_target(self) -> None:
@@ -172,6 +189,15 @@ class RoomReviewController(UsesJobContext, QObject):
             return None
         return self._start(target, checklist)
 
+    def review_contracts(self, doc_ids: list[str], checklist: Checklist) -> Job | None:
+        """The Review button's review of several checked contracts with the model: this job (one way
+        to review many), without the question (Review was pressed for them); a model is set."""
+        if self.job is not None:
+            self.messages.info("A model review is already running: wait for it to end, or Stop it first.")
+            return None
+        n = len(doc_ids)
+        return self._start(RoomTarget(list(doc_ids), f"the {n} checked contract{'s' * (n != 1)}"), checklist)
+
     def _model_words(self) -> str:
         chosen = self.session.plan_preview()
         if chosen.remote_url:
@@ -192,7 +218,7 @@ class RoomReviewController(UsesJobContext, QObject):
             control.cancel = job.token
             library = self.worker_library()
             engine = self.session.ensure_loaded(job.report, job.token)
-            model = engine_identity(library, engine, cancel=job.token)
+            model = engine_identity(library, engine, job.report, cancel=job.token)  # a model file read once
             job.emit_partial(("model", model))
             last: list[Any] = [0.0, ""]
 
@@ -209,9 +235,14 @@ class RoomReviewController(UsesJobContext, QObject):
         self.job, self.control, self.result, self.last_status = job, control, None, None
         self.checklist = checklist
         self.pending_record = {"doc_ids": doc_ids, "checklist": self._checklist_key(checklist), "label": target.label}
-        self.bar.start(f"Reviewing {target.label} with the model: loading it…", len(doc_ids))
+        self.bar.start(f"Reviewing {target.label} with the model: starting…", len(doc_ids))
+        self.bar.loading_words = self._loading_words()
         self.messages.resolve("room")
         job.partial.connect(self._partial)
+        job.progressed.connect(self._progressed)
+        if (loading := self.model_loading()) is not None:  # the window's load, begun: this waits for it
+            self.bar.show_loading(Progress(Stage.LOAD, 0, None, ""))
+            loading.progressed.connect(lambda progress: self._progressed(progress) if self.job is job else None)
         job.succeeded.connect(self._succeeded)
         job.failed.connect(self._failed)
         job.cancelled.connect(self._cancelled)
@@ -224,6 +255,18 @@ class RoomReviewController(UsesJobContext, QObject):
         return "cuad" if checklist.name == "cuad" else str(self.panel.checklist.currentData() or checklist.name)
 
     # --- while it runs --------------------------------------------------------------------
+
+    def _loading_words(self) -> str:
+        chosen = self.session.plan_preview()
+        if chosen.remote_url:
+            return f"Connecting to the model server at {chosen.remote_url}…"
+        return f"Loading {chosen.summary.split(' · ')[0] or 'the model'}…"
+
+    def _progressed(self, progress: Progress) -> None:
+        """Before the review's first figures: the model loading (or its file read once, to name
+        its stored answers), with the loader's steps."""
+        if self.last_status is None and progress.stage in (Stage.LOAD, Stage.HASH_MODEL):
+            self.bar.show_loading(progress)
 
     def _partial(self, value: object) -> None:
         if isinstance(value, ItemDone):
@@ -261,6 +304,8 @@ class RoomReviewController(UsesJobContext, QObject):
         from summarizer.review.playbook import flag_results
 
         began, panel = time.perf_counter(), self.panel
+        if self.job is not None:
+            self.held.hold()
         if self.reviews.checklist is not self.checklist:  # another checklist chosen meanwhile: stored, not shown
             self.items.clear()
             self.reviews_in.clear()
@@ -353,6 +398,7 @@ class RoomReviewController(UsesJobContext, QObject):
     def _finished(self) -> None:
         self.flush()  # what is left goes on at the timer's pace: a backlog never stalls the window at once
         self.job, self.control = None, None
+        self.held.release()
         self.bar.finish()
         self.finished.emit()
 

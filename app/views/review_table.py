@@ -88,8 +88,18 @@ class ContractTable(QAbstractTableModel):
         if not 0 <= row < len(self.rows):
             return
         old = self.rows[row]
-        self.rows[row] = self._row(old.title, old.folder, review)
-        self.dataChanged.emit(self.index(row, 0), self.index(row, len(self.columns) - 1))
+        new = self.rows[row] = self._row(old.title, old.folder, review)
+        changed = [n for n, column in enumerate(self.columns) if self._cell_changed(old, new, n, column.item_index)]
+        if changed:  # only the cells that changed: the view repaints them, not the row (an item at a time)
+            self.dataChanged.emit(self.index(row, changed[0]), self.index(row, changed[-1]))
+
+    def _cell_changed(self, old: ContractRow, new: ContractRow, column: int, index: int) -> bool:
+        if old.sort_keys[column] != new.sort_keys[column] or old.colours[column] != new.colours[column]:
+            return True
+        if index < 0:
+            return old.title != new.title or old.folder != new.folder
+        before, after = self._result(old.review, index), self._result(new.review, index)
+        return before is not after and before != after  # the tooltip, the text's colour and font
 
     def _row(self, title: str, folder: str, review: DocumentReview | None) -> ContractRow:
         results = [self._result(review, n) for n in range(len(self.items))]

@@ -1,16 +1,20 @@
 """The Review tab's model review of a data room (issue 57): the "Review with the model" button,
-the progress over the whole set (contracts done of the total, items per minute, time left, the
-contracts skipped because this model and checklist reviewed them before) with Pause/Resume and
-Stop, and one notice line with its button: a review left unfinished ("Continue"), or a server that
-stopped answering ("Resume"). It only shows state and says what was asked for; the room review
-controller (``app.controllers.room_review``) does the work."""
+the model loading ("Loading <model>…" with the loader's steps), then the progress over the whole
+set (contracts done of the total, items per minute, time left, the contracts skipped because this
+model and checklist reviewed them before) with Pause/Resume and Stop, and one notice line with its
+button: a review left unfinished ("Continue"), or a server that stopped answering ("Resume"). It
+only shows state and says what was asked for; the room review controller
+(``app.controllers.room_review``) does the work."""
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt, Signal
+import time
+
+from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QProgressBar, QPushButton, QVBoxLayout, QWidget
 
 from app.widgets.job_progress import format_eta, plural
+from inference.progress import Progress, Stage
 from summarizer.review.room_review import RoomStatus
 
 
@@ -43,6 +47,11 @@ class RoomReviewBar(QWidget):
         self.setObjectName("room-review")
         self.notice_kind = ""  # the notice shown: "continue", "resume" or ""
         self.paused = False
+        self.loading_words = "Loading the model…"  # the controller names the model ("Loading Qwen2.5-14B…")
+        self.loading: tuple[Progress | None, float] = (None, 0.0)  # the loader's last word, and since when
+        self._load_clock = QTimer(self)  # the seconds go on while a step of the load takes long
+        self._load_clock.setInterval(1000)
+        self._load_clock.timeout.connect(self._show_loading)
         self.button = QPushButton("Review with the model…")
         self.button.setObjectName("room-review-start")
         self.button.clicked.connect(self.start_requested)
@@ -99,6 +108,7 @@ class RoomReviewBar(QWidget):
     def start(self, text: str, contracts: int) -> None:
         self.button.setEnabled(False)
         self.label.setText(text)
+        self._loading_done()
         self.bar.setRange(0, max(1, contracts))
         self.bar.setValue(0)
         self.set_paused(False)
@@ -107,7 +117,44 @@ class RoomReviewBar(QWidget):
         self.progress_row.show()
         self.hide_notice()
 
+    def show_loading(self, progress: Progress) -> None:
+        """The model loading before the first reading ("Loading Qwen2.5-14B… step 2 of 3 · loading
+        the file · 12 s", the seconds going on while a step takes long), the bar the loader's share
+        done, or busy while it gives none."""
+        self.loading = (progress, self.loading[1] or time.monotonic())
+        self._load_clock.start()
+        self._show_loading()
+
+    def _show_loading(self) -> None:
+        progress, since = self.loading
+        if progress is None or not self.progress_row.isVisible():
+            self._load_clock.stop()
+            return
+        words = self.loading_words
+        if progress.stage == Stage.HASH_MODEL:
+            words += " reading its file once (to know its answers again)"
+        elif progress.total and progress.done < progress.total:
+            words += f" step {progress.done + 1} of {progress.total}"
+        words += f" · {progress.message}" if progress.message and progress.stage == Stage.LOAD else ""
+        seconds = round(time.monotonic() - since)
+        text = words + (f" · {seconds} s" if seconds >= 2 else "")
+        self.label.setText(f"Paused · {text}" if self.paused else text)
+        self.label.setToolTip(text)
+        self.bar.setFormat("%p%")
+        if not progress.total:
+            self.bar.setRange(0, 0)  # busy: the loader says nothing of how far it is
+        else:
+            self.bar.setRange(0, 100)
+            self.bar.setValue(round(100 * min(1.0, progress.done / progress.total)))
+
+    def _loading_done(self) -> None:
+        self.loading = (None, 0.0)
+        self._load_clock.stop()
+        self.bar.setFormat("%v/%m")
+
     def show_status(self, status: RoomStatus) -> None:
+        if self.loading[0] is not None:
+            self._loading_done()
         self.bar.setRange(0, max(1, status.contracts))
         self.bar.setValue(min(status.contracts_done, status.contracts))
         text = status_text(status)
@@ -132,6 +179,7 @@ class RoomReviewBar(QWidget):
         self.stop_button.setEnabled(False)
 
     def finish(self) -> None:
+        self._loading_done()
         self.progress_row.hide()
         self.button.setEnabled(True)
         self.set_paused(False)

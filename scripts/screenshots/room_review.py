@@ -4,7 +4,8 @@ some rows the model's answers, the others still evidence-only) and done.
 
 The model is the scripted fake engine of the review scene (it quotes the contract's own sentence
 for each item, so flags come from the real playbook), a little slow so the mid-review picture shows
-the job running. Saves ``room-review-running.png`` and ``room-review-done.png``:
+the job running; its load is held a few seconds first, so the bar's "Loading <model>…" shows. Saves
+``room-review-loading.png``, ``room-review-running.png`` and ``room-review-done.png``:
 
     xvfb-run -a -s "-screen 0 1600x1000x24" .venv/bin/python -m scripts.screenshots room-review
 """
@@ -12,6 +13,7 @@ the job running. Saves ``room-review-running.png`` and ``room-review-done.png``:
 from __future__ import annotations
 
 import argparse
+import threading
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -55,7 +57,14 @@ def run(args: argparse.Namespace, home: Path) -> None:
     assert window.reviews.review() is not None
     wait_until(lambda: window.reviews.job is None, 600)
     room.confirm = lambda _question: True
+    session.close()  # as the first review after opening would: the job loads the model
+    engine.load_gate = threading.Event()  # and the load takes its time: the bar says so
     assert room.start() is not None
+    wait_until(lambda: panel.room.label.text().startswith("Loading"), 60)
+    wait_until(lambda: False, 2.5)  # the seconds show
+    window.grab().save(str(args.out / "room-review-loading.png"))
+    print("saved", args.out / "room-review-loading.png", flush=True)
+    engine.load_gate.set()
     wait_until(lambda: room.last_status is not None and room.last_status.contracts_done >= 2, 600)
     wait_until(lambda: False, 0.5)
     window.grab().save(str(args.out / "room-review-running.png"))

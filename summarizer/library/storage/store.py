@@ -210,6 +210,19 @@ class Library:
         rows = self.db.execute(f"SELECT {_DOC_COLUMNS} FROM documents d ORDER BY d.added_at, d.doc_id")
         return [_record(r) for r in rows.fetchall()]
 
+    def has_documents(self) -> bool:
+        """Whether the library holds any document (without reading them: the GUI thread asks)."""
+        return self.db.execute("SELECT 1 FROM documents LIMIT 1").fetchone() is not None
+
+    def reviewable_ids(self) -> list[str]:
+        """The documents added completely, with some passage, in the library's order: what a review
+        takes, without reading their records (the GUI thread asks; 449 records take ~0.1 s)."""
+        rows = self.db.execute(
+            "SELECT d.doc_id FROM documents d WHERE d.state = 'ready' AND EXISTS "
+            "(SELECT 1 FROM passages p WHERE p.doc_id = d.doc_id) ORDER BY d.added_at, d.doc_id"
+        )
+        return [str(row[0]) for row in rows.fetchall()]
+
     def document(self, doc_id: str) -> DocumentRecord:
         row = self.db.execute(f"SELECT {_DOC_COLUMNS} FROM documents d WHERE d.doc_id = ?", [doc_id]).fetchone()
         if row is None:

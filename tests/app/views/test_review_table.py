@@ -110,3 +110,20 @@ def test_a_row_fills_in_as_its_review_arrives() -> None:
     table.set_review(0, review(0))
     assert table.index(0, 1).data() == "candidate: p.\u00a02"
     assert table.index(0, 2).data().startswith("probably absent")
+
+
+def test_an_item_arriving_repaints_its_own_cell_not_the_row() -> None:
+    import dataclasses
+
+    table = ContractTable()
+    table.set_contracts(ITEMS, [("Contract 00", "", review(0))])
+    changed: list[tuple[int, int, int, int]] = []
+    table.dataChanged.connect(lambda a, b, _roles=(): changed.append((a.row(), a.column(), b.row(), b.column())))
+    before = table.rows[0].review
+    assert before is not None
+    answered = dataclasses.replace(before.items[1], status="answered", value="yes", quote="Upon a change of control")
+    table.set_review(0, dataclasses.replace(before, items=(before.items[0], answered)))
+    assert changed == [(0, 2, 0, 2)]  # the change-of-control cell only
+    assert table.index(0, 2).data().startswith("yes")
+    table.set_review(0, table.rows[0].review)  # nothing changed: nothing to repaint
+    assert changed == [(0, 2, 0, 2)]

@@ -48,3 +48,22 @@ def test_pause_turns_into_resume_and_the_notice_names_its_action(qtbot: Any) -> 
     assert bar.dismiss_button.isVisible()
     bar.dismiss_button.click()
     assert dismissed == ["continue"] and not bar.notice_row.isVisible()
+
+
+def test_while_the_model_loads_the_bar_says_so_with_the_loaders_steps(qtbot: Any) -> None:
+    from inference.progress import Progress, Stage
+
+    bar = RoomReviewBar()
+    qtbot.addWidget(bar)
+    bar.show()
+    bar.start("Reviewing the library with the model: starting…", 449)
+    bar.loading_words = "Loading Qwen2.5-14B…"
+    bar.show_loading(Progress(Stage.LOAD, 1, 3, "loading Qwen2.5-14B-Instruct-Q4_K_M.gguf"))
+    assert bar.label.text() == "Loading Qwen2.5-14B… step 2 of 3 · loading Qwen2.5-14B-Instruct-Q4_K_M.gguf"
+    assert (bar.bar.maximum(), bar.bar.value(), bar.bar.format()) == (100, 33, "%p%")
+    bar.show_loading(Progress(Stage.HASH_MODEL, 4, 8, "Qwen2.5-14B-Instruct-Q4_K_M.gguf"))
+    assert "reading its file once" in bar.label.text() and bar.bar.value() == 50
+    bar.show_loading(Progress(Stage.LOAD, 0, None, "starting"))
+    assert bar.bar.maximum() == 0  # busy: the loader gives no share
+    bar.show_status(RoomStatus(0, 449, 0, 0, None, None, None))  # the review's figures take over
+    assert bar.label.text() == "0 of 449 contracts" and bar.bar.format() == "%v/%m" and bar.bar.maximum() == 449
