@@ -2,7 +2,10 @@
 
     PAGEWISE_HOME=/tmp/dataroom-home-449 .venv/bin/python -m lab.eval.dataroom_quality \
         [--corpus ../shared/data/cuad-train] [--manifest build/dataroom/manifest.json] \
-        [--out docs/data/dataroom-quality/results.jsonl] [--lifted-passages 4000]
+        [--out docs/data/dataroom-quality/results.jsonl] [--lifted-passages 4000] [--set NAME=VALUE ...]
+
+``--set NAME=VALUE`` changes a ``RetrievalParams`` field of the library's settings (``LIBRARY_PARAMS``)
+under every configuration, as ``lab.eval.score_validation``'s does (``--set lexicon_ranking_weight=0.25``).
 
 ``PAGEWISE_HOME`` is a library holding the data room (``lab.bench.dataroom_scale`` builds one; opening
 it writes SQLite's WAL files, so point it at a copy of a library you want untouched).
@@ -44,6 +47,7 @@ from typing import Any
 
 from lab.eval.cuad_corpus import CORPUS, cuad_annotations, is_validation
 from lab.eval.quote_match import quote_found
+from lab.eval.score_retrieval import retrieval_params
 from summarizer.library.storage.store import Library
 from summarizer.search.by_contract import CONTRACTS_SHOWN, LIBRARY_PARAMS, PASSAGES_SEARCHED, best_passage_per_contract
 from summarizer.search.retrieval import RetrievalParams, search
@@ -88,6 +92,14 @@ WIDE_RANKER = [
     Configuration("ranker over all 120, lexicon", True, True, PASSAGES_SEARCHED),
     Configuration("ranker over all 120, no lexicon", True, False, PASSAGES_SEARCHED),
 ]
+
+
+def library_params(settings: Sequence[str]) -> RetrievalParams:
+    """``LIBRARY_PARAMS`` with ``NAME=VALUE`` overrides, read as ``lab.eval.score_retrieval`` reads them."""
+    names = [setting.partition("=")[0] for setting in settings]
+    return replace(
+        LIBRARY_PARAMS, **{n: getattr(retrieval_params([s]), n) for n, s in zip(names, settings, strict=True)}
+    )
 
 
 def doc_ids_by_file(library: Library, manifest: Path) -> dict[str, str]:
@@ -168,10 +180,15 @@ def clause_shown(quotes: Sequence[str], passage: str) -> bool:
 
 
 def run_question(
-    library: Library, question: str, relevant: dict[str, list[str]], held_out: set[str], configuration: Configuration
+    library: Library,
+    question: str,
+    relevant: dict[str, list[str]],
+    held_out: set[str],
+    configuration: Configuration,
+    base: RetrievalParams = LIBRARY_PARAMS,
 ) -> tuple[dict[str, Any], float]:
     started = time.perf_counter()
-    matches = best_passage_per_contract(library, question, contracts=10**6, params=configuration.params(LIBRARY_PARAMS))
+    matches = best_passage_per_contract(library, question, contracts=10**6, params=configuration.params(base))
     seconds = time.perf_counter() - started
     ordered = [m.doc_id for m in matches]
     figures = scores(ordered, ordered, set(relevant), held_out)
@@ -188,7 +205,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--manifest", type=Path, default=MANIFEST)
     parser.add_argument("--out", type=Path, default=OUT)
     parser.add_argument("--lifted-passages", type=int, default=4000, help="passages ranked to find how many are needed")
+    parser.add_argument("--set", action="append", default=[], metavar="NAME=VALUE", help="a RetrievalParams override")
     args = parser.parse_args(argv)
+    base = library_params(args.set)
 
     annotations = cuad_annotations(args.corpus)
     variants = json.loads(VARIANTS.read_text())["questions"]
@@ -216,17 +235,18 @@ def main(argv: Sequence[str] | None = None) -> None:
             questions.append(("variant", variant["id"], variant["question"], answering))
         for kind, name, question, relevant in questions:
             for configuration in CONFIGURATIONS + WIDE_RANKER:
-                figures, seconds = run_question(library, question, relevant, held_out, configuration)
+                figures, seconds = run_question(library, question, relevant, held_out, configuration, base)
                 row: dict[str, Any] = {
                     "set": kind,
                     "id": name,
                     "question": question,
                     "configuration": configuration.name,
+                    "settings": args.set,
                 }
                 row |= figures | {"seconds": round(seconds, 3)}
                 if kind == "category" and configuration is CONFIGURATIONS[0]:
                     row["passages_needed"] = passages_needed(
-                        library, question, set(relevant), configuration.params(LIBRARY_PARAMS), args.lifted_passages
+                        library, question, set(relevant), configuration.params(base), args.lifted_passages
                     )
                 rows.append(row)
                 print(json.dumps({k: row[k] for k in ("id", "configuration", "hits_shown", "relevant")}), flush=True)

@@ -1,6 +1,6 @@
 """The review's evidence against the clause labels (contract-review issue, evidence half).
 
-    .venv/bin/python -m lab.eval.score_review_evidence [--home DIR] [--out FILE.json]
+    .venv/bin/python -m lab.eval.score_review_evidence [--home DIR] [--set NAME=VALUE ...] [--out FILE.json]
 
 Runs ``pagewise review --evidence-only`` (``summarizer.review.evidence.review_evidence``) with the bundled
 CUAD checklist over the six labelled contracts and counts, for every category a contract has, the
@@ -10,6 +10,11 @@ contracts, for the two held apart, and by category. "Probably absent" (status ``
 clause ranker's threshold): its precision (the share of cells called absent whose category the
 labels mark absent) and recall (the share of the labels' absent cells called absent), and the
 seconds each contract's evidence-only review took.
+
+``--set NAME=VALUE`` (a ``RetrievalParams`` field, as ``lab.eval.score_validation``'s) changes the
+search each of an item's queries runs (``summarizer.review.evidence.WITHOUT_RANKER``: the product's
+retrieval settings with the clause ranker left to the item's own pass), e.g.
+``--set lexicon_ranking_weight=0.25``; the item's ranker pass keeps the product's settings.
 """
 
 from __future__ import annotations
@@ -20,25 +25,37 @@ import os
 import tempfile
 import time
 from collections import defaultdict
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from lab.eval.quote_match import quote_found
-from lab.eval.score_retrieval import HELD_APART, fixture_contracts_dir, ingest_all, load_labels
+from lab.eval.score_retrieval import HELD_APART, fixture_contracts_dir, ingest_all, load_labels, retrieval_params
 
 ROOT = Path(__file__).resolve().parents[2]
+
+
+def query_search_params(settings: list[str]) -> Any:
+    """The settings of the search each of an item's queries runs, with ``NAME=VALUE`` overrides:
+    the product's (``summarizer.review.evidence.WITHOUT_RANKER``) when there are none, the clause
+    ranker always left to the item's own pass."""
+    return replace(retrieval_params(settings), rerank_top=0)
 
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--home", type=Path, help="library folder (PAGEWISE_HOME); default: a new temporary one")
     ap.add_argument("--contracts", type=Path)
+    ap.add_argument("--set", action="append", default=[], metavar="NAME=VALUE", help="a RetrievalParams override")
     ap.add_argument("--out", type=Path)
     args = ap.parse_args()
     os.environ["PAGEWISE_HOME"] = str(args.home or tempfile.mkdtemp(prefix="pagewise-review-eval-"))
     from summarizer.library.storage.store import Library
+    from summarizer.review import evidence
     from summarizer.review.checklist import load_checklist
     from summarizer.review.evidence import review_evidence
+
+    evidence.WITHOUT_RANKER = query_search_params(args.set)
 
     labels = load_labels()
     doc_ids = ingest_all(args.contracts or fixture_contracts_dir(), list(labels))
@@ -110,7 +127,8 @@ def main() -> int:
     summary["seconds_per_contract"] = seconds
     if args.out:
         args.out.parent.mkdir(parents=True, exist_ok=True)
-        args.out.write_text(json.dumps({"summary": summary, "rows": rows, "cells": cells}, indent=1))
+        settings = {"settings": args.set}
+        args.out.write_text(json.dumps(settings | {"summary": summary, "rows": rows, "cells": cells}, indent=1))
     for name in groups:
         s = summary[name]
         print(f"{name:17} labelled {s['labelled']:3}  evidence top-3 {s['top3']:.3f}  top-10 {s['top10']:.3f}")

@@ -5,9 +5,10 @@ variant question's answers are CUAD files with a quote."""
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 
-from lab.eval.dataroom_quality import VARIANTS, clause_shown, scores
-from summarizer.search.by_contract import CONTRACTS_SHOWN
+from lab.eval.dataroom_quality import CONFIGURATIONS, VARIANTS, clause_shown, library_params, scores
+from summarizer.search.by_contract import CONTRACTS_SHOWN, LIBRARY_PARAMS
 
 
 def test_scores_of_a_list_against_the_contracts_that_have_the_clause() -> None:
@@ -51,3 +52,12 @@ def test_the_variant_questions_are_marked_as_tuning_data_with_quoted_answers() -
         files = [a["file"] for a in question["answers"]]
         assert len(files) == len(set(files)) and all(f.endswith(".txt") for f in files)
         assert all(len(a["quote"]) > 20 for a in question["answers"])
+
+
+def test_set_changes_the_library_settings_under_every_configuration() -> None:
+    base = library_params(["lexicon_ranking_weight=0.25"])
+    assert base.lexicon_ranking_weight == 0.25
+    assert replace(base, lexicon_ranking_weight=LIBRARY_PARAMS.lexicon_ranking_weight) == LIBRARY_PARAMS
+    assert library_params([]) == LIBRARY_PARAMS
+    no_ranker = CONFIGURATIONS[2].params(base)
+    assert no_ranker.lexicon_ranking_weight == 0.25 and no_ranker.rerank_top == 0
