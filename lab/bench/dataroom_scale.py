@@ -99,13 +99,21 @@ def sample(size: int) -> list[Path]:
 
 
 def room_for(size: int) -> Path:
+    """``room-N/``: the sample's PDFs in their folders, hard links to build/dataroom's (a copy where
+    the file system has none). Not symbolic links: a dropped folder's links are skipped, never
+    followed (summarizer.library.batches.folder_walk), so a room of them adds nothing."""
     room = WORK / f"room-{size}"
     wanted = {p.relative_to(ROOM) for p in sample(size)}
     for relative in wanted:
-        link = room / relative
-        if not link.exists():
-            link.parent.mkdir(parents=True, exist_ok=True)
-            link.symlink_to(ROOM / relative)
+        entry = room / relative
+        if entry.is_symlink():  # left by a run before links were skipped
+            entry.unlink()
+        if not entry.exists():
+            entry.parent.mkdir(parents=True, exist_ok=True)
+            try:
+                os.link(ROOM / relative, entry)
+            except OSError:
+                shutil.copy2(ROOM / relative, entry)
     return room
 
 
