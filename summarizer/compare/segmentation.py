@@ -160,21 +160,23 @@ def _joined_marker_words(clause: ClauseUnit) -> set[int]:
 def only_joined_markers_differ(old: ClauseUnit, new: ClauseUnit) -> bool:
     """True when the two bodies differ only in marker words ("38" for "39") where one of them is
     the marker of a clause joined in (``join_one_sided_starts``): the joined clause was renumbered,
-    and in the version that did not start a clause there its number is a word of the text."""
+    and in the version that did not start a clause there its number is a word of the text. The
+    words are aligned with their digits blanked: rows "124 Mb 124 …" renumbered "125 Mb 124 …"
+    in a long clause would otherwise pair the old row number with the "124" that stays."""
     if not old.joined_markers and not new.joined_markers:
         return False
     old_markers, new_markers = _joined_marker_words(old), _joined_marker_words(new)
     a, b = word_keys(old.body), word_keys(new.body)
     differ = False
-    for op, i1, i2, j1, j2 in word_opcodes(a, b):
-        if op == "equal":
-            continue
-        if op != "replace" or i2 - i1 != j2 - j1:
+    for op, i1, i2, j1, j2 in word_opcodes([_DIGITS.sub("#", w) for w in a], [_DIGITS.sub("#", w) for w in b]):
+        if op not in ("equal", "replace") or i2 - i1 != j2 - j1:
             return False
         for i, j in zip(range(i1, i2), range(j1, j2), strict=True):
+            if a[i] == b[j]:
+                continue
             if not (_MARKER_WORD.fullmatch(a[i]) and _MARKER_WORD.fullmatch(b[j])):
                 return False
             if i not in old_markers and j not in new_markers:
                 return False
-        differ = True
+            differ = True
     return differ

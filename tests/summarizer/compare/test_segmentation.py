@@ -63,3 +63,16 @@ def test_a_start_whose_words_repeat_is_joined_only_where_the_other_version_joins
     ]
     changes = [c for c in compare_clauses(old, new).changes if not c.hidden]
     assert [c.new.display_label for c in changes if c.new is not None] == ["2.3"]
+
+
+def test_joined_rows_renumbered_beside_their_own_numbers_are_renumbered() -> None:
+    """Found on the layouts benchmark's development pairs (collaboration-154p): a table's rows
+    "124 Mb 124 Miscanthus …", renumbered "125 Mb 124 …" and joined to the rows before; in a
+    long clause a word diff paired an old row number with the "124" that stays, so the
+    renumbering read as words inserted and deleted ("a number changed")."""
+    row = "Miscanthus [***] [***] [***] under MTA [***] [***]"
+    starts = range(100, 200, 10)  # the rows cut as clauses: renumbered
+    old = [unit(k, str(n), " ".join(f"{m} Mb {m} {row}" for m in range(n, n + 10))) for k, n in enumerate(starts)]
+    rows = " ".join(f"{n + 1 if n in starts else n} Mb {n} {row}" for n in range(100, 200))
+    changes = compare_clauses(old, [unit(0, "101", rows)]).changes
+    assert [c.kind for c in changes] == [RENUMBERED]
