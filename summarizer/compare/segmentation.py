@@ -20,6 +20,7 @@ from summarizer.compare.alignment import formatting_key, word_keys, word_opcodes
 from summarizer.library.cutting.clause_units import ClauseUnit
 
 CONTEXT_WORDS = 8  # on each side of a boundary
+MAX_INSERTED_CHARS = 400  # words the other version inserted at a boundary (a sentence or two)
 _SEPARATOR = " \u241e "  # never in a clause's text
 _DIGITS = re.compile(r"\d+")
 _LEADING_NUMBER = re.compile(r"\d{1,3}(?=[.)]?\s)")
@@ -86,6 +87,23 @@ def _context(before: str, after: str) -> str:
     return " ".join(before.split()[-CONTEXT_WORDS:] + after.split()[:CONTEXT_WORDS])
 
 
+def _parted_inside(before: str, after: str, inside: str) -> bool:
+    """True when the end of ``before`` (a key) is found once in ``inside`` (the other version's
+    clause keys joined) and the start of ``after`` follows it inside the same clause, with
+    at most ``MAX_INSERTED_CHARS`` between them: the other version inserted words at the boundary
+    ("… set forth above. The parties shall meet … WATER NOW: …") and did not start a clause there."""
+    end = " ".join(before.split()[-CONTEXT_WORDS:])
+    start = " ".join(after.split()[:CONTEXT_WORDS])
+    at = inside.find(end)
+    if not end or not start or at < 0 or inside.find(end, at + 1) >= 0:
+        return False
+    gap_start = at + len(end)
+    then = inside.find(start, gap_start)
+    if then < 0 or then - gap_start > MAX_INSERTED_CHARS:
+        return False
+    return _SEPARATOR not in inside[gap_start:then]
+
+
 def join_one_sided_starts(clauses: Sequence[ClauseUnit], other: Sequence[ClauseUnit]) -> list[ClauseUnit]:
     """``clauses`` with each start joined to the clause before it when ``other`` has the words
     around that start inside one clause there. Where those words are found more than once (the
@@ -95,19 +113,23 @@ def join_one_sided_starts(clauses: Sequence[ClauseUnit], other: Sequence[ClauseU
     other_keys = [_key(c.text) for c in other]
     inside_other = _SEPARATOR.join(other_keys)
 
-    def cut(join: Callable[[int, str], bool]) -> list[ClauseUnit]:
+    def cut(join: Callable[[int, ClauseUnit, str], bool]) -> list[ClauseUnit]:
         joined: list[ClauseUnit] = []
         for k, clause in enumerate(clauses):
-            if joined and join(k, _boundary_context(joined[-1], clause)):
+            if joined and join(k, joined[-1], _boundary_context(joined[-1], clause)):
                 joined[-1] = _joined(joined[-1], clause)
             else:
                 joined.append(clause)
         return joined
 
     found: dict[str, list[int]] = defaultdict(list)  # the starts whose words ``other`` has inside a clause
+    parted: set[int] = set()  # ... with words that ``other`` inserted between them
 
-    def found_inside(k: int, context: str) -> bool:
+    def found_inside(k: int, before: ClauseUnit, context: str) -> bool:
         if context not in inside_other:
+            if _parted_inside(_key(before.text), _key(clauses[k].text), inside_other):
+                parted.add(k)
+                return True
             return False
         found[context].append(k)
         return True
@@ -130,7 +152,8 @@ def join_one_sided_starts(clauses: Sequence[ClauseUnit], other: Sequence[ClauseU
         theirs = [(place, True) for place in _places(other_keys, inside_other, context)]
         theirs += [(place, False) for place in other_starts[context]]
         keep |= _matched_to_inside(own, theirs)
-    return [replace(c, index=k) for k, c in enumerate(cut(lambda k, context: k in keep and context in inside_other))]
+    second = cut(lambda k, _, context: k in parted or (k in keep and context in inside_other))
+    return [replace(c, index=k) for k, c in enumerate(second)]
 
 
 def common_segmentation(

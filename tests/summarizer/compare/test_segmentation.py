@@ -76,3 +76,18 @@ def test_joined_rows_renumbered_beside_their_own_numbers_are_renumbered() -> Non
     rows = " ".join(f"{n + 1 if n in starts else n} Mb {n} {row}" for n in range(100, 200))
     changes = compare_clauses(old, [unit(0, "101", rows)]).changes
     assert [c.kind for c in changes] == [RENUMBERED]
+
+
+def test_a_start_one_version_has_beside_a_sentence_inserted_there_is_joined() -> None:
+    """Found on the layouts benchmark's development pairs (distributor-17p, SEC original): the
+    redraft inserts a sentence at the end of the last clause, before the signature block, which
+    its layout does not start on a line of its own; the words around the original's start were
+    then parted by the new sentence, the start was kept and read "merged" into the last clause."""
+    last = "11.17 Interpretation. This Agreement is in English. IN WITNESS WHEREOF, the Parties have signed it as of the date above."
+    block = "WATER NOW: WATER NOW, INC. By: Name: David King Title: Chief Executive Officer HYDRASPIN: HYDRASPIN"
+    block += " USA, INC. By: Name: David King Title: Chief Executive Officer WATER NOW: WATER NOW, INC. By: Name:"
+    distributor = "DISTRIBUTOR: BESTEV MANAGEMENT, LLC By: Name: Title:"
+    old = [unit(0, "11.17", last), unit(1, "", block), unit(2, "", distributor)]
+    inserted = "The parties shall meet once each quarter to review the performance of this Agreement in good faith."
+    new = [unit(0, "12.17", f"{last.replace('11.17', '12.17')} {inserted} {block} {distributor}")]
+    assert [c.kind for c in compare_clauses(old, new).changes] == [CHANGED]
