@@ -83,7 +83,8 @@ def test_a_start_one_version_has_beside_a_sentence_inserted_there_is_joined() ->
     redraft inserts a sentence at the end of the last clause, before the signature block, which
     its layout does not start on a line of its own; the words around the original's start were
     then parted by the new sentence, the start was kept and read "merged" into the last clause."""
-    last = "11.17 Interpretation. This Agreement is in English. IN WITNESS WHEREOF, the Parties have signed it as of the date above."
+    last = "11.17 Interpretation. This Agreement is in English. IN WITNESS WHEREOF, the Parties have signed it"
+    last += " as of the date above."
     block = "WATER NOW: WATER NOW, INC. By: Name: David King Title: Chief Executive Officer HYDRASPIN: HYDRASPIN"
     block += " USA, INC. By: Name: David King Title: Chief Executive Officer WATER NOW: WATER NOW, INC. By: Name:"
     distributor = "DISTRIBUTOR: BESTEV MANAGEMENT, LLC By: Name: Title:"
