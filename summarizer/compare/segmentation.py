@@ -20,6 +20,7 @@ from summarizer.compare.alignment import formatting_key, word_keys, word_opcodes
 from summarizer.library.cutting.clause_units import ClauseUnit
 
 CONTEXT_WORDS = 8  # on each side of a boundary
+MAX_INSERTED_CHARS = 400  # words the other version inserted at a boundary (a sentence or two)
 _SEPARATOR = " \u241e "  # never in a clause's text
 _DIGITS = re.compile(r"\d+")
 _LEADING_NUMBER = re.compile(r"\d{1,3}(?=[.)]?\s)")
@@ -86,6 +87,23 @@ def _context(before: str, after: str) -> str:
     return " ".join(before.split()[-CONTEXT_WORDS:] + after.split()[:CONTEXT_WORDS])
 
 
+def _parted_inside(before: str, after: str, inside: str) -> bool:
+    """True when the end of ``before`` (a key) is found once in ``inside`` (the other version's
+    clause keys joined) and the start of ``after`` follows it inside the same clause, with
+    at most ``MAX_INSERTED_CHARS`` between them: the other version inserted words at the boundary
+    ("… set forth above. The parties shall meet … WATER NOW: …") and did not start a clause there."""
+    end = " ".join(before.split()[-CONTEXT_WORDS:])
+    start = " ".join(after.split()[:CONTEXT_WORDS])
+    at = inside.find(end)
+    if not end or not start or at < 0 or inside.find(end, at + 1) >= 0:
+        return False
+    gap_start = at + len(end)
+    then = inside.find(start, gap_start)
+    if then < 0 or then - gap_start > MAX_INSERTED_CHARS:
+        return False
+    return _SEPARATOR not in inside[gap_start:then]
+
+
 def join_one_sided_starts(clauses: Sequence[ClauseUnit], other: Sequence[ClauseUnit]) -> list[ClauseUnit]:
     """``clauses`` with each start joined to the clause before it when ``other`` has the words
     around that start inside one clause there. Where those words are found more than once (the
@@ -95,19 +113,23 @@ def join_one_sided_starts(clauses: Sequence[ClauseUnit], other: Sequence[ClauseU
     other_keys = [_key(c.text) for c in other]
     inside_other = _SEPARATOR.join(other_keys)
 
-    def cut(join: Callable[[int, str], bool]) -> list[ClauseUnit]:
+    def cut(join: Callable[[int, ClauseUnit, str], bool]) -> list[ClauseUnit]:
         joined: list[ClauseUnit] = []
         for k, clause in enumerate(clauses):
-            if joined and join(k, _boundary_context(joined[-1], clause)):
+            if joined and join(k, joined[-1], _boundary_context(joined[-1], clause)):
                 joined[-1] = _joined(joined[-1], clause)
             else:
                 joined.append(clause)
         return joined
 
     found: dict[str, list[int]] = defaultdict(list)  # the starts whose words ``other`` has inside a clause
+    parted: set[int] = set()  # ... with words that ``other`` inserted between them
 
-    def found_inside(k: int, context: str) -> bool:
+    def found_inside(k: int, before: ClauseUnit, context: str) -> bool:
         if context not in inside_other:
+            if _parted_inside(_key(before.text), _key(clauses[k].text), inside_other):
+                parted.add(k)
+                return True
             return False
         found[context].append(k)
         return True
@@ -130,7 +152,8 @@ def join_one_sided_starts(clauses: Sequence[ClauseUnit], other: Sequence[ClauseU
         theirs = [(place, True) for place in _places(other_keys, inside_other, context)]
         theirs += [(place, False) for place in other_starts[context]]
         keep |= _matched_to_inside(own, theirs)
-    return [replace(c, index=k) for k, c in enumerate(cut(lambda k, context: k in keep and context in inside_other))]
+    second = cut(lambda k, _, context: k in parted or (k in keep and context in inside_other))
+    return [replace(c, index=k) for k, c in enumerate(second)]
 
 
 def common_segmentation(
@@ -160,21 +183,23 @@ def _joined_marker_words(clause: ClauseUnit) -> set[int]:
 def only_joined_markers_differ(old: ClauseUnit, new: ClauseUnit) -> bool:
     """True when the two bodies differ only in marker words ("38" for "39") where one of them is
     the marker of a clause joined in (``join_one_sided_starts``): the joined clause was renumbered,
-    and in the version that did not start a clause there its number is a word of the text."""
+    and in the version that did not start a clause there its number is a word of the text. The
+    words are aligned with their digits blanked: rows "124 Mb 124 …" renumbered "125 Mb 124 …"
+    in a long clause would otherwise pair the old row number with the "124" that stays."""
     if not old.joined_markers and not new.joined_markers:
         return False
     old_markers, new_markers = _joined_marker_words(old), _joined_marker_words(new)
     a, b = word_keys(old.body), word_keys(new.body)
     differ = False
-    for op, i1, i2, j1, j2 in word_opcodes(a, b):
-        if op == "equal":
-            continue
-        if op != "replace" or i2 - i1 != j2 - j1:
+    for op, i1, i2, j1, j2 in word_opcodes([_DIGITS.sub("#", w) for w in a], [_DIGITS.sub("#", w) for w in b]):
+        if op not in ("equal", "replace") or i2 - i1 != j2 - j1:
             return False
         for i, j in zip(range(i1, i2), range(j1, j2), strict=True):
+            if a[i] == b[j]:
+                continue
             if not (_MARKER_WORD.fullmatch(a[i]) and _MARKER_WORD.fullmatch(b[j])):
                 return False
             if i not in old_markers and j not in new_markers:
                 return False
-        differ = True
+            differ = True
     return differ

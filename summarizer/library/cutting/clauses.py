@@ -41,6 +41,12 @@ _LETTER_DOT = re.compile(r"([a-z])[.)]\s+(?=[A-Z“\"(])")
 # A table-of-contents line: a title and then a page number at the end of the raw line.
 _TOC_LINE = re.compile(r"\S.*?(?:\s{2,}|\.{3,}\s*)\d{1,4}\s*$")
 _SMALL_WORDS = frozenset("a an and as at by for from in into of on or the to with without under upon".split())
+# A line ending in a word a cross-reference's number follows ("… the breaching Party, Article").
+_REFERENCE_WORD_END = re.compile(
+    r"(?:\b(?:articles?|sections?|clauses?|paragraphs?|sub-?sections?|schedules?|exhibits?|annex(?:es)?"
+    r"|appendix|appendices|attachments?)|§§?)\s*$",
+    re.IGNORECASE,
+)
 MAX_TITLE_WORDS = 12
 PREAMBLE = "Preamble"
 PREAMBLE_PAGES = 5
@@ -196,6 +202,8 @@ def clause_starts(norm: NormalizedText, raw: str) -> list[ClauseStart]:
             continue
         after_sentence = ends_sentence(previous_line)
         clause = numbered_start(line, after_sentence)
+        if clause is not None and not after_sentence and _REFERENCE_WORD_END.search(previous_line):
+            clause = None  # "… as set out in Article" then "14.1. …": the reference's number
         if clause is not None:
             clause = ClauseStart(start, clause.level, clause.label, clause.title, clause.number)
         elif _is_heading_line(line) and after_sentence:

@@ -19,6 +19,7 @@ is applied where a span is shown.
 from __future__ import annotations
 
 import re
+from collections import defaultdict
 from collections.abc import Iterable, Iterator
 
 EDGE_LINES = 3
@@ -44,6 +45,10 @@ def _shape(line: str) -> str:
     return _DIGITS.sub("#", " ".join(line.split())).casefold()
 
 
+def _numbers(line: str) -> list[int]:
+    return [int(digits) for digits in _DIGITS.findall(line)]
+
+
 def _lines(raw: str) -> Iterator[tuple[int, int]]:
     """``(start, end)`` of each non-blank line of ``raw``, stripped of its blanks."""
     pos = 0
@@ -67,18 +72,26 @@ def body_range(raw: str, neighbours: Iterable[str]) -> tuple[int, int]:
     ``neighbours`` are the raw texts of nearby pages (``NEIGHBOUR_PAGES`` each side), where a
     running header or footer repeats. Without furniture this is the whole page."""
     top, bottom = _edges(raw)
-    seen_top: set[str] = set()
-    seen_bottom: set[str] = set()
+    seen_top: dict[str, list[list[int]]] = defaultdict(list)  # shape -> the numbers of each line of that shape
+    seen_bottom: dict[str, list[list[int]]] = defaultdict(list)
     for other in neighbours:
         other_top, other_bottom = _edges(other)
-        seen_top.update(_shape(other[s:e]) for s, e in other_top)
-        seen_bottom.update(_shape(other[s:e]) for s, e in other_bottom)
+        for seen, spans in ((seen_top, other_top), (seen_bottom, other_bottom)):
+            for s, e in spans:
+                seen[_shape(other[s:e])].append(_numbers(other[s:e]))
 
-    def furniture(span: tuple[int, int], seen: set[str]) -> bool:
+    def furniture(span: tuple[int, int], seen: dict[str, list[list[int]]]) -> bool:
         line = raw[span[0] : span[1]]
         # A running line has words: a row of redaction marks ("[***] [***]") repeats at the
-        # edges of a redacted schedule's pages and is its text.
-        return is_page_number(line) or (_shape(line) in seen and _LETTER.search(line) is not None)
+        # edges of a redacted schedule's pages and is its text. Its numbers are the same on
+        # each page or go up with the pages ("Page 4 of 40"); a table's row "146 Mb 146 …" at
+        # the edge of a page near one ending "170 Mb 170 …" is text.
+        numbers = _numbers(line)
+        running = any(
+            all(abs(a - b) <= NEIGHBOUR_PAGES for a, b in zip(numbers, other, strict=True))
+            for other in seen.get(_shape(line), [])
+        )
+        return is_page_number(line) or (running and _LETTER.search(line) is not None)
 
     start, end = 0, len(raw)
     for span in top:

@@ -63,3 +63,32 @@ def test_a_start_whose_words_repeat_is_joined_only_where_the_other_version_joins
     ]
     changes = [c for c in compare_clauses(old, new).changes if not c.hidden]
     assert [c.new.display_label for c in changes if c.new is not None] == ["2.3"]
+
+
+def test_joined_rows_renumbered_beside_their_own_numbers_are_renumbered() -> None:
+    """Found on the layouts benchmark's development pairs (collaboration-154p): a table's rows
+    "124 Mb 124 Miscanthus …", renumbered "125 Mb 124 …" and joined to the rows before; in a
+    long clause a word diff paired an old row number with the "124" that stays, so the
+    renumbering read as words inserted and deleted ("a number changed")."""
+    row = "Miscanthus [***] [***] [***] under MTA [***] [***]"
+    starts = range(100, 200, 10)  # the rows cut as clauses: renumbered
+    old = [unit(k, str(n), " ".join(f"{m} Mb {m} {row}" for m in range(n, n + 10))) for k, n in enumerate(starts)]
+    rows = " ".join(f"{n + 1 if n in starts else n} Mb {n} {row}" for n in range(100, 200))
+    changes = compare_clauses(old, [unit(0, "101", rows)]).changes
+    assert [c.kind for c in changes] == [RENUMBERED]
+
+
+def test_a_start_one_version_has_beside_a_sentence_inserted_there_is_joined() -> None:
+    """Found on the layouts benchmark's development pairs (distributor-17p, SEC original): the
+    redraft inserts a sentence at the end of the last clause, before the signature block, which
+    its layout does not start on a line of its own; the words around the original's start were
+    then parted by the new sentence, the start was kept and read "merged" into the last clause."""
+    last = "11.17 Interpretation. This Agreement is in English. IN WITNESS WHEREOF, the Parties have signed it"
+    last += " as of the date above."
+    block = "WATER NOW: WATER NOW, INC. By: Name: David King Title: Chief Executive Officer HYDRASPIN: HYDRASPIN"
+    block += " USA, INC. By: Name: David King Title: Chief Executive Officer WATER NOW: WATER NOW, INC. By: Name:"
+    distributor = "DISTRIBUTOR: BESTEV MANAGEMENT, LLC By: Name: Title:"
+    old = [unit(0, "11.17", last), unit(1, "", block), unit(2, "", distributor)]
+    inserted = "The parties shall meet once each quarter to review the performance of this Agreement in good faith."
+    new = [unit(0, "12.17", f"{last.replace('11.17', '12.17')} {inserted} {block} {distributor}")]
+    assert [c.kind for c in compare_clauses(old, new).changes] == [CHANGED]

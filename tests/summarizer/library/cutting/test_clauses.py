@@ -58,6 +58,18 @@ def test_numbers_inside_a_sentence_are_not_clauses() -> None:
     assert _starts(raw) == []
 
 
+def test_a_reference_number_that_a_line_break_parted_from_its_word_starts_no_clause() -> None:
+    """Found on the layouts benchmark's development pairs (collaboration-154p): one layout broke
+    "… the breaching Party, Article 14.1." after "Article", and "14.1." at the next line's start
+    was cut as a clause (an empty "14.1" and a changed 15.3.2)."""
+    raw = (
+        "15.3.2 Either Party may terminate this Agreement on notice to the breaching Party, Article\n"
+        "14.1. The other Party shall be notified in writing, as set out in Section\n"
+        "(b) of the Schedule.\n15.4 Survival. Articles 6 and 7 survive."
+    )
+    assert [label for _, label, _, _ in _starts(raw)] == ["15.3.2", "15.4"]
+
+
 def test_heading_path_follows_the_outline() -> None:
     tracker = HeadingTracker()
     norm = normalize(PAGE)

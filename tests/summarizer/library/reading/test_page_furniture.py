@@ -75,3 +75,17 @@ def test_a_row_of_redaction_marks_at_a_page_edge_is_kept() -> None:
     pages = [f"Schedule 1\nTask {w}: [***]\n[***] [***] [***]\n{n}" for n, w in enumerate(WORDS, start=1)]
     start, end = body_range(pages[1], [pages[0], *pages[2:4]])
     assert pages[1][start:end].strip() == "Task second: [***]\n[***] [***] [***]"
+
+
+def test_a_table_row_numbered_apart_from_the_page_at_a_page_edge_is_kept() -> None:
+    """Found on the layouts benchmark's development pairs (collaboration-154p, same layout, seed 2):
+    a table's rows "146 Mb 146 Miscanthus [***] none" look alike once their digits are ignored, and
+    one that a reflow put at the bottom of two nearby pages was blanked as a running footer. A
+    running line's numbers are the same on each page or go up with the pages; a row's do not."""
+    rows = [(146, 10), (170, 11), (249, 12)]
+    pages = [f"Schedule 1\nLines\n{n - 1} Mb {n - 1} [***]\n{n} Mb {n} Miscanthus [***] none" for n, _ in rows]
+    start, end = body_range(pages[1], [pages[0], pages[2]])
+    assert pages[1][start:end].endswith("170 Mb 170 Miscanthus [***] none")
+    footers = [f"The {w} clause.\nAcme - Confidential - Page {p} of 40" for p, w in zip((3, 4, 5), WORDS, strict=False)]
+    start, end = body_range(footers[1], [footers[0], footers[2]])
+    assert footers[1][start:end].strip() == f"The {WORDS[1]} clause."
