@@ -43,7 +43,11 @@ def run(args: argparse.Namespace, home: Path) -> None:
     w.select_document(word.doc_id)
 
     def reply(prompt: str) -> str:
-        found = re.search(r"Passage 1 \([^)]*?¶ (\d+)", prompt)
+        # a model cites the paragraph label the prompt gives the cap's words ("[¶ 95] (a) ... General
+        # Cap Amount"), else the first passage's first paragraph
+        found = re.search(r"\[¶ (\d+)\][^\[]*General Cap Amount", prompt) or re.search(
+            r"Passage 1 \([^)]*?¶ (\d+)", prompt
+        )
         paragraph = int(found.group(1)) if found else 1
         return f"Each party's liability is capped at the amounts set as the General Cap Amount [¶ {paragraph}]."
 
