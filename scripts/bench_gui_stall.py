@@ -30,7 +30,9 @@ import statistics
 import sys
 import tempfile
 import time
+from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 CONTRACTS = ROOT / "tests" / "fixtures" / "contracts"
@@ -132,21 +134,7 @@ def main() -> int:
         start_measuring()
     stacks: dict[str, int] = {}
     if args.trace_stalls:
-        import threading
-        import traceback
-
-        gui_thread = threading.get_ident()
-
-        def sample() -> None:  # another thread: where the GUI thread is while it is late
-            while True:
-                time.sleep(0.01)
-                if clock.isValid() and clock.elapsed() - last[0] > 40:
-                    frame = sys._current_frames().get(gui_thread)
-                    if frame is not None:
-                        key = "".join(traceback.format_stack(frame)[-10:])
-                        stacks[key] = stacks.get(key, 0) + 1
-
-        threading.Thread(target=sample, daemon=True).start()
+        trace_stalls(clock, last, stacks, depth=10)
 
     print(f"adding {args.first.name} first ({'with' if window.runner.embed else 'without'} embeddings)…", flush=True)
     window.add_paths([args.first])
@@ -255,6 +243,26 @@ def write_room(texts: list[tuple[str, str]], max_pages: int = 0) -> list[str]:
     return ids
 
 
+def trace_stalls(clock: Any, last: Sequence[float], stacks: dict[str, int], depth: int) -> None:
+    """From another thread, count where the GUI thread is (its last ``depth`` frames) whenever it is
+    over 40 ms late on its timer (``clock``'s elapsed ms against ``last[0]``, the tick's)."""
+    import threading
+    import traceback
+
+    gui_thread = threading.get_ident()
+
+    def where() -> None:
+        while True:
+            time.sleep(0.01)
+            if clock.isValid() and clock.elapsed() - last[0] > 40:
+                frame = sys._current_frames().get(gui_thread)
+                if frame is not None:
+                    key = "".join(traceback.format_stack(frame)[-depth:])
+                    stacks[key] = stacks.get(key, 0) + 1
+
+    threading.Thread(target=where, daemon=True).start()
+
+
 def gc_timer() -> dict[int, list[float]]:
     """The time of each of Python's garbage collections from now on, in ms by generation (a
     collection holds the GIL: the GUI thread waits for it whichever thread runs it)."""
@@ -345,21 +353,7 @@ def room_scenario(args: argparse.Namespace, home: Path) -> int:
     stacks: dict[str, int] = {}
     collections = gc_timer()
     if args.trace_stalls:
-        import threading
-        import traceback
-
-        gui_thread = threading.get_ident()
-
-        def where() -> None:  # another thread: where the GUI thread is while it is late
-            while True:
-                time.sleep(0.01)
-                if clock.isValid() and clock.elapsed() - last[0] > 40:
-                    frame = sys._current_frames().get(gui_thread)
-                    if frame is not None:
-                        key = "".join(traceback.format_stack(frame)[-8:])
-                        stacks[key] = stacks.get(key, 0) + 1
-
-        threading.Thread(target=where, daemon=True).start()
+        trace_stalls(clock, last, stacks, depth=8)
     print(f"window up, the table of {len(window.review.columns)} contracts shown ({peak[0]:.0f} MB); reviewing…")
     clock.start()
     timer.start()
