@@ -21,11 +21,11 @@ import hashlib
 import json
 import os
 import time
+import unicodedata
 from datetime import UTC, datetime
 from pathlib import Path
 
 from lab.eval.cuad_corpus import CORPUS, ROOT, cuad_texts
-from lab.eval.layout_render import latin1
 
 DEFAULT_OUT = ROOT / "build" / "dataroom"
 RENDERER = "fpdf2 helvetica-10 letter v1"  # changing the layout: change this, and every PDF is redone
@@ -41,6 +41,31 @@ FOLDERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("marketing-agency", ("AGENCY", "ENDORSEMENT", "SPONSOR", "MARKETING", "PROMOTION", "TRANSPORT")),
 )
 OTHER_FOLDER = "other"
+
+# Characters outside Latin-1 (Helvetica's encoding here) that contracts use, written as Latin-1.
+REPLACEMENTS = {
+    "\u2018": "'",
+    "\u2019": "'",
+    "\u201c": '"',
+    "\u201d": '"',
+    "\u2013": "-",
+    "\u2014": "-",
+    "\u2022": "*",
+    "\u2026": "...",
+    "\u00a0": " ",
+    "\t": "    ",
+}
+
+
+def latin1(text: str) -> str:
+    out = []
+    for char in text:
+        char = REPLACEMENTS.get(char, char)
+        if len(char) == 1 and ord(char) > 255:
+            decomposed = unicodedata.normalize("NFKD", char).encode("latin-1", "ignore").decode("latin-1")
+            char = decomposed or "?"
+        out.append(char)
+    return "".join(out)
 
 
 def folder_for(file_name: str) -> str:

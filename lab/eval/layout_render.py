@@ -16,10 +16,10 @@ from __future__ import annotations
 
 import shutil
 import subprocess
-import unicodedata
 import zipfile
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from functools import cache
 from pathlib import Path
 from xml.sax.saxutils import escape
 
@@ -29,36 +29,80 @@ from tests.docx_factory import para, write_docx
 
 FIXED_DATE = datetime(2021, 3, 1, tzinfo=UTC)  # a fixed creation date: the same bytes on each run
 
-# Characters outside Latin-1 (the core fonts' encoding) that contracts use, written as Latin-1.
-REPLACEMENTS = {
-    "\u2018": "'",
-    "\u2019": "'",
-    "\u201c": '"',
-    "\u201d": '"',
-    "\u2013": "-",
-    "\u2014": "-",
-    "\u2022": "*",
-    "\u2026": "...",
-    "\u00a0": " ",
-    "\t": "    ",
+# The layouts' fonts: Unicode TrueType fonts, so that a rendering's text layer holds the source's
+# characters as they are ("☐", "●", "∕", "§", curly quotes, U+037E for ";"); fpdf2's core fonts
+# can draw only Latin-1 (WinAnsi), and the "?" written for the rest were false changes that a
+# pair's truth does not count (docs/compare.md, "Across layouts"). Debian's paths.
+DEJAVU = Path("/usr/share/fonts/truetype/dejavu")  # fonts-dejavu-core
+FONT_FILES = {
+    "DejaVuSans": (DEJAVU / "DejaVuSans.ttf", "fonts-dejavu-core"),
+    "DejaVuSerif": (DEJAVU / "DejaVuSerif.ttf", "fonts-dejavu-core"),
+    # Chinese, Japanese and Korean, which DejaVu has not (license-17p names its Beijing party in
+    # Chinese); needed only by a text that has such characters.
+    "DroidSansFallback": (Path("/usr/share/fonts/truetype/droid/DroidSansFallbackFull.ttf"), "fonts-droid-fallback"),
 }
+# Where a character is not in a layout's font, the first of these that has it draws it (DejaVu
+# Serif has no "☐", DejaVu Sans has).
+FALLBACK_FONTS = ("DejaVuSans", "DroidSansFallback")
+# A tab has no glyph in these fonts: fpdf2 draws nothing and the text layer glues "2.1" to the
+# word after it. It is written as the spaces a text view shows; other spaces a font has no glyph
+# for as one space.
+TAB = "    "
 
 
-def latin1(text: str) -> str:
-    out = []
-    for char in text:
-        char = REPLACEMENTS.get(char, char)
-        if len(char) == 1 and ord(char) > 255:
-            decomposed = unicodedata.normalize("NFKD", char).encode("latin-1", "ignore").decode("latin-1")
-            char = decomposed or "?"
-        out.append(char)
-    return "".join(out)
+class FontMissing(RuntimeError):
+    """A font the layouts need is not installed."""
+
+
+def font_file(family: str) -> Path:
+    """The font file of ``family`` (a key of ``FONT_FILES``); ``FontMissing`` names it if absent."""
+    path, package = FONT_FILES[family]
+    if not path.is_file():
+        raise FontMissing(
+            f"The layouts' font {path.name} is missing (looked for {path}): install it with "
+            f"apt-get install {package}, then run again."
+        )
+    return path
+
+
+@cache
+def _characters(path: Path) -> frozenset[int]:
+    from fontTools.ttLib import TTFont
+
+    return frozenset(TTFont(path, lazy=True).getBestCmap())
+
+
+def fonts_for(text: str, layout: Layout) -> list[str]:
+    """The font families that draw ``text`` in ``layout``: its font and the fallbacks it needs, in
+    ``FALLBACK_FONTS``'s order. ``FontMissing`` where a character is in none of them (a missing
+    font named), rather than a box or a "?" in the rendering's text."""
+    needed = {ord(c) for c in text if not c.isspace()} - _characters(font_file(layout.font))
+    families = [layout.font]
+    for family in FALLBACK_FONTS:
+        if not needed or family == layout.font:
+            continue
+        path = FONT_FILES[family][0]
+        if not path.is_file():
+            continue
+        covered = needed & _characters(path)
+        if covered:
+            families.append(family)
+            needed -= covered
+    if needed:
+        shown = ", ".join(f"{chr(c)!r} (U+{c:04X})" for c in sorted(needed)[:5])
+        tried = ", ".join(f"{FONT_FILES[f][0]} ({FONT_FILES[f][1]})" for f in (layout.font, *FALLBACK_FONTS))
+        raise FontMissing(f"No installed font draws {shown}: looked in {tried}; install a font that has them.")
+    return families
+
+
+def _spaces(text: str, drawn: frozenset[int]) -> str:
+    return "".join(TAB if c == "\t" else " " if c.isspace() and c != "\n" and ord(c) not in drawn else c for c in text)
 
 
 @dataclass(frozen=True)
 class Layout:
     name: str
-    font: str  # an fpdf2 core font
+    font: str  # a key of FONT_FILES
     size: float  # points
     margins: tuple[float, float, float]  # left, top, right (points); the bottom is the top's
     header: str  # running header ("" for none); "{title}" is the contract's name
@@ -68,12 +112,12 @@ class Layout:
 
 LAYOUTS = {
     # The way a firm's template sets a draft: a confidential legend above, "Page N of M" below.
-    "firm": Layout("firm", "Helvetica", 10, (72, 72, 72), "CONFIDENTIAL - {title}", "Page {page} of {pages}", 6),
+    "firm": Layout("firm", "DejaVuSans", 10, (72, 72, 72), "CONFIDENTIAL - {title}", "Page {page} of {pages}", 6),
     # The counterparty's: another font, narrower margins, the document name in the footer and a
     # bare page number under it.
     "counterparty": Layout(
         "counterparty",
-        "Times",
+        "DejaVuSerif",
         11.5,
         (54, 60, 90),
         "Execution Version",
@@ -99,14 +143,21 @@ def paragraphs(clauses: list[str]) -> list[str]:
 
 
 def render_layout(path: Path, title: str, clauses: list[str], layout: Layout) -> Path:
-    """The clauses drawn as a PDF in ``layout``."""
+    """The clauses drawn as a PDF in ``layout``, their characters as they are (tabs as spaces).
+    No text shaping: fpdf2's shaping cannot number pages with "{nb}" (fpdf2 issue #1090), and its
+    ligatures ("fi" as one glyph) would change the text layer."""
     from fpdf import FPDF
+
+    drawn = _characters(font_file(layout.font))
+    texts = [_spaces(p, drawn) for p in paragraphs(clauses)]
+    running = [layout.header.format(title=title), layout.footer.format(title=title, page=0, pages=0)]
+    families = fonts_for("".join(texts + running), layout)
 
     class _Pdf(FPDF):
         def header(self) -> None:
             if layout.header:
                 self.set_font(layout.font, size=layout.size - 2)
-                self.cell(0, layout.size, latin1(layout.header.format(title=title)), align="R")
+                self.cell(0, layout.size, layout.header.format(title=title), align="R")
                 self.ln(layout.size * 2)
 
         def footer(self) -> None:
@@ -114,17 +165,20 @@ def render_layout(path: Path, title: str, clauses: list[str], layout: Layout) ->
             self.set_y(-layout.margins[1] + 12)
             self.set_font(layout.font, size=layout.size - 2)
             for line in lines:
-                self.cell(0, layout.size, latin1(line), align="C", new_x="LMARGIN", new_y="NEXT")
+                self.cell(0, layout.size, line, align="C", new_x="LMARGIN", new_y="NEXT")
 
     pdf = _Pdf(orientation="portrait", unit="pt", format="letter")
     pdf.set_creation_date(FIXED_DATE)
+    for family in families:
+        pdf.add_font(family, fname=font_file(family))
+    pdf.set_fallback_fonts(families[1:])
     pdf.set_margins(*layout.margins)
     pdf.set_auto_page_break(True, margin=layout.margins[1] + 12)
     pdf.alias_nb_pages()
     pdf.add_page()
     pdf.set_font(layout.font, size=layout.size)
-    for paragraph in paragraphs(clauses):
-        pdf.multi_cell(0, layout.size * 1.2, latin1(paragraph), new_x="LMARGIN", new_y="NEXT")
+    for text in texts:
+        pdf.multi_cell(0, layout.size * 1.2, text, new_x="LMARGIN", new_y="NEXT")
         pdf.ln(layout.paragraph_gap)
     pdf.output(str(path))
     return path
@@ -161,7 +215,7 @@ def write_word(path: Path, title: str, clauses: list[str], *, numbered: bool = F
     with zipfile.ZipFile(plain) as archive:
         parts = {name: archive.read(name).decode("utf-8") for name in archive.namelist()}
     plain.unlink()
-    name = escape(latin1(title))
+    name = escape(title)
     parts["word/header1.xml"] = _running(
         "hdr", f'<w:p><w:pPr><w:jc w:val="right"/></w:pPr><w:r><w:t>{name.upper()}</w:t></w:r></w:p>'
     )
