@@ -17,8 +17,8 @@ compares two documents of its library (``score_pages``):
   as the old version is the original file;
 - ``pdf-layouts``: the text of ``sec-original``'s old version settled through the test PDF (as
   today's benchmark settles it) and edited alike, the old version in the "firm" layout
-  (Helvetica 10, a confidential legend, "Page N of M") against the new one in the "counterparty"
-  layout (Times 11.5, other margins, the document's name and a page number in the footer);
+  (DejaVu Sans 10, a confidential legend, "Page N of M") against the new one in the "counterparty"
+  layout (DejaVu Serif 11.5, other margins, the document's name and a page number in the footer);
 - ``word-libreoffice``: the same edited pair, the old version as a Word file (automatic
   numbering, a running header and a footer with a PAGE field) against LibreOffice's PDF of the
   new version's Word file (skipped when ``soffice`` is not installed).

@@ -4,8 +4,8 @@ A lawyer compares a signed PDF with the next draft, or their Word draft with the
 sent back: the two versions were laid out by different programs. Here a version's clause texts are
 laid out three ways:
 
-- ``render_layout``: a PDF drawn by fpdf2 (as ``lab.bench.dataroom_render`` draws the data room) in
-  one of ``LAYOUTS``: its font and size, margins, a running header and footer, page numbers;
+- ``render_layout``: a PDF drawn by fpdf2 in one of ``LAYOUTS``: its font (DejaVu, Unicode: the
+  text's characters as they are) and size, margins, a running header and footer, page numbers;
 - ``write_word``: a Word file, a paragraph per clause paragraph, with a running header and a
   footer with a PAGE field;
 - ``libreoffice_pdf``: LibreOffice's PDF export of such Word files (``soffice --convert-to pdf``),
