@@ -27,7 +27,7 @@ from summarizer.review import room_evidence
 from summarizer.review.checklist import Checklist, ChecklistItem
 from summarizer.review.evidence import DocumentReview, Evidence, ItemDone, scored_evidence
 from summarizer.review.export import to_csv
-from summarizer.review.item_answers import stored_review
+from summarizer.review.item_answers import REPLY_SCHEMA, stored_review
 from summarizer.review.room_control import RoomControl
 from summarizer.review.room_review import RoomPaused, RoomStatus, RoomStored, review_room, stored_room
 from tests.inference.engines.openai_fake import FakeServer, Running
@@ -101,6 +101,15 @@ def test_readings_run_across_contracts_and_each_contract_is_stored(room: tuple[L
     assert statuses[-1].skipped == 3 and statuses[-1].contracts_done == 3
     other = review_room(lib, engine, ids[:1], CHECKLIST, model="m2")  # another model reads it again
     assert (other.reviewed, other.skipped) == (1, 0)
+
+
+def test_the_replies_are_held_to_the_review_schema_unless_told_not(room: tuple[Library, list[str]]) -> None:
+    lib, ids = room
+    held, free = not_found_engine(), not_found_engine()
+    review_room(lib, held, ids[:1], CHECKLIST, model="m1")
+    review_room(lib, free, ids[:1], CHECKLIST, model="m2", reply_schema=None)  # a bench's random-weight model
+    assert held.calls and all(call.json_schema == REPLY_SCHEMA for call in held.calls)
+    assert free.calls and all(call.json_schema is None for call in free.calls)
 
 
 def test_a_stopped_room_continues_with_what_was_not_stored(room: tuple[Library, list[str]]) -> None:
