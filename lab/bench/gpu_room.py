@@ -204,10 +204,14 @@ def model_args(model: Path, budget: str, threads: int, remote: str = "") -> argp
     return build_parser().parse_args(argv)
 
 
-def review_for(library: Any, engine: Any, doc_ids: Sequence[str], label: str, limit_s: float) -> dict[str, Any]:
-    """Review ``doc_ids`` afresh, stopped after ``limit_s`` seconds; the last status's figures."""
+def review_for(
+    library: Any, engine: Any, doc_ids: Sequence[str], label: str, limit_s: float, *, schema: bool = True
+) -> dict[str, Any]:
+    """Review ``doc_ids`` afresh, stopped after ``limit_s`` seconds; the last status's figures.
+    ``schema``: the replies held to the review's JSON schema, as the product holds them."""
     from inference.cancel import Cancelled
     from summarizer.review.checklist import load_checklist
+    from summarizer.review.item_answers import REPLY_SCHEMA
     from summarizer.review.room_control import RoomControl
     from summarizer.review.room_review import RoomStatus, review_room
 
@@ -227,7 +231,15 @@ def review_for(library: Any, engine: Any, doc_ids: Sequence[str], label: str, li
     stopped = False
     try:
         result = review_room(
-            library, engine, doc_ids, checklist, control=control, model=f"bench/{label}", fresh=True, on_status=keep
+            library,
+            engine,
+            doc_ids,
+            checklist,
+            control=control,
+            model=f"bench/{label}",
+            fresh=True,
+            on_status=keep,
+            reply_schema=REPLY_SCHEMA if schema else None,
         )
         busy, items, done = result.busy_share, result.items_answered, result.reviewed
     except Cancelled:
@@ -286,7 +298,9 @@ def measure(
             row.update(parallel=opened.engine.parallel, n_ctx=opened.engine.n_ctx)
         row["load_s"] = round(time.perf_counter() - started, 1)
         with opened, affinity(config.affinity):
-            row.update(review_for(library, opened.engine, doc_ids, config.label, args.limit_s))
+            row.update(
+                review_for(library, opened.engine, doc_ids, config.label, args.limit_s, schema=not args.no_schema)
+            )
         if server is not None:
             counters = server.metrics()
             sent = row.get("readings_sent") or 0
@@ -394,10 +408,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command == "prepare":
         print(json.dumps(prepare(args.limit, args.library)))
         return 0
-    if args.no_schema:
-        import summarizer.review.room_review as room_review
-
-        room_review.REPLY_SCHEMA = None  # type: ignore[assignment]
     unknown = {c.removesuffix("-noaff") for c in args.configs.split(",")} - set(CONFIGS)
     if unknown:
         parser.error(f"unknown configurations: {', '.join(sorted(unknown))}")

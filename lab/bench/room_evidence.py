@@ -33,7 +33,11 @@ NOT_FOUND = json.dumps({"found": False, "answer": "", "quote": "", "pages": []})
 
 
 class TimedSlots(FakeEngine):
-    """``slots`` readings at once, each ``reading_s`` long, each "not found"."""
+    """``slots`` readings at once, each ``reading_s`` long, each "not found".
+
+    ``generate_fed`` is ``RemoteEngine.generate_fed`` with the server's reply replaced by a wait:
+    both hand ``run_fed_threads`` (the one loop of slot threads) a blocking call per reading. What
+    they have alike beyond that is ``Engine.generate_fed``'s signature, which an override restates."""
 
     def __init__(self, slots: int, reading_s: float, n_ctx: int) -> None:
         super().__init__(default_reply=NOT_FOUND, n_ctx=n_ctx)

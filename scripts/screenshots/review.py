@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import json
 import re
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -89,8 +90,12 @@ def add_arguments(group: argparse._ArgumentGroup) -> None:
     )
 
 
-def run(args: argparse.Namespace, home: Path) -> None:
-    out_dir = args.out
+def review_window(
+    home: Path, names: Sequence[str], piece_delay_s: float, ingest_timeout_s: float
+) -> tuple[Any, Any, Any, Any]:
+    """``(application, shown window, fake engine, model session)`` of the review scenes: a 14B model's
+    name and plan, the engine answering with ``scripted_reply``, the bundled contracts ``names`` added
+    (without embeddings) and read."""
     from app.gui_main import make_application
 
     app = make_application(["pagewise"])
@@ -102,7 +107,7 @@ def run(args: argparse.Namespace, home: Path) -> None:
     from app.widgets.qt_wait import wait_until
     from tests.app.conftest import DocumentFake
 
-    engine = DocumentFake.make(piece_delay_s=0.0, model_name="Qwen2.5-14B-Instruct", n_ctx=16384)
+    engine = DocumentFake.make(piece_delay_s=piece_delay_s, model_name="Qwen2.5-14B-Instruct", n_ctx=16384)
     engine.summary_reply = scripted_reply
     values = {"model_path": str(Path(home) / "Qwen2.5-14B-Instruct-Q4_K_M.gguf"), "background_summaries": "off"}
     session = ModelSession(
@@ -113,8 +118,18 @@ def run(args: argparse.Namespace, home: Path) -> None:
     window.runner.embed = False
     window.resize(1600, 1000)
     window.show()
-    window.add_paths([CONTRACTS / "supply-16p.pdf", CONTRACTS / "license-17p.pdf"])
-    wait_until(lambda: len(window.library.documents()) == 2 and not window.runner.ingests, 180)
+    window.add_paths([CONTRACTS / name for name in names])
+    wait_until(lambda: len(window.library.documents()) == len(names) and not window.runner.ingests, ingest_timeout_s)
+    return app, window, engine, session
+
+
+def run(args: argparse.Namespace, home: Path) -> None:
+    out_dir = args.out
+    from app.widgets.qt_wait import wait_until
+
+    app, window, _engine, _session = review_window(
+        home, ("supply-16p.pdf", "license-17p.pdf"), piece_delay_s=0.0, ingest_timeout_s=180
+    )
     window.splitter.setSizes([190, 560, 850])
     window.tabs.setCurrentWidget(window.review)
     panel = window.review

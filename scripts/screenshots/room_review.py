@@ -16,37 +16,14 @@ import argparse
 import threading
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
-CONTRACTS = ROOT / "tests" / "fixtures" / "contracts"
 NAMES = ("supply-16p.pdf", "license-17p.pdf", "endorsement-8p.pdf")
 
 
 def run(args: argparse.Namespace, home: Path) -> None:
-    from app.gui_main import make_application
-
-    make_application(["pagewise"])
-    from app.main_window import MainWindow
-    from app.services.load_planning import PlanPreview
-    from app.services.model_session import ModelSession
-    from app.services.settings import Settings
-    from app.widgets.messages import MessageCenter
     from app.widgets.qt_wait import wait_until
-    from scripts.screenshots.review import scripted_reply
-    from tests.app.conftest import DocumentFake
+    from scripts.screenshots.review import review_window
 
-    engine = DocumentFake.make(piece_delay_s=0.004, model_name="Qwen2.5-14B-Instruct", n_ctx=16384)
-    engine.summary_reply = scripted_reply
-    values = {"model_path": str(Path(home) / "Qwen2.5-14B-Instruct-Q4_K_M.gguf"), "background_summaries": "off"}
-    session = ModelSession(
-        values, engine_factory=lambda _p: engine, planner=lambda _v: PlanPreview(None, "Qwen2.5-14B · 12 GiB")
-    )
-    window = MainWindow(settings=Settings(values, path=Path(home) / "settings.json"), session=session,
-                        messages=MessageCenter())  # fmt: skip
-    window.runner.embed = False
-    window.resize(1600, 1000)
-    window.show()
-    window.add_paths([CONTRACTS / name for name in NAMES])
-    wait_until(lambda: len(window.library.documents()) == len(NAMES) and not window.runner.ingests, 600)
+    _app, window, engine, session = review_window(home, NAMES, piece_delay_s=0.004, ingest_timeout_s=600)
     window.splitter.setSizes([190, 460, 950])
     window.tabs.setCurrentWidget(window.review)
     panel, room = window.review, window.reviews.room

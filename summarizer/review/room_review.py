@@ -36,7 +36,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from inference.cancel import Cancelled
-from inference.engines.engine import Completion, Engine
+from inference.engines.engine import Completion, Engine, JsonSchema
 from inference.engines.prompt_feed import PromptFeed
 from inference.errors import PagewiseError, ServerUnreachable
 from inference.progress import Progress, ProgressCallback, Stage, no_progress
@@ -167,11 +167,12 @@ class _RoomJob:
         on_item: ItemCallback,
         on_review: ReviewCallback,
         control: RoomControl,
+        reply_schema: JsonSchema | None,
     ) -> None:
         self.library, self.engine, self.doc_ids, self.checklist, self.model = library, engine, doc_ids, checklist, model
         self.fresh, self.side = fresh, side
         self.progress, self.on_status, self.on_item, self.on_review = progress, on_status, on_item, on_review
-        self.control = control
+        self.control, self.reply_schema = control, reply_schema
         self.n_items = len(checklist.items)
         self.done_ids: set[str] = set()
         self.skipped = self.reviewed = self.items_done = self.readings = self.pauses = 0
@@ -361,7 +362,7 @@ class _RoomJob:
             self.engine.generate_fed(
                 self.feed,
                 max_tokens=REPLY_TOKENS,
-                json_schema=REPLY_SCHEMA,
+                json_schema=self.reply_schema,
                 cancel=self.control.cancel,
                 on_result=self.on_result,
             )
@@ -417,13 +418,16 @@ def review_room(
     on_status: StatusCallback = no_status,
     on_item: ItemCallback = no_items,
     on_review: ReviewCallback = no_reviews,
+    reply_schema: JsonSchema | None = REPLY_SCHEMA,
 ) -> RoomResult:
     """The model's typed answers for every item of ``checklist`` in every contract of
     ``doc_ids``, stored as each is final (see the module's note). ``on_review`` receives each
     contract's review (with corrections and flags for ``side``) when it is complete, the skipped
     ones too; ``on_item`` each item as it is final; ``on_status`` the job's figures after each.
     ``model``: what the answers are stored under (default: the engine's identity).
-    ``control``: pause, resume and stop (``Cancelled``); ``fresh``: ask every item again."""
+    ``control``: pause, resume and stop (``Cancelled``); ``fresh``: ask every item again.
+    ``reply_schema``: what the replies are held to (None: not held, for a bench whose random-weight
+    model makes the grammar test the whole vocabulary at every token)."""
     control = control or RoomControl()
     check_reviewable(library, doc_ids)
     model = model or engine_identity(library, engine, cancel=control.cancel)
@@ -440,6 +444,7 @@ def review_room(
         on_item=on_item,
         on_review=on_review,
         control=control,
+        reply_schema=reply_schema,
     )
     job.report()
     try:

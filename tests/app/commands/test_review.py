@@ -13,7 +13,7 @@ from summarizer.library.storage.store import Library
 from tests.conftest import CONTRACTS
 from tests.inference.engines.openai_fake import FakeServer, Running
 from tests.summarizer.doc_factory import add_document
-from tests.summarizer.review.test_room_review import answer, contract
+from tests.summarizer.review.room_contracts import answer, contract
 
 CHECKLIST = (
     "id,category,question,queries,type,expected\n"

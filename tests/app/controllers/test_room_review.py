@@ -9,74 +9,32 @@ bar says so."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from inference.engines.fake import FakeEngine
 from summarizer.review.item_answers import stored_review
 from summarizer.review.room_review import stored_room
+from tests.app.controllers.room_tab import (
+    add_contracts,
+    open_room,
+    pages,
+    reply,
+    room_window,
+    slow_fake,
+    wait_done,
+    wait_first_contract,
+)
 from tests.inference.engines.openai_fake import FakeServer, Running
 from tests.summarizer.doc_factory import add_document
-
-CHECKLIST_CSV = (
-    "id,category,question,queries,type,expected\n"
-    "law,Governing Law,Which law governs the agreement?,governed by the laws of,jurisdiction,\n"
-    "coc,Change of Control,Is there a change of control clause?,change of control,yes_no,\n"
-)
-
-
-def pages(n: int) -> list[str]:
-    filler = " ".join(f"word{i}" for i in range(60))
-    return [
-        f"Contract {n} page one. This agreement is governed by the laws of New York. {filler}",
-        f"Contract {n} page two. Upon a change of control either party may end it. {filler}",
-    ]
-
-
-def reply(prompt: str) -> str:
-    """The scripted model: New York for the law, not found for the change of control."""
-    if "Which law governs" in prompt and "laws of New York" in prompt:
-        quote = "This agreement is governed by the laws of New York."
-        return json.dumps({"found": True, "answer": "New York", "quote": quote, "pages": [1]})
-    return json.dumps({"found": False, "answer": "", "quote": "", "pages": []})
-
-
-class SlowFake(FakeEngine):
-    """The scripted engine, each reply taking a while (so a test sees the job under way)."""
-
-    def _next_reply(self) -> Any:
-        from inference.engines.engine import render_plain
-
-        return reply(render_plain(self.calls[-1].prompt))
-
-
-def room_window(make_window: Any, tmp_path: Path, n: int = 3, engine: Any = None) -> tuple[Any, list[str]]:
-    """A window whose library holds ``n`` contracts, the two-item checklist chosen, the Review tab open."""
-    window = make_window(engine=engine)
-    ids = [add_document(window.library, pages(k), title=f"Contract {k}", words_per_passage=30) for k in range(n)]
-    checklist = tmp_path / "two.csv"
-    checklist.write_text(CHECKLIST_CSV)
-    window.tabs.setCurrentWidget(window.review)
-    assert window.reviews.use_checklist(str(checklist))
-    window.reviews.refresh_documents()
-    window.review.check_all(True)
-    window.reviews.room.confirm = lambda _question: True
-    return window, ids
-
-
-def wait_done(qtbot: Any, window: Any, timeout: int = 60_000) -> None:
-    room = window.reviews.room
-    qtbot.waitUntil(lambda: room.job is None and not room.showing, timeout=timeout)  # every cell shown
 
 
 def test_the_library_is_reviewed_and_the_cells_fill_in_as_items_are_answered(
     qtbot: Any, make_window: Any, tmp_path: Path
 ) -> None:
-    engine = SlowFake(autoload=False, n_ctx=8192, piece_delay_s=0.01)
+    engine = slow_fake()
     window, _ids = room_window(make_window, tmp_path, engine=engine)
     panel, room = window.review, window.reviews.room
     assert panel.room.button.text() == "Review the library with the model…"
@@ -111,7 +69,7 @@ def test_the_table_filtered_rows_are_reviewed_and_cells_say_whose_verdict(
 ) -> None:
     from summarizer.review.evidence_batch import review_evidence_stored
 
-    window, ids = room_window(make_window, tmp_path, n=4, engine=SlowFake(autoload=False, n_ctx=8192))
+    window, ids = room_window(make_window, tmp_path, n=4, engine=slow_fake(piece_delay_s=0.0))
     panel, room = window.review, window.reviews.room
     review_evidence_stored(window.library, ids, window.reviews.checklist, keep=False)  # evidence only, as today
     panel.contracts_as_rows.setChecked(True)
@@ -140,11 +98,11 @@ def test_the_table_filtered_rows_are_reviewed_and_cells_say_whose_verdict(
 
 
 def test_pause_holds_new_readings_and_resume_finishes(qtbot: Any, make_window: Any, tmp_path: Path) -> None:
-    engine = SlowFake(autoload=False, n_ctx=8192, piece_delay_s=0.01)
+    engine = slow_fake()
     window, _ids = room_window(make_window, tmp_path, n=4, engine=engine)
     panel, room = window.review, window.reviews.room
     room.start()
-    qtbot.waitUntil(lambda: room.last_status is not None and room.last_status.contracts_done >= 1, timeout=60_000)
+    wait_first_contract(qtbot, room)
     panel.room.pause_button.click()
     assert panel.room.pause_button.text() == "Resume" and panel.room.label.text().startswith("Paused")
     qtbot.waitUntil(lambda: room.control is not None and room.control.feed is not None
@@ -160,11 +118,11 @@ def test_pause_holds_new_readings_and_resume_finishes(qtbot: Any, make_window: A
 def test_stop_keeps_what_is_done_and_the_next_window_offers_to_continue(
     qtbot: Any, make_window: Any, tmp_path: Path
 ) -> None:
-    engine = SlowFake(autoload=False, n_ctx=8192, piece_delay_s=0.01)
+    engine = slow_fake()
     window, ids = room_window(make_window, tmp_path, n=4, engine=engine)
     panel, room = window.review, window.reviews.room
     room.start()
-    qtbot.waitUntil(lambda: room.last_status is not None and room.last_status.contracts_done >= 1, timeout=60_000)
+    wait_first_contract(qtbot, room)
     panel.room.stop_button.click()
     wait_done(qtbot, window)
     assert room.result is None and panel.room.notice_kind == "continue"
@@ -274,7 +232,7 @@ def press_review(window: Any) -> None:
 def test_the_checked_contracts_are_reviewed_as_a_data_room_and_those_done_before_are_skipped(
     qtbot: Any, make_window: Any, tmp_path: Path
 ) -> None:
-    engine = SlowFake(autoload=False, n_ctx=8192, piece_delay_s=0.01)
+    engine = slow_fake()
     window, ids = room_window(make_window, tmp_path, n=3, engine=engine)
     panel, reviews, room = window.review, window.reviews, window.reviews.room
     panel.check_all(False)
@@ -302,12 +260,12 @@ def test_the_checked_contracts_are_reviewed_as_a_data_room_and_those_done_before
 def test_stop_from_the_bar_keeps_what_is_done_and_review_again_reads_only_the_rest(
     qtbot: Any, make_window: Any, tmp_path: Path
 ) -> None:
-    engine = SlowFake(autoload=False, n_ctx=8192, piece_delay_s=0.01)
+    engine = slow_fake()
     window, ids = room_window(make_window, tmp_path, n=4, engine=engine)
     panel, reviews, room = window.review, window.reviews, window.reviews.room
     press_review(window)
     assert room.job is not None
-    qtbot.waitUntil(lambda: room.last_status is not None and room.last_status.contracts_done >= 1, timeout=60_000)
+    wait_first_contract(qtbot, room)
     panel.room.pause_button.click()  # the bar's Pause holds this job too
     assert room.control is not None and room.control.paused
     panel.room.stop_button.click()
@@ -327,7 +285,7 @@ def test_stop_from_the_bar_keeps_what_is_done_and_review_again_reads_only_the_re
 
 
 def test_review_while_a_model_review_runs_waits_for_it(qtbot: Any, make_window: Any, tmp_path: Path) -> None:
-    engine = SlowFake(autoload=False, n_ctx=8192, piece_delay_s=0.01)
+    engine = slow_fake()
     window, ids = room_window(make_window, tmp_path, n=3, engine=engine)
     reviews, room = window.reviews, window.reviews.room
     room.start()  # the button beside Review: the library
@@ -345,7 +303,7 @@ def test_the_bar_says_the_model_is_loading_then_shows_the_reviews_progress(
     import re
     import threading
 
-    engine = SlowFake(autoload=False, n_ctx=8192)
+    engine = slow_fake(piece_delay_s=0.0)
     engine.load_gate = threading.Event()  # the model takes its time to load
     window, _ids = room_window(make_window, tmp_path, n=3, engine=engine)
     bar, room = window.review.room, window.reviews.room
@@ -365,21 +323,15 @@ def test_a_review_started_while_the_window_loads_its_model_shows_that_load(
 ) -> None:
     import threading
 
-    engine = SlowFake(autoload=False, n_ctx=8192)
+    engine = slow_fake(piece_delay_s=0.0)
     engine.load_gate = threading.Event()  # the window's load, begun at its opening, takes its time
     model = tmp_path / "model.gguf"
     model.write_bytes(b"GGUF" + bytes(256))
     window = make_window(engine=engine, settings={"model_path": str(model)})
     qtbot.waitUntil(lambda: window.model_setup.model_loading() is not None and engine.load_started.is_set())
-    for k in range(2):
-        add_document(window.library, pages(k), title=f"Contract {k}", words_per_passage=30)
-    (tmp_path / "two.csv").write_text(CHECKLIST_CSV)
-    window.tabs.setCurrentWidget(window.review)
-    assert window.reviews.use_checklist(str(tmp_path / "two.csv"))
-    window.reviews.refresh_documents()
-    window.review.check_all(True)
+    add_contracts(window, 2)
+    open_room(window, tmp_path)
     bar, room = window.review.room, window.reviews.room
-    room.confirm = lambda _question: True
     room.start()  # waits in the model's thread behind the window's load
     assert bar.label.text() == "Loading fake-model…" and bar.bar.maximum() == 0  # busy until the loader says more
     engine.load_gate.set()

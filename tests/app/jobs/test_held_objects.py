@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from app.jobs.held_objects import HeldObjects
-from tests.app.controllers.test_room_review import SlowFake, room_window, wait_done
+from tests.app.controllers.room_tab import room_window, slow_fake, wait_done
 
 
 def test_the_last_holder_to_release_hands_the_objects_back() -> None:
@@ -29,7 +29,7 @@ def test_the_last_holder_to_release_hands_the_objects_back() -> None:
 
 
 def test_a_room_review_holds_its_rows_while_it_runs(qtbot: Any, make_window: Any, tmp_path: Path) -> None:
-    engine = SlowFake(autoload=False, n_ctx=8192, piece_delay_s=0.01)
+    engine = slow_fake()
     window, _ids = room_window(make_window, tmp_path, n=3, engine=engine)
     room = window.reviews.room
     room.start()

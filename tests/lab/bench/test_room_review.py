@@ -11,7 +11,7 @@ from lab.bench.room_review import main
 from summarizer.library.storage.store import Library
 from tests.inference.engines.openai_fake import FakeServer, serving
 from tests.summarizer.doc_factory import add_document
-from tests.summarizer.review.test_room_review import answer, contract
+from tests.summarizer.review.room_contracts import answer, contract
 
 
 def test_the_bench_prints_the_rooms_figures(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:

@@ -15,7 +15,7 @@ from summarizer.review import room_evidence
 from summarizer.review.evidence import Evidence, ItemResult, scored_evidence
 from summarizer.review.room_evidence import RoomEvidence, with_evidence
 from tests.summarizer.doc_factory import add_document
-from tests.summarizer.review.test_room_review import CHECKLIST, ITEMS, pages
+from tests.summarizer.review.room_contracts import CHECKLIST, ITEMS, pages
 
 
 @pytest.fixture

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import csv
 import io
-import json
 import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -20,7 +19,6 @@ from inference.cancel import Cancelled
 from inference.engines.engine import ChatMessage
 from inference.engines.fake import FakeEngine
 from inference.engines.prompt_feed import PromptFeed
-from inference.engines.remote import RemoteEngine
 from inference.engines.remote_http import Backoff
 from inference.errors import ApiKeyError, EngineError
 from summarizer.errors import LibraryError
@@ -29,27 +27,24 @@ from summarizer.review import room_evidence
 from summarizer.review.checklist import Checklist, ChecklistItem
 from summarizer.review.evidence import DocumentReview, Evidence, ItemDone, scored_evidence
 from summarizer.review.export import to_csv
-from summarizer.review.item_answers import stored_review
+from summarizer.review.item_answers import REPLY_SCHEMA, stored_review
 from summarizer.review.room_control import RoomControl
 from summarizer.review.room_review import RoomPaused, RoomStatus, RoomStored, review_room, stored_room
 from tests.inference.engines.openai_fake import FakeServer, Running
 from tests.summarizer.doc_factory import add_document
-
-ITEMS = (
-    ChecklistItem("law", "Governing Law", "Which law governs?", ("governed by the laws of",), "jurisdiction"),
-    ChecklistItem("coc", "Change of Control", "Change of control?", ("change of control",), "yes_no"),
+from tests.summarizer.review.room_contracts import (
+    CHECKLIST,
+    ITEMS,
+    N_CTX,
+    NOT_FOUND,
+    all_stored,
+    answer,
+    contract,
+    engine_for,
+    evidence_thread_alive,
+    not_found_engine,
+    pages,
 )
-CHECKLIST = Checklist("two", "v1", ITEMS)
-NOT_FOUND = json.dumps({"found": False, "answer": "", "quote": "", "pages": []})
-N_CTX = 616  # a reading unit of 256 tokens: each page below is a unit of its own
-
-
-def pages(n: int) -> list[str]:
-    filler = " ".join(f"word{i}" for i in range(150))
-    return [
-        f"Contract {n} page one. Governing law. This agreement is governed by the laws of New York. {filler}",
-        f"Contract {n} page two. Change of control. Upon a change of control either party may end it. {filler}",
-    ]
 
 
 @pytest.fixture
@@ -68,7 +63,7 @@ def read(prompt: object) -> tuple[int, int]:
 
 def test_readings_run_across_contracts_and_each_contract_is_stored(room: tuple[Library, list[str]]) -> None:
     lib, ids = room
-    engine = FakeEngine(default_reply=NOT_FOUND, n_ctx=N_CTX)
+    engine = not_found_engine()
     reviews: list[DocumentReview] = []
     items: list[ItemDone] = []
     statuses: list[RoomStatus] = []
@@ -108,9 +103,18 @@ def test_readings_run_across_contracts_and_each_contract_is_stored(room: tuple[L
     assert (other.reviewed, other.skipped) == (1, 0)
 
 
+def test_the_replies_are_held_to_the_review_schema_unless_told_not(room: tuple[Library, list[str]]) -> None:
+    lib, ids = room
+    held, free = not_found_engine(), not_found_engine()
+    review_room(lib, held, ids[:1], CHECKLIST, model="m1")
+    review_room(lib, free, ids[:1], CHECKLIST, model="m2", reply_schema=None)  # a bench's random-weight model
+    assert held.calls and all(call.json_schema == REPLY_SCHEMA for call in held.calls)
+    assert free.calls and all(call.json_schema is None for call in free.calls)
+
+
 def test_a_stopped_room_continues_with_what_was_not_stored(room: tuple[Library, list[str]]) -> None:
     lib, ids = room
-    engine = FakeEngine(default_reply=NOT_FOUND, n_ctx=N_CTX)
+    engine = not_found_engine()
     control = RoomControl()
 
     def stop_after_the_first(review: DocumentReview) -> None:
@@ -127,7 +131,7 @@ def test_a_stopped_room_continues_with_what_was_not_stored(room: tuple[Library, 
     # not read yet): nothing of them was stored, so they are read whole
     assert result.items_answered == 4 and result.readings == 8
     assert {read(p)[0] for p in engine.prompts[asked:]} == {1, 2}
-    assert all(stored_review(lib, doc_id, CHECKLIST, "m1") is not None for doc_id in ids)
+    assert all_stored(lib, ids, "m1")
 
 
 def test_the_feed_pauses_and_measures_its_slots() -> None:
@@ -150,18 +154,6 @@ def test_the_feed_pauses_and_measures_its_slots() -> None:
 N_CONTRACTS = 4
 
 
-def answer(body: dict[str, Any]) -> str:
-    """The fake model: finds the governing law, never a change of control clause."""
-    question = body["messages"][-1]["content"]
-    if "Which law governs?" in question:
-        return json.dumps({"found": True, "answer": "New York", "quote": "the laws of New York", "pages": [1]})
-    return json.dumps({"found": False, "answer": "", "quote": "", "pages": []})
-
-
-def contract(n: int) -> list[str]:
-    return [f"Contract {n}. This agreement is governed by the laws of New York. The term is five years."]
-
-
 @pytest.fixture
 def remote_room(tmp_path: Path) -> Iterator[tuple[Library, list[str]]]:
     with Library.open(tmp_path / "library.sqlite") as lib:
@@ -174,12 +166,6 @@ def server() -> Iterator[Running]:
     running = Running(FakeServer(total_slots=4, reply_for=answer, first_delay_s=0.1))
     yield running
     running.stop()
-
-
-def engine_for(url: str, **kwargs: Any) -> RemoteEngine:
-    engine = RemoteEngine(url, backoff=Backoff(attempts=5, first_s=0.01, most_s=0.05), **kwargs)
-    engine.load()
-    return engine
 
 
 def contract_of(text: str) -> int:
@@ -243,7 +229,7 @@ def test_a_server_that_drops_the_connection_pauses_the_command(
     # what was stored is not asked again
     assert result.reviewed + result.skipped == N_CONTRACTS and result.skipped == before.complete
     assert result.items_answered < 2 * N_CONTRACTS
-    assert all(stored_review(lib, doc_id, CHECKLIST, "remote") is not None for doc_id in ids)
+    assert all_stored(lib, ids, "remote")
 
 
 def test_a_server_that_stops_pauses_the_job_until_continue(
@@ -280,7 +266,7 @@ def test_a_server_that_stops_pauses_the_job_until_continue(
             running[0].stop()
     assert len(pauses) == 1 and server.url in pauses[0] and "press Resume" in pauses[0]
     assert result.pauses == 1 and result.reviewed == len(ids)
-    assert all(stored_review(lib, doc_id, CHECKLIST, "remote") is not None for doc_id in ids)
+    assert all_stored(lib, ids, "remote")
 
 
 def test_a_refused_key_stops_the_job_at_its_first_request(
@@ -407,13 +393,13 @@ def test_a_stop_while_the_evidence_is_found_stops_its_thread(
     slow_evidence(monkeypatch, contract_1_until_stopped)
     helper = threading.Thread(target=stop_when_both)
     helper.start()
-    engine = FakeEngine(default_reply=NOT_FOUND, n_ctx=N_CTX)
+    engine = not_found_engine()
     try:
         with pytest.raises(Cancelled):
             review_room(lib, engine, ids, CHECKLIST, control=control, model="m1", on_review=lambda _: first_done.set())
     finally:
         helper.join()
-    assert not any(t.name == "pagewise-room-evidence" and t.is_alive() for t in threading.enumerate())
+    assert not evidence_thread_alive()
     # contract 0 is stored; contract 1's readings waited for its evidence, which never came
     assert stored_room(lib, ids, CHECKLIST, "m1") == RoomStored(1, 0, 2)
     monkeypatch.undo()
@@ -432,10 +418,10 @@ def test_an_error_in_the_evidence_thread_is_the_jobs_error(
             raise LibraryError("The library cannot be read (disk I/O error).")
 
     slow_evidence(monkeypatch, broken)
-    engine = FakeEngine(default_reply=NOT_FOUND, n_ctx=N_CTX)
+    engine = not_found_engine()
     with pytest.raises(LibraryError, match="disk I/O error"):
         review_room(lib, engine, ids, CHECKLIST, model="m1")
-    assert not any(t.name == "pagewise-room-evidence" and t.is_alive() for t in threading.enumerate())
+    assert not evidence_thread_alive()
     assert stored_review(lib, ids[1], CHECKLIST, "m1") is None
 
 
@@ -465,7 +451,7 @@ def test_a_paused_room_resumes_while_the_evidence_is_found(
     slow_evidence(monkeypatch, held_until_resumed)
     helper = threading.Thread(target=resume_later)
     helper.start()
-    engine = FakeEngine(default_reply=NOT_FOUND, n_ctx=N_CTX)
+    engine = not_found_engine()
     try:
         result = review_room(lib, engine, ids, CHECKLIST, control=control, model="m1", on_review=pause_at_the_first)
     finally:
@@ -501,7 +487,7 @@ def test_each_slot_keeps_to_a_contract_of_its_own(tmp_path: Path, server: Runnin
         engine.complete = recorded  # type: ignore[method-assign]
         result = review_room(lib, engine, ids, FOUR_ITEMS, model="remote")
         assert (result.reviewed, result.items_answered, result.readings) == (8, 32, 32)
-        assert all(stored_review(lib, doc_id, FOUR_ITEMS, "remote") is not None for doc_id in ids)
+        assert all_stored(lib, ids, "remote", FOUR_ITEMS)
     assert len(sent) == 4
     # the threads start as the contracts are prepared, one more a refill after the low water's
     # (two contracts of four readings here): the fourth thread starts on contract 0 beside the first
