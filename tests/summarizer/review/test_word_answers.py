@@ -12,6 +12,8 @@ import re
 from collections.abc import Iterator
 from pathlib import Path
 
+import docx
+import openpyxl
 import pytest
 
 from inference.engines.engine import render_plain
@@ -22,6 +24,7 @@ from summarizer.library.storage.store import Library
 from summarizer.review.checklist import Checklist, ChecklistItem, load_checklist
 from summarizer.review.evidence import review_evidence
 from summarizer.review.export import page_label, to_csv, to_markdown
+from summarizer.review.export_xlsx import write_xlsx
 from summarizer.review.item_answers import (
     PDF_PROMPT_VERSION,
     PROMPT_MARGIN,
@@ -34,6 +37,7 @@ from summarizer.review.item_answers import (
     shown_review,
     stored_review,
 )
+from summarizer.review.memo_docx import write_docx as write_memo
 from summarizer.review.room_review import RoomStored, stored_room
 from summarizer.review.store import record_correction, review_key, store_result
 from summarizer.review.word_answers import quoted_paragraphs
@@ -132,6 +136,12 @@ def test_the_answer_is_named_by_the_clause_of_its_quote(library: Library, tmp_pa
     assert page_label(law) == "§ 1.3 Jurisdiction, ¶ 4"
     assert "Delaware (§ 1.3 Jurisdiction, ¶ 4)" in to_markdown([review])
     assert "§ 1.3 Jurisdiction, ¶ 4" in to_csv([review])
+    write_xlsx([review], tmp_path / "review.xlsx", model="m")
+    cells = [c.value for sheet in openpyxl.load_workbook(tmp_path / "review.xlsx") for row in sheet for c in row]
+    assert any(isinstance(v, str) and "§ 1.3 Jurisdiction, ¶ 4" in v for v in cells)
+    write_memo([review], tmp_path / "review.docx", model="m")
+    memo = "\n".join(p.text for p in docx.Document(str(tmp_path / "review.docx")).paragraphs)
+    assert f"“{GOVERNING}” (§ 1.3 Jurisdiction, ¶ 4)" in memo
     again = stored_review(library, doc_id, CHECKLIST)  # as the window and the exports read it back
     assert again is not None and again.items[0].cached
     assert again.items[0].evidence[0].locator == "§ 1.3 Jurisdiction, ¶ 4"
