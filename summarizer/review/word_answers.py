@@ -76,4 +76,5 @@ def name_by_quote(library: Library, doc_id: str, result: ItemResult) -> None:
         best = Evidence(stored.passage_id, stored.page_start, stored.page_end, stored.text, stored.heading)
         last = min(last, best.page_end)
     named = named_by(best, word_paragraphs(library, doc_id), first, last)
-    result.evidence = [named, *(e for e in result.evidence if e.passage_id != named.passage_id)]
+    others = [e for e in result.evidence if e.passage_id != named.passage_id]
+    result.evidence = [named, *others][: max(1, len(result.evidence))]  # as many as the search kept

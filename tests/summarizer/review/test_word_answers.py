@@ -22,7 +22,7 @@ from summarizer.library.ingest import IngestOptions, ingest_path
 from summarizer.library.storage.document_text import read_pages
 from summarizer.library.storage.store import Library
 from summarizer.review.checklist import Checklist, ChecklistItem, load_checklist
-from summarizer.review.evidence import review_evidence
+from summarizer.review.evidence import Evidence, ItemResult, review_evidence
 from summarizer.review.export import page_label, to_csv, to_markdown
 from summarizer.review.export_xlsx import write_xlsx
 from summarizer.review.item_answers import (
@@ -40,7 +40,7 @@ from summarizer.review.item_answers import (
 from summarizer.review.memo_docx import write_docx as write_memo
 from summarizer.review.room_review import RoomStored, stored_room
 from summarizer.review.store import record_correction, review_key, store_result
-from summarizer.review.word_answers import quoted_paragraphs
+from summarizer.review.word_answers import name_by_quote, quoted_paragraphs
 from tests.conftest import CONTRACTS
 from tests.docx_factory import level, numbering, para, style, styles, write_docx
 
@@ -191,3 +191,17 @@ def test_results_stored_under_the_old_prompt_are_asked_again_for_word_and_kept_f
     assert word.items[0].correction is not None and word.items[0].correction.note == "checked"
     assert pdf_again.items[0].cached
     assert stored_room(library, [word_id, pdf_id], CHECKLIST, "m") == RoomStored(2, 0, 0)
+
+
+def test_a_quote_outside_the_search_evidence_brings_its_passage_first(library: Library, tmp_path: Path) -> None:
+    doc_id = services_agreement(library, tmp_path)
+    elsewhere = Evidence(10_000, 1, 1, "General")  # the search kept another passage only
+    result = ItemResult("law", "Governing Law", LAW.question, "jurisdiction", "answered", [elsewhere])
+    result.quote, result.citations = GOVERNING, [{"page": 4, "passage_id": None, "valid": True}]
+    name_by_quote(library, doc_id, result)
+    (best,) = result.evidence  # as many as the search kept
+    assert best.passage_id != elsewhere.passage_id and best.locator == "§ 1.3 Jurisdiction, ¶ 4"
+    result.quote = ""  # unverified: the search evidence stays
+    result.evidence = [elsewhere]
+    name_by_quote(library, doc_id, result)
+    assert result.evidence == [elsewhere]
