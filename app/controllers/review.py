@@ -37,6 +37,7 @@ from summarizer.library.storage.queries import passage_spans
 from summarizer.library.storage.store import DocumentRecord
 from summarizer.review.checklist import Checklist, load_checklist
 from summarizer.review.evidence import DocumentReview, ItemDone, ItemResult
+from summarizer.review.word_answers import flat_text
 
 EXPORT_FILTERS = {
     "md": "Markdown (*.md)",
@@ -44,10 +45,6 @@ EXPORT_FILTERS = {
     "xlsx": "Excel workbook (*.xlsx)",
     "docx": "Word document (*.docx)",
 }
-
-
-def _flat(text: str) -> str:
-    return " ".join(text.split()).lower()
 
 
 def reviewable(record: DocumentRecord) -> bool:
@@ -433,12 +430,12 @@ class ReviewController(UsesJobContext, QObject):
         else (evidence only, or a quote on no passage) the best evidence passage."""
         if not result.evidence:
             return None
-        quoted = _flat(result.quote)
-        best = next((e for e in result.evidence if quoted and quoted in _flat(e.text)), result.evidence[0])
+        quoted = flat_text(result.quote)
+        best = next((e for e in result.evidence if quoted and quoted in flat_text(e.text)), result.evidence[0])
         pages = [c["page"] for c in result.citations if c.get("valid")]
-        page = next((p for p in pages if best.page_start <= p <= best.page_end), best.match_first or best.page_start)
+        page = best.match_first or next((p for p in pages if best.page_start <= p <= best.page_end), best.page_start)
         spans = passage_spans(self.library, best.passage_id)
-        last = best.match_last if page == best.match_first else 0  # a Word passage's matched paragraphs
+        last = best.match_last if best.match_first else 0  # a Word passage's paragraphs that matched or hold the quote
         return CitationView(0, doc_id, page, best.passage_id, best.text, True, spans, page_end=last)
 
     def correct(self, row: int, column: int, value: str, accepted: bool, note: str) -> None:

@@ -1,7 +1,9 @@
-"""What labelling each paragraph of a Word passage costs in the answer prompt (issue 56, item 1).
+"""What labelling each paragraph of a Word passage costs in the answer and review prompts (issue 56, item 1).
 
     PYTHONPATH=$PWD .venv/bin/python -m lab.eval.docx_prompt_labels --vocab VOCAB.gguf \
         [--folder ../shared/data/docx-contracts] [--out docs/data/docx-citations/prompt-labels.json]
+    PYTHONPATH=$PWD .venv/bin/python -m lab.eval.docx_prompt_labels --vocab VOCAB.gguf --review \
+        [--out docs/data/docx-citations/review-prompt-labels.json]
 
 Each Word contract of ``--folder`` is added to a fresh temporary library (without vectors: the
 passages are cut the same), and every passage is written as the answer prompt gives it
@@ -10,6 +12,14 @@ paragraphs each after its label ("[¶ 74] …", what the prompt gives now). Both
 the tokenizer of ``--vocab`` (a GGUF file; only its vocabulary is read, e.g. llama.cpp's
 ``models/ggml-vocab-qwen2.gguf``). The held-apart contracts (``lab.eval.docx_numbering.HELD_APART``)
 are reported apart; nothing is chosen by these figures.
+
+``--review``: the review's reading prompts instead (``summarizer.review.item_answers``). Each
+contract's paragraphs are written as one item's prompts read them, the system message and every
+reading unit with the question, before ("[Page 74]" and the paragraph on the next line, the PDF
+form a Word contract was read with) and after (one paragraph a line after "[¶ 74]", and the Word
+system message), the whole contract as one unit; beside the tokens, how many readings an item
+takes at a context of ``REVIEW_CTX`` tokens (the units ``reading_units`` cuts, counted with
+``--vocab``'s tokenizer).
 """
 
 from __future__ import annotations
@@ -28,6 +38,8 @@ from typing import Any
 from lab.eval.docx_numbering import FOLDER, HELD_APART
 
 K = 3  # passages in an answer prompt (summarizer.answers.answer_prompt.AnswerOptions.k)
+REVIEW_CTX = 8192  # the context the review's readings are cut for (--review)
+ITEM = "governing-law"  # the CUAD checklist's item whose question the review prompts end with (--review)
 
 
 def vocab_counter(path: Path) -> Callable[[str], int]:
@@ -60,6 +72,66 @@ def passage_costs(folder: Path, names: Sequence[str], count: Callable[[str], int
     return rows
 
 
+def review_costs(folder: Path, names: Sequence[str], count: Callable[[str], int]) -> list[dict[str, Any]]:
+    """One row a contract: one item's review prompts over the whole contract, before and after."""
+    from inference.engines.fake import FakeEngine
+    from summarizer.library.ingest import IngestOptions, ingest_path
+    from summarizer.library.storage.document_text import read_pages
+    from summarizer.library.storage.store import Library
+    from summarizer.review.checklist import load_checklist
+    from summarizer.review.item_answers import PROMPT_MARGIN, REPLY_TOKENS, reading_messages, reading_units
+
+    class Counter(FakeEngine):
+        def count_tokens(self, text: str) -> int:
+            return count(text)
+
+    engine = Counter(n_ctx=REVIEW_CTX)
+    item = load_checklist("cuad").item(ITEM)
+    budget = max(256, REVIEW_CTX - REPLY_TOKENS - PROMPT_MARGIN)
+
+    def tokens(pages: dict[int, str], word: bool, budget_tokens: int) -> tuple[int, int]:
+        units = reading_units(pages, engine, budget_tokens, word=word)
+        messages = [m for unit in units for m in reading_messages(unit, item)]
+        return sum(count(m.content) for m in messages), len(units)
+
+    rows: list[dict[str, Any]] = []
+    for name in names:
+        with Library.open() as library:
+            doc_id = ingest_path(library, folder / f"{name}.docx", IngestOptions(embed=False)).doc_id
+            pages = read_pages(library, doc_id)
+            before, _ = tokens(pages, False, 10**9)
+            after, _ = tokens(pages, True, 10**9)
+            _, units_before = tokens(pages, False, budget)
+            _, units_after = tokens(pages, True, budget)
+        rows.append({"contract": name, "held_apart": name in HELD_APART, "paragraphs": len(pages),
+                     "tokens_before": before, "tokens_after": after,
+                     "readings_before": units_before, "readings_after": units_after})  # fmt: skip
+        print(f"{name}: {before} -> {after} tokens an item prompt", file=sys.stderr)
+    return rows
+
+
+def summarize_review(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for group, held in (("development", False), ("held_apart", True)):
+        chosen = [r for r in rows if r["held_apart"] == held]
+        if not chosen:
+            continue
+        before = sum(r["tokens_before"] for r in chosen)
+        after = sum(r["tokens_after"] for r in chosen)
+        out[group] = {
+            "contracts": len(chosen),
+            "paragraphs_per_contract": round(statistics.mean(r["paragraphs"] for r in chosen), 1),
+            "tokens_per_item_prompt_before": round(before / len(chosen), 1),
+            "tokens_per_item_prompt_after": round(after / len(chosen), 1),
+            "share_added": round((after - before) / before, 3),
+            "tokens_per_paragraph_before": round(before / sum(r["paragraphs"] for r in chosen), 2),
+            "tokens_per_paragraph_after": round(after / sum(r["paragraphs"] for r in chosen), 2),
+            f"readings_per_item_at_{REVIEW_CTX}_before": sum(r["readings_before"] for r in chosen),
+            f"readings_per_item_at_{REVIEW_CTX}_after": sum(r["readings_after"] for r in chosen),
+        }
+    return out
+
+
 def summarize(rows: list[dict[str, Any]]) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for group, held in (("development", False), ("held_apart", True)):
@@ -86,13 +158,16 @@ def main() -> int:
     ap.add_argument("--vocab", type=Path, required=True, help="a GGUF file whose tokenizer counts the tokens")
     ap.add_argument("--folder", type=Path, default=FOLDER)
     ap.add_argument("--out", type=Path)
+    ap.add_argument("--review", action="store_true", help="the review's reading prompts, not the answer's passages")
     args = ap.parse_args()
     count = vocab_counter(args.vocab)
     names = sorted(p.stem for p in args.folder.glob("*.docx"))
     with tempfile.TemporaryDirectory(prefix="pagewise-prompt-labels-") as scratch:
         os.environ["PAGEWISE_HOME"] = str(Path(scratch) / "home")
-        rows = passage_costs(args.folder, names, count)
-    result = {"vocab": args.vocab.name, "summary": summarize(rows), "rows": rows}
+        rows = (review_costs if args.review else passage_costs)(args.folder, names, count)
+    summary = summarize_review(rows) if args.review else summarize(rows)
+    prompt = "review" if args.review else "answer"
+    result = {"vocab": args.vocab.name, "prompt": prompt, "summary": summary, "rows": rows}
     if args.out is not None:
         args.out.parent.mkdir(parents=True, exist_ok=True)
         args.out.write_text(json.dumps(result, indent=1) + "\n")

@@ -16,7 +16,8 @@ from typing import Literal
 
 from inference.engines.engine import ChatMessage
 from summarizer.library.storage.document_text import llm_text
-from summarizer.page_labels import PROMPT, page_label, paragraph_label
+from summarizer.library.word_parts import labelled_paragraphs
+from summarizer.page_labels import PROMPT, page_label
 from summarizer.summaries.summary_prompts import LabelledSummary, part_label_text
 from summarizer.summaries.table_layout import aligned_table
 
@@ -127,15 +128,6 @@ class PassageForPrompt:
     locator: str = ""  # a Word passage's clause and paragraphs, "§ 7.2(a), ¶ 51–53", in place of its pages
     paragraphs: tuple[tuple[int, str], ...] = ()
     """A Word passage's paragraphs (number, its part of ``text``), each shown with its label."""
-
-
-def labelled_paragraphs(paragraphs: Sequence[tuple[int, str]]) -> str:
-    """A Word passage's paragraphs one a line, each after its label, "[¶ 74] (a) If …", so that
-    the model can cite the paragraph that holds a fact rather than the passage's first one
-    (issue 56, item 1); the labels are those a whole document given is read with."""
-    return "\n".join(
-        f"[{paragraph_label(number, style=PROMPT)}] {llm_text(text)}" for number, text in paragraphs if llm_text(text)
-    )
 
 
 def passages_block(passages: Sequence[PassageForPrompt], several: bool) -> str:

@@ -1,6 +1,7 @@
 """What the library keeps of a Word document beyond its text: each paragraph's number, level, style
 and page, its tracked changes and its comments (tables of migration 8), and the locators made
-from them ("§ 9.1(a) Liability Caps, ¶ 95–97, p. 10")."""
+from them ("§ 9.1(a) Liability Caps, ¶ 95–97, p. 10"); and its paragraphs as a model reads them,
+each after its label ("[¶ 74] (a) If …", ``labelled_paragraphs``: the answer and review prompts)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from typing import Any
 
 from summarizer.library.reading.docx_document import Comment, DocxDocument, DocxParagraph, TrackedChange
 from summarizer.library.reading.docx_locator import Locator, clause_chain, clause_reference, locate
+from summarizer.library.storage.document_text import llm_text
 from summarizer.library.storage.store import Library
 from summarizer.page_labels import PROMPT, paragraph_label
 
@@ -113,6 +115,16 @@ def paragraph_clauses(library: Library, doc_id: str, first: int = 1, last: int |
         if reference:
             out.append((reference, paragraph.index))
     return out
+
+
+def labelled_paragraphs(paragraphs: Iterable[tuple[int, str]]) -> str:
+    """A Word document's paragraphs ``(number, text)`` as the model reads them: one a line, each
+    after its label, "[¶ 74] (a) If …", so that it can cite the paragraph that holds a fact rather
+    than a passage's first one (issue 56, item 1). The answer prompt's passages and whole documents
+    and the review's reading units (``summarizer.review.item_answers``) are written with it."""
+    return "\n".join(
+        f"[{paragraph_label(number, style=PROMPT)}] {llm_text(text)}" for number, text in paragraphs if llm_text(text)
+    )
 
 
 MAX_NOTES = 8  # tracked changes and comments listed under one passage

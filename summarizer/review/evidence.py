@@ -21,6 +21,7 @@ from typing import Any
 from inference.cancel import NEVER_CANCELLED, CancelToken
 from inference.progress import Progress, ProgressCallback, Stage, no_progress
 from summarizer.errors import LibraryError
+from summarizer.library.reading.docx_document import DocxParagraph
 from summarizer.library.reading.docx_locator import locate
 from summarizer.library.reading.page_furniture import NEIGHBOUR_PAGES, body_span
 from summarizer.library.storage.queries import passages_by_id, passages_matching
@@ -261,18 +262,19 @@ def word_evidence(library: Library, doc_id: str, evidence: list[Evidence], query
     if file_types(library, [doc_id]).get(doc_id) != WORD:
         return evidence
     paragraphs = word_paragraphs(library, doc_id)
-    out = []
-    for e in evidence:
-        first, last = matched_paragraphs(paragraphs, e.page_start, e.page_end, query)
-        locator = str(locate(paragraphs, first, last))
-        if (first, last) == (e.page_start, e.page_end):
-            out.append(dataclasses.replace(e, locator=locator))
-            continue
-        quote = "\n".join(
-            f"{p.number} {p.text}".strip() if p.number else p.text for p in paragraphs if first <= p.index <= last
-        )
-        out.append(dataclasses.replace(e, locator=locator, match_first=first, match_last=last, quote=quote))
-    return out
+    return [named_by(e, paragraphs, *matched_paragraphs(paragraphs, e.page_start, e.page_end, query)) for e in evidence]
+
+
+def named_by(evidence: Evidence, paragraphs: Sequence[DocxParagraph], first: int, last: int) -> Evidence:
+    """A Word passage's ``evidence`` named, highlighted and quoted by its paragraphs ``first``..``last``
+    (all of them: named by its locator alone)."""
+    locator = str(locate(paragraphs, first, last))
+    if (first, last) == (evidence.page_start, evidence.page_end):
+        return dataclasses.replace(evidence, locator=locator, match_first=0, match_last=0, quote="")
+    quote = "\n".join(
+        f"{p.number} {p.text}".strip() if p.number else p.text for p in paragraphs if first <= p.index <= last
+    )
+    return dataclasses.replace(evidence, locator=locator, match_first=first, match_last=last, quote=quote)
 
 
 def without_page_furniture(library: Library, doc_id: str, evidence: list[Evidence]) -> list[Evidence]:

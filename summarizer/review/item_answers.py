@@ -7,7 +7,10 @@ items: the items of a unit go to the engine as one batch (``generate_batch``), e
 to ``REPLY_SCHEMA`` by constrained decoding, so even a small model returns parseable values. An
 item is answered by the first unit whose reply says ``found``; an item no unit answers is
 ``not_found``; a reply that cannot be used is an ``error`` for that item only. The quote is
-checked against the unit's text and the cited pages against the unit's pages.
+checked against the unit's text and the cited pages against the unit's pages. A Word contract's
+"pages" are its paragraphs, each read after its own label ("[¶ 74] (a) If …", as the answer prompt
+gives them: ``summarizer.library.word_parts.labelled_paragraphs``), and its answer is named by the
+paragraphs that hold its quote (``summarizer.review.word_answers``).
 
 Each item's result is stored in the library as soon as it is finished (``summarizer.review.store``):
 a second run with the same key asks nothing, a stopped run asks only the items not stored, and
@@ -19,7 +22,6 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import re
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -30,6 +32,7 @@ from inference.errors import shorten_message
 from inference.progress import Progress, ProgressCallback, Stage, no_progress
 from summarizer.library.storage.document_text import read_pages
 from summarizer.library.storage.store import DocumentRecord, Library
+from summarizer.library.word_parts import WORD, file_types, labelled_paragraphs
 from summarizer.llm.model_identity import engine_identity
 from summarizer.review.checklist import Checklist, ChecklistItem
 from summarizer.review.evidence import (
@@ -54,8 +57,15 @@ from summarizer.review.store import (
     stored_results,
 )
 from summarizer.review.values import normalize_value
+from summarizer.review.word_answers import flat_text, name_by_quote
 
-PROMPT_VERSION = 1
+PROMPT_VERSION = 2
+"""The version of the prompts a stored result was read with (``ReviewKey.prompt_version``): a result
+stored under another one is not shown and its item is asked again. 2: a Word contract's paragraphs
+each after its own label, "[¶ 74] …", not "[Page 74]", and its answer named by the paragraphs of its
+quote (issue 56). A PDF's prompt is version 1's byte for byte, so a PDF keeps ``PDF_PROMPT_VERSION``
+and its stored results (``prompt_version``)."""
+PDF_PROMPT_VERSION = 1
 REPLY_TOKENS = 160
 PROMPT_MARGIN = 200  # the instructions, the question and the chat template around the pages
 QUOTE_CHARS = 300
@@ -87,26 +97,47 @@ SYSTEM = (
     "Reply with JSON: found (true only if these pages answer the question), answer, quote "
     "(the exact words of the contract that support the answer, copied), pages (the page numbers of the quote)."
 )
+WORD_SYSTEM = (
+    "You review a contract. Answer the question only from the contract paragraphs given. "
+    "Reply with JSON: found (true only if these paragraphs answer the question), answer, quote "
+    "(the exact words of the contract that support the answer, copied), pages (the numbers N of the "
+    "paragraphs [¶ N] that hold the quote)."
+)
+
+
+def prompt_version(library: Library, doc_id: str) -> int:
+    """The prompt version a document's results are stored under: ``PROMPT_VERSION`` for a Word
+    contract, ``PDF_PROMPT_VERSION`` for a PDF (whose prompt has not changed since)."""
+    return PROMPT_VERSION if is_word(library, doc_id) else PDF_PROMPT_VERSION
+
+
+def is_word(library: Library, doc_id: str) -> bool:
+    return file_types(library, [doc_id]).get(doc_id) == WORD
 
 
 @dataclass(frozen=True, slots=True)
 class ReadingUnit:
     pages: tuple[int, ...]
-    text: str  # with "[Page N]" markers
+    text: str  # with "[Page N]" markers; a Word contract's paragraphs one a line after "[¶ N]"
+    word: bool = False
 
 
-def reading_units(pages: dict[int, str], engine: Engine, budget_tokens: int) -> list[ReadingUnit]:
+def reading_units(
+    pages: dict[int, str], engine: Engine, budget_tokens: int, *, word: bool = False
+) -> list[ReadingUnit]:
     """Consecutive pages grouped into units of at most ``budget_tokens`` (a longer page is a
-    unit of its own, cut to the budget)."""
+    unit of its own, cut to the budget). ``word``: the pages are a Word contract's paragraphs."""
     units: list[ReadingUnit] = []
     current: list[int] = []
     parts: list[str] = []
     used = 0
     for page, text in sorted(pages.items()):
-        block = f"[Page {page}]\n{text.strip()}\n"
+        block = labelled_paragraphs([(page, text)]) if word else f"[Page {page}]\n{text.strip()}\n"
+        if not block:  # a Word paragraph with no text has no label either
+            continue
         tokens = engine.count_tokens(block)
         if current and used + tokens > budget_tokens:
-            units.append(ReadingUnit(tuple(current), "\n".join(parts)))
+            units.append(ReadingUnit(tuple(current), "\n".join(parts), word))
             current, parts, used = [], [], 0
         if tokens > budget_tokens:  # one page longer than the whole budget: keep its beginning
             block = block[: max(200, len(block) * budget_tokens // tokens)]
@@ -115,20 +146,16 @@ def reading_units(pages: dict[int, str], engine: Engine, budget_tokens: int) -> 
         parts.append(block)
         used += tokens
     if current:
-        units.append(ReadingUnit(tuple(current), "\n".join(parts)))
+        units.append(ReadingUnit(tuple(current), "\n".join(parts), word))
     return units
 
 
 def reading_messages(unit: ReadingUnit, item: ChecklistItem) -> list[ChatMessage]:
     hint = TYPE_HINTS.get(item.type, "answer briefly")
     return [
-        ChatMessage("system", SYSTEM),
+        ChatMessage("system", WORD_SYSTEM if unit.word else SYSTEM),
         ChatMessage("user", f"{unit.text}\nQuestion: {item.question} ({hint})"),
     ]
-
-
-def _flat(text: str) -> str:
-    return re.sub(r"\s+", " ", text).strip().lower()
 
 
 def _parse(completion: Completion) -> dict[str, object] | None:
@@ -146,7 +173,7 @@ def _apply(result: ItemResult, item: ChecklistItem, unit: ReadingUnit, data: dic
     quote = str(data.get("quote") or "").strip()
     raw_pages = data.get("pages")
     pages = [int(p) for p in raw_pages if isinstance(p, int)] if isinstance(raw_pages, list) else []
-    quote_ok = bool(quote) and _flat(quote) in _flat(unit.text)
+    quote_ok = bool(quote) and flat_text(quote) in flat_text(unit.text)
     result.status = "answered"
     result.answer = answer
     result.value = normalize_value(item.type, answer)
@@ -192,12 +219,16 @@ class DocumentRun:
     key: ReviewKey
     results: dict[int, ItemResult]  # by the item's index in the checklist; the stored ones first
     units: list[ReadingUnit]
+    word: bool = False
 
     def open_items(self, n_items: int) -> list[int]:
         return [i for i in range(n_items) if i not in self.results]
 
     def finish(self, library: Library, index: int, on_item: ItemCallback) -> None:
-        """Store the item's result, now final, and report it."""
+        """Store the item's result, now final (a Word contract's answer named by the paragraphs
+        of its quote), and report it."""
+        if self.word:
+            name_by_quote(library, self.key.doc_id, self.results[index])
         store_result(library, self.key, self.results[index])
         on_item(item_done(self.key.doc_id, index, self.results[index]))
 
@@ -269,14 +300,15 @@ def prepare_run(
 ) -> DocumentRun:
     record = library.document(doc_id)
     forget_stale_results(library, doc_id)
-    key = review_key(library, doc_id, checklist, model, PROMPT_VERSION)
+    word = is_word(library, doc_id)
+    key = review_key(library, doc_id, checklist, model, prompt_version(library, doc_id))
     if fresh:
         forget_results(library, key)
     stored = stored_results(library, key, checklist.items)
     results = {i: stored[item.id] for i, item in enumerate(checklist.items) if item.id in stored}
     needs_reading = len(results) < len(checklist.items)
-    units = reading_units(read_pages(library, doc_id), engine, budget) if needs_reading else []
-    return DocumentRun(record, key, results, units)
+    units = reading_units(read_pages(library, doc_id), engine, budget, word=word) if needs_reading else []
+    return DocumentRun(record, key, results, units, word)
 
 
 def open_results(
@@ -393,10 +425,11 @@ def stored_review(
     last), with corrections and flags (for ``side``); an item not stored yet has status
     ``pending``. None when nothing is stored. No model is loaded: this is what the window shows
     and exports."""
-    model = model or latest_model(library, doc_id, checklist, PROMPT_VERSION)
+    version = prompt_version(library, doc_id)
+    model = model or latest_model(library, doc_id, checklist, version)
     if model is None:
         return None
-    key = review_key(library, doc_id, checklist, model, PROMPT_VERSION)
+    key = review_key(library, doc_id, checklist, model, version)
     stored = stored_results(library, key, checklist.items)
     if not stored:
         return None

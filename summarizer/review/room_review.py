@@ -47,11 +47,11 @@ from summarizer.review.evidence import DocumentReview, ItemCallback, check_revie
 from summarizer.review.evidence_batch import ReviewCallback, no_reviews
 from summarizer.review.item_answers import (
     PROMPT_MARGIN,
-    PROMPT_VERSION,
     REPLY_SCHEMA,
     REPLY_TOKENS,
     DocumentRun,
     prepare_run,
+    prompt_version,
     read_reply,
     reading_messages,
     shown_review_of,
@@ -478,9 +478,8 @@ def stored_room(library: Library, doc_ids: Sequence[str], checklist: Checklist, 
     prompts), those with some, and those with none. No model is needed."""
     complete = partial = 0
     for doc_id in doc_ids:
-        stored = len(
-            stored_results(library, review_key(library, doc_id, checklist, model, PROMPT_VERSION), checklist.items)
-        )
+        key = review_key(library, doc_id, checklist, model, prompt_version(library, doc_id))
+        stored = len(stored_results(library, key, checklist.items))
         complete += stored == len(checklist.items)
         partial += 0 < stored < len(checklist.items)
     return RoomStored(complete, partial, len(doc_ids) - complete - partial)

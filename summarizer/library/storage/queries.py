@@ -206,6 +206,16 @@ def passages_by_id(library: Library, passage_ids: Sequence[int]) -> dict[int, St
     }
 
 
+def passage_ids_covering(library: Library, doc_id: str, first: int, last: int) -> list[int]:
+    """The document's passages that hold every page ``first``..``last``, the fewest pages first."""
+    rows = library.db.execute(
+        "SELECT passage_id FROM passages WHERE doc_id = ? AND page_start <= ? AND page_end >= ? "
+        "ORDER BY page_end - page_start, seq",
+        [doc_id, first, last],
+    ).fetchall()
+    return [int(r[0]) for r in rows]
+
+
 # --- the full-text index --------------------------------------------------------------------
 
 

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 from unittest.mock import MagicMock
 
+import pytest
 from PySide6.QtCore import QMimeData, Qt, QUrl
 
 from tests.app.conftest import wait_for_document
@@ -305,3 +306,45 @@ def test_the_table_of_contracts_fills_opens_a_contract_and_exports_a_workbook(
     sheet = openpyxl.load_workbook(tmp_path / "review.xlsx")["Contracts"]
     # evidence-only cells say so twice: a candidate passage (issue 56), and no model gave it (issue 57)
     assert [c.value for c in sheet[2]][2:] == [f"{cell} [evidence]" for cell in cells[1:]]
+
+
+@pytest.mark.parametrize("shift", [0, -1])
+def test_a_word_cell_names_and_opens_the_clause_of_the_models_quote(
+    qtbot: Any, make_window: Any, fake_engine: Any, tmp_path: Path, shift: int
+) -> None:
+    """Issue 56, item 1: the model, reading each paragraph after its label, quotes 1.3 and cites
+    [¶ 4] (or, ``shift`` -1, the paragraph before it: the quote decides); the cell, its stored
+    result, the Markdown export and the citation jump name § 1.3 and ¶ 4, not the range 1.1–1.3
+    its search evidence is named by."""
+    from summarizer.review.item_answers import stored_review
+    from tests.summarizer.review.test_word_answers import labelled_reader, services_docx
+
+    def reader(prompt: str) -> str:
+        reply = json.loads(labelled_reader(prompt))
+        reply["pages"] = [page + shift for page in reply["pages"]]
+        return json.dumps(reply)
+
+    fake_engine.summary_reply = reader
+    window = make_window()
+    window.add_paths([services_docx(tmp_path)])
+    doc_id = wait_for_document(qtbot, window)
+    window.tabs.setCurrentWidget(window.review)
+    checklist = tmp_path / "law.csv"
+    checklist.write_text(
+        "id,category,question,queries,type,expected\n"
+        "law,Governing Law,Which law governs the agreement?,governed by the laws of,jurisdiction,Delaware\n"
+    )
+    assert window.reviews.use_checklist(str(checklist))
+    panel = window.review
+    panel.evidence_only.setChecked(False)
+    panel.set_checked(doc_id)
+    run_review(qtbot, window)
+    assert panel.grid.item(0, 0).text() == "Delaware (§ 1.3 Jurisdiction, ¶ 4)"
+    stored = stored_review(window.library, doc_id, window.reviews.checklist)
+    assert stored is not None and stored.items[0].evidence[0].locator == "§ 1.3 Jurisdiction, ¶ 4"
+    click_cell(qtbot, panel.grid, 0, 0)
+    qtbot.waitUntil(lambda: window.viewer.word.reference != "")
+    assert window.viewer.word.reference.startswith("§ 1.3 Jurisdiction, ¶ 4")
+    window.reviews.choose_export_path = lambda fmt, _suggested: tmp_path / f"review.{fmt}"
+    panel.export_buttons["md"].click()
+    assert "Delaware (§ 1.3 Jurisdiction, ¶ 4)" in (tmp_path / "review.md").read_text()
