@@ -80,7 +80,7 @@ def save_absent_cell(window: Any, path: Path) -> None:
     panel.grid.cellClicked.emit(row, column)
     panel.grid.scrollToItem(panel.grid.item(row, column))
     wait_until(lambda: False, 0.8)
-    window.grab().save(str(path))
+    save_reviewed(window, path)
     print("saved", path, "row", row, items[row].id, "column", column, flush=True)
 
 
@@ -123,9 +123,57 @@ def review_window(
     return app, window, engine, session
 
 
+def unreviewed_cells(panel: Any) -> list[str]:
+    """The Review tab's contracts not reviewed yet and items still pending, in words (none: the
+    grid or table shows a finished review)."""
+    unfinished = []
+    for title, review in zip(panel.titles, panel.columns, strict=True):
+        if review is None:
+            unfinished.append(f"{title}: not reviewed")
+            continue
+        pending = [item.category for item in review.items if item.status == "pending"]
+        if pending:
+            unfinished.append(f"{title}: {len(pending)} item{'s' * (len(pending) != 1)} pending ({pending[0]}, …)")
+    return unfinished
+
+
+def wait_for_review(window: Any, timeout_s: float) -> None:
+    """Until the Review button's review has ended and its cells are all shown: the tab's own job
+    (evidence only, or one contract) or the data room's (several contracts with the model, commit
+    4d9ba22), whose last cells are shown on a timer after it ends. Exits the scene when it does not."""
+    from app.widgets.qt_wait import wait_until
+
+    reviews = window.reviews
+    if not wait_until(lambda: reviews.job is None and reviews.room.job is None and not reviews.room.showing, timeout_s):
+        raise SystemExit(f"The review did not end in {timeout_s:.0f} s: no picture taken.")
+
+
+def review_all(window: Any, evidence_only: bool, timeout_s: float) -> None:
+    """Every contract of the library checked, for the Distributor, Review pressed: until it ends."""
+    panel = window.review
+    for record in window.library.documents():
+        panel.set_checked(record.doc_id)
+    panel.side.setText("Distributor")
+    panel.evidence_only.setChecked(evidence_only)
+    if window.reviews.review() is None:
+        raise SystemExit("The Review button started no review: no picture taken.")
+    wait_for_review(window, timeout_s)
+
+
+def save_reviewed(window: Any, path: Path) -> None:
+    """Save the window, its Review tab showing a finished review; a contract not reviewed or an
+    item pending exits the scene instead (non-zero, naming them), so a picture of an unfinished
+    review is never taken for a finished one."""
+    unfinished = unreviewed_cells(window.review)
+    if unfinished:
+        raise SystemExit(f"{path.name} not taken, the review is not finished: {'; '.join(unfinished)}")
+    window.grab().save(str(path))
+
+
 def run(args: argparse.Namespace, home: Path) -> None:
     out_dir = args.out
     from app.widgets.qt_wait import wait_until
+    from scripts.screenshots.data_room import dismiss_messages
 
     app, window, _engine, _session = review_window(
         home, ("supply-16p.pdf", "license-17p.pdf"), piece_delay_s=0.0, ingest_timeout_s=180
@@ -133,13 +181,7 @@ def run(args: argparse.Namespace, home: Path) -> None:
     window.splitter.setSizes([190, 560, 850])
     window.tabs.setCurrentWidget(window.review)
     panel = window.review
-    for record in window.library.documents():
-        panel.set_checked(record.doc_id)
-    panel.side.setText("Distributor")
-    panel.evidence_only.setChecked(args.evidence_only)
-    job = window.reviews.review()
-    assert job is not None
-    wait_until(lambda: window.reviews.job is None, 300)
+    review_all(window, args.evidence_only, 300)
     if args.evidence_only:
         save_absent_cell(window, out_dir / "review-absent.png")
         window.close()
@@ -152,8 +194,9 @@ def run(args: argparse.Namespace, home: Path) -> None:
     panel.accepted.setChecked(True)
     panel.save_button.click()
     panel.grid.scrollToItem(panel.grid.item(row, column))
+    dismiss_messages(window)  # "The model reviewed 2 contracts in … min." covers the viewer's page
     app.processEvents()
     wait_until(lambda: False, 0.8)
-    window.grab().save(str(out_dir / "review-tab.png"))
+    save_reviewed(window, out_dir / "review-tab.png")
     print("saved", out_dir / "review-tab.png", flush=True)
     window.close()

@@ -21,7 +21,7 @@ NAMES = ("supply-16p.pdf", "license-17p.pdf", "endorsement-8p.pdf")
 
 def run(args: argparse.Namespace, home: Path) -> None:
     from app.widgets.qt_wait import wait_until
-    from scripts.screenshots.review import review_window
+    from scripts.screenshots.review import review_window, save_reviewed, wait_for_review
 
     _app, window, engine, session = review_window(home, NAMES, piece_delay_s=0.004, ingest_timeout_s=600)
     window.splitter.setSizes([190, 460, 950])
@@ -46,8 +46,8 @@ def run(args: argparse.Namespace, home: Path) -> None:
     wait_until(lambda: False, 0.5)
     window.grab().save(str(args.out / "room-review-running.png"))
     print("saved", args.out / "room-review-running.png", flush=True)
-    wait_until(lambda: room.job is None, 900)
+    wait_for_review(window, 900)
     wait_until(lambda: False, 0.8)
-    window.grab().save(str(args.out / "room-review-done.png"))
+    save_reviewed(window, args.out / "room-review-done.png")
     print("saved", args.out / "room-review-done.png", flush=True)
     window.close()
