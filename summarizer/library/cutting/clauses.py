@@ -19,7 +19,6 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from summarizer.library.cutting.normalize import PARAGRAPH_BREAK, NormalizedText
-from summarizer.library.reading.docx_numbering import roman
 
 # Levels: lower is higher in the document's outline.
 LEVEL_ARTICLE = 0  # ARTICLE / PART / EXHIBIT / SCHEDULE ...
@@ -38,12 +37,6 @@ _SECTION_WORD = re.compile(r"(?:SECTION|Section|§)\s*(\d{1,3}(?:\.\d{1,3})*)[.:
 # "5.", "6.3", "6.3.", "10.11", "2A." followed by a capital, a quote or an opening bracket.
 _NUMBERED = re.compile(r"(\d{1,3}[A-Z]?(?:\.\d{1,3})*)(?:\.|\))?\s+(?=[A-Z“\"‘'(\[])")
 _LETTER_IN_PARENS = re.compile(r"\(([a-z]{1,2}|[ivx]{1,5}|\d{1,2})\)\s+")
-# An item marker inside a line, after a word or a ";" (not after a heading's "." or ":"): a
-# list run into a sentence ("in cases where (i) … and (ii) …").
-_INLINE_ITEM = re.compile(r"(?<=[^\s.:])\s+(\((?:[a-z]{1,2}|[ivx]{1,5}|\d{1,2})\))(?=\s)")
-# ... unless a word names it as a reference ("subject to paragraph (b)", "in item (ii) above").
-_ITEM_REFERENCE_END = re.compile(r"\b(?:sub-?)?(?:paragraphs?|clauses?|items?|limbs?|sections?)\s*$", re.IGNORECASE)
-_ROMANS = tuple(roman(n) for n in range(1, 40))
 _LETTER_DOT = re.compile(r"([a-z])[.)]\s+(?=[A-Z“\"(])")
 # A table-of-contents line: a title and then a page number at the end of the raw line.
 _TOC_LINE = re.compile(r"\S.*?(?:\s{2,}|\.{3,}\s*)\d{1,4}\s*$")
@@ -185,40 +178,6 @@ def numbered_start(line: str, after_sentence: bool) -> ClauseStart | None:
     return None
 
 
-def _neighbours(label: str) -> set[str]:
-    """The markers before and after an item marker in its list: "(i)" and "(iii)" for "(ii)";
-    "(h)", "(j)" and "(ii)" for "(i)", a letter or a roman numeral."""
-    marker = label.strip("()")
-    found: set[str] = set()
-    if marker.isdigit():
-        found |= {str(int(marker) - 1), str(int(marker) + 1)} - {"0"}
-    if marker in _ROMANS:
-        at = _ROMANS.index(marker)
-        found |= {_ROMANS[n] for n in (at - 1, at + 1) if 0 <= n < len(_ROMANS)}
-    if len(marker) == 1 and marker.isalpha():
-        found |= {chr(ord(marker) + step) for step in (-1, 1) if "a" <= chr(ord(marker) + step) <= "z"}
-    return {f"({m})" for m in found}
-
-
-def _inline_items(line: str) -> set[str]:
-    """The item markers run into ``line``'s sentences, references to items left out."""
-    return {m.group(1) for m in _INLINE_ITEM.finditer(line) if not _ITEM_REFERENCE_END.search(line[: m.start()])}
-
-
-def _wrapped_inline_item(
-    clause: ClauseStart, previous_line: str, open_items: set[str], lines: list[tuple[int, str, str]], n: int
-) -> bool:
-    """True when ``clause``, starting line ``n`` of ``lines``, is an item of a list run into a
-    sentence that a line break brought to a line's start: its line follows one that does not end
-    a sentence ("… inappropriate and"), and a neighbouring marker of its list is run into the same
-    clause, before it (``open_items``: "where (i) the basis …") or after it. Another layout breaks
-    the line elsewhere and starts no clause there."""
-    if not clause.label.startswith("(") or not previous_line or previous_line.rstrip().endswith((".", ":")):
-        return False
-    neighbours = _neighbours(clause.label)
-    return bool(neighbours & open_items) or any(neighbours & _inline_items(line) for line in _until_start(lines, n))
-
-
 def is_toc_line(line: str, raw_line: str) -> bool:
     return bool(_TOC_LINE.fullmatch(raw_line.rstrip("\r"))) and not line.rstrip()[-1:].isalpha()
 
@@ -237,8 +196,7 @@ def clause_starts(norm: NormalizedText, raw: str) -> list[ClauseStart]:
     found: list[ClauseStart] = []
     previous: ClauseStart | None = None
     previous_line = ""
-    open_items: set[str] = set()  # the item markers run into the clause open so far on this page
-    for n, (start, line, raw_line) in enumerate(lines):
+    for start, line, raw_line in lines:
         if is_toc_line(line, raw_line):
             previous, previous_line = None, line
             continue
@@ -246,9 +204,6 @@ def clause_starts(norm: NormalizedText, raw: str) -> list[ClauseStart]:
         clause = numbered_start(line, after_sentence)
         if clause is not None and not after_sentence and _REFERENCE_WORD_END.search(previous_line):
             clause = None  # "… as set out in Article" then "14.1. …": the reference's number
-        if clause is not None and _wrapped_inline_item(clause, previous_line, open_items, lines, n):
-            open_items.add(clause.label)  # run into the sentence too: "(iii)" after it likewise
-            clause = None
         if clause is not None:
             clause = ClauseStart(start, clause.level, clause.label, clause.title, clause.number)
         elif _is_heading_line(line) and after_sentence:
@@ -263,20 +218,8 @@ def clause_starts(norm: NormalizedText, raw: str) -> list[ClauseStart]:
             clause = ClauseStart(start, LEVEL_HEADING, "", line.rstrip(" .:"))
         if clause is not None:
             found.append(clause)
-            open_items = set()
-        open_items |= _inline_items(line)
         previous, previous_line = clause, line
     return found
-
-
-def _until_start(lines: list[tuple[int, str, str]], n: int) -> list[str]:
-    """Line ``n`` and the lines after it up to the next that begins with a clause marker."""
-    following = [lines[n][1]]
-    for _, line, _ in lines[n + 1 :]:
-        if numbered_start(line, True) is not None:
-            break
-        following.append(line)
-    return following
 
 
 class HeadingTracker:

@@ -91,39 +91,3 @@ def test_text_before_the_first_numbered_clause_is_the_preamble() -> None:
     (first,) = clause_starts(normalize(raw), raw)
     assert tracker.enter(first, page=2) == ("1 Definitions",)
     assert tracker.path(2) == ("1 Definitions",)
-
-
-def test_an_item_of_a_list_run_into_a_sentence_starts_no_clause_where_a_line_break_put_it() -> None:
-    """Found on the layouts benchmark's development pairs (license-17p, seed 1): 8.2 says "in
-    cases where (i) … and (ii) …"; one layout put "(ii)" at a line's start and cut it as a clause
-    of its own, so deleting 8.2 read as two clauses removed. Either item of the list may be the
-    one a line break moves."""
-    firm = (
-        "8.2. Indemnification by Licensee. Licensee shall not be liable in cases where (i) the basis of\n"
-        "the offense has not previously been identified as offensive or inappropriate and\n"
-        "(ii) Licensee has not also received notice from the Governmental Authority.\n"
-        "8.3. Procedure. Licensor shall give notice."
-    )
-    counterparty = (
-        "8.2. Indemnification by Licensee. Licensee shall not be liable in cases where\n"
-        "(i) the basis of the offense has not previously been identified as offensive or inappropriate\n"
-        "and (ii) Licensee has not also received notice from the Governmental Authority.\n"
-        "8.3. Procedure. Licensor shall give notice."
-    )
-    for raw in (firm, counterparty):
-        assert [label for _, label, _, _ in _starts(raw)] == ["8.2", "8.3"]
-    # Three items, the last two at lines' starts: both run into the sentence.
-    three = firm.replace("Authority.\n8.3.", "Authority; or\n(iii) Licensor consented.\n8.3.")
-    assert [label for _, label, _, _ in _starts(three)] == ["8.2", "8.3"]
-
-
-def test_items_set_out_as_a_list_still_start_clauses() -> None:
-    """A list whose items each begin a line, one after a heading's full stop ("Termination. (a)"),
-    and an item naming its neighbour ("under paragraph (a)") stay clauses of their own."""
-    raw = (
-        "6.3. Termination. (a) By Licensor. Licensor may terminate for breach; and\n"
-        "(b) By Licensee. Licensee may terminate on notice under paragraph (a) or\n"
-        "(c) By Either Party. Either Party may terminate on insolvency.\n"
-        "The Licensee shall:\n(i) pay the fees; and\n(ii) keep records."
-    )
-    assert [label for _, label, _, _ in _starts(raw)] == ["6.3", "(b)", "(c)", "(i)", "(ii)"]
