@@ -10,6 +10,7 @@ from inference.cancel import CancelToken
 from inference.progress import Progress, ProgressCallback, Stage, no_progress
 from summarizer.compare.alignment import Pair, align
 from summarizer.compare.differences import Change, classify
+from summarizer.compare.inline_lists import join_removed_items
 from summarizer.compare.segmentation import common_segmentation
 from summarizer.library.cutting.clause_units import ClauseUnit, document_clauses
 
@@ -81,7 +82,7 @@ def compare_clauses(
     token = cancel or CancelToken()
     progress(Progress(Stage.COMPARE_CLAUSES, 0, 2, "Aligning the clauses"))
     old, new = common_segmentation(old, new)
-    pairs = align(old, new, token.raise_if_cancelled)
+    pairs = join_removed_items(align(old, new, token.raise_if_cancelled))
     token.raise_if_cancelled()
     progress(Progress(Stage.COMPARE_CLAUSES, 1, 2, "Classifying the differences"))
     paired = sum(1 for p in pairs if p.old is not None and p.new is not None)

@@ -35,7 +35,7 @@ def _boundary_context(before: ClauseUnit, after: ClauseUnit) -> str:
     return _context(_key(before.text), _key(after.text))
 
 
-def _joined(before: ClauseUnit, clause: ClauseUnit) -> ClauseUnit:
+def join_units(before: ClauseUnit, clause: ClauseUnit) -> ClauseUnit:
     """``before`` and ``clause`` as one clause, ``clause``'s marker kept in the text and noted as
     a joined marker (a renumbered clause joined in one version compares as renumbered)."""
     offset = len(before.text) + 1
@@ -117,7 +117,7 @@ def join_one_sided_starts(clauses: Sequence[ClauseUnit], other: Sequence[ClauseU
         joined: list[ClauseUnit] = []
         for k, clause in enumerate(clauses):
             if joined and join(k, joined[-1], _boundary_context(joined[-1], clause)):
-                joined[-1] = _joined(joined[-1], clause)
+                joined[-1] = join_units(joined[-1], clause)
             else:
                 joined.append(clause)
         return joined
