@@ -99,6 +99,19 @@ def write_docx(
     return path
 
 
+def write_heading_clauses_docx(path: Path, body: str) -> Path:
+    """``body`` written with the numbering most tests' contracts use: list 1, whose level 0 numbers
+    the "Heading 1" paragraphs ("1.", "2.", ...) and level 1 the clauses under them
+    (``para(text, num=(1, 1))``: "1.1", "1.2", ...)."""
+    numbers = numbering(
+        {1: level(0, "decimal", "%1.", style="Heading1") + level(1, "decimal", "%1.%2")},
+        {1: '<w:abstractNumId w:val="1"/>'},
+    )
+    return write_docx(
+        path, body, numbering_xml=numbers, styles_xml=styles(style("Heading1", "heading 1", num=(1, None)))
+    )
+
+
 def comments(*entries: tuple[int, str, str]) -> str:
     """``entries``: (id, author, text)."""
     body = "".join(

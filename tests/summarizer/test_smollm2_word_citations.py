@@ -14,7 +14,7 @@ from summarizer.answers.answer import AnswerOptions, answer_question
 from summarizer.library.ingest import IngestOptions, ingest_path
 from summarizer.library.storage.store import Library
 from summarizer.llm.local_model import open_local_model
-from tests.docx_factory import level, numbering, para, style, styles, write_docx
+from tests.docx_factory import para, write_heading_clauses_docx
 
 pytestmark = pytest.mark.slow
 
@@ -22,21 +22,12 @@ MARKER = re.compile(r"[\[(]\s*(?:[\w-]+\s+)?(?:pp?\.?|pages?|¶¶?|paras?\.?|par
 
 
 def test_smollm2_word_citations_are_checked_against_the_paragraphs_given(tmp_path: Path, smollm2_path: Path) -> None:
-    numbers = numbering(
-        {1: level(0, "decimal", "%1.", style="Heading1") + level(1, "decimal", "%1.%2")},
-        {1: '<w:abstractNumId w:val="1"/>'},
-    )
     body = para("Fees", style="Heading1")
     body += para("Invoices. The Customer pays each invoice within thirty days of receipt.", num=(1, 1))
     body += para("Late Payment. Unpaid amounts bear interest of one percent per month.", num=(1, 1))
     body += para("Term", style="Heading1")
     body += para("Renewal. This Agreement renews each year unless either party gives notice.", num=(1, 1))
-    path = write_docx(
-        tmp_path / "supply.docx",
-        body,
-        numbering_xml=numbers,
-        styles_xml=styles(style("Heading1", "heading 1", num=(1, None))),
-    )
+    path = write_heading_clauses_docx(tmp_path / "supply.docx", body)
     with Library.open(tmp_path / "library.sqlite") as library:
         doc_id = ingest_path(library, path, IngestOptions(embed=False)).doc_id
         # One thread: on a shared 2-core machine, two llama.cpp threads spin on each other.

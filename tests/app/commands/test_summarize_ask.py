@@ -147,20 +147,11 @@ def test_ask_about_a_word_document_names_its_clauses(
     capsys: pytest.CaptureFixture[str], library: Library, fake_model: FakeEngine, tmp_path: Path
 ) -> None:
     from summarizer.library.ingest import IngestOptions, ingest_path
-    from tests.docx_factory import level, numbering, para, style, styles, write_docx
+    from tests.docx_factory import para, write_heading_clauses_docx
 
-    numbers = numbering(
-        {1: level(0, "decimal", "%1.", style="Heading1") + level(1, "decimal", "%1.%2")},
-        {1: '<w:abstractNumId w:val="1"/>'},
-    )
     body = para("Payment", style="Heading1") + para("Invoices. The buyer pays monthly.", num=(1, 1))
     body += para("Term", style="Heading1") + para("Renewal. The term renews each year.", num=(1, 1))
-    path = write_docx(
-        tmp_path / "supply.docx",
-        body,
-        numbering_xml=numbers,
-        styles_xml=styles(style("Heading1", "heading 1", num=(1, None))),
-    )
+    path = write_heading_clauses_docx(tmp_path / "supply.docx", body)
     doc_id = ingest_path(library, path, IngestOptions(embed=False)).doc_id
     fake_model.default_reply = "The buyer pays monthly [p. 2]."
     code, data = run_json(capsys, "ask", doc_id, "When does the buyer pay?")
@@ -193,20 +184,11 @@ def test_word_citations_by_clause_and_paragraph_are_checked_and_located(
     """Whole-document mode: every paragraph was given, each labelled [¶ N]; a clause or paragraph
     not in the document is invalid, with the reason in --json."""
     from summarizer.library.ingest import IngestOptions, ingest_path
-    from tests.docx_factory import level, numbering, para, style, styles, write_docx
+    from tests.docx_factory import para, write_heading_clauses_docx
 
-    numbers = numbering(
-        {1: level(0, "decimal", "%1.", style="Heading1") + level(1, "decimal", "%1.%2")},
-        {1: '<w:abstractNumId w:val="1"/>'},
-    )
     body = para("Payment", style="Heading1") + para("Invoices. The buyer pays monthly.", num=(1, 1))
     body += para("Term", style="Heading1") + para("Renewal. The term renews each year.", num=(1, 1))
-    path = write_docx(
-        tmp_path / "supply.docx",
-        body,
-        numbering_xml=numbers,
-        styles_xml=styles(style("Heading1", "heading 1", num=(1, None))),
-    )
+    path = write_heading_clauses_docx(tmp_path / "supply.docx", body)
     doc_id = ingest_path(library, path, IngestOptions(embed=False)).doc_id
     fake_model.default_reply = reply
     code, data = run_json(capsys, "ask", doc_id, "When does the buyer pay?")

@@ -33,19 +33,10 @@ def test_the_stored_summary_is_shown_after_the_context_grows(library: Library) -
 def test_the_markdown_export_names_word_citations_by_clause_and_paragraph(library: Library, tmp_path: Path) -> None:
     """A Word document's "pages" are its paragraphs: the export says "§ 1.1, ¶ 2", never "p. 2"."""
     from summarizer.library.ingest import IngestOptions, ingest_path
-    from tests.docx_factory import level, numbering, para, style, styles, write_docx
+    from tests.docx_factory import para, write_heading_clauses_docx
 
-    numbers = numbering(
-        {1: level(0, "decimal", "%1.", style="Heading1") + level(1, "decimal", "%1.%2")},
-        {1: '<w:abstractNumId w:val="1"/>'},
-    )
     body = para("Payment", style="Heading1") + para("Invoices. The buyer pays monthly.", num=(1, 1))
-    path = write_docx(
-        tmp_path / "supply.docx",
-        body,
-        numbering_xml=numbers,
-        styles_xml=styles(style("Heading1", "heading 1", num=(1, None))),
-    )
+    path = write_heading_clauses_docx(tmp_path / "supply.docx", body)
     doc_id = ingest_path(library, path, IngestOptions(embed=False)).doc_id
     engine = FakeEngine(default_reply="Monthly [§ 1.1]; not yearly [¶ 9].")
     turn = answering.ask(engine, library, doc_id, "When does the buyer pay?")

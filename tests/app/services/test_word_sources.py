@@ -15,7 +15,7 @@ from inference.engines.fake import FakeEngine
 from summarizer.answers.answer import AnswerOptions, answer_question
 from summarizer.library.ingest import IngestOptions, ingest_path
 from summarizer.library.storage.store import Library
-from tests.docx_factory import level, numbering, para, style, styles, write_docx
+from tests.docx_factory import para, write_heading_clauses_docx
 from tests.summarizer.doc_factory import add_document
 
 PASSAGES = AnswerOptions(whole_document=False, use_vectors=False, answer_tokens=200)
@@ -30,22 +30,13 @@ def library() -> Iterator[Library]:
 
 def _services_agreement(library: Library, tmp_path: Path) -> str:
     """Article 1 (¶ 1) with three short clauses, 1.1 to 1.3 (¶ 2–4): one passage."""
-    numbers = numbering(
-        {1: level(0, "decimal", "%1.", style="Heading1") + level(1, "decimal", "%1.%2")},
-        {1: '<w:abstractNumId w:val="1"/>'},
-    )
     body = (
         para("Payment", style="Heading1")
         + para("Invoices. Provider invoices Customer monthly.", num=(1, 1))
         + para("Taxes. Customer pays all sales taxes.", num=(1, 1))
         + para("Cure. A party may cure a breach within thirty days of notice.", num=(1, 1))
     )
-    path = write_docx(
-        tmp_path / "services.docx",
-        body,
-        numbering_xml=numbers,
-        styles_xml=styles(style("Heading1", "heading 1", num=(1, None))),
-    )
+    path = write_heading_clauses_docx(tmp_path / "services.docx", body)
     return ingest_path(library, path, IngestOptions(embed=False)).doc_id
 
 

@@ -536,19 +536,10 @@ def test_a_citation_of_a_word_document_shows_its_clause_and_copies_its_words(
 ) -> None:
     from PySide6.QtGui import QGuiApplication
 
-    from tests.docx_factory import level, numbering, para, style, styles, write_docx
+    from tests.docx_factory import para, write_heading_clauses_docx
 
-    numbers = numbering(
-        {1: level(0, "decimal", "%1.", style="Heading1") + level(1, "decimal", "%1.%2")},
-        {1: '<w:abstractNumId w:val="1"/>'},
-    )
     body = para("Payment", style="Heading1") + para("Invoices. The buyer pays every month by wire.", num=(1, 1))
-    path = write_docx(
-        tmp_path / "supply.docx",
-        body,
-        numbering_xml=numbers,
-        styles_xml=styles(style("Heading1", "heading 1", num=(1, None))),
-    )
+    path = write_heading_clauses_docx(tmp_path / "supply.docx", body)
     window = make_window()
     window.add_paths([path])
     doc_id = wait_for_document(qtbot, window)
@@ -628,22 +619,13 @@ def test_a_word_passage_given_is_named_highlighted_and_copied_by_the_clause_that
 
     from app.services.answering import _given_views
     from summarizer.library.storage.queries import passage_ids_of, passages_by_id
-    from tests.docx_factory import level, numbering, para, style, styles, write_docx
+    from tests.docx_factory import para, write_heading_clauses_docx
 
-    numbers = numbering(
-        {1: level(0, "decimal", "%1.", style="Heading1") + level(1, "decimal", "%1.%2")},
-        {1: '<w:abstractNumId w:val="1"/>'},
-    )
     body = para("General", style="Heading1")
     body += para("Invoices. The buyer pays every month by wire.", num=(1, 1))
     body += para("Governing Law. This Agreement is governed by the laws of the State of New York.", num=(1, 1))
     body += para("Counterparts. This Agreement may be signed in counterparts.", num=(1, 1))
-    path = write_docx(
-        tmp_path / "supply.docx",
-        body,
-        numbering_xml=numbers,
-        styles_xml=styles(style("Heading1", "heading 1", num=(1, None))),
-    )
+    path = write_heading_clauses_docx(tmp_path / "supply.docx", body)
     window = make_window()
     window.add_paths([path])
     doc_id = wait_for_document(qtbot, window)

@@ -239,21 +239,12 @@ def test_the_evidence_review_reports_a_rate_so_its_progress_has_a_time_left(libr
 def test_evidence_in_a_word_document_names_its_clause_and_the_export_shows_it(tmp_path: Path) -> None:
     from summarizer.library.ingest import IngestOptions
     from summarizer.review.evidence import ItemResult
-    from tests.docx_factory import level, numbering, para, style, styles, write_docx
+    from tests.docx_factory import para, write_heading_clauses_docx
 
-    numbers = numbering(
-        {1: level(0, "decimal", "%1.", style="Heading1") + level(1, "decimal", "%1.%2")},
-        {1: '<w:abstractNumId w:val="1"/>'},
-    )
     body = para("General", style="Heading1")
     body += para("Notices. Notices are given in writing to the addresses on the cover page.", num=(1, 1))
     body += para("Governing Law. This Agreement is governed by the laws of the State of New York.", num=(1, 1))
-    path = write_docx(
-        tmp_path / "terms.docx",
-        body,
-        numbering_xml=numbers,
-        styles_xml=styles(style("Heading1", "heading 1", num=(1, None))),
-    )
+    path = write_heading_clauses_docx(tmp_path / "terms.docx", body)
     with Library.open() as lib:
         doc_id = ingest_path(lib, path, IngestOptions(max_tokens=40)).doc_id
         query = "governed by the laws of the State"
@@ -272,22 +263,13 @@ def test_word_evidence_names_highlights_and_quotes_the_clause_that_matched_not_t
     from summarizer.library.ingest import IngestOptions
     from summarizer.review.evidence import ItemResult
     from summarizer.review.export import page_label
-    from tests.docx_factory import level, numbering, para, style, styles, write_docx
+    from tests.docx_factory import para, write_heading_clauses_docx
 
-    numbers = numbering(
-        {1: level(0, "decimal", "%1.", style="Heading1") + level(1, "decimal", "%1.%2")},
-        {1: '<w:abstractNumId w:val="1"/>'},
-    )
     body = para("General", style="Heading1")
     body += para("Notices. Notices are given in writing to the addresses on the cover page.", num=(1, 1))
     body += para("Governing Law. This Agreement is governed by the laws of the State of New York.", num=(1, 1))
     body += para("Counterparts. This Agreement may be signed in counterparts.", num=(1, 1))
-    path = write_docx(
-        tmp_path / "terms.docx",
-        body,
-        numbering_xml=numbers,
-        styles_xml=styles(style("Heading1", "heading 1", num=(1, None))),
-    )
+    path = write_heading_clauses_docx(tmp_path / "terms.docx", body)
     with Library.open() as lib:
         doc_id = ingest_path(lib, path, IngestOptions(max_tokens=400)).doc_id
         query = "Which state's laws govern the agreement?"

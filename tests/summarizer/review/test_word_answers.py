@@ -42,7 +42,7 @@ from summarizer.review.room_review import RoomStored, stored_room
 from summarizer.review.store import record_correction, review_key, store_result
 from summarizer.review.word_answers import name_by_quote, quoted_paragraphs
 from tests.conftest import CONTRACTS
-from tests.docx_factory import level, numbering, para, style, styles, write_docx
+from tests.docx_factory import para, write_heading_clauses_docx
 
 LAW = ChecklistItem("law", "Governing Law", "Which law governs the agreement?", ("governed by the laws of",),
                     "jurisdiction", "Delaware")  # fmt: skip
@@ -60,22 +60,13 @@ def services_docx(tmp_path: Path) -> Path:
     """Article 1 (¶ 1) with three short clauses, 1.1 to 1.3 (¶ 2–4), one passage. The item's
     query words are spread over 1.1 ("law") and 1.3 ("governed", "laws": its heading does not say
     "law"), so its best search evidence is named by the range 1.1–1.3; the answer's words are 1.3's."""
-    numbers = numbering(
-        {1: level(0, "decimal", "%1.", style="Heading1") + level(1, "decimal", "%1.%2")},
-        {1: '<w:abstractNumId w:val="1"/>'},
-    )
     body = (
         para("General", style="Heading1")
         + para("Compliance. Each party complies with applicable law in its performance.", num=(1, 1))
         + para("Notices. Notices are given in writing to the addresses above.", num=(1, 1))
         + para(f"Jurisdiction. {GOVERNING}", num=(1, 1))
     )
-    return write_docx(
-        tmp_path / "services.docx",
-        body,
-        numbering_xml=numbers,
-        styles_xml=styles(style("Heading1", "heading 1", num=(1, None))),
-    )
+    return write_heading_clauses_docx(tmp_path / "services.docx", body)
 
 
 def services_agreement(library: Library, tmp_path: Path) -> str:
