@@ -17,9 +17,10 @@ from summarizer.compare.segmentation import join_units
 from summarizer.library.cutting.clause_units import ClauseUnit
 from summarizer.library.reading.docx_numbering import roman
 
-_ITEM = re.compile(r"\((?:[a-z]{1,2}|[ivx]{1,5}|\d{1,2})\)")
+_MARKER = r"\((?:[a-z]{1,2}|[ivx]{1,5}|\d{1,2})\)"  # "(b)", "(ii)", "(3)"
+_ITEM = re.compile(_MARKER)
 # An item marker after a word or a ";" (not after a heading's "." or ":"): run into a sentence.
-_RUN_IN_ITEM = re.compile(r"(?<=[^\s.:])\s+(\((?:[a-z]{1,2}|[ivx]{1,5}|\d{1,2})\))(?=\s)")
+_RUN_IN_ITEM = re.compile(rf"(?<=[^\s.:])\s+({_MARKER})(?=\s)")
 # ... unless a word names it as a reference ("subject to paragraph (b)", "in item (ii) above").
 _REFERENCE_END = re.compile(r"\b(?:sub-?)?(?:paragraphs?|clauses?|items?|limbs?|sections?)\s*$", re.IGNORECASE)
 _ROMANS = tuple(roman(n) for n in range(1, 40))
