@@ -219,7 +219,7 @@ class DocumentRun:
     key: ReviewKey
     results: dict[int, ItemResult]  # by the item's index in the checklist; the stored ones first
     units: list[ReadingUnit]
-    word: bool = False
+    word_pages: dict[int, str] | None = None  # a Word contract's paragraphs as read; None: a PDF
 
     def open_items(self, n_items: int) -> list[int]:
         return [i for i in range(n_items) if i not in self.results]
@@ -227,8 +227,8 @@ class DocumentRun:
     def finish(self, library: Library, index: int, on_item: ItemCallback) -> None:
         """Store the item's result, now final (a Word contract's answer named by the paragraphs
         of its quote), and report it."""
-        if self.word:
-            name_by_quote(library, self.key.doc_id, self.results[index])
+        if self.word_pages is not None:
+            name_by_quote(library, self.key.doc_id, self.results[index], self.word_pages)
         store_result(library, self.key, self.results[index])
         on_item(item_done(self.key.doc_id, index, self.results[index]))
 
@@ -307,8 +307,9 @@ def prepare_run(
     stored = stored_results(library, key, checklist.items)
     results = {i: stored[item.id] for i, item in enumerate(checklist.items) if item.id in stored}
     needs_reading = len(results) < len(checklist.items)
-    units = reading_units(read_pages(library, doc_id), engine, budget, word=word) if needs_reading else []
-    return DocumentRun(record, key, results, units, word)
+    pages = read_pages(library, doc_id) if needs_reading else {}
+    units = reading_units(pages, engine, budget, word=word) if needs_reading else []
+    return DocumentRun(record, key, results, units, pages if word else None)
 
 
 def open_results(

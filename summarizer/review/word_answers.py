@@ -17,7 +17,6 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from summarizer.library.storage.document_text import read_pages
 from summarizer.library.storage.queries import passage_ids_covering, passages_by_id
 from summarizer.library.storage.store import Library
 from summarizer.library.word_parts import labelled_paragraphs, word_paragraphs
@@ -54,14 +53,15 @@ def quoted_paragraphs(pages: dict[int, str], quote: str, cited: Sequence[int] = 
     return next((p for p in places if any(p[0] <= c <= p[1] for c in cited)), places[0] if places else None)
 
 
-def name_by_quote(library: Library, doc_id: str, result: ItemResult) -> None:
+def name_by_quote(library: Library, doc_id: str, result: ItemResult, pages: dict[int, str]) -> None:
     """Put first among ``result``'s evidence the passage of a Word contract that holds the model's
     verified quote, named by the quote's paragraphs; an answer without one (unverified, not found,
-    an error) keeps its evidence."""
+    an error) keeps its evidence. ``pages``: the contract's paragraphs as the review read them
+    (``read_pages``, read once for all its items)."""
     if result.status != "answered" or not result.quote:
         return
     cited = [int(c["page"]) for c in result.citations if c.get("valid")]
-    found = quoted_paragraphs(read_pages(library, doc_id), result.quote, cited)
+    found = quoted_paragraphs(pages, result.quote, cited)
     if found is None:
         return
     first, last = found

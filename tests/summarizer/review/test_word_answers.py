@@ -189,10 +189,10 @@ def test_a_quote_outside_the_search_evidence_brings_its_passage_first(library: L
     elsewhere = Evidence(10_000, 1, 1, "General")  # the search kept another passage only
     result = ItemResult("law", "Governing Law", LAW.question, "jurisdiction", "answered", [elsewhere])
     result.quote, result.citations = GOVERNING, [{"page": 4, "passage_id": None, "valid": True}]
-    name_by_quote(library, doc_id, result)
+    name_by_quote(library, doc_id, result, read_pages(library, doc_id))
     (best,) = result.evidence  # as many as the search kept
     assert best.passage_id != elsewhere.passage_id and best.locator == "§ 1.3 Jurisdiction, ¶ 4"
     result.quote = ""  # unverified: the search evidence stays
     result.evidence = [elsewhere]
-    name_by_quote(library, doc_id, result)
+    name_by_quote(library, doc_id, result, read_pages(library, doc_id))
     assert result.evidence == [elsewhere]
