@@ -117,8 +117,10 @@ def test_compare_with_offers_the_likeliest_other_version_first(qtbot: Any, make_
         window, _pdf(tmp_path / "lease.pdf", articles=_without_exclusions_and_with_audit()),
         _pdf(tmp_path / "supply-v1.pdf"), _pdf(tmp_path / "supply-v2.pdf", EDITS),
     )  # fmt: skip
-    with Library.open() as library, library.db:  # the lease first in the library's order, whatever the ids
-        library.db.execute("UPDATE documents SET added_at = '2026-01-01T00:00:00+00:00' WHERE doc_id = ?", [lease_id])
+    # the lease first in the library's order, whatever the ids
+    window.library.db.execute(
+        "UPDATE documents SET added_at = '2026-01-01T00:00:00+00:00' WHERE doc_id = ?", [lease_id]
+    )
     window.documents.refresh()
     offered: list[Any] = []
     window.comparisons.choose_other = lambda title, others: offered.append(others)  # cancelled: None
