@@ -261,11 +261,12 @@ FIXES = (
         "tests/app/views/test_library_panel.py::"
         "test_a_cancelled_password_prompt_gives_no_red_banner",
     )),
-    Fix("walk 2026-12-06, 6: side by side, PDFs open at 27-30 % zoom and the toolbar buttons are cut", "52f636f", (
+    # 2c06e4e: the test checks the zoom before importing the fix's new constant (test_highlight_view
+    # tests the fix's new module: it can only fail on its import before).
+    Fix("walk 2026-12-06, 6: side by side, PDFs open at 27-30 % zoom and the toolbar buttons are cut", "52f636f",
+        tests_from="2c06e4e", tests=(
         "tests/app/views/test_compare_versions.py::"
         "test_two_pdfs_compared_at_the_windows_first_size_are_readable",
-        "tests/app/widgets/test_highlight_view.py::"
-        "test_the_text_width_fills_the_view_and_its_left_edge_is_shown",
     )),
     Fix("walk 2026-12-06, 6 (seen after): a compared PDF's highlight falls before the change under a header",
         "52f636f", (
@@ -279,6 +280,91 @@ FIXES = (
     Fix("walk 2026-12-06, 24: the Word bar's reference is cut", "52f636f", (
         "tests/app/widgets/test_word_view.py::"
         "test_the_word_bar_shows_the_whole_reference_above_its_buttons_when_narrow",
+    )),
+    # Tests from 838ab57 and 122a42d (written for this record): the fix's own test failed before only on
+    # a name or an argument the fix added (5, 7, 10, 15, 22), or one test covered two findings (4 and 24,
+    # 17 and 18).
+    Fix("walk 2026-12-06, 4: the Text view chosen does not stay for a citation", "e2a4af1",
+        tests_from="838ab57", tests=(
+        "tests/app/controllers/test_word_pages.py::test_the_text_view_chosen_stays_for_a_citation",
+    )),
+    Fix("walk 2026-12-06, 24 (second part): no zoom percentage on pages after a Word text view", "e2a4af1",
+        tests_from="838ab57", tests=(
+        "tests/app/controllers/test_word_pages.py::test_the_zoom_shows_again_on_the_pages_after_the_text_view",
+    )),
+    Fix("walk 2026-12-06, 5: comparison labels drop the parent number ('(a)' for 5.2(a))", "2be7378",
+        tests_from="838ab57", tests=(
+        "tests/summarizer/compare/test_comparison.py::test_a_changed_item_is_named_with_the_numbers_it_sits_under",
+    )),
+    Fix("walk 2026-12-06, 7: 'Compare with…' preselects the library's first document", "925893c",
+        tests_from="122a42d", tests=(
+        "tests/app/controllers/test_compare.py::test_compare_with_offers_the_likeliest_other_version_first",
+    )),
+    Fix("walk 2026-12-06, 8: documents with the same title look identical in the library", "925893c", (
+        "tests/app/views/test_library_panel.py::test_documents_with_the_same_title_show_their_file_names",
+    )),
+    Fix("walk 2026-12-06, 9: '1 not added (not documents)' with no name or advice; 'pagewise old.doc'", "c0b9cdf", (
+        "tests/app/controllers/test_ingest.py::"
+        "test_the_window_s_batch_summary_names_a_file_not_added_and_what_to_do",
+        "tests/summarizer/library/batches/test_hostile_batches.py::"
+        "test_files_not_added_are_named_with_what_to_do",
+        "tests/app/test_cli_window.py::test_a_file_pagewise_does_not_open_is_said_not_a_list_of_commands",
+    )),
+    Fix("walk 2026-12-06, 10: Word paragraphs are called pages in summaries", "1a2e733", tests_from="122a42d", tests=(
+        "tests/summarizer/summaries/test_compress.py::"
+        "test_a_word_documents_segments_and_reductions_are_labelled_by_paragraphs",
+        # the fix's own test (renamed since from test_word_summary_labels.py): the answer prompt's half
+        "tests/summarizer/summaries/test_summary_prompts.py::test_a_word_documents_parts_are_labelled_by_paragraphs",
+    )),
+    Fix("walk 2026-12-06, 11: the Review tab forgets the checked contracts and 'Evidence only'", "59c05b4", (
+        "tests/app/controllers/test_review.py::"
+        "test_the_checked_contracts_and_evidence_only_are_kept_across_a_restart",
+    )),
+    Fix("walk 2026-12-06, 12: the library list wastes its space (cut names, side scroll bar, gaps)", "5d68336", (
+        "tests/app/views/test_library_panel.py::"
+        "test_long_names_fit_the_library_list_without_gaps_or_a_side_scroll_bar",
+    )),
+    Fix("walk 2026-12-06, 13: a data room's Word memo of 552 pages, hashes first", "022e693", (
+        "tests/summarizer/review/test_export_xlsx.py::test_the_exports_of_a_data_room",
+        "tests/summarizer/review/test_export_xlsx.py::test_a_data_room_memo_reads_as_a_memo",
+    )),
+    Fix("walk 2026-12-06, 14: Export conversation leaves out the library-wide question", "94374fc", (
+        "tests/app/controllers/test_answer.py::"
+        "test_a_question_across_the_library_lists_each_contract_with_its_best_passage",
+    )),
+    Fix("walk 2026-12-06, 15: rows move under the mouse when a progress line ends", "6e8fd5f",
+        tests_from="838ab57", tests=(
+        "tests/app/views/test_progress_space.py::"
+        "test_the_review_grid_and_the_answer_stay_in_place_when_their_progress_line_ends",
+    )),
+    Fix("walk 2026-12-06, 16: 'Open PDF…' and 'Add a folder of PDF files' add Word files too", "b59c13b", (
+        "tests/app/test_file_menu.py::test_the_file_menu_and_its_dialogs_say_pdf_or_word",
+    )),
+    Fix("walk 2026-12-06, 17: the Text view bolds short clauses", "7814769", tests_from="838ab57", tests=(
+        "tests/app/widgets/test_word_view.py::test_only_titles_are_bold",
+    )),
+    Fix("walk 2026-12-06, 18: a deleted paragraph mark reads '¶ (deleted by …)'", "7814769",
+        tests_from="838ab57", tests=(
+        "tests/app/widgets/test_word_view.py::test_a_deleted_paragraph_mark_says_what_it_was",
+    )),
+    Fix("walk 2026-12-06, 20: a Word file's row says 'indexing 14/14 pages'", "389666b", (
+        "tests/app/widgets/test_job_progress.py::test_a_word_file_is_indexed_by_paragraphs_not_pages",
+    )),
+    Fix("walk 2026-12-06, 21: 'X is ready. Show' banners stay until closed", "d7cf58e", (
+        "tests/app/widgets/test_messages.py::test_an_information_with_a_button_goes_in_time",
+    )),
+    Fix("walk 2026-12-06, 22: the comparison's Markdown puts spaces before punctuation", "b5fdbba",
+        tests_from="838ab57", tests=(
+        "tests/summarizer/compare/test_comparison.py::"
+        "test_the_comparison_markdown_writes_the_word_diff_as_the_words_are_written",
+        "tests/summarizer/compare/test_comparison.py::test_the_markdown_word_diff_joins_words_as_written",
+    )),
+    Fix("walk 2026-12-06, 23: the Compare menu has no 'Word redline…'", "15332d8", (
+        "tests/app/controllers/test_compare.py::"
+        "test_the_word_redline_button_writes_each_difference_as_a_tracked_change",
+    )),
+    Fix("walk 2026-12-06, 25: Find in the Text view leaves the match on the bottom line", "18ae328", (
+        "tests/app/widgets/test_word_view.py::test_find_puts_the_match_in_the_upper_part_of_the_text_view",
     )),
 )  # fmt: skip
 

@@ -109,6 +109,27 @@ def test_compare_with_picks_the_other_version(qtbot: Any, make_window: Any, tmp_
     assert (window.comparisons.old.doc_id, window.comparisons.new.doc_id) == (old_id, new_id)
 
 
+def test_compare_with_offers_the_likeliest_other_version_first(qtbot: Any, make_window: Any, tmp_path: Path) -> None:
+    """The walk of 2026-12-06, finding 7: "Compare with…" preselected the library's first document
+    (the first of its list), not the likely other version."""
+    window = make_window()
+    lease_id, old_id, new_id = add(
+        window, _pdf(tmp_path / "lease.pdf", articles=_without_exclusions_and_with_audit()),
+        _pdf(tmp_path / "supply-v1.pdf"), _pdf(tmp_path / "supply-v2.pdf", EDITS),
+    )  # fmt: skip
+    # the lease first in the library's order, whatever the ids
+    window.library.db.execute(
+        "UPDATE documents SET added_at = '2026-01-01T00:00:00+00:00' WHERE doc_id = ?", [lease_id]
+    )
+    window.documents.refresh()
+    offered: list[Any] = []
+    window.comparisons.choose_other = lambda title, others: offered.append(others)  # cancelled: None
+    window.library_panel.select(new_id)
+    window.library_panel._compare_current_with()
+    (others,) = offered
+    assert [doc_id for doc_id, _title in others] == [old_id, lease_id]  # the first is preselected
+
+
 def test_compare_with_and_nothing_selected_says_what_to_do(qtbot: Any, make_window: Any) -> None:
     window = make_window()
     assert window.comparisons.compare_with("") is None

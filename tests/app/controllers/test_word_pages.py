@@ -150,22 +150,35 @@ def test_the_word_bar_switches_between_the_pages_and_the_text(qtbot: Any, make_w
     assert viewer.showing_word_text and not switch.isVisible()
 
 
-def test_the_text_view_chosen_stays_for_a_citation_and_the_zoom_shows_again_on_pages(
-    qtbot: Any, make_window: Any, tmp_path: Path
-) -> None:
-    """Walk findings 4 and 24: a citation clicked after "Text" went back to LibreOffice's pages;
-    the zoom percentage stayed blank on pages opened after the text view."""
+def _text_chosen(qtbot: Any, make_window: Any, tmp_path: Path) -> tuple[Any, str]:
+    """A window showing a Word document laid out as pages, where the user has pressed "Text"."""
     window = make_window(settings={"word_view": "pages"})
     window.word_pages.find_renderer = lambda: FakeRenderer()
     doc_id, _path = add_word_document(qtbot, window, tmp_path)
+    qtbot.waitUntil(lambda: window.viewer.path is not None, timeout=10_000)
+    window.viewer.word.switch_view.click()  # the user chooses the text
+    assert window.viewer.showing_word_text
+    return window, doc_id
+
+
+def test_the_text_view_chosen_stays_for_a_citation(qtbot: Any, make_window: Any, tmp_path: Path) -> None:
+    """Walk 2026-12-06, finding 4: a citation clicked after "Text" went back to LibreOffice's pages."""
+    window, doc_id = _text_chosen(qtbot, make_window, tmp_path)
     viewer = window.viewer
-    qtbot.waitUntil(lambda: viewer.path is not None, timeout=10_000)
-    viewer.word.switch_view.click()  # the user chooses the text
-    assert viewer.showing_word_text
     window.show_citation(CitationView(1, doc_id, 3, None, "[¶ 3]", True, ((3, 0, 26),)))
     assert viewer.showing_word_text and viewer.word.switch_view.text() == "Pages"
     assert "Liability. Neither party" in viewer.word.browser.toPlainText()
     viewer.word.switch_view.click()  # and back to the pages: the next citation shows them
+    window.show_citation(CitationView(2, doc_id, 4, None, "[¶ 4]", True, ((4, 0, 20),)))
+    assert not viewer.showing_word_text and viewer.view.isVisible()
+
+
+def test_the_zoom_shows_again_on_the_pages_after_the_text_view(qtbot: Any, make_window: Any, tmp_path: Path) -> None:
+    """Walk 2026-12-06, finding 24 (its second part): the zoom percentage stayed blank on the pages
+    shown after the text view."""
+    window, doc_id = _text_chosen(qtbot, make_window, tmp_path)
+    viewer = window.viewer
+    viewer.word.switch_view.click()  # back to the pages
     window.show_citation(CitationView(2, doc_id, 4, None, "[¶ 4]", True, ((4, 0, 20),)))
     assert not viewer.showing_word_text and viewer.view.isVisible()
     assert viewer.zoom_label.text().endswith("%")

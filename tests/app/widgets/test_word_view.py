@@ -64,17 +64,23 @@ def test_a_word_document_opens_in_the_viewer_at_the_cited_paragraph(qtbot: Any, 
     assert not viewer.word.isVisible() and viewer.view.isVisible()
 
 
-def test_only_titles_are_bold_and_a_deleted_paragraph_mark_says_what_it_was() -> None:
-    """Walk findings 17 and 18: body clauses styled as headings were bold; "¶ (deleted by …)"."""
-    paragraphs = [
-        DocxParagraph(1, "Term and Termination", "5.", "Heading1", 1, None, False),
-        DocxParagraph(2, "Either party may terminate on notice.", "(c)", "Heading3", 3, None, False),
-        DocxParagraph(3, "Effective Date. The date on the cover page.", "5.1", "Heading2", 2, None, False),
-    ]
-    changes = [TrackedChange("deletion", "Accord Demo", "", "¶", 2)]
-    html = word_html(paragraphs, changes, [])
+HEADING_STYLED = [
+    DocxParagraph(1, "Term and Termination", "5.", "Heading1", 1, None, False),
+    DocxParagraph(2, "Either party may terminate on notice.", "(c)", "Heading3", 3, None, False),
+    DocxParagraph(3, "Effective Date. The date on the cover page.", "5.1", "Heading2", 2, None, False),
+]
+
+
+def test_only_titles_are_bold() -> None:
+    """Walk 2026-12-06, finding 17: body clauses styled as headings (Common Paper's 5.2(c)) were bold."""
+    html = word_html(HEADING_STYLED, [], [])
     assert "<b>5. Term and Termination</b>" in html
     assert "<b>(c) Either party" not in html and "<b>5.1 Effective" not in html
+
+
+def test_a_deleted_paragraph_mark_says_what_it_was() -> None:
+    """Walk 2026-12-06, finding 18: a deleted paragraph mark read "¶ (deleted by Accord Demo)"."""
+    html = word_html(HEADING_STYLED, [TrackedChange("deletion", "Accord Demo", "", "¶", 2)], [])
     assert "(paragraph break deleted by Accord Demo)" in html and ">¶</s>" not in html
 
 

@@ -249,3 +249,32 @@ def test_the_markdown_word_diff_joins_words_as_written() -> None:
     edits, _, _ = word_edits(old, new)
     diff = markdown_word_diff(Change(CHANGED, None, None, edits=tuple(edits)))
     assert diff == "Meetings. Contractor ~~shall~~ **may** meet under Sections 5.02 within (~~5~~ **15**) days."
+
+
+def test_a_changed_item_is_named_with_the_numbers_it_sits_under() -> None:
+    """The walk of 2026-12-06, finding 5: the list, the detail, the Markdown and the redline named
+    5.2(a) as "(a)" ("Changed: (a) (¶ 77–78) → (a) (¶ 76–77)")."""
+    from summarizer.compare.report import comparison_markdown
+
+    text = (
+        "5. PAYMENT\n\n5.2 Fees. The Customer shall pay the fees as follows:\n\n"
+        "(a) Monthly. The monthly fee is due on the first day of each month.\n\n"
+        "(b) Yearly. The yearly fee is due in January.\n"
+    )
+    comparison, shown = _shown([(1, text)], [(1, text.replace("first day", "fifth day"))])
+    assert [(c.kind, c.old.display_label, c.new.display_label) for c in shown] == [  # type: ignore[union-attr]
+        (CHANGED, "5.2(a) Monthly", "5.2(a) Monthly")
+    ]
+    markdown = comparison_markdown(comparison, "v1", "v2")
+    assert "**Changed**: 5.2(a) Monthly (" in markdown and "→ 5.2(a) Monthly (" in markdown
+
+
+def test_the_comparison_markdown_writes_the_word_diff_as_the_words_are_written() -> None:
+    """The walk of 2026-12-06, finding 22: the Markdown read "Meetings . Contractor ~~shall~~
+    **may**", "Sections 5 . 02", "( ~~5~~ **15** )", where the window showed them right."""
+    from summarizer.compare.report import comparison_markdown
+
+    text = "4. MEETINGS\n\n4.1 Meetings. Contractor shall meet under Sections 5.02 within (5) days.\n"
+    comparison, _shown_changes = _shown([(1, text)], [(1, text.replace("shall", "may").replace("(5)", "(15)"))])
+    markdown = comparison_markdown(comparison, "v1", "v2")
+    assert "Meetings. Contractor ~~shall~~ **may** meet under Sections 5.02 within (~~5~~ **15**) days." in markdown

@@ -307,3 +307,13 @@ def test_a_reduce_step_that_does_not_fit_the_new_context_makes_the_summary_again
     fits = reduce_prompt + wide.super_tokens
     assert reusable_params(library, doc_id, model_sha256="model-a", n_ctx=fits, wanted=wide) == wide
     assert reusable_params(library, doc_id, model_sha256="model-a", n_ctx=fits - 1, wanted=wide) is None
+
+
+def test_a_word_documents_segments_and_reductions_are_labelled_by_paragraphs(library: Library, doc_id: str) -> None:
+    """The walk of 2026-12-06, finding 10: a Word document's Summary tab read "Summary of pp.
+    121-150" beside its section links "¶ 120–150": its parts are paragraphs."""
+    library.db.execute("UPDATE documents SET file_type = 'docx' WHERE doc_id = ?", [doc_id])  # as a .docx is stored
+    engine = FakeEngine(n_ctx=N_CTX, default_reply="short summary")
+    run(library, doc_id, engine)
+    prompts = [user_text(call.prompt) for call in engine.calls]
+    assert len(prompts) > 2 and all("¶ " in text and "p. " not in text for text in prompts), prompts[0]
