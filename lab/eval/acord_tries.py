@@ -37,10 +37,13 @@ WEIGHTS = (0.75, 1.5)  # the distinctive ranking's weight in the fusion (BM25 we
 
 def distinctive_terms(library: Library, query: str, max_share: float = MAX_SHARE) -> list[str]:
     from summarizer.library.storage.queries import passage_id_range, passages_in_id_range, passages_matching_in_id_range
-    from summarizer.search.distinctive import lexicon_words
     from summarizer.search.fts_query import fts_string, fts_terms
+    from summarizer.search.legal_lexicon import LEXICON
+    from summarizer.search.lexicon import matching
 
-    covered = lexicon_words(query)
+    covered = {
+        word for entry in matching(LEXICON, query) for m in entry.asks.finditer(query) for word in fts_terms(m.group(0))
+    }
     words = [w for w in fts_terms(query) if w not in covered]
     bounds = passage_id_range(library, None)
     if not words or bounds is None:
