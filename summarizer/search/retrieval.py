@@ -80,6 +80,8 @@ class RetrievalParams:
     # ... or chosen by the query (contracts only): a query with distinctive terms of its own
     # (summarizer.search.distinctive: a variant in the contract's terms) gets the lexicon as that
     # ranking, one without (a category asked in lay words) the lexicon's terms in its one query.
+    # Off: with weight 0.25 it lifts ACORD but costs the labelled set's held-apart pair 0.041
+    # recall@3 (docs/retrieval.md, the lexicon chosen by the query).
     lexicon_by_query: bool = False
     expand_vector_query: bool = False  # ... and to the text embedded for the vector ranking
     # A single word held by more than this share of the library's passages is left out of the
