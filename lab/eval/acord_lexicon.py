@@ -17,6 +17,10 @@ over the first 10):
 - ``lexicon for category-only queries``: the lexicon's terms added only when the query has no
   distinctive term (lab.eval.acord_tries: a word no matched lexicon entry covers, in at most 5% of
   the passages), i.e. when it asks for the category alone, as CUAD's questions do.
+- ``lexicon chosen by the query (w)``: the product's ``RetrievalParams.lexicon_by_query`` with
+  ``lexicon_ranking_weight=w``: the lexicon as a ranking of weight ``w`` for a query with
+  distinctive terms by the stricter rule of summarizer.search.distinctive (held by at least one
+  passage, not a common English word), its terms in the one query for the others.
 """
 
 from __future__ import annotations
@@ -31,6 +35,7 @@ if TYPE_CHECKING:
     from summarizer.search.retrieval import RetrievalParams
 
 WEIGHTS = (0.25, 0.5)
+BY_QUERY_WEIGHT = 0.25  # the weight measured on CUAD's figures for every query
 
 
 def lexicon_as_ranking(library: Library, params: RetrievalParams, weight: float) -> Ranking:
@@ -102,6 +107,15 @@ def lexicon_tries(library: Library) -> list[System]:
             "search, lexicon for category-only queries",
             "the lexicon's terms only when the query has no distinctive term",
             lexicon_when_no_variant(library, DEFAULT_PARAMS),
+        )
+    )
+    by_query = replace(DEFAULT_PARAMS, lexicon_by_query=True, lexicon_ranking_weight=BY_QUERY_WEIGHT)
+    systems.append(
+        untrained(
+            f"search, lexicon chosen by the query (w={BY_QUERY_WEIGHT})",
+            "RetrievalParams.lexicon_by_query: the lexicon as a ranking of weight w only for a query "
+            "with distinctive terms (summarizer.search.distinctive)",
+            lambda q: [r.passage_id for r in search(library, q, k=DEPTH, params=by_query)],
         )
     )
     return systems

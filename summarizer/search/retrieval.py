@@ -40,6 +40,7 @@ from summarizer.library.storage.queries import (
 )
 from summarizer.library.storage.store import Library
 from summarizer.search import finance_lexicon, legal_lexicon
+from summarizer.search.distinctive import distinctive_terms
 from summarizer.search.fts_query import fts_query, fts_string, fts_terms
 from summarizer.search.lexicon import interleave
 
@@ -76,6 +77,12 @@ class RetrievalParams:
     # weight, beside BM25 over the query's own words (``bm25_weight``), so a category's added terms
     # cannot outweigh a variant's own words ("New York" governing law; ACORD, docs/retrieval.md).
     lexicon_ranking_weight: float = 0.0
+    # ... or chosen by the query (contracts only): a query with distinctive terms of its own
+    # (summarizer.search.distinctive: a variant in the contract's terms) gets the lexicon as that
+    # ranking, one without (a category asked in lay words) the lexicon's terms in its one query.
+    # Off: with weight 0.25 it lifts ACORD but costs the labelled set's held-apart pair 0.041
+    # recall@3 (docs/retrieval.md, the lexicon chosen by the query).
+    lexicon_by_query: bool = False
     expand_vector_query: bool = False  # ... and to the text embedded for the vector ranking
     # A single word held by more than this share of the library's passages is left out of the
     # BM25 query (unless nothing else is left): scoring every passage that holds it is what
@@ -336,6 +343,14 @@ def rerank(
     return [(pid, fused[pid]) for pid in order] + rest, scores
 
 
+def _lexicon_apart(library: Library, query: str, params: RetrievalParams) -> bool:
+    """True when the lexicon's terms are a ranking of their own for ``query`` (``params``'
+    ``lexicon_ranking_weight`` and ``lexicon_by_query``), not added to its one BM25 query."""
+    if not params.lexicon_by_query:
+        return params.lexicon_ranking_weight > 0
+    return bool(distinctive_terms(query, lambda words: _term_counts.shares(library, words)))
+
+
 def search(
     library: Library,
     query: str,
@@ -354,11 +369,11 @@ def search(
         vector_query = " ".join([query, *expansion_terms(query, kinds, params)])
     lookup = _vector_lookup(library, vector_query, doc_ids, params.candidates) if use_vectors else None
     pending = _start_on_worker(lookup) if lookup is not None else None
-    apart = params.lexicon_ranking_weight > 0 and params.expand_query and FILING not in kinds
+    apart = params.expand_query and FILING not in kinds and _lexicon_apart(library, query, params)
     own = replace(params, expand_query=False) if apart else params
     bm25 = bm25_ranking(library, query, doc_ids, params.candidates, own, kinds)
     rankings = [(bm25, params.bm25_weight)]
-    if apart:
+    if apart and params.lexicon_ranking_weight > 0:
         lexicon = bm25_ranking(library, query, doc_ids, params.candidates, params, kinds)
         rankings.append((lexicon, params.lexicon_ranking_weight))
     vectors = pending.result() if pending is not None else []

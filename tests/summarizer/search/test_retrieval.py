@@ -346,3 +346,39 @@ def test_the_lexicon_apart_cannot_outweigh_the_querys_own_words(tmp_path: Path) 
         }
     assert ranked[0.0][0].text.startswith("Notwithstanding")  # the lexicon's terms in the one query
     assert ranked[0.25][0].text.startswith("A party's liability for fraud")
+
+
+def test_the_lexicon_chosen_by_the_query(tmp_path: Path) -> None:
+    """Issue 58: with ``lexicon_by_query`` a variant in the contract's own terms ("fraud",
+    "misconduct": rare in the library and in English) gets the lexicon as a ranking of its own, so
+    its words lead; a category asked in lay words ("walk away from this deal": common English) keeps
+    the lexicon's terms in its one query, which a ranking of their own would let the lay words
+    outweigh."""
+    pages = [f"The Supplier delivers item {i} to the warehouse within thirty days of each order." for i in range(30)]
+    pages.append(
+        "Notwithstanding the foregoing, the exception for permitted uses shall not apply, provided, however, "
+        "that excluding such uses nothing in this agreement shall not restrict or prevent either party's liability."
+    )
+    pages.append("A party's liability for fraud or wilful misconduct is not capped.")
+    pages.append("Either party may terminate this agreement for convenience without cause upon prior written notice.")
+    pages.append("The sales team walks each customer through the deal away from the site; a deal takes time.")
+    variant = "fraud or willful misconduct carveout to liability cap"
+    lay = "Can we walk away from this deal at any time?"
+    settings = {
+        "one query": replace(DEFAULT_PARAMS, lexicon_by_query=False, lexicon_ranking_weight=0.0),
+        "apart": replace(DEFAULT_PARAMS, lexicon_by_query=False, lexicon_ranking_weight=0.25),
+        "by query": replace(DEFAULT_PARAMS, lexicon_by_query=True, lexicon_ranking_weight=0.25),
+    }
+    with Library.open(tmp_path / "lib.sqlite") as lib:
+        doc_id = add_document(lib, pages, words_per_passage=40)
+        first = {
+            (name, query): search(
+                lib, query, doc_ids=[doc_id], k=1, use_vectors=False, params=replace(params, rerank_top=0)
+            )[0].text.split()[:2]
+            for name, params in settings.items()
+            for query in (variant, lay)
+        }
+    assert first["one query", variant] == ["Notwithstanding", "the"]  # the lexicon's terms outweigh
+    assert first["apart", lay] == ["The", "sales"]  # the lay words outweigh
+    assert first["by query", variant] == ["A", "party's"]
+    assert first["by query", lay] == ["Either", "party"]
