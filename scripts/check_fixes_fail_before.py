@@ -334,7 +334,7 @@ FIXES = (
     )),
     Fix("walk 2026-12-06, 15: rows move under the mouse when a progress line ends", "6e8fd5f",
         tests_from="838ab57", tests=(
-        "tests/app/views/test_progress_space.py::"
+        "tests/app/views/test_progress_space.py::"  # at 838ab57; now in tests/app/widgets/test_job_progress.py
         "test_the_review_grid_and_the_answer_stay_in_place_when_their_progress_line_ends",
     )),
     Fix("walk 2026-12-06, 16: 'Open PDF…' and 'Add a folder of PDF files' add Word files too", "b59c13b", (
