@@ -11,4 +11,6 @@ imports the product (``summarizer``, ``inference``, ``app``) and the maintained 
   and the "probably absent" calibration (``summarizer/review/checklists/absent-model.json``).
 - ``lab.bench``: speed and resource measurements that docs/ cites: the GPU benchmarks and their
   device runs, OCR, filing ingest, llama.cpp builds, prompt lookup, grammar cost.
+
+Shared by all three: ``lab.results.write_json``, the layout of a result file (``--out``).
 """

@@ -33,6 +33,8 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from lab.results import write_json
+
 ROOT = Path(__file__).resolve().parents[2]
 DOCUMENT = ROOT / "tests" / "fixtures" / "contracts" / "endorsement-8p.pdf"
 QUESTION = "Who may terminate this agreement, and on what notice?"
@@ -460,8 +462,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.out is None:
         parser.error("--out is required")
     result = measure(args)
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(result, indent=2) + "\n")
+    write_json(args.out, result, indent=2)
     print(f"wrote {args.out}", flush=True)
     return 0
 

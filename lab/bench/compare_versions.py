@@ -27,6 +27,7 @@ from pathlib import Path
 
 from lab.eval.compare_known_edits import FIXTURES, NEW_WIDTH, OLD_WIDTH, base_clauses, write_version
 from lab.eval.known_edits import apply_edits
+from lab.results import write_json
 
 PAIRS = {"10p": ("endorsement-8p", 1), "100p": ("franchise-115p", 1), "500p": ("franchise-115p", 5)}
 WITHOUT_VECTORS = {"500p"}  # added without embedding (minutes on 2 cores that the comparison never reads)
@@ -131,9 +132,8 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         results = [measure(name, Path(tmp)) for name in args.pairs]
     if args.out:
-        args.out.parent.mkdir(parents=True, exist_ok=True)
         record = {"cpus": os.cpu_count(), "model": None, "pairs": results}
-        args.out.write_text(json.dumps(record, indent=1) + "\n", encoding="utf-8")
+        write_json(args.out, record)
 
 
 if __name__ == "__main__":

@@ -21,6 +21,7 @@ from pathlib import Path
 
 from lab.bench.filing_ingest import ingest_once
 from lab.eval.docx_numbering import FOLDER, render
+from lab.results import write_json
 
 ROOT = Path(__file__).resolve().parents[2]
 NAMES = ("common-paper-cloud-service-agreement", "common-paper-business-associate-agreement", "common-paper-mutual-nda")
@@ -57,8 +58,7 @@ def main() -> int:
             rows.append(row)
             print(json.dumps(row), flush=True)
     if args.out:
-        args.out.parent.mkdir(parents=True, exist_ok=True)
-        args.out.write_text(json.dumps({"cpus": os.cpu_count(), "rows": rows}, indent=1) + "\n")
+        write_json(args.out, {"cpus": os.cpu_count(), "rows": rows})
     return 0
 
 

@@ -20,6 +20,8 @@ import sys
 import tempfile
 from pathlib import Path
 
+from lab.results import write_json
+
 ROOT = Path(__file__).resolve().parents[2]
 DEFAULT_PDF = ROOT.parent / "shared" / "data" / "financebench-dev" / "pdfs" / "BOEING_2022_10K.pdf"
 
@@ -90,8 +92,7 @@ def main() -> int:
             report[f"{key}_after_vs_before"] = round(after / before, 3)
     print(json.dumps(report, indent=1))
     if args.out:
-        args.out.parent.mkdir(parents=True, exist_ok=True)
-        args.out.write_text(json.dumps(report, indent=1) + "\n")
+        write_json(args.out, report)
     return 0
 
 

@@ -28,6 +28,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from lab.results import write_json
+
 ROOT = Path(__file__).resolve().parents[2]
 DOCUMENT = ROOT / "tests" / "fixtures" / "contracts" / "collaboration-154p.pdf"
 QUESTION = "Who may terminate this agreement, and on what notice?"
@@ -199,9 +201,8 @@ def main() -> int:
         "cpus": os.cpu_count(),
         "runs": runs,
     }
-    args.out.mkdir(parents=True, exist_ok=True)
     target = args.out / f"first-answer-after-open{'-' + args.tag if args.tag else ''}.json"
-    target.write_text(json.dumps(result, indent=2) + "\n")
+    write_json(target, result, indent=2)
     print(f"wrote {target}", flush=True)
     return 0
 

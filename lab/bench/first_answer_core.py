@@ -28,6 +28,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from lab.results import write_json
+
 QUESTION = "Who may terminate this agreement, and on what notice?"
 
 
@@ -129,11 +131,10 @@ def main() -> int:
                 row = json.loads(done.stdout.strip().splitlines()[-1])
                 rows.append({"round": round_, "process_s": round(time.monotonic() - launched, 2), **row})
             print(json.dumps(rows[-1]), flush=True)
-    args.out.mkdir(parents=True, exist_ok=True)
     result = {"how": "the window's jobs without Qt (lab.bench.first_answer_core)", "model": Path(args.model).name,
               "budget": args.budget, "threads": args.threads, "wait_s": args.wait, "question": QUESTION,
               "cpu": os.cpu_count(), "runs": rows}  # fmt: skip
-    (args.out / "first-answer-after-open-core.json").write_text(json.dumps(result, indent=2) + "\n")
+    write_json(args.out / "first-answer-after-open-core.json", result, indent=2)
     return 0
 
 

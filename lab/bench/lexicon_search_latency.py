@@ -34,6 +34,7 @@ from functools import partial
 from pathlib import Path
 
 from lab.eval.dataroom_quality import CATEGORY_QUESTIONS, VARIANTS
+from lab.results import write_json
 
 
 def questions() -> list[str]:
@@ -109,8 +110,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     }
     print(json.dumps(result, indent=1))
     if args.out:
-        args.out.parent.mkdir(parents=True, exist_ok=True)
-        args.out.write_text(json.dumps(result, indent=1) + "\n")
+        write_json(args.out, result)
 
 
 if __name__ == "__main__":

@@ -28,6 +28,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from lab.results import write_json
 from summarizer.library.reading.page_render import MAX_SIDE_PX  # (no heavy imports at its top)
 from tests.pdf_factory import scan_pdf
 
@@ -190,8 +191,7 @@ def main() -> None:
         ]
     print(json.dumps(result, indent=2))
     if args.out:
-        args.out.parent.mkdir(parents=True, exist_ok=True)
-        args.out.write_text(json.dumps(result, indent=2) + "\n")
+        write_json(args.out, result, indent=2)
 
 
 if __name__ == "__main__":

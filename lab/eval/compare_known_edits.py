@@ -31,6 +31,7 @@ from pathlib import Path
 
 from lab.eval.known_edits import EditedPair, apply_edits, clause_key, clause_key_full
 from lab.eval.redlines_baseline import changed_clause_keys, run_redline, write_docx
+from lab.results import write_json
 from summarizer.compare.comparison import compare_clauses
 from summarizer.compare.differences import ADDED, CHANGED, MERGED, MOVED, REMOVED, SPLIT
 from summarizer.library.cutting.clause_units import ClauseUnit, document_clauses, pdf_clauses
@@ -335,8 +336,7 @@ def main() -> None:
     }
     print(json.dumps({k: result[k] for k in ("development", "held_apart")}, indent=1))
     if args.out:
-        args.out.parent.mkdir(parents=True, exist_ok=True)
-        args.out.write_text(json.dumps(result, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+        write_json(args.out, result, ensure_ascii=False)
 
 
 if __name__ == "__main__":

@@ -53,6 +53,7 @@ from lab.eval.compare_known_edits import (
 from lab.eval.compare_known_edits_word import renumbered_only, word_pages
 from lab.eval.known_edits import EditedPair, apply_edits
 from lab.eval.layout_render import LAYOUTS, libreoffice_pdf, render_layout, soffice, write_word
+from lab.results import write_json
 from summarizer.library.cutting.clause_units import document_clauses
 from summarizer.library.reading.page_furniture import without_furniture
 
@@ -161,8 +162,7 @@ def main() -> None:
     }
     print(json.dumps(summary, indent=1))
     if args.out:
-        args.out.parent.mkdir(parents=True, exist_ok=True)
-        args.out.write_text(json.dumps(result, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+        write_json(args.out, result, ensure_ascii=False)
 
 
 if __name__ == "__main__":

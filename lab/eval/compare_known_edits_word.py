@@ -45,6 +45,7 @@ from lab.eval.compare_known_edits import (
 )
 from lab.eval.known_edits import EditedPair, apply_edits, clause_key
 from lab.eval.numbered_docx import write_numbered_docx
+from lab.results import write_json
 from summarizer.library.cutting.clause_units import document_clauses
 from summarizer.library.reading.docx_extract import DocxPages
 
@@ -154,8 +155,7 @@ def main() -> None:
     }
     print(json.dumps(summary, indent=1))
     if args.out:
-        args.out.parent.mkdir(parents=True, exist_ok=True)
-        args.out.write_text(json.dumps(result, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+        write_json(args.out, result, ensure_ascii=False)
 
 
 if __name__ == "__main__":

@@ -17,6 +17,7 @@ import tempfile
 from collections import Counter
 from pathlib import Path
 
+from lab.results import write_json
 from summarizer.compare.library_versions import compare_documents
 from summarizer.compare.report import comparison_markdown
 from summarizer.library.ingest import IngestOptions, ingest_path
@@ -64,7 +65,7 @@ def main() -> None:
                 report, encoding="utf-8"
             )
             print(json.dumps(counts[-1]))
-    (args.out / "counts.json").write_text(json.dumps(counts, indent=1) + "\n", encoding="utf-8")
+    write_json(args.out / "counts.json", counts)
 
 
 if __name__ == "__main__":

@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from lab.eval.score_financebench import HELD_APART
+from lab.results import write_json
 from summarizer.library.reading.document_kind import FIGURE as _FIGURE
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -118,8 +119,7 @@ def main() -> int:
         }
     print(json.dumps(report, indent=1))
     if args.out:
-        args.out.parent.mkdir(parents=True, exist_ok=True)
-        args.out.write_text(json.dumps(report, indent=1) + "\n")
+        write_json(args.out, report)
     return 0
 
 

@@ -28,6 +28,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from lab.results import write_json
+
 ROOT = Path(__file__).resolve().parents[2]
 SETS = {  # library name -> the query sets counted against it
     "valhome": ("cuad questions",),
@@ -91,8 +93,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             for row in found["rows"]:
                 print(f"    {row['query'][:72]:72} {row['first']} -> {row['stricter']}")
     if args.out:
-        args.out.parent.mkdir(parents=True, exist_ok=True)
-        args.out.write_text(json.dumps(report, indent=1) + "\n")
+        write_json(args.out, report)
     return 0
 
 

@@ -49,6 +49,7 @@ from pathlib import Path
 from typing import Any
 
 from lab.eval.docx_numbering import FOLDER, HELD_APART
+from lab.results import write_json
 
 ROOT = Path(__file__).resolve().parents[2]
 QUESTIONS = ROOT / "lab" / "eval" / "docx_retrieval_questions.json"
@@ -180,13 +181,8 @@ def run(folder: Path, names: Sequence[str], questions: dict[str, list[str]], out
                 rows.append(_row(name, "answer", question, label, question, span, texts, keys))
         print(f"{name}: {sum(r['contract'] == name for r in rows)} labels", file=sys.stderr)
         if out is not None:  # written after each contract: a long run can be read part-way
-            write(out, {"summary": summarize(rows), "rows": rows})
+            write_json(out, {"summary": summarize(rows), "rows": rows}, ensure_ascii=False)
     return {"summary": summarize(rows), "rows": rows}
-
-
-def write(out: Path, result: dict[str, Any]) -> None:
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps(result, indent=1, ensure_ascii=False) + "\n")
 
 
 def _row(
@@ -248,7 +244,7 @@ def main() -> int:
     args = ap.parse_args()
     if args.summarize is not None:
         rows = json.loads(args.summarize.read_text())["rows"]
-        write(args.summarize, {"summary": summarize(rows), "rows": rows})
+        write_json(args.summarize, {"summary": summarize(rows), "rows": rows}, ensure_ascii=False)
         print(json.dumps(summarize(rows), indent=1))
         return 0
     questions = {k: v for k, v in json.loads(args.questions.read_text()).items() if not k.startswith("_")}

@@ -24,6 +24,8 @@ import tempfile
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from lab.results import write_json
+
 HELD_APART = (
     "common-paper-professional-services-agreement",
     "common-paper-data-processing-agreement",
@@ -197,8 +199,7 @@ def main() -> None:
     }
     print(json.dumps({k: result[k] for k in ("development", "held_apart")}, indent=1))
     if args.out:
-        args.out.parent.mkdir(parents=True, exist_ok=True)
-        args.out.write_text(json.dumps(result, indent=1, ensure_ascii=False) + "\n")
+        write_json(args.out, result, ensure_ascii=False)
 
 
 if __name__ == "__main__":

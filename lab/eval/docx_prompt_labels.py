@@ -36,6 +36,7 @@ from pathlib import Path
 from typing import Any
 
 from lab.eval.docx_numbering import FOLDER, HELD_APART
+from lab.results import write_json
 
 K = 3  # passages in an answer prompt (summarizer.answers.answer_prompt.AnswerOptions.k)
 REVIEW_CTX = 8192  # the context the review's readings are cut for (--review)
@@ -169,8 +170,7 @@ def main() -> int:
     prompt = "review" if args.review else "answer"
     result = {"vocab": args.vocab.name, "prompt": prompt, "summary": summary, "rows": rows}
     if args.out is not None:
-        args.out.parent.mkdir(parents=True, exist_ok=True)
-        args.out.write_text(json.dumps(result, indent=1) + "\n")
+        write_json(args.out, result)
     print(json.dumps(result["summary"], indent=1))
     return 0
 

@@ -41,6 +41,7 @@ from pathlib import Path
 from typing import Any
 
 from lab.eval.docx_numbering import FOLDER, HELD_APART, render
+from lab.results import write_json
 
 ROOT = Path(__file__).resolve().parents[2]
 QUESTIONS = ROOT / "lab" / "eval" / "docx_retrieval_questions.json"
@@ -182,8 +183,7 @@ def main() -> int:
         result = run(args.folder, rendered, questions)
     print(json.dumps(result["summary"], indent=1))
     if args.out:
-        args.out.parent.mkdir(parents=True, exist_ok=True)
-        args.out.write_text(json.dumps(result, indent=1, ensure_ascii=False) + "\n")
+        write_json(args.out, result, ensure_ascii=False)
     return 0
 
 

@@ -26,6 +26,7 @@ from collections import Counter
 from pathlib import Path
 
 from lab.eval.docx_numbering import FOLDER
+from lab.results import write_json
 
 W = "http://schemas.openxmlformats.org/wordprocessingml/2006/main"
 KINDS = ("insertion", "deletion", "format", "paragraph_mark", "comment")
@@ -177,8 +178,7 @@ def main() -> None:
         print(json.dumps(row))
     print(f"{agree} of {made_count} made documents: our counts equal the known ones")
     if args.out:
-        args.out.parent.mkdir(parents=True, exist_ok=True)
-        args.out.write_text(json.dumps({"rows": rows, "ours_equal_known": [agree, made_count]}, indent=1) + "\n")
+        write_json(args.out, {"rows": rows, "ours_equal_known": [agree, made_count]})
 
 
 if __name__ == "__main__":

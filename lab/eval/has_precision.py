@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from lab.eval.score_retrieval import HELD_APART
+from lab.results import write_json
 from summarizer.review.absence import AbsenceModel, absence_model
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -122,8 +123,7 @@ def main() -> None:
         "tuning_by_threshold": [at_threshold(tuning, model, t / 2) for t in range(0, 15)],
         "validation_has_by_item": per_item(validation, model),
     }
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(result, indent=1) + "\n")
+    write_json(args.out, result)
     print(json.dumps({k: result[k] for k in ("validation", "tuning", "likely_present")}, indent=1))
 
 

@@ -36,6 +36,7 @@ from typing import Any
 from lab.eval.quote_match import quote_found
 from lab.eval.score_retrieval import HELD_APART, load_labels
 from lab.eval.score_validation import CORPUS, labels_of, validation_contracts
+from lab.results import write_json
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -178,8 +179,7 @@ def main() -> int:
             report["weights"].append(row)
             print(json.dumps(row), file=sys.stderr)
     report["seconds"] = round(time.perf_counter() - started)
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(report, indent=1) + "\n")
+    write_json(args.out, report)
     return 0
 
 

@@ -36,6 +36,8 @@ from pathlib import Path
 from statistics import mean
 from typing import Any
 
+from lab.results import write_json
+
 ROOT = Path(__file__).resolve().parents[2]
 DATA = ROOT / "docs" / "data"
 TRAIN = "train (cross-validated)"
@@ -142,9 +144,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         fired = [f" ({row[k]})" if k in row else "" for k in ("acord_fired", "tuning_fired")]
         print(f"| {row['rule']} | {row['acord']:.3f}{fired[0]} | {row['tuning']:.3f}{fired[1]} |")
     if args.out:
-        args.out.parent.mkdir(parents=True, exist_ok=True)
         report = {"acord_queries": len(today), "tuning_questions": len(questions), "tuning_rows": len(tuning[0])}
-        args.out.write_text(json.dumps(report | {"table": table}, indent=1) + "\n")
+        write_json(args.out, report | {"table": table})
     return 0
 
 

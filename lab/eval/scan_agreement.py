@@ -38,6 +38,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from lab.results import write_json
+
 ROOT = Path(__file__).resolve().parents[2]
 CONTRACTS = ROOT.parent / "shared" / "fixtures" / "contracts"
 QUESTIONS = ROOT / "lab" / "eval" / "questions.json"
@@ -201,8 +203,7 @@ def main() -> None:
     result = {"pages_per_contract": args.pages, "summary": summary(rows), "contracts": rows}
     print(json.dumps(result["summary"], indent=2))
     if args.out:
-        args.out.parent.mkdir(parents=True, exist_ok=True)
-        args.out.write_text(json.dumps(result, indent=2) + "\n")
+        write_json(args.out, result, indent=2)
 
 
 if __name__ == "__main__":

@@ -39,6 +39,7 @@ from typing import Any
 from lab.eval.acord import DATA, KS, ROOT, Query, mean, ndcg, query_folds, read_corpus, read_qrels, read_queries
 from lab.eval.acord_library import HOME, build_library, clause_of_passage, use_home
 from lab.eval.acord_systems import System
+from lab.results import write_json
 
 OUT = ROOT / "docs" / "data" / "acord" / "results.json"
 TRAIN, VALID = "train (cross-validated)", "valid"
@@ -231,8 +232,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "systems": summary,
         "rows": rows,
     }
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(report, indent=1) + "\n")
+    write_json(args.out, report)
     print(tables(summary))
     print(f"\n{len(queries)} queries, {report['total_s']} s in all ({report['scoring_s']} s scoring)", file=sys.stderr)
     return 0

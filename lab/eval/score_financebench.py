@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from lab.eval.score_retrieval import force_kind, retrieval_params
+from lab.results import write_json
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -170,8 +171,7 @@ def main() -> int:
     summary["max_chars_per_passage"] = result["passages"]["max_chars_per_passage"]
     print(json.dumps(summary, indent=1))
     if args.out:
-        args.out.parent.mkdir(parents=True, exist_ok=True)
-        args.out.write_text(json.dumps(result, indent=1) + "\n")
+        write_json(args.out, result)
     return 0
 
 

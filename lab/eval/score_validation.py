@@ -30,6 +30,7 @@ from typing import Any
 
 from lab.eval.cuad_corpus import CORPUS, cuad_annotations, cuad_texts, is_validation, pseudo_pages
 from lab.eval.score_retrieval import KS, retrieval_params, score
+from lab.results import write_json
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -150,8 +151,7 @@ def main() -> int:
     }
     print(json.dumps({k: v for k, v in report.items() if k not in ("rows", "by_category")}, indent=1))
     if args.out:
-        args.out.parent.mkdir(parents=True, exist_ok=True)
-        args.out.write_text(json.dumps(report, indent=1) + "\n")
+        write_json(args.out, report)
     return 0
 
 

@@ -43,6 +43,7 @@ import numpy as np
 
 from lab.eval.cuad_corpus import CORPUS, cuad_annotations, is_validation
 from lab.eval.score_retrieval import HELD_APART
+from lab.results import write_json
 from summarizer.review.absence import AbsenceModel
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -275,10 +276,9 @@ def main() -> None:
         "seconds": round(time.perf_counter() - started, 1),
         "cells": cells,
     }
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(result, indent=1) + "\n")
+    write_json(args.out, result)
     if args.write:
-        MODEL.write_text(json.dumps(model, indent=1) + "\n")
+        write_json(MODEL, model)
     print(json.dumps({k: v for k, v in result.items() if not k.startswith("table") and k != "cells"}, indent=1))
 
 

@@ -57,6 +57,7 @@ from pathlib import Path
 from typing import Any
 
 from lab.eval.acord import DATA, FOLDS, ROOT, Query, fold_of, mean, ndcg, read_corpus, read_qrels, read_queries
+from lab.results import write_json
 
 WARM = ROOT / "assets" / "models" / "clause-ranker"
 CANDIDATES = ROOT / "docs" / "data" / "acord" / "candidates.json"
@@ -363,7 +364,7 @@ def export(scorer: Scorer, out: Path, args: argparse.Namespace, report: dict[str
     import hashlib
 
     meta["model_sha256"] = hashlib.sha256((out / "model.onnx").read_bytes()).hexdigest()
-    (out / "ranker.json").write_text(json.dumps(meta, indent=1) + "\n")
+    write_json(out / "ranker.json", meta)
     return checks
 
 
@@ -433,7 +434,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             "seconds": round(time.time() - t0, 1),
         }
         del scorer
-        (args.out / "results.json").write_text(json.dumps(report, indent=1) + "\n")  # so far, if cut short
+        write_json(args.out / "results.json", report)  # so far, if cut short
     cv_q = [q for q in train_q if fold_of(q) in folds]
     report["cv"] = {
         "queries": len(cv_q),
@@ -470,7 +471,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 print(f"export failed ({exc!r}); weights saved as pieces", flush=True)
     report["seconds"] = round(time.time() - started, 1)
     (args.out / "scores.json").write_text(json.dumps({"trained": trained, "shipped": shipped}) + "\n")
-    (args.out / "results.json").write_text(json.dumps(report, indent=1) + "\n")
+    write_json(args.out / "results.json", report)
     print(f"done in {report['seconds']} s -> {args.out}", flush=True)
     return 0
 

@@ -21,6 +21,7 @@ from pathlib import Path
 
 import numpy as np
 
+from lab.results import write_json
 from lab.training.ranker_export import SAMPLE_PAIRS, join_pieces
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -106,7 +107,7 @@ def main() -> None:
         "export_check": {"min_cosine_passages": round(cos_passages, 6), "min_cosine_queries": round(cos_queries, 6)},
         "licences": {"weights": "Apache-2.0 (from all-MiniLM-L6-v2)", "training data": "CUAD v1, CC BY 4.0"},
     }
-    (args.out / "embedder.json").write_text(json.dumps(meta, indent=1) + "\n")
+    write_json(args.out / "embedder.json", meta)
     a = report["args"]
     (args.out / "MODEL_CARD.md").write_text(
         CARD.format(

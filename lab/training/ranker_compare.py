@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 import lab.training.ranker_export as ranker_export
+from lab.results import write_json
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -176,8 +177,7 @@ def main() -> None:
         "table": table,
         "seconds_per_question": {k: round(v / len(questions), 4) for k, v in seconds.items()},
     }
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(result, indent=1) + "\n")
+    write_json(args.out, result)
     print(json.dumps(result, indent=1))
 
 

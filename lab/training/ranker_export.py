@@ -23,6 +23,8 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from lab.results import write_json
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -205,7 +207,7 @@ def main() -> None:
         "model_sha256": digest,
         "export_check": checks,
     }
-    (args.out / "ranker.json").write_text(json.dumps(meta, indent=1) + "\n")
+    write_json(args.out / "ranker.json", meta)
     (args.out / "MODEL_CARD.md").write_text(model_card(meta, report))
     print(json.dumps({"out": str(args.out), "bytes": (args.out / "model.onnx").stat().st_size, **checks}, indent=1))
 

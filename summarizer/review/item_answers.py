@@ -108,7 +108,13 @@ WORD_SYSTEM = (
 def prompt_version(library: Library, doc_id: str) -> int:
     """The prompt version a document's results are stored under: ``PROMPT_VERSION`` for a Word
     contract, ``PDF_PROMPT_VERSION`` for a PDF (whose prompt has not changed since)."""
-    return PROMPT_VERSION if is_word(library, doc_id) else PDF_PROMPT_VERSION
+    return prompt_version_of(word=is_word(library, doc_id))
+
+
+def prompt_version_of(*, word: bool) -> int:
+    """``prompt_version`` for a caller that already knows whether the document is a Word contract
+    (each ``is_word`` is a library query)."""
+    return PROMPT_VERSION if word else PDF_PROMPT_VERSION
 
 
 def is_word(library: Library, doc_id: str) -> bool:
@@ -301,7 +307,7 @@ def prepare_run(
     record = library.document(doc_id)
     forget_stale_results(library, doc_id)
     word = is_word(library, doc_id)
-    key = review_key(library, doc_id, checklist, model, prompt_version(library, doc_id))
+    key = review_key(library, doc_id, checklist, model, prompt_version_of(word=word))
     if fresh:
         forget_results(library, key)
     stored = stored_results(library, key, checklist.items)

@@ -9,7 +9,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 import docx
@@ -21,6 +21,7 @@ from inference.engines.fake import FakeEngine
 from summarizer.library.ingest import IngestOptions, ingest_path
 from summarizer.library.storage.document_text import read_pages
 from summarizer.library.storage.store import Library
+from summarizer.library.word_parts import file_types
 from summarizer.review.checklist import Checklist, ChecklistItem, load_checklist
 from summarizer.review.evidence import Evidence, ItemResult, review_evidence
 from summarizer.review.export import page_label, to_csv, to_markdown
@@ -31,6 +32,7 @@ from summarizer.review.item_answers import (
     PROMPT_VERSION,
     REPLY_TOKENS,
     WORD_SYSTEM,
+    prepare_run,
     reading_messages,
     reading_units,
     review_with_model,
@@ -182,6 +184,27 @@ def test_results_stored_under_the_old_prompt_are_asked_again_for_word_and_kept_f
     assert word.items[0].correction is not None and word.items[0].correction.note == "checked"
     assert pdf_again.items[0].cached
     assert stored_room(library, [word_id, pdf_id], CHECKLIST, "m") == RoomStored(2, 0, 0)
+
+
+def test_a_run_asks_the_library_a_documents_file_type_once(
+    library: Library, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``prepare_run`` needs the file type twice (the prompt version of the stored results' key and
+    the reading units' labels): one library query gives both."""
+    word_id = services_agreement(library, tmp_path)
+    pdf_id = ingest_path(library, CONTRACTS / "license-17p.pdf", IngestOptions(embed=False)).doc_id
+    asked: list[list[str]] = []
+
+    def counted_file_types(lib: Library, doc_ids: Iterable[str]) -> dict[str, str]:
+        asked.append(list(doc_ids))
+        return file_types(lib, doc_ids)
+
+    monkeypatch.setattr("summarizer.review.item_answers.file_types", counted_file_types)
+    for doc_id, version, word in ((word_id, PROMPT_VERSION, True), (pdf_id, PDF_PROMPT_VERSION, False)):
+        asked.clear()
+        run = prepare_run(library, FakeEngine(n_ctx=4096), doc_id, CHECKLIST, "m", 2000, fresh=False)
+        assert asked == [[doc_id]]
+        assert run.key.prompt_version == version and run.units and all(u.word == word for u in run.units)
 
 
 def test_a_quote_outside_the_search_evidence_brings_its_passage_first(library: Library, tmp_path: Path) -> None:
