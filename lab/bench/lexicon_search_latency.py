@@ -17,7 +17,7 @@ the ranker and the term counts (warm):
 * ``search --all``: ``summarizer.search.retrieval.search(library, question, k=3)``, what
   ``pagewise search --all QUESTION`` runs (its default ``-k`` 3), without the printing;
 * ``by contract``: ``summarizer.search.by_contract.best_passage_per_contract``, what the window's
-  library-wide question and ``pagewise ask --all`` run before any model is asked.
+  library-wide question runs before any model is asked (``pagewise ask --all`` runs ``search``).
 
 Each question is asked under every setting in turn, ``--rounds`` times, so the settings share the
 machine's load. Prints one JSON object (median, p95 and max in ms per setting and call) and writes
@@ -84,14 +84,11 @@ def main(argv: Sequence[str] | None = None) -> None:
         for _round in range(args.rounds):
             for question in asked:
                 for weight, by_query in settings:
-                    knobs = {"lexicon_ranking_weight": weight, "lexicon_by_query": by_query}
+                    one = replace(DEFAULT_PARAMS, lexicon_ranking_weight=weight, lexicon_by_query=by_query)
+                    wide = replace(LIBRARY_PARAMS, lexicon_ranking_weight=weight, lexicon_by_query=by_query)
                     calls: dict[str, Callable[[], object]] = {
-                        "search --all": partial(
-                            search, library, question, k=3, params=replace(DEFAULT_PARAMS, **knobs)
-                        ),
-                        "by contract": partial(
-                            best_passage_per_contract, library, question, params=replace(LIBRARY_PARAMS, **knobs)
-                        ),
+                        "search --all": partial(search, library, question, k=3, params=one),
+                        "by contract": partial(best_passage_per_contract, library, question, params=wide),
                     }
                     setting = f"lexicon_ranking_weight={weight}" + (", lexicon_by_query" if by_query else "")
                     for name, call in calls.items():
