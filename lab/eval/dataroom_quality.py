@@ -11,7 +11,8 @@ under every configuration, as ``lab.eval.score_validation``'s does (``--set lexi
 it writes SQLite's WAL files, so point it at a copy of a library you want untouched).
 
 Each question goes through ``summarizer.search.by_contract.best_passage_per_contract``, the search
-behind the window's library-wide question and ``ask --all``, under four configurations: the clause
+behind the window's library-wide question (``pagewise ask --all`` and ``search --all`` run ``search``
+itself, with ``DEFAULT_PARAMS``), under four configurations: the clause
 ranker on or off (``rerank_top``) times the lexicon expansions on or off (``expand_query``).
 
 - **Category questions** (a lawyer's phrasing of a CUAD category): the contracts that have the clause
