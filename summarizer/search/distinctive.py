@@ -22,12 +22,11 @@ from __future__ import annotations
 
 import json
 import logging
-import re
 import threading
 from collections.abc import Callable, Sequence
 
 from summarizer.library.storage.paths import assets_dir
-from summarizer.search.fts_query import fts_terms
+from summarizer.search.fts_query import WORD, fts_terms
 from summarizer.search.legal_lexicon import LEXICON
 from summarizer.search.lexicon import matching
 
@@ -36,7 +35,6 @@ log = logging.getLogger("pagewise.search")
 MAX_SHARE = 0.05  # a distinctive word is held by at most 5% of the library's passages
 COMMON_UP_TO_ID = 7000  # vocabulary ids 1,996-7,000: 4,298 whole words, the most frequent first
 
-_WORD = re.compile(r"\w+", re.UNICODE)  # as summarizer.search.fts_query splits words
 _common: frozenset[str] | None = None
 _common_lock = threading.Lock()
 _warned = False
@@ -46,7 +44,7 @@ def lexicon_words(query: str) -> set[str]:
     """The words of ``query`` (lower case) that a matched legal-lexicon entry's pattern covers,
     whole: a pattern may match part of a word ("indemn" of "indemnity", "compet" of "non-compete")."""
     spans = [m.span() for e in matching(LEXICON, query) for m in e.asks.finditer(query)]
-    return {w.group(0).lower() for w in _WORD.finditer(query) if any(w.start() < b and a < w.end() for a, b in spans)}
+    return {w.group(0).lower() for w in WORD.finditer(query) if any(w.start() < b and a < w.end() for a, b in spans)}
 
 
 def common_english() -> frozenset[str] | None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Collection, Sequence
 
-_WORD = re.compile(r"\w+", re.UNICODE)
+WORD = re.compile(r"\w+", re.UNICODE)  # what a query's words are (FTS5's unicode61 tokens)
 MAX_TERMS = 64
 # Words so common that matching them ranks nothing but costs a scan of most passages.
 # Dropped unless the query has no other word.
@@ -23,7 +23,7 @@ STOPWORDS = frozenset(
 
 def fts_terms(text: str) -> list[str]:
     seen: dict[str, None] = {}
-    for match in _WORD.finditer(text):
+    for match in WORD.finditer(text):
         word = match.group(0).lower()
         if word not in seen:
             seen[word] = None
@@ -53,7 +53,7 @@ def fts_query(text: str, extra_terms: Sequence[str] = (), drop: Collection[str] 
         terms = kept if kept or extra_terms else terms
     quoted = [fts_string(t) for t in terms]
     for term in extra_terms:
-        words = [m.group(0).lower() for m in _WORD.finditer(term)]
+        words = [m.group(0).lower() for m in WORD.finditer(term)]
         phrase = fts_string(" ".join(words))
         if words and phrase not in quoted:
             quoted.append(phrase)
