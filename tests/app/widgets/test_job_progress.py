@@ -148,14 +148,18 @@ def _settled(pane: QWidget) -> None:
     QApplication.processEvents()
 
 
-def _place(pane: QWidget, progress: JobProgress, below: QWidget) -> tuple[int, int]:
-    """Where ``below`` is in the pane (its top and its height), with ``progress`` shown and then ended."""
+def _stays_in_place(pane: QWidget, progress: JobProgress, below: QWidget) -> None:
+    """``below`` keeps its place and height in ``pane`` when ``progress``, shown, ends."""
     pane.resize(520, 700)
     pane.show()
     progress.start("Finding the clauses")
     _settled(pane)
     assert progress.isVisible()
-    return below.mapTo(pane, QPoint(0, 0)).y(), below.height()
+    while_running = below.mapTo(pane, QPoint(0, 0)).y(), below.height()
+    progress.stop()
+    _settled(pane)
+    assert progress.isHidden()
+    assert (below.mapTo(pane, QPoint(0, 0)).y(), below.height()) == while_running
 
 
 def test_the_review_grid_and_the_answer_stay_in_place_when_their_progress_line_ends(qtbot: Any) -> None:
@@ -164,16 +168,8 @@ def test_the_review_grid_and_the_answer_stay_in_place_when_their_progress_line_e
 
     review = ReviewPanel()
     qtbot.addWidget(review)
-    while_running = _place(review, review.progress, review.views)
-    review.progress.stop()
-    _settled(review)
-    assert review.progress.isHidden()
-    assert (review.views.mapTo(review, QPoint(0, 0)).y(), review.views.height()) == while_running
+    _stays_in_place(review, review.progress, review.views)
 
     conversation = ConversationView()
     qtbot.addWidget(conversation)
-    while_running = _place(conversation, conversation.progress, conversation.browser)
-    conversation.progress.stop()
-    _settled(conversation)
-    assert conversation.progress.isHidden()
-    assert (conversation.browser.mapTo(conversation, QPoint(0, 0)).y(), conversation.browser.height()) == while_running
+    _stays_in_place(conversation, conversation.progress, conversation.browser)
